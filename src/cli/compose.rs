@@ -1,0 +1,177 @@
+//! `aiproto compose`: write a new envelope, or a reply to one, that passes `validate`.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+
+use chrono::Utc;
+
+use super::args::{ComposeArgs, GlobalArgs};
+use crate::diag;
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::ids::{self, IdKind};
+use crate::input::Input;
+use crate::output::{self, Painter, Stream};
+use crate::protocols::crosstalk::{self, Envelope, Version};
+
+pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
+    let version = crosstalk::Version::parse(args.protocol.version_or_default()).unwrap_or(Version::V1_1);
+    let id_kind = if args.uuid7 { IdKind::UuidV7 } else { IdKind::Ulid };
+    let (mut env, original_intent) = match &args.reply_to {
+        Some(path) => reply_skeleton(path)?,
+        None => (Envelope::default(), None),
+    };
+    env.version_token = "v1".into();
+    apply_overrides(&mut env, args);
+    if env.session.is_none() {
+        env.session = Some(new_session());
+    }
+    match version {
+        Version::V1_1 => {
+            env.message = Some(ids::new_id(id_kind));
+            env.thread.get_or_insert_with(|| ids::new_id(id_kind));
+        }
+        Version::V1_0 => {
+            if env.thread.is_some() || env.parent.is_some() || !args.meta.is_empty() {
+                return Err(CliError::usage("Crosstalk 1.0 has no thread, parent or meta blocks")
+                    .with_hint("compose crosstalk@1.1 (the default) to use them"));
+            }
+        }
+    }
+    add_meta(&mut env, &args.meta)?;
+    add_error_block(&mut env, args, original_intent.as_deref())?;
+    env.body = Some(read_body(args)?);
+    env.sig = Some("none".into());
+
+    let text = crosstalk::render(&env);
+    let checked = crosstalk::read(&text, Utc::now());
+    let findings = checked.first().map(|p| p.diagnostics.clone()).unwrap_or_default();
+    let painter = Painter::new(g.color, Stream::Stderr);
+    for d in &findings {
+        eprint!("{}", output::format_diagnostic(&painter, "<composed>", Some(&text), d, false));
+    }
+    if !diag::partition(&findings, false).0.is_empty() {
+        eprintln!("aiproto: error: the composed envelope is invalid; nothing written");
+        return Ok(ExitStatus::Invalid);
+    }
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(ExitStatus::Ok)
+}
+
+/// The reply to the first envelope of a file: sender and receiver swapped
+/// (or the receiver taken from the original's `X-Reply-To`), same thread,
+/// session, user and context, parent = the original's message id.
+/// Also returns the original's intent, for `Original-Intent` in an ERROR reply.
+fn reply_skeleton(path: &Path) -> Result<(Envelope, Option<String>), CliError> {
+    let source = Input::File(path.to_path_buf()).read()?;
+    let Some(original) = crosstalk::parse_all(&source.text).into_iter().next().map(|p| p.envelope) else {
+        return Err(CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: no Crosstalk envelope to reply to", source.name)));
+    };
+    if original.message.is_none() {
+        eprintln!("aiproto: warning: {}: the original has no `message` id, so the reply has no `parent`", source.name);
+    }
+    let reply_to = original
+        .meta_block("routing")
+        .and_then(|b| b.get("X-Reply-To"))
+        .map(str::to_string);
+    let reply = Envelope {
+        sender: original.receiver.clone(),
+        receiver: reply_to.unwrap_or(original.sender.clone()),
+        user: original.user.clone(),
+        session: original.session.clone(),
+        thread: original.thread.clone().or(original.message.clone()),
+        parent: original.message.clone(),
+        context: original.context.clone(),
+        intent: Some("RESPOND".into()),
+        ..Envelope::default()
+    };
+    Ok((reply, original.intent))
+}
+
+fn apply_overrides(env: &mut Envelope, args: &ComposeArgs) {
+    let set = |slot: &mut String, v: &Option<String>| {
+        if let Some(v) = v {
+            *slot = v.clone();
+        }
+    };
+    set(&mut env.sender, &args.from);
+    set(&mut env.receiver, &args.to);
+    for (slot, value) in [
+        (&mut env.intent, &args.intent),
+        (&mut env.context, &args.context),
+        (&mut env.user, &args.user),
+        (&mut env.session, &args.session),
+        (&mut env.thread, &args.thread),
+        (&mut env.parent, &args.parent),
+    ] {
+        if value.is_some() {
+            slot.clone_from(value);
+        }
+    }
+}
+
+/// `--meta ns.Key=Value`, grouped by namespace in first-seen order.
+fn add_meta(env: &mut Envelope, entries: &[String]) -> Result<(), CliError> {
+    for entry in entries {
+        let parsed = entry
+            .split_once('=')
+            .and_then(|(path, value)| path.split_once('.').map(|(ns, key)| (ns, key, value)))
+            .filter(|(ns, key, _)| !ns.is_empty() && !key.is_empty());
+        let Some((ns, key, value)) = parsed else {
+            return Err(CliError::usage(format!("--meta `{entry}` is not NAMESPACE.Key=Value"))
+                .with_hint("e.g. --meta routing.X-Priority=high"));
+        };
+        if value.contains('\n') {
+            return Err(CliError::usage(format!("--meta `{ns}.{key}`: meta values are single lines")));
+        }
+        env.meta_block_mut(ns).entries.push((key.to_string(), value.to_string()));
+    }
+    Ok(())
+}
+
+fn add_error_block(env: &mut Envelope, args: &ComposeArgs, original_intent: Option<&str>) -> Result<(), CliError> {
+    let is_error = env.intent.as_deref() == Some("ERROR");
+    match (is_error, args.error_code) {
+        (false, None) => Ok(()),
+        (false, Some(_)) => Err(CliError::usage("--error-code needs --intent ERROR")),
+        (true, None) => Err(CliError::usage("--intent ERROR needs --error-code").with_hint("e.g. --error-code E-FORMAT --reason \"…\"")),
+        (true, Some(code)) => {
+            let block = env.meta_block_mut("error");
+            block.entries.push(("Code".into(), code.as_str().into()));
+            if let Some(reason) = &args.reason {
+                block.entries.push(("Reason".into(), reason.replace('\n', " ")));
+            }
+            if let Some(intent) = original_intent {
+                block.entries.push(("Original-Intent".into(), intent.into()));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn read_body(args: &ComposeArgs) -> Result<String, CliError> {
+    let raw = if let Some(body) = &args.body {
+        body.clone()
+    } else if let Some(path) = &args.body_file {
+        let input = if path.as_os_str() == "-" { Input::Stdin } else { Input::File(path.clone()) };
+        input.read()?.text
+    } else if !std::io::stdin().is_terminal() {
+        let mut text = String::new();
+        std::io::stdin().lock().read_to_string(&mut text).map_err(|e| CliError::usage(format!("cannot read the body from stdin: {e}")))?;
+        text
+    } else {
+        return Err(CliError::usage("no message body").with_hint("give --body TEXT, --body-file FILE, or pipe the text on stdin"));
+    };
+    Ok(normalize_body(&raw))
+}
+
+/// LF line ends, no trailing blank lines: what the envelope can carry exactly.
+fn normalize_body(raw: &str) -> String {
+    let text = raw.replace("\r\n", "\n");
+    text.trim_end_matches(['\n', ' ', '\t']).to_string()
+}
+
+/// A session in the spec's shape: the UTC hour and six random hex digits.
+fn new_session() -> String {
+    let random = ulid::Ulid::generate().random();
+    format!("{} {:06x}", Utc::now().format("%Y-%m-%dT%HZ"), random & 0xff_ffff)
+}

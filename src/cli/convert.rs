@@ -1,0 +1,115 @@
+//! `aiproto convert`: read → shared model → write, with a report of what the target could not hold.
+
+use std::io::Write;
+
+use chrono::Utc;
+use serde::Serialize;
+
+use super::args::{ConvertArgs, GlobalArgs};
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::input;
+use crate::model::{Loss, Signature};
+use crate::output::{self, Format, Painter, Stream};
+use crate::protocols::{self, Found, ProtocolSpec};
+use crate::reader;
+
+/// The `--format json` loss report of one message (written to stderr).
+#[derive(Debug, Serialize)]
+struct LossReport<'a> {
+    source: &'a str,
+    index: usize,
+    line: usize,
+    dropped: &'a [Loss],
+}
+
+pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
+    let now = Utc::now();
+    let mut converted = Vec::new();
+    let mut status = ExitStatus::Ok;
+    let mut any_loss = false;
+    let err_painter = Painter::new(g.color, Stream::Stderr);
+    for input in input::expand(&args.input.paths)? {
+        let doc = reader::read(&input, args.input.protocol, now)?;
+        if doc.messages.is_empty() {
+            eprintln!("aiproto: error: {}: {}", doc.source.name, reader::no_message_reason(&doc.source.text));
+            status = status.max(ExitStatus::Invalid);
+        }
+        for found in &doc.messages {
+            if !found.is_valid(false) {
+                eprintln!(
+                    "aiproto: error: {}:{}: message is invalid, not converted (see `aiproto validate {}`)",
+                    doc.source.name, found.line, doc.source.name
+                );
+                status = status.max(ExitStatus::Invalid);
+                continue;
+            }
+            let (text, losses) = convert_one(found, target_of(args, found));
+            if !losses.is_empty() {
+                any_loss = true;
+                report_losses(g, &err_painter, &doc.source.name, found, &losses)?;
+            }
+            converted.push(text);
+        }
+    }
+    if args.strict && any_loss {
+        eprintln!("aiproto: error: --strict: the conversion would lose data; nothing written");
+        return Ok(ExitStatus::Invalid);
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(converted.join("\n").as_bytes())?;
+    Ok(status)
+}
+
+/// `--to` as given (its version defaulting to the protocol's newest), or
+/// with `--canonical` alone the message's own protocol and version.
+fn target_of(args: &ConvertArgs, found: &Found) -> ProtocolSpec {
+    match args.to {
+        Some(spec) => spec,
+        None => ProtocolSpec {
+            protocol: found.protocol,
+            version: found.protocol.versions().iter().copied().find(|v| *v == found.version),
+        },
+    }
+}
+
+/// Converts one message. A signature covers the source form, so it is
+/// dropped (and reported) whenever the version or protocol changes.
+pub fn convert_one(found: &Found, target: ProtocolSpec) -> (String, Vec<Loss>) {
+    let mut msg = found.to_message();
+    let moves = target.protocol != found.protocol || target.version_or_default() != found.version;
+    let mut dropped = Vec::new();
+    if moves {
+        if let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
+            dropped.push(Loss {
+                field: "sig".into(),
+                value: sig.raw,
+                reason: "the signature covers the source form and would not verify".into(),
+            });
+            msg.signature = Some(Signature { raw: "none".into() });
+        }
+    }
+    let (text, mut losses) = protocols::write(&msg, target);
+    dropped.append(&mut losses);
+    (text, dropped)
+}
+
+fn report_losses(g: &GlobalArgs, p: &Painter, source: &str, found: &Found, losses: &[Loss]) -> Result<(), CliError> {
+    let mut err = std::io::stderr().lock();
+    match g.format {
+        Format::Json => output::write_json_line(&mut err, &LossReport { source, index: found.index, line: found.line, dropped: losses })?,
+        Format::Human => {
+            for loss in losses {
+                writeln!(
+                    err,
+                    "{}: {} {} = {} ({})",
+                    p.bold(&format!("{source}:{}", found.line)),
+                    p.warning("dropped"),
+                    loss.field,
+                    loss.value,
+                    loss.reason
+                )?;
+            }
+        }
+    }
+    Ok(())
+}

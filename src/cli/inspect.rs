@@ -1,0 +1,112 @@
+//! `aiproto inspect`: a readable view of each message.
+
+use std::io::{BufWriter, Write};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::args::{GlobalArgs, InspectArgs};
+use crate::exit::{CmdResult, ExitStatus};
+use crate::ids;
+use crate::input;
+use crate::model::{Body, Message};
+use crate::output::{self, Format, Painter, Stream};
+use crate::protocols::crosstalk::sig_line::{self, SigLine};
+use crate::reader;
+
+/// `--format json`: the message in the shared model, with where it came from.
+#[derive(Debug, Serialize)]
+struct Inspected<'a> {
+    source: &'a str,
+    index: usize,
+    line: usize,
+    valid: bool,
+    message: &'a Message,
+}
+
+pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
+    let p = Painter::new(g.color, Stream::Stdout);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut status = ExitStatus::Ok;
+    for input in input::expand(&args.input.paths)? {
+        let doc = reader::read(&input, args.input.protocol, Utc::now())?;
+        if doc.messages.is_empty() {
+            out.flush()?;
+            eprintln!("aiproto: error: {}: {}", doc.source.name, reader::no_message_reason(&doc.source.text));
+            status = status.max(ExitStatus::Invalid);
+        }
+        for found in &doc.messages {
+            let msg = found.to_message();
+            let valid = found.is_valid(false);
+            match g.format {
+                Format::Json => output::write_json_line(&mut out, &Inspected { source: &doc.source.name, index: found.index, line: found.line, valid, message: &msg })?,
+                Format::Human => {
+                    let errors = found.diagnostics.iter().filter(|d| d.is_error()).count();
+                    let warnings = found.diagnostics.len() - errors;
+                    let verdict = match (errors, warnings) {
+                        (0, 0) => p.good("valid"),
+                        (0, w) => p.warning(&format!("valid, {w} warning(s)")),
+                        (e, _) => p.error(&format!("invalid, {e} error(s)")),
+                    };
+                    writeln!(
+                        out,
+                        "{} {} {} · {}:{}-{} · {verdict}",
+                        p.accent("●"),
+                        p.bold(found.protocol.name()),
+                        found.version,
+                        doc.source.name,
+                        found.line,
+                        found.end_line
+                    )?;
+                    write_message(&mut out, &p, &msg)?;
+                    writeln!(out)?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(status)
+}
+
+fn write_message(out: &mut impl Write, p: &Painter, msg: &Message) -> std::io::Result<()> {
+    let row = |out: &mut dyn Write, label: &str, value: &str| writeln!(out, "  {:<10}{value}", p.dim(label));
+    let none = p.dim("—");
+    row(out, "from", msg.sender.as_deref().unwrap_or(&none))?;
+    row(out, "to", msg.recipient.as_deref().unwrap_or(&none))?;
+    row(out, "intent", &msg.intent.as_ref().map_or(none.clone(), |i| p.bold(i.as_str())))?;
+    for (label, id) in [("thread", &msg.thread), ("parent", &msg.parent), ("message", &msg.id)] {
+        let value = id.as_deref().map_or(none.clone(), |id| match ids::timestamp_ms(id).and_then(|ms| DateTime::<Utc>::from_timestamp_millis(ms as i64)) {
+            Some(t) => format!("{id}  {}", p.dim(&format!("({})", t.format("%Y-%m-%d %H:%M:%S UTC")))),
+            None => id.to_string(),
+        });
+        row(out, label, &value)?;
+    }
+    for block in &msg.meta {
+        writeln!(out, "  {} {}", p.dim("meta"), p.accent(&block.namespace))?;
+        for (k, v) in &block.entries {
+            writeln!(out, "    {k}: {v}")?;
+        }
+    }
+    let body = match &msg.body {
+        Body::Text(t) => t.clone(),
+        Body::Json(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+    };
+    writeln!(out, "  {}", p.dim("body"))?;
+    for line in body.lines() {
+        writeln!(out, "    {} {line}", p.dim("│"))?;
+    }
+    row(out, "signature", &describe_signature(p, msg.signature.as_ref().map(|s| s.raw.as_str())))
+}
+
+fn describe_signature(p: &Painter, raw: Option<&str>) -> String {
+    match raw.map(sig_line::parse) {
+        None => p.warning("missing (no sig: line)"),
+        Some(Ok(SigLine::Unsigned)) => p.dim("none (unsigned)"),
+        Some(Ok(SigLine::Keyed { algorithm, key_id, .. })) => format!("{algorithm} by {key_id} {}", p.dim("(not verified; see `aiproto verify`)")),
+        Some(Ok(SigLine::DetachedJws { header, .. })) => {
+            let alg = header.get("alg").and_then(|a| a.as_str()).unwrap_or("?");
+            format!("detached JWS {alg} {}", p.dim("(not verified)"))
+        }
+        Some(Err(why)) => p.error(&format!("malformed: {why}")),
+    }
+}

@@ -1,0 +1,52 @@
+//! `aiproto send`: deliver each message of a file to a destination.
+
+use chrono::Utc;
+
+use super::args::{GlobalArgs, SendArgs};
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::input::Input;
+use crate::output::{self, Painter, Stream};
+use crate::protocols::{self, Value};
+use crate::reader::{self, Document};
+use crate::transport::Destination;
+
+pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
+    let destination: Destination = args.via.parse().map_err(|e| CliError::usage(e))?;
+    let input = match &args.path {
+        Some(p) if p.as_os_str() != "-" => Input::File(p.clone()),
+        _ => Input::Stdin,
+    };
+    let doc = reader::read(&input, None, Utc::now())?;
+    if doc.messages.is_empty() {
+        return Err(CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: {}", doc.source.name, reader::no_message_reason(&doc.source.text))));
+    }
+    if !args.force && refuse_invalid(&doc, g) {
+        eprintln!("aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)", doc.source.name);
+        return Ok(ExitStatus::Invalid);
+    }
+    for found in &doc.messages {
+        // Sent as written: same protocol and version, ids and signature kept,
+        // in canonical form (LF, no quote prefix or fence).
+        let text = match &found.value {
+            Value::Crosstalk(p) => protocols::crosstalk::render(&p.envelope),
+        };
+        destination.send(&text).map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+    }
+    if !g.quiet {
+        eprintln!("aiproto: sent {} message(s) to {}", doc.messages.len(), args.via);
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// Prints the errors of invalid messages; true when there was any.
+fn refuse_invalid(doc: &Document, g: &GlobalArgs) -> bool {
+    let p = Painter::new(g.color, Stream::Stderr);
+    let mut any = false;
+    for found in doc.messages.iter().filter(|f| !f.is_valid(false)) {
+        any = true;
+        for d in found.diagnostics.iter().filter(|d| d.is_error()) {
+            eprint!("{}", output::format_diagnostic(&p, &doc.source.name, Some(&doc.source.text), d, false));
+        }
+    }
+    any
+}

@@ -1,0 +1,127 @@
+//! `aiproto thread`: the conversation tree of many envelopes.
+
+use std::io::{BufWriter, Write};
+
+use serde::Serialize;
+
+use super::args::{GlobalArgs, ThreadArgs};
+use super::common;
+use crate::exit::{CmdResult, ExitStatus};
+use crate::output::{self, ColorChoice, Format, Painter, Stream};
+use crate::thread::{self, Forest, Node, Tree};
+
+/// `--format json`: one line per tree, then one per problem, tagged by `type`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Line<'a> {
+    Tree { thread: Option<&'a str>, orphan: bool, root: JsonTree<'a> },
+    Problem { problem: &'static str, id: Option<&'a str>, messages: Vec<&'a Node> },
+}
+
+#[derive(Serialize)]
+struct JsonTree<'a> {
+    #[serde(flatten)]
+    node: &'a Node,
+    children: Vec<JsonTree<'a>>,
+}
+
+pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
+    let (docs, mut status) = common::read_all(&args.input)?;
+    let nodes: Vec<Node> = common::messages(&docs)
+        .map(|(source, found)| {
+            let m = found.to_message();
+            Node {
+                summary: common::summary(&m.body_text(), 60),
+                id: m.id,
+                parent: m.parent,
+                thread: m.thread,
+                sender: m.sender.unwrap_or_default(),
+                receiver: m.recipient.unwrap_or_default(),
+                intent: m.intent.map(|i| i.as_str().to_string()),
+                source: source.to_string(),
+                line: found.line,
+            }
+        })
+        .collect();
+    let forest = thread::build(&nodes);
+    if !forest.cycles.is_empty() || !forest.duplicates.is_empty() {
+        status = status.max(ExitStatus::Invalid);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    match g.format {
+        Format::Json => write_json(&mut out, &nodes, &forest)?,
+        Format::Human => write_human(&mut out, g.color, &nodes, &forest)?,
+    }
+    out.flush()?;
+    Ok(status)
+}
+
+fn json_tree<'a>(t: &Tree, nodes: &'a [Node]) -> JsonTree<'a> {
+    JsonTree { node: &nodes[t.node], children: t.children.iter().map(|c| json_tree(c, nodes)).collect() }
+}
+
+fn write_json(out: &mut impl Write, nodes: &[Node], f: &Forest) -> std::io::Result<()> {
+    for t in &f.roots {
+        let root = &nodes[t.node];
+        let line = Line::Tree { thread: root.thread.as_deref(), orphan: f.orphans.contains(&t.node), root: json_tree(t, nodes) };
+        output::write_json_line(out, &line)?;
+    }
+    for &o in &f.orphans {
+        output::write_json_line(out, &Line::Problem { problem: "orphan", id: nodes[o].parent.as_deref(), messages: vec![&nodes[o]] })?;
+    }
+    for c in &f.cycles {
+        output::write_json_line(out, &Line::Problem { problem: "cycle", id: None, messages: c.iter().map(|&i| &nodes[i]).collect() })?;
+    }
+    for (id, list) in &f.duplicates {
+        output::write_json_line(out, &Line::Problem { problem: "duplicate-id", id: Some(id), messages: list.iter().map(|&i| &nodes[i]).collect() })?;
+    }
+    Ok(())
+}
+
+fn write_human(out: &mut impl Write, color: ColorChoice, nodes: &[Node], f: &Forest) -> std::io::Result<()> {
+    let p = &Painter::new(color, Stream::Stdout);
+    let mut last_thread: Option<&str> = None;
+    for t in &f.roots {
+        let thread = nodes[t.node].thread.as_deref();
+        if thread != last_thread || last_thread.is_none() {
+            writeln!(out, "{} {}", p.dim("thread"), p.bold(thread.unwrap_or("(none)")))?;
+            last_thread = thread;
+        }
+        draw(out, p, nodes, t, "", true)?;
+    }
+    out.flush()?;
+    let err = Painter::new(color, Stream::Stderr);
+    for &o in &f.orphans {
+        let n = &nodes[o];
+        eprintln!("{}:{}: {}: parent {} is not among the inputs (orphan)", n.source, n.line, err.warning("warning"), n.parent.as_deref().unwrap_or(""));
+    }
+    for c in &f.cycles {
+        let ids: Vec<&str> = c.iter().map(|&i| nodes[i].id.as_deref().unwrap_or("?")).collect();
+        eprintln!("{}: parent links form a cycle: {}", err.error("error"), ids.join(" → "));
+    }
+    for (id, list) in &f.duplicates {
+        let at: Vec<String> = list.iter().map(|&i| format!("{}:{}", nodes[i].source, nodes[i].line)).collect();
+        eprintln!("{}: message id {id} is used {} times: {}", err.error("error"), list.len(), at.join(", "));
+    }
+    Ok(())
+}
+
+fn draw(out: &mut impl Write, p: &Painter, nodes: &[Node], t: &Tree, indent: &str, last: bool) -> std::io::Result<()> {
+    let n = &nodes[t.node];
+    let branch = if last { "└─ " } else { "├─ " };
+    writeln!(
+        out,
+        "{indent}{branch}{} {}→{} {} {} {}",
+        p.accent(n.id.as_deref().unwrap_or("(no id)")),
+        n.sender,
+        n.receiver,
+        p.bold(n.intent.as_deref().unwrap_or("?")),
+        n.summary,
+        p.dim(&format!("({}:{})", n.source, n.line))
+    )?;
+    let child_indent = format!("{indent}{}", if last { "   " } else { "│  " });
+    for (i, c) in t.children.iter().enumerate() {
+        draw(out, p, nodes, c, &child_indent, i + 1 == t.children.len())?;
+    }
+    Ok(())
+}

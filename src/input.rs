@@ -1,0 +1,130 @@
+//! Where messages come from: files, directories (walked), and stdin (`-` or nothing).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// File extensions read when a directory is walked.
+pub const MESSAGE_EXTENSIONS: [&str; 7] = ["crosstalk", "aict", "txt", "md", "json", "jsonl", "ndjson"];
+
+/// The text of one input, with the name used in findings.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The path as given, or `<stdin>`.
+    pub name: String,
+    pub text: String,
+}
+
+/// Why an input could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: not UTF-8 text (a binary file?)")]
+    NotUtf8 { path: String, line: usize, column: usize },
+}
+
+impl InputError {
+    /// The input this error is about.
+    pub fn path(&self) -> &str {
+        match self {
+            InputError::Io { path, .. } | InputError::NotUtf8 { path, .. } => path,
+        }
+    }
+}
+
+/// One input to read: a file or stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Input {
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_string(),
+            Input::File(p) => p.display().to_string(),
+        }
+    }
+
+    /// Reads the whole input as UTF-8 text.
+    pub fn read(&self) -> Result<Source, InputError> {
+        let name = self.name();
+        let mut bytes = Vec::new();
+        let result = match self {
+            Input::Stdin => std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ()),
+            Input::File(p) => std::fs::read(p).map(|b| bytes = b),
+        };
+        result.map_err(|source| InputError::Io { path: name.clone(), source })?;
+        let text = decode_utf8(bytes, &name)?;
+        Ok(Source { name, text })
+    }
+}
+
+fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        // Safe: `valid_up_to` marks the end of the valid prefix.
+        let prefix = std::str::from_utf8(good).unwrap_or_default();
+        let line = prefix.matches('\n').count() + 1;
+        let column = prefix.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        InputError::NotUtf8 { path: name.to_string(), line, column }
+    })
+}
+
+/// Turns the paths given on the command line into inputs: nothing or `-`
+/// is stdin, a directory is walked (sorted, hidden entries skipped, only
+/// [`MESSAGE_EXTENSIONS`]), a file is read whatever its name.
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
+    if paths.is_empty() {
+        return Ok(vec![Input::Stdin]);
+    }
+    let mut inputs = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            inputs.push(Input::Stdin);
+        } else if path.is_dir() {
+            walk(path, &mut inputs)?;
+        } else {
+            inputs.push(Input::File(path.clone()));
+        }
+    }
+    Ok(inputs)
+}
+
+fn walk(dir: &Path, inputs: &mut Vec<Input>) -> Result<(), InputError> {
+    let io = |source| InputError::Io { path: dir.display().to_string(), source };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| !p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.')))
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            walk(&path, inputs)?;
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| MESSAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        {
+            inputs.push(Input::File(path));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_where_invalid_utf8_starts() {
+        let err = decode_utf8(b"ok\nab\xffcd".to_vec(), "x").unwrap_err();
+        assert!(matches!(err, InputError::NotUtf8 { line: 2, column: 3, .. }));
+    }
+}

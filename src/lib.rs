@@ -1,0 +1,57 @@
+//! aiproto: compose, validate, convert and send AI-agent protocol messages.
+//!
+//! Readers → one model → writers: each protocol in [`protocols`] reads its
+//! wire form into a typed value, checks it, and maps it to and from the
+//! shared [`model::Message`]. The command line in [`cli`] is a thin layer
+//! over this library; [`run`] is the whole program.
+
+pub mod cli;
+pub mod diag;
+pub mod exit;
+pub mod ids;
+pub mod input;
+pub mod model;
+pub mod output;
+pub mod poll;
+pub mod protocols;
+pub mod reader;
+pub mod thread;
+pub mod transport;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use clap::Parser;
+
+use exit::ExitStatus;
+
+/// Runs aiproto with these arguments; returns the process exit code.
+/// Errors are printed once, as `aiproto: error: …` with an optional hint;
+/// a closed stdout (`aiproto … | head`) ends the program quietly with 0.
+pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> u8 {
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitStatus::Usage.code() } else { ExitStatus::Ok.code() };
+        }
+    };
+    match cli::dispatch(&cli) {
+        Ok(status) => status.code(),
+        Err(e) if is_broken_pipe(&e.error) => ExitStatus::Ok.code(),
+        Err(e) => {
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "aiproto: error: {:#}", e.error);
+            if let Some(hint) = &e.hint {
+                let _ = writeln!(err, "hint: {hint}");
+            }
+            e.status.code()
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+}

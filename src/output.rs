@@ -1,0 +1,149 @@
+//! How results reach people and programs: color decisions, diagnostics with
+//! a caret under the offending text, and JSON Lines.
+
+use std::io::{IsTerminal, Write};
+
+use colored::Colorize;
+
+use crate::diag::{Diagnostic, Severity};
+
+/// `--color`: when to use ANSI colors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// `--format`: output for people or for programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Readable text, colored on a terminal.
+    #[default]
+    Human,
+    /// One JSON object per line (JSON Lines), stable field names.
+    Json,
+}
+
+/// Which stream a painter writes to; color is decided per stream.
+#[derive(Debug, Clone, Copy)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Applies colors, or not, as decided once for one stream.
+#[derive(Debug, Clone, Copy)]
+pub struct Painter {
+    pub enabled: bool,
+}
+
+impl Painter {
+    pub fn new(choice: ColorChoice, stream: Stream) -> Self {
+        let enabled = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                let terminal = match stream {
+                    Stream::Stdout => std::io::stdout().is_terminal(),
+                    Stream::Stderr => std::io::stderr().is_terminal(),
+                };
+                terminal
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var("TERM").map_or(true, |t| t != "dumb")
+            }
+        };
+        // The painter decides; the colored crate must not second-guess it.
+        colored::control::set_override(true);
+        Painter { enabled }
+    }
+
+    pub fn plain() -> Self {
+        Painter { enabled: false }
+    }
+
+    fn paint(&self, text: &str, style: impl Fn(&str) -> colored::ColoredString) -> String {
+        if self.enabled { style(text).to_string() } else { text.to_string() }
+    }
+
+    pub fn error(&self, t: &str) -> String {
+        self.paint(t, |s| s.red().bold())
+    }
+    pub fn warning(&self, t: &str) -> String {
+        self.paint(t, |s| s.yellow().bold())
+    }
+    pub fn good(&self, t: &str) -> String {
+        self.paint(t, |s| s.green().bold())
+    }
+    pub fn bold(&self, t: &str) -> String {
+        self.paint(t, |s| s.bold())
+    }
+    pub fn dim(&self, t: &str) -> String {
+        self.paint(t, |s| s.dimmed())
+    }
+    pub fn accent(&self, t: &str) -> String {
+        self.paint(t, |s| s.cyan())
+    }
+}
+
+/// Formats one finding as `path:line:col: error[code]: message`, followed by
+/// the source line with a caret under the offending text, and the hint.
+pub fn format_diagnostic(p: &Painter, path: &str, source: Option<&str>, d: &Diagnostic, strict: bool) -> String {
+    let is_error = d.severity == Severity::Error || strict;
+    let label = if is_error { p.error("error") } else { p.warning("warning") };
+    let mut out = format!(
+        "{}: {label}[{}]: {}\n",
+        p.bold(&format!("{path}:{}:{}", d.line, d.column)),
+        d.code,
+        d.message
+    );
+    if let Some(text) = source.and_then(|s| s.split('\n').nth(d.line.saturating_sub(1))) {
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let gutter = d.line.to_string();
+        let pad = " ".repeat(gutter.len());
+        let lead: String = text.chars().take(d.column.saturating_sub(1)).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let caret = "^".repeat(d.length.clamp(1, 200));
+        let caret = if is_error { p.error(&caret) } else { p.warning(&caret) };
+        out.push_str(&format!("{} {}\n", p.dim(&format!("{gutter} |")), shorten(text)));
+        out.push_str(&format!("{} {lead}{caret}\n", p.dim(&format!("{pad} |"))));
+    }
+    if let Some(hint) = &d.hint {
+        out.push_str(&format!("  {} {hint}\n", p.accent("= hint:")));
+    }
+    out
+}
+
+/// Long lines (a minified blob pasted as one line) are cut for display.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 300;
+    if text.chars().count() <= MAX {
+        text.to_string()
+    } else {
+        format!("{}…", text.chars().take(MAX).collect::<String>())
+    }
+}
+
+/// Writes one value as a line of JSON.
+pub fn write_json_line(out: &mut impl Write, value: &impl serde::Serialize) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(std::io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Pos;
+
+    #[test]
+    fn caret_sits_under_the_offending_text() {
+        let d = Diagnostic::error("CT-X", "bad").at(Pos::new(2, 9), 3);
+        let text = "[[A→B v1]]\nintent: FOO\n";
+        let out = format_diagnostic(&Painter::plain(), "m.crosstalk", Some(text), &d, false);
+        assert_eq!(
+            out,
+            "m.crosstalk:2:9: error[CT-X]: bad\n2 | intent: FOO\n  |         ^^^\n"
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! Checks a parsed envelope against the Crosstalk 1.0/1.1 rules beyond syntax:
+//! required headers, the intent registry, ids, addresses and the signature shape.
+//! The meta-block rules live in `meta_rules`.
+
+use chrono::{DateTime, Utc};
+
+use super::address;
+use super::envelope::{Envelope, Version};
+use super::intent::{self, IntentClass};
+use super::meta_rules;
+use super::parse::ParsedEnvelope;
+use super::sig_line::{self, ALGORITHMS, SigLine};
+use crate::diag::Diagnostic;
+use crate::ids;
+
+/// Runs every check; `now` decides whether a privacy `Expires` is past.
+pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let env = &parsed.envelope;
+    check_route(parsed, &mut diags);
+    check_required(parsed, &mut diags);
+    check_placeholders(parsed, &mut diags);
+    check_intent(parsed, &mut diags);
+    check_ids(parsed, &mut diags);
+    check_sig(parsed, &mut diags);
+    meta_rules::check(parsed, now, &mut diags);
+    if env.intent.as_deref() == Some("REVOKE") && matches!(env.sig.as_deref(), None | Some("none")) {
+        diags.push(
+            Diagnostic::warning("CT-SIG-REQUIRED", "a REVOKE envelope should be signed so the receiver can verify it")
+                .at(parsed.locations.header("intent"), 6)
+                .with_hint("sign it with `aiproto sign`"),
+        );
+    }
+    diags
+}
+
+fn check_route(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    let env = &parsed.envelope;
+    let loc = &parsed.locations;
+    for (role, value, at) in [("sender", &env.sender, loc.sender), ("receiver", &env.receiver, loc.receiver)] {
+        if value.is_empty() {
+            continue; // reported by the parser
+        }
+        if let Err(why) = address::check(value) {
+            diags.push(
+                Diagnostic::error("CT-ADDR-INVALID", format!("{role} `{value}`: {why}"))
+                    .at(at, value.chars().count())
+                    .with_hint("use a simple name (CLAUDE) or an address such as claude://session/abc"),
+            );
+        }
+    }
+}
+
+/// Required in 1.0 and 1.1: the header line, `intent`, `body`, `[[END]]`.
+/// Required in 1.1: `message` (replies point at it). Recommended: `session`,
+/// `sig`, and `thread` in 1.1.
+fn check_required(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    let env = &parsed.envelope;
+    let loc = &parsed.locations;
+    if env.intent.is_none() && !parsed.legacy_response {
+        diags.push(
+            Diagnostic::error("CT-HEADER-MISSING", "required header `intent` is missing")
+                .at(loc.header_line, 2)
+                .with_hint("add e.g. `intent: REQUEST` before the body"),
+        );
+    }
+    if env.body.is_none() {
+        diags.push(
+            Diagnostic::error("CT-BODY-MISSING", "the envelope has no `body: |` block")
+                .at(loc.end, 1)
+                .with_hint("add `body: |` followed by the message indented by two spaces"),
+        );
+    }
+    let v1_1 = env.version() == Version::V1_1;
+    if v1_1 && env.message.is_none() {
+        diags.push(
+            Diagnostic::error("CT-HEADER-MISSING", "a 1.1 envelope needs a `message` id")
+                .at(loc.header_line, 2)
+                .with_hint("add `message: <ULID>` (`aiproto id` makes one)"),
+        );
+    }
+    let recommended = [("session", env.session.is_none()), ("thread", v1_1 && env.thread.is_none())];
+    for (name, missing) in recommended {
+        if missing {
+            diags.push(
+                Diagnostic::warning("CT-HEADER-RECOMMENDED", format!("header `{name}` is missing"))
+                    .at(loc.header_line, 2),
+            );
+        }
+    }
+    if env.sig.is_none() {
+        diags.push(
+            Diagnostic::warning("CT-SIG-MISSING", "no `sig:` line; write `sig: none` for an unsigned envelope")
+                .at(loc.end, 1),
+        );
+    }
+}
+
+/// Template placeholders (`<original-thread>`, `{user}`) left in header values.
+fn check_placeholders(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    for (name, at) in &parsed.locations.headers {
+        let Some(value) = parsed.envelope.header(name) else { continue };
+        let placeholder = (value.starts_with('<') && value.contains('>')) || (value.starts_with('{') && value.contains('}'));
+        if placeholder {
+            diags.push(
+                Diagnostic::error("CT-PLACEHOLDER", format!("`{name}` holds a template placeholder, not a value"))
+                    .at(*at, value.chars().count()),
+            );
+        }
+    }
+}
+
+fn check_intent(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    let Some(value) = parsed.envelope.intent.as_deref() else { return };
+    let at = parsed.locations.header("intent");
+    let len = value.chars().count();
+    match intent::classify(value) {
+        IntentClass::Registered(_) => {}
+        IntentClass::Legacy { advice, .. } => diags.push(
+            Diagnostic::warning("CT-INTENT-LEGACY", format!("intent {value} is deprecated since 1.1: {advice}"))
+                .at(at, len)
+                .with_hint("`aiproto convert --to crosstalk@1.1` migrates it"),
+        ),
+        IntentClass::Unknown if value.starts_with(['<', '{']) => {} // reported as a placeholder
+        IntentClass::Unknown => {
+            let upper = value.to_ascii_uppercase();
+            let hint = if intent::classify(&upper) != IntentClass::Unknown {
+                format!("intents are upper case: {upper}")
+            } else {
+                format!("known intents: {}", intent::all_names()[..11].join(", "))
+            };
+            diags.push(
+                Diagnostic::error("CT-INTENT-UNKNOWN", format!("unknown intent `{value}`"))
+                    .at(at, len)
+                    .with_hint(hint),
+            );
+        }
+    }
+}
+
+fn check_ids(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    let env: &Envelope = &parsed.envelope;
+    for name in ["thread", "parent", "message"] {
+        let Some(value) = env.header(name) else { continue };
+        if value.starts_with(['<', '{']) {
+            continue; // reported as a placeholder
+        }
+        if ids::classify(value).is_none() {
+            diags.push(
+                Diagnostic::error("CT-ID-INVALID", format!("`{name}` is not a ULID or a UUIDv7: `{value}`"))
+                    .at(parsed.locations.header(name), value.chars().count())
+                    .with_hint("ids are 26-character ULIDs (01J9J3D3M6A4M3WQX8G1ZQ0S7K) or UUIDv7; `aiproto id` makes one"),
+            );
+        }
+    }
+    if env.parent.is_some() && env.parent == env.message {
+        diags.push(
+            Diagnostic::error("CT-ID-SELF-PARENT", "`parent` is the envelope's own `message` id")
+                .at(parsed.locations.header("parent"), 26),
+        );
+    }
+}
+
+fn check_sig(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    let (Some(value), Some(at)) = (parsed.envelope.sig.as_deref(), parsed.locations.sig) else {
+        return;
+    };
+    let len = value.chars().count();
+    match sig_line::parse(value) {
+        Err(why) => diags.push(
+            Diagnostic::error("CT-SIG-MALFORMED", format!("malformed sig: {why}"))
+                .at(at, len)
+                .with_hint("write `sig: none`, `sig: ed25519:pkid=<key id>;sig=<base64>` or sign with `aiproto sign`"),
+        ),
+        Ok(SigLine::Keyed { algorithm, .. }) if !ALGORITHMS.contains(&algorithm.as_str()) => diags.push(
+            Diagnostic::warning("CT-SIG-ALGORITHM", format!("signature algorithm `{algorithm}` is not ed25519 or secp256r1"))
+                .at(at, algorithm.chars().count()),
+        ),
+        Ok(_) => {}
+    }
+}

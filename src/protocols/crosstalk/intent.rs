@@ -1,0 +1,77 @@
+//! The Crosstalk intent vocabulary: the v1.1 registry and the deprecated 1.0 intents.
+
+use crate::model::Intent;
+
+/// How an intent string relates to the v1.1 registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntentClass {
+    /// One of the eleven v1.1 intents.
+    Registered(Intent),
+    /// A 1.0 intent, still read, with the v1.1 intent that replaces it and the advice to give.
+    Legacy { replacement: Intent, advice: &'static str },
+    Unknown,
+}
+
+/// The 1.0 intents: (name, v1.1 replacement on migration, advice).
+/// crosstalk-1.1 "Legacy Intents": STATUS is BROADCAST or REQUEST depending on
+/// context; a migration cannot know the context and picks BROADCAST.
+pub const LEGACY: [(&str, Intent, &str); 5] = [
+    ("QUESTION", Intent::Request, "use REQUEST"),
+    ("ANSWER", Intent::Respond, "use RESPOND"),
+    ("STATUS", Intent::Broadcast, "use BROADCAST, or REQUEST when an answer is expected"),
+    ("PATCH", Intent::Request, "use REQUEST with a meta block describing the patch"),
+    ("NOTE", Intent::Broadcast, "use BROADCAST"),
+];
+
+pub fn classify(intent: &str) -> IntentClass {
+    if let Some(i) = Intent::REGISTRY.iter().find(|i| i.as_str() == intent) {
+        return IntentClass::Registered(i.clone());
+    }
+    LEGACY
+        .iter()
+        .find(|(name, _, _)| *name == intent)
+        .map(|(_, replacement, advice)| IntentClass::Legacy {
+            replacement: replacement.clone(),
+            advice,
+        })
+        .unwrap_or(IntentClass::Unknown)
+}
+
+/// The 1.0 intent a v1.1 intent goes back to, when 1.0 has one.
+pub fn downgrade(intent: &str) -> Option<&'static str> {
+    match intent {
+        "REQUEST" => Some("QUESTION"),
+        "RESPOND" => Some("ANSWER"),
+        "BROADCAST" => Some("NOTE"),
+        _ => None,
+    }
+}
+
+/// Every intent name aiproto reads, registry first.
+pub fn all_names() -> Vec<&'static str> {
+    let registry = ["REQUEST", "RESPOND", "ESCALATE", "HANDOFF", "POLL", "ACK", "NACK", "ERROR", "BROADCAST", "REVOKE", "CLOSE"];
+    registry.into_iter().chain(LEGACY.iter().map(|(n, _, _)| *n)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_intents_name_their_replacement() {
+        assert!(matches!(classify("QUESTION"), IntentClass::Legacy { replacement: Intent::Request, .. }));
+        assert_eq!(classify("POLL"), IntentClass::Registered(Intent::Poll));
+        assert_eq!(classify("request"), IntentClass::Unknown);
+    }
+
+    #[test]
+    fn migration_round_trips_the_unambiguous_intents() {
+        for (name, replacement, _) in LEGACY {
+            if let Some(back) = downgrade(replacement.as_str()) {
+                if name != "STATUS" && name != "PATCH" {
+                    assert_eq!(back, name);
+                }
+            }
+        }
+    }
+}

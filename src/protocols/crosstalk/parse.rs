@@ -1,0 +1,372 @@
+//! Reads the lines of one envelope (found by `extract`) into an [`Envelope`],
+//! reporting syntax problems with their line and column.
+
+use super::envelope::{Envelope, HEADER_ORDER, Locations};
+use super::extract::{Block, Line};
+use crate::diag::{Diagnostic, Pos};
+use crate::model::MetaBlock;
+
+/// An envelope read from a source, with where its parts are and what was wrong.
+#[derive(Debug, Clone)]
+pub struct ParsedEnvelope {
+    pub envelope: Envelope,
+    pub locations: Locations,
+    pub diagnostics: Vec<Diagnostic>,
+    /// 1-based line numbers of the header line and the last line.
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Whether the body came from the upstream `response: |` reply shape.
+    pub legacy_response: bool,
+}
+
+enum State {
+    Headers,
+    Meta,
+    Body { unindented: bool },
+    AfterBody,
+}
+
+/// Parses one block of envelope lines.
+pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
+    let first = block.lines[0];
+    let last = block.lines[block.lines.len() - 1];
+    let mut p = Parser {
+        env: Envelope::default(),
+        loc: Locations::default(),
+        diags: Vec::new(),
+        body_lines: Vec::new(),
+        discard_body: false,
+        legacy_response: false,
+    };
+    p.header_line(first);
+    let mut state = State::Headers;
+    let rest = &block.lines[1..];
+    for (i, line) in rest.iter().enumerate() {
+        let is_last = i + 1 == rest.len();
+        if is_last && block.terminated {
+            p.loc.end = pos(line, 0);
+            break;
+        }
+        state = p.line(*line, state, rest.get(i + 1));
+    }
+    p.finish_body();
+    if !block.terminated {
+        let end = pos(&last, last.text.chars().count());
+        p.loc.end = end;
+        p.diags.push(
+            Diagnostic::error("CT-END-MISSING", "envelope is not closed by an [[END]] line")
+                .at(end, 1)
+                .with_hint("add a line holding only [[END]] after the sig: line"),
+        );
+    }
+    ParsedEnvelope {
+        envelope: p.env,
+        locations: p.loc,
+        diagnostics: p.diags,
+        start_line: first.number,
+        end_line: last.number,
+        legacy_response: p.legacy_response,
+    }
+}
+
+struct Parser {
+    env: Envelope,
+    loc: Locations,
+    diags: Vec<Diagnostic>,
+    body_lines: Vec<String>,
+    /// Set while reading a second body, which is reported and dropped.
+    discard_body: bool,
+    legacy_response: bool,
+}
+
+/// The source position of the character at `offset` (in chars) on a line.
+fn pos(line: &Line<'_>, offset: usize) -> Pos {
+    Pos::new(line.number, line.indent + offset + 1)
+}
+
+/// Character offset of a byte offset within a line's text.
+fn char_offset(text: &str, byte: usize) -> usize {
+    text[..byte].chars().count()
+}
+
+impl Parser {
+    fn header_line(&mut self, line: Line<'_>) {
+        let text = line.text.trim_end();
+        self.loc.header_line = pos(&line, 0);
+        let inner = &text[2..text.len() - 2];
+        let malformed = |msg: &str| {
+            Diagnostic::error("CT-HEADER-MALFORMED", msg.to_string())
+                .at(pos(&line, 0), text.chars().count())
+                .with_hint("the first line must look like [[SENDER→RECEIVER v1]]")
+        };
+        let Some((route, version)) = inner.rsplit_once(' ') else {
+            self.diags
+                .push(malformed("header line has no version token (v1)"));
+            self.split_route(inner, &line, 2);
+            return;
+        };
+        self.env.version_token = version.to_string();
+        if !matches!(version, "v1" | "v1.0" | "v1.1") {
+            let at = pos(&line, 2 + char_offset(inner, route.len() + 1));
+            self.diags.push(
+                Diagnostic::error(
+                    "CT-HEADER-VERSION",
+                    format!("unsupported protocol version `{version}`"),
+                )
+                .at(at, version.chars().count())
+                .with_hint("aiproto reads v1 envelopes (Crosstalk 1.0 and 1.1)"),
+            );
+        }
+        if !self.split_route(route, &line, 2) {
+            self.diags.push(malformed(
+                "header line has no arrow between sender and receiver",
+            ));
+        }
+    }
+
+    /// Splits `SENDER→RECEIVER` (or `->`); returns false when there is no arrow.
+    fn split_route(&mut self, route: &str, line: &Line<'_>, offset: usize) -> bool {
+        let arrow = [route.find('→').map(|i| (i, '→'.len_utf8())), route.find("->").map(|i| (i, 2))]
+            .into_iter()
+            .flatten()
+            .min_by_key(|(i, _)| *i);
+        let Some((at, len)) = arrow else {
+            return false;
+        };
+        let sender = &route[..at];
+        let receiver = &route[at + len..];
+        self.loc.sender = pos(line, offset + char_offset(route, sender.len() - sender.trim_start().len()));
+        self.loc.receiver = pos(line, offset + char_offset(route, at + len));
+        self.env.sender = sender.trim().to_string();
+        self.env.receiver = receiver.trim().to_string();
+        for (name, value, at) in [
+            ("sender", &self.env.sender, self.loc.sender),
+            ("receiver", &self.env.receiver, self.loc.receiver),
+        ] {
+            if value.is_empty() {
+                self.diags.push(
+                    Diagnostic::error("CT-HEADER-MALFORMED", format!("header line has an empty {name}"))
+                        .at(at, 1),
+                );
+            }
+        }
+        true
+    }
+
+    fn line(&mut self, line: Line<'_>, state: State, next: Option<&Line<'_>>) -> State {
+        let text = line.text;
+        match state {
+            State::Body { unindented } => {
+                if let Some(content) = body_content(text) {
+                    self.body_lines.push(content.to_string());
+                    return State::Body { unindented };
+                }
+                if unindented && !text.starts_with("sig:") {
+                    self.body_lines.push(text.to_string());
+                    return State::Body { unindented };
+                }
+                self.finish_body();
+                self.top_level(line, State::AfterBody, next)
+            }
+            State::Meta => {
+                if text.trim().is_empty() {
+                    return State::Headers;
+                }
+                if starts_top_level(text) {
+                    return self.top_level(line, State::Headers, next);
+                }
+                self.meta_entry(line);
+                State::Meta
+            }
+            other => self.top_level(line, other, next),
+        }
+    }
+
+    fn meta_entry(&mut self, line: Line<'_>) {
+        let text = line.text;
+        let (Some(block), Some((_, keys))) = (self.env.meta.last_mut(), self.loc.meta.last_mut())
+        else {
+            return;
+        };
+        if text.starts_with([' ', '\t']) {
+            self.diags.push(
+                Diagnostic::error(
+                    "CT-META-MULTILINE",
+                    "meta values are single lines; this continuation line is not allowed",
+                )
+                .at(pos(&line, 0), text.chars().count())
+                .with_hint("put the whole value on the Key: line, or move long text into the body"),
+            );
+            return;
+        }
+        match text.split_once(':') {
+            Some((key, value)) if !key.is_empty() && !key.contains(char::is_whitespace) => {
+                block.entries.push((key.to_string(), value.trim().to_string()));
+                keys.push(pos(&line, 0));
+            }
+            _ => self.diags.push(
+                Diagnostic::error(
+                    "CT-META-LINE",
+                    format!("expected `Key: value` in meta block `{}`", block.namespace),
+                )
+                .at(pos(&line, 0), text.chars().count()),
+            ),
+        }
+    }
+
+    fn top_level(&mut self, line: Line<'_>, state: State, next: Option<&Line<'_>>) -> State {
+        let text = line.text;
+        if text.trim().is_empty() {
+            return state;
+        }
+        let Some((key, rest)) = text.split_once(':').filter(|(k, _)| is_header_name(k)) else {
+            self.diags.push(
+                Diagnostic::error(
+                    "CT-LINE-UNEXPECTED",
+                    "unexpected line: expected a `name: value` header, `meta:`, `body: |`, `sig:` or [[END]]",
+                )
+                .at(pos(&line, 0), text.trim_end().chars().count()),
+            );
+            return state;
+        };
+        let value = rest.trim();
+        let value_pos = pos(&line, char_offset(text, key.len() + 1 + (rest.len() - rest.trim_start().len())));
+        let after_body = matches!(state, State::AfterBody);
+        match key {
+            "meta" => {
+                if value.is_empty() {
+                    self.diags.push(
+                        Diagnostic::error("CT-META-NAMESPACE", "meta block has no namespace")
+                            .at(pos(&line, 0), text.chars().count())
+                            .with_hint("write `meta: <namespace>`, e.g. `meta: routing`"),
+                    );
+                }
+                self.env.meta.push(MetaBlock::new(value));
+                self.loc.meta.push((value_pos, Vec::new()));
+                State::Meta
+            }
+            "body" | "response" => self.body_start(line, key, value, value_pos, next),
+            "sig" => {
+                if self.env.sig.is_some() {
+                    self.duplicate(&line, key);
+                }
+                self.env.sig = Some(value.to_string());
+                self.loc.sig = Some(value_pos);
+                State::AfterBody
+            }
+            _ => {
+                if let Some(name) = HEADER_ORDER.iter().find(|h| **h == key) {
+                    if self.env.header(name).is_some() {
+                        self.duplicate(&line, key);
+                    } else if let Some(slot) = self.env.header_mut(name) {
+                        *slot = Some(value.to_string());
+                        self.loc.headers.push((name, value_pos));
+                    }
+                    if after_body {
+                        self.diags.push(
+                            Diagnostic::warning("CT-HEADER-ORDER", format!("header `{key}` comes after the body"))
+                                .at(pos(&line, 0), key.chars().count())
+                                .with_hint("headers belong between the [[…]] line and `body: |`"),
+                        );
+                    }
+                } else {
+                    self.env.extra_headers.push((key.to_string(), value.to_string()));
+                    self.diags.push(
+                        Diagnostic::warning("CT-HEADER-UNKNOWN", format!("unknown header `{key}` (kept as is)"))
+                            .at(pos(&line, 0), key.chars().count()),
+                    );
+                }
+                state
+            }
+        }
+    }
+
+    fn body_start(&mut self, line: Line<'_>, key: &str, value: &str, value_pos: Pos, next: Option<&Line<'_>>) -> State {
+        if self.env.body.is_some() {
+            self.duplicate(&line, key);
+            self.discard_body = true;
+            return State::Body { unindented: false };
+        }
+        self.loc.body = Some(pos(&line, 0));
+        if key == "response" {
+            self.legacy_response = true;
+            self.diags.push(
+                Diagnostic::warning(
+                    "CT-LEGACY-RESPONSE",
+                    "`response: |` is the upstream 1.0 reply shape; read as the body",
+                )
+                .at(pos(&line, 0), key.len())
+                .with_hint("write `intent: RESPOND` and `body: |` instead"),
+            );
+        }
+        if !matches!(value, "|" | "|-" | "|+") {
+            self.diags.push(
+                Diagnostic::warning("CT-BODY-INLINE", "body written on one line; expected `body: |` and an indented block")
+                    .at(value_pos, value.chars().count()),
+            );
+            self.env.body = Some(value.to_string());
+            return State::AfterBody;
+        }
+        self.env.body = Some(String::new());
+        let unindented = next.is_some_and(|n| {
+            body_content(n.text).is_none() && !n.text.starts_with("sig:") && n.text.trim_end() != "[[END]]"
+        });
+        if let Some(n) = next.filter(|_| unindented) {
+            self.diags.push(
+                Diagnostic::warning("CT-BODY-INDENT", "body lines are not indented; read up to the sig: line")
+                    .at(pos(n, 0), 1)
+                    .with_hint("indent every body line by two spaces"),
+            );
+        }
+        State::Body { unindented }
+    }
+
+    fn duplicate(&mut self, line: &Line<'_>, key: &str) {
+        self.diags.push(
+            Diagnostic::error("CT-HEADER-DUPLICATE", format!("`{key}` appears more than once; the first is kept"))
+                .at(pos(line, 0), key.chars().count()),
+        );
+    }
+
+    /// Moves collected body lines into the envelope, dropping trailing blank lines.
+    fn finish_body(&mut self) {
+        if std::mem::take(&mut self.discard_body) {
+            self.body_lines.clear();
+            return;
+        }
+        if self.body_lines.is_empty() {
+            return;
+        }
+        while self.body_lines.last().is_some_and(|l| l.trim().is_empty()) {
+            self.body_lines.pop();
+        }
+        let text = std::mem::take(&mut self.body_lines).join("\n");
+        if let Some(body) = self.env.body.as_mut() {
+            if body.is_empty() {
+                *body = text;
+            }
+        }
+    }
+}
+
+/// The content of an indented body line (two spaces or a tab removed), or an
+/// empty line; `None` for a line that is not part of an indented body.
+fn body_content(text: &str) -> Option<&str> {
+    if let Some(rest) = text.strip_prefix("  ").or_else(|| text.strip_prefix('\t')) {
+        return Some(rest);
+    }
+    text.trim().is_empty().then_some("")
+}
+
+/// Lines that end a meta block without a blank line before them.
+fn starts_top_level(text: &str) -> bool {
+    ["meta:", "body:", "sig:", "response:"].iter().any(|k| text.starts_with(k))
+        || HEADER_ORDER.iter().any(|h| text.strip_prefix(h).is_some_and(|r| r.starts_with(':')))
+}
+
+/// Header names are lowercase words (`user`, `x-trace`); PascalCase keys belong to meta blocks.
+fn is_header_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}

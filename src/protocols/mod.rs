@@ -1,0 +1,170 @@
+//! The protocols aiproto reads and writes, one module each, and the single
+//! list ([`Protocol::ALL`]) that drives detection, `--protocol` values and help.
+
+pub mod crosstalk;
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::diag::Diagnostic;
+use crate::model::{Loss, Message};
+
+/// A protocol aiproto speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// AI Crosstalk 1.0 / 1.1: `[[A→B v1]] … [[END]]` text envelopes.
+    Crosstalk,
+}
+
+impl Protocol {
+    /// Every protocol, in detection order.
+    pub const ALL: &'static [Protocol] = &[Protocol::Crosstalk];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Crosstalk => "crosstalk",
+        }
+    }
+
+    /// The versions aiproto reads and writes, oldest first.
+    pub fn versions(self) -> &'static [&'static str] {
+        match self {
+            Protocol::Crosstalk => &["1.0", "1.1"],
+        }
+    }
+
+    /// The version written when none is asked for.
+    pub fn default_version(self) -> &'static str {
+        match self {
+            Protocol::Crosstalk => "1.1",
+        }
+    }
+
+    /// Whether a text looks like this protocol.
+    pub fn detect_in(self, text: &str) -> bool {
+        match self {
+            Protocol::Crosstalk => crosstalk::detect(text),
+        }
+    }
+
+    /// The first protocol that recognises the text.
+    pub fn detect(text: &str) -> Option<Protocol> {
+        Protocol::ALL.iter().copied().find(|p| p.detect_in(text))
+    }
+
+    /// Reads and checks every message of this protocol in a text.
+    pub fn read(self, text: &str, now: DateTime<Utc>) -> Vec<Found> {
+        match self {
+            Protocol::Crosstalk => crosstalk::read(text, now)
+                .into_iter()
+                .enumerate()
+                .map(|(index, parsed)| Found {
+                    index,
+                    line: parsed.start_line,
+                    end_line: parsed.end_line,
+                    protocol: self,
+                    version: parsed.envelope.version().as_str().to_string(),
+                    diagnostics: parsed.diagnostics.clone(),
+                    value: Value::Crosstalk(parsed),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `NAME[@VERSION]`, as given to `--protocol` and `--to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProtocolSpec {
+    pub protocol: Protocol,
+    pub version: Option<&'static str>,
+}
+
+impl ProtocolSpec {
+    /// The version asked for, or the protocol's default.
+    pub fn version_or_default(&self) -> &'static str {
+        self.version.unwrap_or(self.protocol.default_version())
+    }
+}
+
+impl FromStr for ProtocolSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (name, version) = match s.split_once('@') {
+            Some((n, v)) => (n, Some(v)),
+            None => (s, None),
+        };
+        let names = || Protocol::ALL.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ");
+        let protocol = Protocol::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| format!("unknown protocol `{name}` (known: {})", names()))?;
+        let version = match version {
+            None => None,
+            Some(v) => {
+                let v = v.strip_prefix('v').unwrap_or(v);
+                let v = if v == "1" { "1.0" } else { v };
+                Some(protocol.versions().iter().copied().find(|known| *known == v).ok_or_else(|| {
+                    format!("{protocol} has no version `{v}` (known: {})", protocol.versions().join(", "))
+                })?)
+            }
+        };
+        Ok(ProtocolSpec { protocol, version })
+    }
+}
+
+/// A protocol's typed value for one message.
+#[derive(Debug, Clone)]
+pub enum Value {
+    Crosstalk(crosstalk::ParsedEnvelope),
+}
+
+/// One message found in a source, with its findings.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// 0-based position among the messages of its source.
+    pub index: usize,
+    /// 1-based first and last line in the source.
+    pub line: usize,
+    pub end_line: usize,
+    pub protocol: Protocol,
+    pub version: String,
+    pub diagnostics: Vec<Diagnostic>,
+    pub value: Value,
+}
+
+impl Found {
+    /// The message in the shared model.
+    pub fn to_message(&self) -> Message {
+        match &self.value {
+            Value::Crosstalk(p) => crosstalk::model_map::to_message(&p.envelope),
+        }
+    }
+
+    /// Whether any finding is an error (or, with `strict`, a warning).
+    pub fn is_valid(&self, strict: bool) -> bool {
+        crate::diag::partition(&self.diagnostics, strict).0.is_empty()
+    }
+}
+
+/// Writes a model message in a target protocol and version, with what was lost.
+pub fn write(msg: &Message, target: ProtocolSpec) -> (String, Vec<Loss>) {
+    match target.protocol {
+        Protocol::Crosstalk => {
+            let version = crosstalk::Version::parse(target.version_or_default()).unwrap_or(crosstalk::Version::V1_1);
+            let (env, losses) = crosstalk::model_map::from_message(msg, version);
+            (crosstalk::render(&env), losses)
+        }
+    }
+}

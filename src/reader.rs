@@ -1,0 +1,40 @@
+//! Reads one input into its messages: decode, detect the protocol (or use
+//! the one forced by `--protocol`), parse and check.
+
+use chrono::{DateTime, Utc};
+
+use crate::input::{Input, InputError, Source};
+use crate::protocols::{Found, Protocol, ProtocolSpec};
+
+/// An input and the messages found in it (none when no protocol matched).
+#[derive(Debug)]
+pub struct Document {
+    pub source: Source,
+    pub messages: Vec<Found>,
+}
+
+impl Document {
+    /// Reads a source text that is already in memory.
+    pub fn from_source(source: Source, forced: Option<ProtocolSpec>, now: DateTime<Utc>) -> Document {
+        let protocol = forced.map(|s| s.protocol).or_else(|| Protocol::detect(&source.text));
+        let messages = protocol.map(|p| p.read(&source.text, now)).unwrap_or_default();
+        Document { source, messages }
+    }
+}
+
+/// Reads and checks one input.
+pub fn read(input: &Input, forced: Option<ProtocolSpec>, now: DateTime<Utc>) -> Result<Document, InputError> {
+    Ok(Document::from_source(input.read()?, forced, now))
+}
+
+/// A short explanation for an input in which no message was found.
+pub fn no_message_reason(text: &str) -> &'static str {
+    let t = text.trim_start();
+    if t.is_empty() {
+        "the input is empty"
+    } else if t.starts_with('{') || t.starts_with('[') {
+        "no Crosstalk envelope found; JSON protocols (HSP, CSDL, MSP) are not supported by this version"
+    } else {
+        "no message found: no [[SENDER→RECEIVER v1]] header line"
+    }
+}

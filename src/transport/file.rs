@@ -1,0 +1,57 @@
+//! `.crosstalk` / `.aict` files as a mailbox: envelopes appended one after another.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+
+/// Appends one envelope to a file, creating it if needed. The file is locked
+/// exclusively for the whole append and the data is flushed to disk before
+/// the lock is released, so two writers at once never interleave or lose an
+/// envelope. Envelopes are separated by one blank line.
+pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    file.lock()?;
+    let result = (|| {
+        let mut chunk = String::with_capacity(text.len() + 2);
+        if file.metadata()?.len() > 0 {
+            chunk.push('\n');
+        }
+        chunk.push_str(text);
+        if !text.ends_with('\n') {
+            chunk.push('\n');
+        }
+        file.write_all(chunk.as_bytes())?;
+        file.sync_data()
+    })();
+    let unlocked = file.unlock();
+    result.and(unlocked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrent_appends_never_interleave() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("box.crosstalk");
+        let writers: Vec<_> = (0..4)
+            .map(|w| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for i in 0..50 {
+                        let block = format!("[[W{w}→X v1]]\n{}\n[[END]]\n", format!("line {i}\n").repeat(200));
+                        append(&path, &block).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let blocks: Vec<&str> = text.split("\n\n").collect();
+        assert_eq!(blocks.len(), 200);
+        assert!(blocks.iter().all(|b| b.starts_with("[[W") && b.trim_end().ends_with("[[END]]")));
+    }
+}
