@@ -31,7 +31,11 @@ pub struct CliError {
 
 impl CliError {
     pub fn new(status: ExitStatus, error: impl Into<anyhow::Error>) -> Self {
-        CliError { status, error: error.into(), hint: None }
+        CliError {
+            status,
+            error: error.into(),
+            hint: None,
+        }
     }
 
     pub fn usage(message: impl std::fmt::Display) -> Self {

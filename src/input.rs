@@ -4,7 +4,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// File extensions read when a directory is walked.
-pub const MESSAGE_EXTENSIONS: [&str; 7] = ["crosstalk", "aict", "txt", "md", "json", "jsonl", "ndjson"];
+pub const MESSAGE_EXTENSIONS: [&str; 7] =
+    ["crosstalk", "aict", "txt", "md", "json", "jsonl", "ndjson"];
 
 /// The text of one input, with the name used in findings.
 #[derive(Debug, Clone)]
@@ -24,7 +25,11 @@ pub enum InputError {
         source: std::io::Error,
     },
     #[error("{path}:{line}:{column}: not UTF-8 text (a binary file?)")]
-    NotUtf8 { path: String, line: usize, column: usize },
+    NotUtf8 {
+        path: String,
+        line: usize,
+        column: usize,
+    },
 }
 
 impl InputError {
@@ -59,7 +64,10 @@ impl Input {
             Input::Stdin => std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ()),
             Input::File(p) => std::fs::read(p).map(|b| bytes = b),
         };
-        result.map_err(|source| InputError::Io { path: name.clone(), source })?;
+        result.map_err(|source| InputError::Io {
+            path: name.clone(),
+            source,
+        })?;
         let text = decode_utf8(bytes, &name)?;
         Ok(Source { name, text })
     }
@@ -72,7 +80,11 @@ fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
         let prefix = std::str::from_utf8(good).unwrap_or_default();
         let line = prefix.matches('\n').count() + 1;
         let column = prefix.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        InputError::NotUtf8 { path: name.to_string(), line, column }
+        InputError::NotUtf8 {
+            path: name.to_string(),
+            line,
+            column,
+        }
     })
 }
 
@@ -97,11 +109,18 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
 }
 
 fn walk(dir: &Path, inputs: &mut Vec<Input>) -> Result<(), InputError> {
-    let io = |source| InputError::Io { path: dir.display().to_string(), source };
+    let io = |source| InputError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| !p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.')))
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.'))
+        })
         .collect();
     entries.sort();
     for path in entries {
@@ -125,6 +144,13 @@ mod tests {
     #[test]
     fn reports_where_invalid_utf8_starts() {
         let err = decode_utf8(b"ok\nab\xffcd".to_vec(), "x").unwrap_err();
-        assert!(matches!(err, InputError::NotUtf8 { line: 2, column: 3, .. }));
+        assert!(matches!(
+            err,
+            InputError::NotUtf8 {
+                line: 2,
+                column: 3,
+                ..
+            }
+        ));
     }
 }

@@ -33,7 +33,11 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> u8 {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitStatus::Usage.code() } else { ExitStatus::Ok.code() };
+            return if e.use_stderr() {
+                ExitStatus::Usage.code()
+            } else {
+                ExitStatus::Ok.code()
+            };
         }
     };
     match cli::dispatch(&cli) {

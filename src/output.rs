@@ -65,7 +65,11 @@ impl Painter {
     }
 
     fn paint(&self, text: &str, style: impl Fn(&str) -> colored::ColoredString) -> String {
-        if self.enabled { style(text).to_string() } else { text.to_string() }
+        if self.enabled {
+            style(text).to_string()
+        } else {
+            text.to_string()
+        }
     }
 
     pub fn error(&self, t: &str) -> String {
@@ -90,9 +94,19 @@ impl Painter {
 
 /// Formats one finding as `path:line:col: error[code]: message`, followed by
 /// the source line with a caret under the offending text, and the hint.
-pub fn format_diagnostic(p: &Painter, path: &str, source: Option<&str>, d: &Diagnostic, strict: bool) -> String {
+pub fn format_diagnostic(
+    p: &Painter,
+    path: &str,
+    source: Option<&str>,
+    d: &Diagnostic,
+    strict: bool,
+) -> String {
     let is_error = d.severity == Severity::Error || strict;
-    let label = if is_error { p.error("error") } else { p.warning("warning") };
+    let label = if is_error {
+        p.error("error")
+    } else {
+        p.warning("warning")
+    };
     let mut out = format!(
         "{}: {label}[{}]: {}\n",
         p.bold(&format!("{path}:{}:{}", d.line, d.column)),
@@ -103,10 +117,22 @@ pub fn format_diagnostic(p: &Painter, path: &str, source: Option<&str>, d: &Diag
         let text = text.strip_suffix('\r').unwrap_or(text);
         let gutter = d.line.to_string();
         let pad = " ".repeat(gutter.len());
-        let lead: String = text.chars().take(d.column.saturating_sub(1)).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let lead: String = text
+            .chars()
+            .take(d.column.saturating_sub(1))
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
         let caret = "^".repeat(d.length.clamp(1, 200));
-        let caret = if is_error { p.error(&caret) } else { p.warning(&caret) };
-        out.push_str(&format!("{} {}\n", p.dim(&format!("{gutter} |")), shorten(text)));
+        let caret = if is_error {
+            p.error(&caret)
+        } else {
+            p.warning(&caret)
+        };
+        out.push_str(&format!(
+            "{} {}\n",
+            p.dim(&format!("{gutter} |")),
+            shorten(text)
+        ));
         out.push_str(&format!("{} {lead}{caret}\n", p.dim(&format!("{pad} |"))));
     }
     if let Some(hint) = &d.hint {

@@ -40,12 +40,21 @@ pub fn answer_of(msg: &Message) -> String {
     if let Some(a) = msg.meta_block("poll").and_then(|b| b.get("Answer")) {
         return a.trim().to_string();
     }
-    msg.body_text().lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
+    msg.body_text()
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Answers that differ only in case, surrounding space or final punctuation are the same answer.
 fn answer_key(answer: &str) -> String {
-    answer.trim().trim_end_matches(['.', '!', '?']).trim().to_lowercase()
+    answer
+        .trim()
+        .trim_end_matches(['.', '!', '?'])
+        .trim()
+        .to_lowercase()
 }
 
 /// Who a POLL asks: `meta: poll` `Recipients:`, else its receiver, split on commas.
@@ -56,7 +65,11 @@ pub fn expected_of(msg: &Message) -> Vec<String> {
         .map(str::to_string)
         .or_else(|| msg.recipient.clone())
         .unwrap_or_default();
-    list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Collates every POLL among the messages (in input order).
@@ -75,7 +88,9 @@ fn collate_one(poll: &Located<'_>, id: &str, messages: &[Located<'_>]) -> Collat
     // Last answer per respondent, in input order.
     let mut last: Vec<(String, String)> = Vec::new();
     let mut changed = Vec::new();
-    for m in messages.iter().filter(|m| m.message.intent == Some(Intent::Respond) && m.message.parent.as_deref() == Some(id)) {
+    for m in messages.iter().filter(|m| {
+        m.message.intent == Some(Intent::Respond) && m.message.parent.as_deref() == Some(id)
+    }) {
         let who = m.message.sender.clone().unwrap_or_default();
         let answer = answer_of(m.message);
         match last.iter_mut().find(|(w, _)| *w == who) {
@@ -90,23 +105,41 @@ fn collate_one(poll: &Located<'_>, id: &str, messages: &[Located<'_>]) -> Collat
     }
     let mut answers: Vec<Answer> = Vec::new();
     for (who, answer) in &last {
-        match answers.iter_mut().find(|a| answer_key(&a.answer) == answer_key(answer)) {
+        match answers
+            .iter_mut()
+            .find(|a| answer_key(&a.answer) == answer_key(answer))
+        {
             Some(a) => {
                 a.count += 1;
                 a.respondents.push(who.clone());
             }
-            None => answers.push(Answer { answer: answer.clone(), count: 1, respondents: vec![who.clone()] }),
+            None => answers.push(Answer {
+                answer: answer.clone(),
+                count: 1,
+                respondents: vec![who.clone()],
+            }),
         }
     }
-    answers.sort_by(|a, b| b.count.cmp(&a.count));
+    answers.sort_by_key(|a| std::cmp::Reverse(a.count));
     let expected = expected_of(poll.message);
-    let missing = expected.iter().filter(|e| !last.iter().any(|(w, _)| w.eq_ignore_ascii_case(e))).cloned().collect();
+    let missing = expected
+        .iter()
+        .filter(|e| !last.iter().any(|(w, _)| w.eq_ignore_ascii_case(e)))
+        .cloned()
+        .collect();
     Collation {
         poll_id: id.to_string(),
         source: poll.source.to_string(),
         line: poll.line,
         sender: poll.message.sender.clone(),
-        question: poll.message.body_text().lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string(),
+        question: poll
+            .message
+            .body_text()
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .to_string(),
         answers,
         expected,
         missing,
@@ -122,14 +155,32 @@ mod tests {
     const POLL: &str = "[[HUMAN→CLAUDE,GPT,GEMINI v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9U1V2\nintent: POLL\nbody: |\n  Ship on Friday?\nsig: none\n[[END]]\n";
 
     fn reply(from: &str, answer: &str) -> String {
-        format!("[[{from}→HUMAN v1]]\nparent: 01J9J3DBC4N7P2Q3R5S7T9U1V2\nintent: RESPOND\nbody: |\n  {answer}\nsig: none\n[[END]]\n")
+        format!(
+            "[[{from}→HUMAN v1]]\nparent: 01J9J3DBC4N7P2Q3R5S7T9U1V2\nintent: RESPOND\nbody: |\n  {answer}\nsig: none\n[[END]]\n"
+        )
     }
 
     #[test]
     fn tallies_answers_and_lists_who_is_missing() {
-        let text = [POLL.to_string(), reply("CLAUDE", "Yes."), reply("GPT", "no"), reply("GPT", "yes")].join("\n");
-        let msgs: Vec<Message> = parse_all(&text).iter().map(|p| to_message(&p.envelope)).collect();
-        let located: Vec<Located> = msgs.iter().map(|m| Located { message: m, source: "t", line: 1 }).collect();
+        let text = [
+            POLL.to_string(),
+            reply("CLAUDE", "Yes."),
+            reply("GPT", "no"),
+            reply("GPT", "yes"),
+        ]
+        .join("\n");
+        let msgs: Vec<Message> = parse_all(&text)
+            .iter()
+            .map(|p| to_message(&p.envelope))
+            .collect();
+        let located: Vec<Located> = msgs
+            .iter()
+            .map(|m| Located {
+                message: m,
+                source: "t",
+                line: 1,
+            })
+            .collect();
         let c = collate(&located);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].answers.len(), 1);

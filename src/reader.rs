@@ -15,15 +15,27 @@ pub struct Document {
 
 impl Document {
     /// Reads a source text that is already in memory.
-    pub fn from_source(source: Source, forced: Option<ProtocolSpec>, now: DateTime<Utc>) -> Document {
-        let protocol = forced.map(|s| s.protocol).or_else(|| Protocol::detect(&source.text));
-        let messages = protocol.map(|p| p.read(&source.text, now)).unwrap_or_default();
+    pub fn from_source(
+        source: Source,
+        forced: Option<ProtocolSpec>,
+        now: DateTime<Utc>,
+    ) -> Document {
+        let protocol = forced
+            .map(|s| s.protocol)
+            .or_else(|| Protocol::detect(&source.text));
+        let messages = protocol
+            .map(|p| p.read(&source.text, now))
+            .unwrap_or_default();
         Document { source, messages }
     }
 }
 
 /// Reads and checks one input.
-pub fn read(input: &Input, forced: Option<ProtocolSpec>, now: DateTime<Utc>) -> Result<Document, InputError> {
+pub fn read(
+    input: &Input,
+    forced: Option<ProtocolSpec>,
+    now: DateTime<Utc>,
+) -> Result<Document, InputError> {
     Ok(Document::from_source(input.read()?, forced, now))
 }
 

@@ -52,14 +52,23 @@ pub fn build(nodes: &[Node]) -> Forest {
             seen.entry(id).or_default().push(i);
         }
     }
-    let mut dups: Vec<(String, Vec<usize>)> = seen.into_iter().filter(|(_, v)| v.len() > 1).map(|(k, v)| (k.to_string(), v)).collect();
+    let mut dups: Vec<(String, Vec<usize>)> = seen
+        .into_iter()
+        .filter(|(_, v)| v.len() > 1)
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
     dups.sort_by_key(|(_, v)| v[0]);
     forest.duplicates = dups;
 
     let parent_of: Vec<Option<usize>> = nodes
         .iter()
         .enumerate()
-        .map(|(i, n)| n.parent.as_deref().and_then(|p| by_id.get(p).copied()).filter(|&p| p != i))
+        .map(|(i, n)| {
+            n.parent
+                .as_deref()
+                .and_then(|p| by_id.get(p).copied())
+                .filter(|&p| p != i)
+        })
         .collect();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     let mut root_ids = Vec::new();
@@ -74,19 +83,37 @@ pub fn build(nodes: &[Node]) -> Forest {
             }
         }
     }
-    let key = |i: &usize| (nodes[*i].id.as_deref().and_then(crate::ids::timestamp_ms).unwrap_or(u64::MAX), *i);
+    let key = |i: &usize| {
+        (
+            nodes[*i]
+                .id
+                .as_deref()
+                .and_then(crate::ids::timestamp_ms)
+                .unwrap_or(u64::MAX),
+            *i,
+        )
+    };
     for list in &mut children {
         list.sort_by_key(key);
     }
     let mut reached = vec![false; nodes.len()];
-    forest.roots = root_ids.iter().map(|&r| grow(r, &children, &mut reached)).collect();
+    forest.roots = root_ids
+        .iter()
+        .map(|&r| grow(r, &children, &mut reached))
+        .collect();
     forest.cycles = find_cycles(&parent_of, &reached);
     forest
 }
 
 fn grow(node: usize, children: &[Vec<usize>], reached: &mut [bool]) -> Tree {
     reached[node] = true;
-    Tree { node, children: children[node].iter().map(|&c| grow(c, children, reached)).collect() }
+    Tree {
+        node,
+        children: children[node]
+            .iter()
+            .map(|&c| grow(c, children, reached))
+            .collect(),
+    }
 }
 
 fn find_cycles(parent_of: &[Option<usize>], reached: &[bool]) -> Vec<Vec<usize>> {
@@ -137,7 +164,12 @@ mod tests {
 
     #[test]
     fn links_replies_and_finds_orphans() {
-        let f = build(&[node("a", None), node("b", Some("a")), node("c", Some("a")), node("d", Some("zz"))]);
+        let f = build(&[
+            node("a", None),
+            node("b", Some("a")),
+            node("c", Some("a")),
+            node("d", Some("zz")),
+        ]);
         assert_eq!(f.roots.len(), 2);
         assert_eq!(f.roots[0].children.len(), 2);
         assert_eq!(f.orphans, vec![3]);
@@ -146,7 +178,12 @@ mod tests {
 
     #[test]
     fn finds_cycles_and_duplicates() {
-        let f = build(&[node("a", Some("b")), node("b", Some("a")), node("c", Some("a")), node("c", None)]);
+        let f = build(&[
+            node("a", Some("b")),
+            node("b", Some("a")),
+            node("c", Some("a")),
+            node("c", None),
+        ]);
         assert_eq!(f.cycles, vec![vec![0, 1]]);
         assert_eq!(f.duplicates, vec![("c".to_string(), vec![2, 3])]);
     }

@@ -15,7 +15,12 @@ use crate::protocols::ProtocolSpec;
 /// writes new ones. Exit codes: 0 ok, 1 invalid message, 2 usage error or
 /// unreadable input, 3 transport failure, 4 timeout.
 #[derive(Debug, Parser)]
-#[command(name = "aiproto", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "aiproto",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -61,7 +66,7 @@ pub enum Command {
     /// Example: aiproto compose crosstalk --from CLAUDE --to CHATGPT --intent REQUEST --body "Review this?"
     ///
     /// Reply: aiproto compose crosstalk --reply-to question.crosstalk --body "Looks good"
-    Compose(ComposeArgs),
+    Compose(Box<ComposeArgs>),
 
     /// Rewrite messages in another protocol version (or the canonical form).
     ///
@@ -239,7 +244,11 @@ pub struct ConvertArgs {
     pub input: InputArgs,
 
     /// Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0).
-    #[arg(long, value_name = "NAME[@VERSION]", required_unless_present = "canonical")]
+    #[arg(
+        long,
+        value_name = "NAME[@VERSION]",
+        required_unless_present = "canonical"
+    )]
     pub to: Option<ProtocolSpec>,
 
     /// Rewrite in canonical form, keeping each message's version.

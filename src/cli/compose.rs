@@ -14,8 +14,13 @@ use crate::output::{self, Painter, Stream};
 use crate::protocols::crosstalk::{self, Envelope, Version};
 
 pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
-    let version = crosstalk::Version::parse(args.protocol.version_or_default()).unwrap_or(Version::V1_1);
-    let id_kind = if args.uuid7 { IdKind::UuidV7 } else { IdKind::Ulid };
+    let version =
+        crosstalk::Version::parse(args.protocol.version_or_default()).unwrap_or(Version::V1_1);
+    let id_kind = if args.uuid7 {
+        IdKind::UuidV7
+    } else {
+        IdKind::Ulid
+    };
     let (mut env, original_intent) = match &args.reply_to {
         Some(path) => reply_skeleton(path)?,
         None => (Envelope::default(), None),
@@ -32,22 +37,38 @@ pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
         }
         Version::V1_0 => {
             if env.thread.is_some() || env.parent.is_some() || !args.meta.is_empty() {
-                return Err(CliError::usage("Crosstalk 1.0 has no thread, parent or meta blocks")
-                    .with_hint("compose crosstalk@1.1 (the default) to use them"));
+                return Err(
+                    CliError::usage("Crosstalk 1.0 has no thread, parent or meta blocks")
+                        .with_hint("compose crosstalk@1.1 (the default) to use them"),
+                );
             }
         }
     }
     add_meta(&mut env, &args.meta)?;
     add_error_block(&mut env, args, original_intent.as_deref())?;
-    env.body = Some(read_body(args)?);
+    let body = read_body(args)?;
+    env.body = Some(match (body.is_empty(), env.intent.as_deref()) {
+        (false, _) => body,
+        // An ERROR explains itself: its reason is a fine body.
+        (true, Some("ERROR")) => args.reason.clone().unwrap_or_else(|| "The message could not be processed.".into()),
+        (true, _) => {
+            return Err(CliError::usage("the message body is empty").with_hint("give --body TEXT, --body-file FILE, or pipe the text on stdin"));
+        }
+    });
     env.sig = Some("none".into());
 
     let text = crosstalk::render(&env);
     let checked = crosstalk::read(&text, Utc::now());
-    let findings = checked.first().map(|p| p.diagnostics.clone()).unwrap_or_default();
+    let findings = checked
+        .first()
+        .map(|p| p.diagnostics.clone())
+        .unwrap_or_default();
     let painter = Painter::new(g.color, Stream::Stderr);
     for d in &findings {
-        eprint!("{}", output::format_diagnostic(&painter, "<composed>", Some(&text), d, false));
+        eprint!(
+            "{}",
+            output::format_diagnostic(&painter, "<composed>", Some(&text), d, false)
+        );
     }
     if !diag::partition(&findings, false).0.is_empty() {
         eprintln!("aiproto: error: the composed envelope is invalid; nothing written");
@@ -63,11 +84,21 @@ pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
 /// Also returns the original's intent, for `Original-Intent` in an ERROR reply.
 fn reply_skeleton(path: &Path) -> Result<(Envelope, Option<String>), CliError> {
     let source = Input::File(path.to_path_buf()).read()?;
-    let Some(original) = crosstalk::parse_all(&source.text).into_iter().next().map(|p| p.envelope) else {
-        return Err(CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: no Crosstalk envelope to reply to", source.name)));
+    let Some(original) = crosstalk::parse_all(&source.text)
+        .into_iter()
+        .next()
+        .map(|p| p.envelope)
+    else {
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!("{}: no Crosstalk envelope to reply to", source.name),
+        ));
     };
     if original.message.is_none() {
-        eprintln!("aiproto: warning: {}: the original has no `message` id, so the reply has no `parent`", source.name);
+        eprintln!(
+            "aiproto: warning: {}: the original has no `message` id, so the reply has no `parent`",
+            source.name
+        );
     }
     let reply_to = original
         .meta_block("routing")
@@ -117,31 +148,46 @@ fn add_meta(env: &mut Envelope, entries: &[String]) -> Result<(), CliError> {
             .and_then(|(path, value)| path.split_once('.').map(|(ns, key)| (ns, key, value)))
             .filter(|(ns, key, _)| !ns.is_empty() && !key.is_empty());
         let Some((ns, key, value)) = parsed else {
-            return Err(CliError::usage(format!("--meta `{entry}` is not NAMESPACE.Key=Value"))
-                .with_hint("e.g. --meta routing.X-Priority=high"));
+            return Err(
+                CliError::usage(format!("--meta `{entry}` is not NAMESPACE.Key=Value"))
+                    .with_hint("e.g. --meta routing.X-Priority=high"),
+            );
         };
         if value.contains('\n') {
-            return Err(CliError::usage(format!("--meta `{ns}.{key}`: meta values are single lines")));
+            return Err(CliError::usage(format!(
+                "--meta `{ns}.{key}`: meta values are single lines"
+            )));
         }
-        env.meta_block_mut(ns).entries.push((key.to_string(), value.to_string()));
+        env.meta_block_mut(ns)
+            .entries
+            .push((key.to_string(), value.to_string()));
     }
     Ok(())
 }
 
-fn add_error_block(env: &mut Envelope, args: &ComposeArgs, original_intent: Option<&str>) -> Result<(), CliError> {
+fn add_error_block(
+    env: &mut Envelope,
+    args: &ComposeArgs,
+    original_intent: Option<&str>,
+) -> Result<(), CliError> {
     let is_error = env.intent.as_deref() == Some("ERROR");
     match (is_error, args.error_code) {
         (false, None) => Ok(()),
         (false, Some(_)) => Err(CliError::usage("--error-code needs --intent ERROR")),
-        (true, None) => Err(CliError::usage("--intent ERROR needs --error-code").with_hint("e.g. --error-code E-FORMAT --reason \"…\"")),
+        (true, None) => Err(CliError::usage("--intent ERROR needs --error-code")
+            .with_hint("e.g. --error-code E-FORMAT --reason \"…\"")),
         (true, Some(code)) => {
             let block = env.meta_block_mut("error");
             block.entries.push(("Code".into(), code.as_str().into()));
             if let Some(reason) = &args.reason {
-                block.entries.push(("Reason".into(), reason.replace('\n', " ")));
+                block
+                    .entries
+                    .push(("Reason".into(), reason.replace('\n', " ")));
             }
             if let Some(intent) = original_intent {
-                block.entries.push(("Original-Intent".into(), intent.into()));
+                block
+                    .entries
+                    .push(("Original-Intent".into(), intent.into()));
             }
             Ok(())
         }
@@ -152,14 +198,22 @@ fn read_body(args: &ComposeArgs) -> Result<String, CliError> {
     let raw = if let Some(body) = &args.body {
         body.clone()
     } else if let Some(path) = &args.body_file {
-        let input = if path.as_os_str() == "-" { Input::Stdin } else { Input::File(path.clone()) };
+        let input = if path.as_os_str() == "-" {
+            Input::Stdin
+        } else {
+            Input::File(path.clone())
+        };
         input.read()?.text
     } else if !std::io::stdin().is_terminal() {
         let mut text = String::new();
-        std::io::stdin().lock().read_to_string(&mut text).map_err(|e| CliError::usage(format!("cannot read the body from stdin: {e}")))?;
+        std::io::stdin()
+            .lock()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::usage(format!("cannot read the body from stdin: {e}")))?;
         text
     } else {
-        return Err(CliError::usage("no message body").with_hint("give --body TEXT, --body-file FILE, or pipe the text on stdin"));
+        return Err(CliError::usage("no message body")
+            .with_hint("give --body TEXT, --body-file FILE, or pipe the text on stdin"));
     };
     Ok(normalize_body(&raw))
 }
@@ -173,5 +227,9 @@ fn normalize_body(raw: &str) -> String {
 /// A session in the spec's shape: the UTC hour and six random hex digits.
 fn new_session() -> String {
     let random = ulid::Ulid::generate().random();
-    format!("{} {:06x}", Utc::now().format("%Y-%m-%dT%HZ"), random & 0xff_ffff)
+    format!(
+        "{} {:06x}",
+        Utc::now().format("%Y-%m-%dT%HZ"),
+        random & 0xff_ffff
+    )
 }

@@ -31,7 +31,11 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
     for input in input::expand(&args.input.paths)? {
         let doc = reader::read(&input, args.input.protocol, now)?;
         if doc.messages.is_empty() {
-            eprintln!("aiproto: error: {}: {}", doc.source.name, reader::no_message_reason(&doc.source.text));
+            eprintln!(
+                "aiproto: error: {}: {}",
+                doc.source.name,
+                reader::no_message_reason(&doc.source.text)
+            );
             status = status.max(ExitStatus::Invalid);
         }
         for found in &doc.messages {
@@ -67,7 +71,12 @@ fn target_of(args: &ConvertArgs, found: &Found) -> ProtocolSpec {
         Some(spec) => spec,
         None => ProtocolSpec {
             protocol: found.protocol,
-            version: found.protocol.versions().iter().copied().find(|v| *v == found.version),
+            version: found
+                .protocol
+                .versions()
+                .iter()
+                .copied()
+                .find(|v| *v == found.version),
         },
     }
 }
@@ -78,25 +87,37 @@ pub fn convert_one(found: &Found, target: ProtocolSpec) -> (String, Vec<Loss>) {
     let mut msg = found.to_message();
     let moves = target.protocol != found.protocol || target.version_or_default() != found.version;
     let mut dropped = Vec::new();
-    if moves {
-        if let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
-            dropped.push(Loss {
-                field: "sig".into(),
-                value: sig.raw,
-                reason: "the signature covers the source form and would not verify".into(),
-            });
-            msg.signature = Some(Signature { raw: "none".into() });
-        }
+    if moves && let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
+        dropped.push(Loss {
+            field: "sig".into(),
+            value: sig.raw,
+            reason: "the signature covers the source form and would not verify".into(),
+        });
+        msg.signature = Some(Signature { raw: "none".into() });
     }
     let (text, mut losses) = protocols::write(&msg, target);
     dropped.append(&mut losses);
     (text, dropped)
 }
 
-fn report_losses(g: &GlobalArgs, p: &Painter, source: &str, found: &Found, losses: &[Loss]) -> Result<(), CliError> {
+fn report_losses(
+    g: &GlobalArgs,
+    p: &Painter,
+    source: &str,
+    found: &Found,
+    losses: &[Loss],
+) -> Result<(), CliError> {
     let mut err = std::io::stderr().lock();
     match g.format {
-        Format::Json => output::write_json_line(&mut err, &LossReport { source, index: found.index, line: found.line, dropped: losses })?,
+        Format::Json => output::write_json_line(
+            &mut err,
+            &LossReport {
+                source,
+                index: found.index,
+                line: found.line,
+                dropped: losses,
+            },
+        )?,
         Format::Human => {
             for loss in losses {
                 writeln!(

@@ -7,7 +7,11 @@ use crate::exit::{CmdResult, ExitStatus};
 use crate::ids::{self, IdKind};
 
 pub fn run(args: &IdArgs) -> CmdResult {
-    let kind = if args.uuid7 { IdKind::UuidV7 } else { IdKind::Ulid };
+    let kind = if args.uuid7 {
+        IdKind::UuidV7
+    } else {
+        IdKind::Ulid
+    };
     let mut out = BufWriter::new(std::io::stdout().lock());
     for _ in 0..args.count {
         writeln!(out, "{}", ids::new_id(kind))?;

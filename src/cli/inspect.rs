@@ -11,6 +11,7 @@ use crate::ids;
 use crate::input;
 use crate::model::{Body, Message};
 use crate::output::{self, Format, Painter, Stream};
+use crate::protocols::crosstalk::model_map::ENVELOPE_NAMESPACE;
 use crate::protocols::crosstalk::sig_line::{self, SigLine};
 use crate::reader;
 
@@ -32,14 +33,27 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
         let doc = reader::read(&input, args.input.protocol, Utc::now())?;
         if doc.messages.is_empty() {
             out.flush()?;
-            eprintln!("aiproto: error: {}: {}", doc.source.name, reader::no_message_reason(&doc.source.text));
+            eprintln!(
+                "aiproto: error: {}: {}",
+                doc.source.name,
+                reader::no_message_reason(&doc.source.text)
+            );
             status = status.max(ExitStatus::Invalid);
         }
         for found in &doc.messages {
             let msg = found.to_message();
             let valid = found.is_valid(false);
             match g.format {
-                Format::Json => output::write_json_line(&mut out, &Inspected { source: &doc.source.name, index: found.index, line: found.line, valid, message: &msg })?,
+                Format::Json => output::write_json_line(
+                    &mut out,
+                    &Inspected {
+                        source: &doc.source.name,
+                        index: found.index,
+                        line: found.line,
+                        valid,
+                        message: &msg,
+                    },
+                )?,
                 Format::Human => {
                     let errors = found.diagnostics.iter().filter(|d| d.is_error()).count();
                     let warnings = found.diagnostics.len() - errors;
@@ -69,19 +83,44 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
 }
 
 fn write_message(out: &mut impl Write, p: &Painter, msg: &Message) -> std::io::Result<()> {
-    let row = |out: &mut dyn Write, label: &str, value: &str| writeln!(out, "  {:<10}{value}", p.dim(label));
+    let row = |out: &mut dyn Write, label: &str, value: &str| {
+        writeln!(out, "  {:<10}{value}", p.dim(label))
+    };
     let none = p.dim("—");
     row(out, "from", msg.sender.as_deref().unwrap_or(&none))?;
     row(out, "to", msg.recipient.as_deref().unwrap_or(&none))?;
-    row(out, "intent", &msg.intent.as_ref().map_or(none.clone(), |i| p.bold(i.as_str())))?;
-    for (label, id) in [("thread", &msg.thread), ("parent", &msg.parent), ("message", &msg.id)] {
-        let value = id.as_deref().map_or(none.clone(), |id| match ids::timestamp_ms(id).and_then(|ms| DateTime::<Utc>::from_timestamp_millis(ms as i64)) {
-            Some(t) => format!("{id}  {}", p.dim(&format!("({})", t.format("%Y-%m-%d %H:%M:%S UTC")))),
-            None => id.to_string(),
+    row(
+        out,
+        "intent",
+        &msg.intent
+            .as_ref()
+            .map_or(none.clone(), |i| p.bold(i.as_str())),
+    )?;
+    for (label, id) in [
+        ("thread", &msg.thread),
+        ("parent", &msg.parent),
+        ("message", &msg.id),
+    ] {
+        let value = id.as_deref().map_or(none.clone(), |id| {
+            match ids::timestamp_ms(id)
+                .and_then(|ms| DateTime::<Utc>::from_timestamp_millis(ms as i64))
+            {
+                Some(t) => format!(
+                    "{id}  {}",
+                    p.dim(&format!("({})", t.format("%Y-%m-%d %H:%M:%S UTC")))
+                ),
+                None => id.to_string(),
+            }
         });
         row(out, label, &value)?;
     }
-    for block in &msg.meta {
+    // Protocol headers the model keeps in its own namespace read best as rows.
+    if let Some(own) = msg.meta_block(ENVELOPE_NAMESPACE) {
+        for (k, v) in &own.entries {
+            row(out, &k.to_lowercase(), v)?;
+        }
+    }
+    for block in msg.meta.iter().filter(|b| b.namespace != ENVELOPE_NAMESPACE) {
         writeln!(out, "  {} {}", p.dim("meta"), p.accent(&block.namespace))?;
         for (k, v) in &block.entries {
             writeln!(out, "    {k}: {v}")?;
@@ -95,14 +134,23 @@ fn write_message(out: &mut impl Write, p: &Painter, msg: &Message) -> std::io::R
     for line in body.lines() {
         writeln!(out, "    {} {line}", p.dim("│"))?;
     }
-    row(out, "signature", &describe_signature(p, msg.signature.as_ref().map(|s| s.raw.as_str())))
+    row(
+        out,
+        "signature",
+        &describe_signature(p, msg.signature.as_ref().map(|s| s.raw.as_str())),
+    )
 }
 
 fn describe_signature(p: &Painter, raw: Option<&str>) -> String {
     match raw.map(sig_line::parse) {
         None => p.warning("missing (no sig: line)"),
         Some(Ok(SigLine::Unsigned)) => p.dim("none (unsigned)"),
-        Some(Ok(SigLine::Keyed { algorithm, key_id, .. })) => format!("{algorithm} by {key_id} {}", p.dim("(not verified; see `aiproto verify`)")),
+        Some(Ok(SigLine::Keyed {
+            algorithm, key_id, ..
+        })) => format!(
+            "{algorithm} by {key_id} {}",
+            p.dim("(not verified; see `aiproto verify`)")
+        ),
         Some(Ok(SigLine::DetachedJws { header, .. })) => {
             let alg = header.get("alg").and_then(|a| a.as_str()).unwrap_or("?");
             format!("detached JWS {alg} {}", p.dim("(not verified)"))

@@ -17,8 +17,17 @@ pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
 
 fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
     let (docs, status) = common::read_all(&args.input)?;
-    let messages: Vec<(&str, usize, Message)> = common::messages(&docs).map(|(s, f)| (s, f.line, f.to_message())).collect();
-    let located: Vec<Located> = messages.iter().map(|(source, line, message)| Located { message, source, line: *line }).collect();
+    let messages: Vec<(&str, usize, Message)> = common::messages(&docs)
+        .map(|(s, f)| (s, f.line, f.to_message()))
+        .collect();
+    let located: Vec<Located> = messages
+        .iter()
+        .map(|(source, line, message)| Located {
+            message,
+            source,
+            line: *line,
+        })
+        .collect();
     let results = poll::collate(&located);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let p = Painter::new(g.color, Stream::Stdout);
@@ -26,20 +35,42 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
         match g.format {
             Format::Json => output::write_json_line(&mut out, c)?,
             Format::Human => {
-                writeln!(out, "{} {} {}", p.accent("POLL"), p.bold(&c.poll_id), p.dim(&format!("({}:{})", c.source, c.line)))?;
+                writeln!(
+                    out,
+                    "{} {} {}",
+                    p.accent("POLL"),
+                    p.bold(&c.poll_id),
+                    p.dim(&format!("({}:{})", c.source, c.line))
+                )?;
                 writeln!(out, "  {}", c.question)?;
                 let total: usize = c.answers.iter().map(|a| a.count).sum();
                 for a in &c.answers {
-                    writeln!(out, "  {:>3} × {}  {}", a.count, p.bold(&a.answer), p.dim(&a.respondents.join(", ")))?;
+                    writeln!(
+                        out,
+                        "  {:>3} × {}  {}",
+                        a.count,
+                        p.bold(&a.answer),
+                        p.dim(&a.respondents.join(", "))
+                    )?;
                 }
                 if total == 0 {
                     writeln!(out, "  {}", p.dim("no answers yet"))?;
                 }
                 if !c.missing.is_empty() {
-                    writeln!(out, "  {} {}", p.warning("not answered:"), c.missing.join(", "))?;
+                    writeln!(
+                        out,
+                        "  {} {}",
+                        p.warning("not answered:"),
+                        c.missing.join(", ")
+                    )?;
                 }
                 if !c.changed.is_empty() {
-                    writeln!(out, "  {} {}", p.dim("answered more than once (last counts):"), c.changed.join(", "))?;
+                    writeln!(
+                        out,
+                        "  {} {}",
+                        p.dim("answered more than once (last counts):"),
+                        c.changed.join(", ")
+                    )?;
                 }
             }
         }

@@ -11,17 +11,27 @@ use crate::reader::{self, Document};
 use crate::transport::Destination;
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
-    let destination: Destination = args.via.parse().map_err(|e| CliError::usage(e))?;
+    let destination: Destination = args.via.parse().map_err(CliError::usage)?;
     let input = match &args.path {
         Some(p) if p.as_os_str() != "-" => Input::File(p.clone()),
         _ => Input::Stdin,
     };
     let doc = reader::read(&input, None, Utc::now())?;
     if doc.messages.is_empty() {
-        return Err(CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: {}", doc.source.name, reader::no_message_reason(&doc.source.text))));
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!(
+                "{}: {}",
+                doc.source.name,
+                reader::no_message_reason(&doc.source.text)
+            ),
+        ));
     }
     if !args.force && refuse_invalid(&doc, g) {
-        eprintln!("aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)", doc.source.name);
+        eprintln!(
+            "aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)",
+            doc.source.name
+        );
         return Ok(ExitStatus::Invalid);
     }
     for found in &doc.messages {
@@ -30,10 +40,16 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         let text = match &found.value {
             Value::Crosstalk(p) => protocols::crosstalk::render(&p.envelope),
         };
-        destination.send(&text).map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+        destination
+            .send(&text)
+            .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
     }
     if !g.quiet {
-        eprintln!("aiproto: sent {} message(s) to {}", doc.messages.len(), args.via);
+        eprintln!(
+            "aiproto: sent {} message(s) to {}",
+            doc.messages.len(),
+            args.via
+        );
     }
     Ok(ExitStatus::Ok)
 }
@@ -45,7 +61,10 @@ fn refuse_invalid(doc: &Document, g: &GlobalArgs) -> bool {
     for found in doc.messages.iter().filter(|f| !f.is_valid(false)) {
         any = true;
         for d in found.diagnostics.iter().filter(|d| d.is_error()) {
-            eprint!("{}", output::format_diagnostic(&p, &doc.source.name, Some(&doc.source.text), d, false));
+            eprint!(
+                "{}",
+                output::format_diagnostic(&p, &doc.source.name, Some(&doc.source.text), d, false)
+            );
         }
     }
     any

@@ -14,8 +14,16 @@ use crate::thread::{self, Forest, Node, Tree};
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 enum Line<'a> {
-    Tree { thread: Option<&'a str>, orphan: bool, root: JsonTree<'a> },
-    Problem { problem: &'static str, id: Option<&'a str>, messages: Vec<&'a Node> },
+    Tree {
+        thread: Option<&'a str>,
+        orphan: bool,
+        root: JsonTree<'a>,
+    },
+    Problem {
+        problem: &'static str,
+        id: Option<&'a str>,
+        messages: Vec<&'a Node>,
+    },
 }
 
 #[derive(Serialize)]
@@ -57,34 +65,72 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
 }
 
 fn json_tree<'a>(t: &Tree, nodes: &'a [Node]) -> JsonTree<'a> {
-    JsonTree { node: &nodes[t.node], children: t.children.iter().map(|c| json_tree(c, nodes)).collect() }
+    JsonTree {
+        node: &nodes[t.node],
+        children: t.children.iter().map(|c| json_tree(c, nodes)).collect(),
+    }
 }
 
 fn write_json(out: &mut impl Write, nodes: &[Node], f: &Forest) -> std::io::Result<()> {
     for t in &f.roots {
         let root = &nodes[t.node];
-        let line = Line::Tree { thread: root.thread.as_deref(), orphan: f.orphans.contains(&t.node), root: json_tree(t, nodes) };
+        let line = Line::Tree {
+            thread: root.thread.as_deref(),
+            orphan: f.orphans.contains(&t.node),
+            root: json_tree(t, nodes),
+        };
         output::write_json_line(out, &line)?;
     }
     for &o in &f.orphans {
-        output::write_json_line(out, &Line::Problem { problem: "orphan", id: nodes[o].parent.as_deref(), messages: vec![&nodes[o]] })?;
+        output::write_json_line(
+            out,
+            &Line::Problem {
+                problem: "orphan",
+                id: nodes[o].parent.as_deref(),
+                messages: vec![&nodes[o]],
+            },
+        )?;
     }
     for c in &f.cycles {
-        output::write_json_line(out, &Line::Problem { problem: "cycle", id: None, messages: c.iter().map(|&i| &nodes[i]).collect() })?;
+        output::write_json_line(
+            out,
+            &Line::Problem {
+                problem: "cycle",
+                id: None,
+                messages: c.iter().map(|&i| &nodes[i]).collect(),
+            },
+        )?;
     }
     for (id, list) in &f.duplicates {
-        output::write_json_line(out, &Line::Problem { problem: "duplicate-id", id: Some(id), messages: list.iter().map(|&i| &nodes[i]).collect() })?;
+        output::write_json_line(
+            out,
+            &Line::Problem {
+                problem: "duplicate-id",
+                id: Some(id),
+                messages: list.iter().map(|&i| &nodes[i]).collect(),
+            },
+        )?;
     }
     Ok(())
 }
 
-fn write_human(out: &mut impl Write, color: ColorChoice, nodes: &[Node], f: &Forest) -> std::io::Result<()> {
+fn write_human(
+    out: &mut impl Write,
+    color: ColorChoice,
+    nodes: &[Node],
+    f: &Forest,
+) -> std::io::Result<()> {
     let p = &Painter::new(color, Stream::Stdout);
     let mut last_thread: Option<&str> = None;
     for t in &f.roots {
         let thread = nodes[t.node].thread.as_deref();
         if thread != last_thread || last_thread.is_none() {
-            writeln!(out, "{} {}", p.dim("thread"), p.bold(thread.unwrap_or("(none)")))?;
+            writeln!(
+                out,
+                "{} {}",
+                p.dim("thread"),
+                p.bold(thread.unwrap_or("(none)"))
+            )?;
             last_thread = thread;
         }
         draw(out, p, nodes, t, "", true)?;
@@ -93,20 +139,48 @@ fn write_human(out: &mut impl Write, color: ColorChoice, nodes: &[Node], f: &For
     let err = Painter::new(color, Stream::Stderr);
     for &o in &f.orphans {
         let n = &nodes[o];
-        eprintln!("{}:{}: {}: parent {} is not among the inputs (orphan)", n.source, n.line, err.warning("warning"), n.parent.as_deref().unwrap_or(""));
+        eprintln!(
+            "{}:{}: {}: parent {} is not among the inputs (orphan)",
+            n.source,
+            n.line,
+            err.warning("warning"),
+            n.parent.as_deref().unwrap_or("")
+        );
     }
     for c in &f.cycles {
-        let ids: Vec<&str> = c.iter().map(|&i| nodes[i].id.as_deref().unwrap_or("?")).collect();
-        eprintln!("{}: parent links form a cycle: {}", err.error("error"), ids.join(" → "));
+        let ids: Vec<&str> = c
+            .iter()
+            .map(|&i| nodes[i].id.as_deref().unwrap_or("?"))
+            .collect();
+        eprintln!(
+            "{}: parent links form a cycle: {}",
+            err.error("error"),
+            ids.join(" → ")
+        );
     }
     for (id, list) in &f.duplicates {
-        let at: Vec<String> = list.iter().map(|&i| format!("{}:{}", nodes[i].source, nodes[i].line)).collect();
-        eprintln!("{}: message id {id} is used {} times: {}", err.error("error"), list.len(), at.join(", "));
+        let at: Vec<String> = list
+            .iter()
+            .map(|&i| format!("{}:{}", nodes[i].source, nodes[i].line))
+            .collect();
+        eprintln!(
+            "{}: message id {id} is used {} times: {}",
+            err.error("error"),
+            list.len(),
+            at.join(", ")
+        );
     }
     Ok(())
 }
 
-fn draw(out: &mut impl Write, p: &Painter, nodes: &[Node], t: &Tree, indent: &str, last: bool) -> std::io::Result<()> {
+fn draw(
+    out: &mut impl Write,
+    p: &Painter,
+    nodes: &[Node],
+    t: &Tree,
+    indent: &str,
+    last: bool,
+) -> std::io::Result<()> {
     let n = &nodes[t.node];
     let branch = if last { "└─ " } else { "├─ " };
     writeln!(

@@ -36,6 +36,7 @@ struct Tally {
     invalid: usize,
     errors: usize,
     warnings: usize,
+    unreadable: usize,
 }
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
@@ -50,16 +51,28 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
         let result = reader::read(input, args.input.protocol, now);
         let verdict = match result {
             Ok(doc) if doc.messages.is_empty() => {
-                let d = Diagnostic::error("NO-MESSAGE", reader::no_message_reason(&doc.source.text)).at(Pos::new(1, 1), 1);
-                file_level(&mut out, &painter, g, &doc.source.name, Some(&doc.source.text), d, &mut tally)?
+                let d =
+                    Diagnostic::error("NO-MESSAGE", reader::no_message_reason(&doc.source.text))
+                        .at(Pos::new(1, 1), 1);
+                file_level(
+                    &mut out,
+                    &painter,
+                    g,
+                    &doc.source.name,
+                    Some(&doc.source.text),
+                    d,
+                    &mut tally,
+                )?
             }
             Ok(doc) => report_document(&mut out, &painter, g, args.strict, &doc, &mut tally)?,
             Err(InputError::NotUtf8 { path, line, column }) => {
-                let d = Diagnostic::error("INPUT-NOT-UTF8", "not UTF-8 text (a binary file?)").at(Pos::new(line, column), 1);
+                let d = Diagnostic::error("INPUT-NOT-UTF8", "not UTF-8 text (a binary file?)")
+                    .at(Pos::new(line, column), 1);
                 file_level(&mut out, &painter, g, &path, None, d, &mut tally)?
             }
             Err(e) => {
                 out.flush()?;
+                tally.unreadable += 1;
                 eprintln!("aiproto: error: {e}");
                 if g.format == Format::Json {
                     let d = Diagnostic::error("INPUT-UNREADABLE", e.to_string());
@@ -78,7 +91,14 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
     Ok(status)
 }
 
-fn report_document(out: &mut impl Write, p: &Painter, g: &GlobalArgs, strict: bool, doc: &Document, tally: &mut Tally) -> std::io::Result<ExitStatus> {
+fn report_document(
+    out: &mut impl Write,
+    p: &Painter,
+    g: &GlobalArgs,
+    strict: bool,
+    doc: &Document,
+    tally: &mut Tally,
+) -> std::io::Result<ExitStatus> {
     let mut status = ExitStatus::Ok;
     for found in &doc.messages {
         let (errors, warnings) = diag::partition(&found.diagnostics, strict);
@@ -91,13 +111,32 @@ fn report_document(out: &mut impl Write, p: &Painter, g: &GlobalArgs, strict: bo
             status = ExitStatus::Invalid;
         }
         match g.format {
-            Format::Json => output::write_json_line(out, &message_report(&doc.source.name, found, errors, warnings))?,
+            Format::Json => output::write_json_line(
+                out,
+                &message_report(&doc.source.name, found, errors, warnings),
+            )?,
             Format::Human => {
                 for d in &found.diagnostics {
-                    out.write_all(output::format_diagnostic(p, &doc.source.name, Some(&doc.source.text), d, strict).as_bytes())?;
+                    out.write_all(
+                        output::format_diagnostic(
+                            p,
+                            &doc.source.name,
+                            Some(&doc.source.text),
+                            d,
+                            strict,
+                        )
+                        .as_bytes(),
+                    )?;
                 }
                 if g.verbose && found.diagnostics.is_empty() {
-                    writeln!(out, "{}: {} {} {}", p.bold(&format!("{}:{}", doc.source.name, found.line)), p.good("ok"), found.protocol, found.version)?;
+                    writeln!(
+                        out,
+                        "{}: {} {} {}",
+                        p.bold(&format!("{}:{}", doc.source.name, found.line)),
+                        p.good("ok"),
+                        found.protocol,
+                        found.version
+                    )?;
                 }
             }
         }
@@ -105,7 +144,12 @@ fn report_document(out: &mut impl Write, p: &Painter, g: &GlobalArgs, strict: bo
     Ok(status)
 }
 
-fn message_report<'a>(source: &'a str, found: &'a Found, errors: Vec<&'a Diagnostic>, warnings: Vec<&'a Diagnostic>) -> Report<'a> {
+fn message_report<'a>(
+    source: &'a str,
+    found: &'a Found,
+    errors: Vec<&'a Diagnostic>,
+    warnings: Vec<&'a Diagnostic>,
+) -> Report<'a> {
     Report {
         source,
         index: Some(found.index),
@@ -136,19 +180,34 @@ fn file_report<'a>(source: &'a str, d: &'a Diagnostic) -> Report<'a> {
 }
 
 /// Reports a problem with a whole input (no message in it, not text).
-fn file_level(out: &mut impl Write, p: &Painter, g: &GlobalArgs, path: &str, text: Option<&str>, d: Diagnostic, tally: &mut Tally) -> std::io::Result<ExitStatus> {
+fn file_level(
+    out: &mut impl Write,
+    p: &Painter,
+    g: &GlobalArgs,
+    path: &str,
+    text: Option<&str>,
+    d: Diagnostic,
+    tally: &mut Tally,
+) -> std::io::Result<ExitStatus> {
     tally.invalid += 1;
     tally.errors += 1;
     match g.format {
         Format::Json => output::write_json_line(out, &file_report(path, &d))?,
-        Format::Human => out.write_all(output::format_diagnostic(p, path, text.filter(|t| !t.is_empty()), &d, false).as_bytes())?,
+        Format::Human => out.write_all(
+            output::format_diagnostic(p, path, text.filter(|t| !t.is_empty()), &d, false)
+                .as_bytes(),
+        )?,
     }
     Ok(ExitStatus::Invalid)
 }
 
 fn print_summary(t: &Tally, p: &Painter) {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let verdict = if t.invalid == 0 { p.good("all valid") } else { p.error(&format!("{} invalid", t.invalid)) };
+    let verdict = if t.invalid == 0 {
+        p.good("all valid")
+    } else {
+        p.error(&format!("{} invalid", t.invalid))
+    };
     eprintln!(
         "{} in {}: {verdict} ({}, {})",
         plural(t.messages, "message"),

@@ -104,7 +104,13 @@ impl FromStr for ProtocolSpec {
             Some((n, v)) => (n, Some(v)),
             None => (s, None),
         };
-        let names = || Protocol::ALL.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ");
+        let names = || {
+            Protocol::ALL
+                .iter()
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let protocol = Protocol::ALL
             .iter()
             .copied()
@@ -115,9 +121,19 @@ impl FromStr for ProtocolSpec {
             Some(v) => {
                 let v = v.strip_prefix('v').unwrap_or(v);
                 let v = if v == "1" { "1.0" } else { v };
-                Some(protocol.versions().iter().copied().find(|known| *known == v).ok_or_else(|| {
-                    format!("{protocol} has no version `{v}` (known: {})", protocol.versions().join(", "))
-                })?)
+                Some(
+                    protocol
+                        .versions()
+                        .iter()
+                        .copied()
+                        .find(|known| *known == v)
+                        .ok_or_else(|| {
+                            format!(
+                                "{protocol} has no version `{v}` (known: {})",
+                                protocol.versions().join(", ")
+                            )
+                        })?,
+                )
             }
         };
         Ok(ProtocolSpec { protocol, version })
@@ -154,7 +170,9 @@ impl Found {
 
     /// Whether any finding is an error (or, with `strict`, a warning).
     pub fn is_valid(&self, strict: bool) -> bool {
-        crate::diag::partition(&self.diagnostics, strict).0.is_empty()
+        crate::diag::partition(&self.diagnostics, strict)
+            .0
+            .is_empty()
     }
 }
 
@@ -162,7 +180,8 @@ impl Found {
 pub fn write(msg: &Message, target: ProtocolSpec) -> (String, Vec<Loss>) {
     match target.protocol {
         Protocol::Crosstalk => {
-            let version = crosstalk::Version::parse(target.version_or_default()).unwrap_or(crosstalk::Version::V1_1);
+            let version = crosstalk::Version::parse(target.version_or_default())
+                .unwrap_or(crosstalk::Version::V1_1);
             let (env, losses) = crosstalk::model_map::from_message(msg, version);
             (crosstalk::render(&env), losses)
         }

@@ -40,7 +40,10 @@ mod tests {
                 let path = path.clone();
                 std::thread::spawn(move || {
                     for i in 0..50 {
-                        let block = format!("[[W{w}→X v1]]\n{}\n[[END]]\n", format!("line {i}\n").repeat(200));
+                        let block = format!(
+                            "[[W{w}→X v1]]\n{}\n[[END]]\n",
+                            format!("line {i}\n").repeat(200).trim_end()
+                        );
                         append(&path, &block).unwrap();
                     }
                 })
@@ -52,6 +55,10 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         let blocks: Vec<&str> = text.split("\n\n").collect();
         assert_eq!(blocks.len(), 200);
-        assert!(blocks.iter().all(|b| b.starts_with("[[W") && b.trim_end().ends_with("[[END]]")));
+        assert!(
+            blocks
+                .iter()
+                .all(|b| b.starts_with("[[W") && b.trim_end().ends_with("[[END]]"))
+        );
     }
 }

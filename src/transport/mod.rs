@@ -33,7 +33,10 @@ impl std::str::FromStr for Destination {
         if uri == "-" || uri == "stdout:" {
             return Ok(Destination::Stdout);
         }
-        match uri.strip_prefix("file://").or_else(|| uri.strip_prefix("file:")) {
+        match uri
+            .strip_prefix("file://")
+            .or_else(|| uri.strip_prefix("file:"))
+        {
             Some(path) if !path.is_empty() => Ok(Destination::File(PathBuf::from(path))),
             _ => Err(TransportError::Unsupported(uri.to_string())),
         }
@@ -44,12 +47,20 @@ impl Destination {
     /// Delivers one rendered message.
     pub fn send(&self, text: &str) -> Result<(), TransportError> {
         match self {
-            Destination::Stdout => std::io::stdout()
-                .lock()
-                .write_all(text.as_bytes())
-                .map_err(|source| TransportError::Io { path: "<stdout>".into(), source }),
+            Destination::Stdout => {
+                std::io::stdout()
+                    .lock()
+                    .write_all(text.as_bytes())
+                    .map_err(|source| TransportError::Io {
+                        path: "<stdout>".into(),
+                        source,
+                    })
+            }
             Destination::File(path) => {
-                file::append(path, text).map_err(|source| TransportError::Io { path: path.display().to_string(), source })
+                file::append(path, text).map_err(|source| TransportError::Io {
+                    path: path.display().to_string(),
+                    source,
+                })
             }
         }
     }

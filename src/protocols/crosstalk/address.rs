@@ -26,16 +26,23 @@ pub fn check(address: &str) -> Result<AddressKind, String> {
         return Err("address contains whitespace".into());
     }
     let Some((scheme, rest)) = address.split_once(':') else {
-        return if address.chars().all(|c| c.is_alphanumeric() || "_.-@+".contains(c)) {
+        return if address
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_.-@+".contains(c))
+        {
             Ok(AddressKind::Name)
         } else {
             Err("a simple name may hold letters, digits and _ . - @ + only".into())
         };
     };
     let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_lowercase())
-        && scheme.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "+.-".contains(c));
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "+.-".contains(c));
     if !scheme_ok {
-        return Err(format!("`{scheme}` is not a valid scheme (lower-case letters, digits, + . -)"));
+        return Err(format!(
+            "`{scheme}` is not a valid scheme (lower-case letters, digits, + . -)"
+        ));
     }
     match scheme {
         "email" => check_email(rest).map(|()| AddressKind::Standard),
@@ -50,7 +57,9 @@ pub fn check(address: &str) -> Result<AddressKind, String> {
             };
             let authority = hier.split(['/', '?', '#']).next().unwrap_or("");
             if authority.is_empty() {
-                return Err(format!("`{scheme}://` address has no authority (e.g. {scheme}://session/abc)"));
+                return Err(format!(
+                    "`{scheme}://` address has no authority (e.g. {scheme}://session/abc)"
+                ));
             }
             if STANDARD_AUTHORITY_SCHEMES.contains(&scheme) {
                 Ok(AddressKind::Standard)
@@ -64,7 +73,11 @@ pub fn check(address: &str) -> Result<AddressKind, String> {
 fn check_email(rest: &str) -> Result<(), String> {
     let addr = rest.split('?').next().unwrap_or("");
     match addr.split_once('@') {
-        Some((local, domain)) if !local.is_empty() && !domain.is_empty() && !domain.contains('@') => Ok(()),
+        Some((local, domain))
+            if !local.is_empty() && !domain.is_empty() && !domain.contains('@') =>
+        {
+            Ok(())
+        }
         _ => Err("an email: address needs local@domain".into()),
     }
 }
@@ -107,7 +120,11 @@ mod tests {
         ] {
             assert_eq!(check(a), Ok(AddressKind::Standard), "{a}");
         }
-        for a in ["mcp://tool@host", "matrix://server/room", "slack://workspace/channel"] {
+        for a in [
+            "mcp://tool@host",
+            "matrix://server/room",
+            "slack://workspace/channel",
+        ] {
             assert_eq!(check(a), Ok(AddressKind::Custom), "{a}");
         }
         assert_eq!(check("CLAUDE"), Ok(AddressKind::Name));
@@ -115,7 +132,15 @@ mod tests {
 
     #[test]
     fn rejects_broken_addresses() {
-        for a in ["{sender}", "<you>", "claude://", "email:nobody", "tel:call-me", "Bad Name", "HTTP://x"] {
+        for a in [
+            "{sender}",
+            "<you>",
+            "claude://",
+            "email:nobody",
+            "tel:call-me",
+            "Bad Name",
+            "HTTP://x",
+        ] {
             assert!(check(a).is_err(), "{a}");
         }
     }

@@ -24,11 +24,15 @@ pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
     check_ids(parsed, &mut diags);
     check_sig(parsed, &mut diags);
     meta_rules::check(parsed, now, &mut diags);
-    if env.intent.as_deref() == Some("REVOKE") && matches!(env.sig.as_deref(), None | Some("none")) {
+    if env.intent.as_deref() == Some("REVOKE") && matches!(env.sig.as_deref(), None | Some("none"))
+    {
         diags.push(
-            Diagnostic::warning("CT-SIG-REQUIRED", "a REVOKE envelope should be signed so the receiver can verify it")
-                .at(parsed.locations.header("intent"), 6)
-                .with_hint("sign it with `aiproto sign`"),
+            Diagnostic::warning(
+                "CT-SIG-REQUIRED",
+                "a REVOKE envelope should be signed so the receiver can verify it",
+            )
+            .at(parsed.locations.header("intent"), 6)
+            .with_hint("sign it with `aiproto sign`"),
         );
     }
     diags
@@ -37,15 +41,30 @@ pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
 fn check_route(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     let env = &parsed.envelope;
     let loc = &parsed.locations;
-    for (role, value, at) in [("sender", &env.sender, loc.sender), ("receiver", &env.receiver, loc.receiver)] {
+    for (role, value, at) in [
+        ("sender", &env.sender, loc.sender),
+        ("receiver", &env.receiver, loc.receiver),
+    ] {
         if value.is_empty() {
             continue; // reported by the parser
         }
-        if let Err(why) = address::check(value) {
+        // A POLL may address several receivers: `[[HUMAN→CLAUDE,GPT v1]]`.
+        let invalid = value
+            .split(',')
+            .map(str::trim)
+            .find_map(|a| address::check(a).err().map(|why| (a, why)));
+        if let Some((address, why)) = invalid {
+            let value = if address == value {
+                value.to_string()
+            } else {
+                format!("{value}` (`{address}`")
+            };
             diags.push(
                 Diagnostic::error("CT-ADDR-INVALID", format!("{role} `{value}`: {why}"))
                     .at(at, value.chars().count())
-                    .with_hint("use a simple name (CLAUDE) or an address such as claude://session/abc"),
+                    .with_hint(
+                        "use a simple name (CLAUDE) or an address such as claude://session/abc",
+                    ),
             );
         }
     }
@@ -79,19 +98,28 @@ fn check_required(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
                 .with_hint("add `message: <ULID>` (`aiproto id` makes one)"),
         );
     }
-    let recommended = [("session", env.session.is_none()), ("thread", v1_1 && env.thread.is_none())];
+    let recommended = [
+        ("session", env.session.is_none()),
+        ("thread", v1_1 && env.thread.is_none()),
+    ];
     for (name, missing) in recommended {
         if missing {
             diags.push(
-                Diagnostic::warning("CT-HEADER-RECOMMENDED", format!("header `{name}` is missing"))
-                    .at(loc.header_line, 2),
+                Diagnostic::warning(
+                    "CT-HEADER-RECOMMENDED",
+                    format!("header `{name}` is missing"),
+                )
+                .at(loc.header_line, 2),
             );
         }
     }
     if env.sig.is_none() {
         diags.push(
-            Diagnostic::warning("CT-SIG-MISSING", "no `sig:` line; write `sig: none` for an unsigned envelope")
-                .at(loc.end, 1),
+            Diagnostic::warning(
+                "CT-SIG-MISSING",
+                "no `sig:` line; write `sig: none` for an unsigned envelope",
+            )
+            .at(loc.end, 1),
         );
     }
 }
@@ -99,27 +127,38 @@ fn check_required(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
 /// Template placeholders (`<original-thread>`, `{user}`) left in header values.
 fn check_placeholders(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     for (name, at) in &parsed.locations.headers {
-        let Some(value) = parsed.envelope.header(name) else { continue };
-        let placeholder = (value.starts_with('<') && value.contains('>')) || (value.starts_with('{') && value.contains('}'));
+        let Some(value) = parsed.envelope.header(name) else {
+            continue;
+        };
+        let placeholder = (value.starts_with('<') && value.contains('>'))
+            || (value.starts_with('{') && value.contains('}'));
         if placeholder {
             diags.push(
-                Diagnostic::error("CT-PLACEHOLDER", format!("`{name}` holds a template placeholder, not a value"))
-                    .at(*at, value.chars().count()),
+                Diagnostic::error(
+                    "CT-PLACEHOLDER",
+                    format!("`{name}` holds a template placeholder, not a value"),
+                )
+                .at(*at, value.chars().count()),
             );
         }
     }
 }
 
 fn check_intent(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
-    let Some(value) = parsed.envelope.intent.as_deref() else { return };
+    let Some(value) = parsed.envelope.intent.as_deref() else {
+        return;
+    };
     let at = parsed.locations.header("intent");
     let len = value.chars().count();
     match intent::classify(value) {
         IntentClass::Registered(_) => {}
         IntentClass::Legacy { advice, .. } => diags.push(
-            Diagnostic::warning("CT-INTENT-LEGACY", format!("intent {value} is deprecated since 1.1: {advice}"))
-                .at(at, len)
-                .with_hint("`aiproto convert --to crosstalk@1.1` migrates it"),
+            Diagnostic::warning(
+                "CT-INTENT-LEGACY",
+                format!("intent {value} is deprecated since 1.1: {advice}"),
+            )
+            .at(at, len)
+            .with_hint("`aiproto convert --to crosstalk@1.1` migrates it"),
         ),
         IntentClass::Unknown if value.starts_with(['<', '{']) => {} // reported as a placeholder
         IntentClass::Unknown => {
@@ -141,7 +180,9 @@ fn check_intent(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
 fn check_ids(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     let env: &Envelope = &parsed.envelope;
     for name in ["thread", "parent", "message"] {
-        let Some(value) = env.header(name) else { continue };
+        let Some(value) = env.header(name) else {
+            continue;
+        };
         if value.starts_with(['<', '{']) {
             continue; // reported as a placeholder
         }
@@ -155,8 +196,11 @@ fn check_ids(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     }
     if env.parent.is_some() && env.parent == env.message {
         diags.push(
-            Diagnostic::error("CT-ID-SELF-PARENT", "`parent` is the envelope's own `message` id")
-                .at(parsed.locations.header("parent"), 26),
+            Diagnostic::error(
+                "CT-ID-SELF-PARENT",
+                "`parent` is the envelope's own `message` id",
+            )
+            .at(parsed.locations.header("parent"), 26),
         );
     }
 }

@@ -97,9 +97,9 @@ pub fn is_header_line(text: &str) -> bool {
         return false;
     }
     let inner = &t[2..t.len() - 2];
-    let has_version = inner
-        .rsplit_once(' ')
-        .is_some_and(|(_, v)| v.starts_with('v') && v[1..].starts_with(|c: char| c.is_ascii_digit()));
+    let has_version = inner.rsplit_once(' ').is_some_and(|(_, v)| {
+        v.starts_with('v') && v[1..].starts_with(|c: char| c.is_ascii_digit())
+    });
     inner.contains('→') || inner.contains("->") || has_version
 }
 
@@ -120,10 +120,10 @@ fn strip_prefix<'a>(line: &'a str, prefix: &str) -> Option<(&'a str, usize)> {
     }
     // A quoted line whose marker lost its trailing space (`>text` for `> text`).
     let trimmed_prefix = prefix.trim_end();
-    if !trimmed_prefix.is_empty() && trimmed_prefix.ends_with('>') {
-        if let Some(rest) = line.strip_prefix(trimmed_prefix) {
-            return Some((rest, trimmed_prefix.chars().count()));
-        }
+    if trimmed_prefix.ends_with('>')
+        && let Some(rest) = line.strip_prefix(trimmed_prefix)
+    {
+        return Some((rest, trimmed_prefix.chars().count()));
     }
     None
 }

@@ -23,10 +23,11 @@ pub use render::{render, render_all};
 
 /// Whether a text holds at least one envelope header line.
 pub fn detect(text: &str) -> bool {
-    text.contains("[[") && extract::source_lines(text).any(|l| {
-        let t = l.trim_start_matches(['>', ' ', '\t']);
-        extract::is_header_line(t)
-    })
+    text.contains("[[")
+        && extract::source_lines(text).any(|l| {
+            let t = l.trim_start_matches(['>', ' ', '\t']);
+            extract::is_header_line(t)
+        })
 }
 
 /// Finds, parses and checks every envelope in a text. Each result holds the
@@ -47,5 +48,8 @@ pub fn read(text: &str, now: DateTime<Utc>) -> Vec<ParsedEnvelope> {
 /// Parses the envelopes of a text without judging them (for tests and tools
 /// that only need the values).
 pub fn parse_all(text: &str) -> Vec<ParsedEnvelope> {
-    extract::find_envelopes(text).iter().map(parse::parse_block).collect()
+    extract::find_envelopes(text)
+        .iter()
+        .map(parse::parse_block)
+        .collect()
 }

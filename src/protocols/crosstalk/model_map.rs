@@ -21,16 +21,22 @@ const EXTRA_HEADER_PREFIX: &str = "Header-";
 /// Reads an envelope into the shared model.
 pub fn to_message(env: &Envelope) -> Message {
     let mut own = MetaBlock::new(ENVELOPE_NAMESPACE);
-    for (key, value) in [("User", &env.user), ("Session", &env.session), ("Context", &env.context)] {
+    for (key, value) in [
+        ("User", &env.user),
+        ("Session", &env.session),
+        ("Context", &env.context),
+    ] {
         if let Some(v) = value {
             own.entries.push((key.to_string(), v.clone()));
         }
     }
     for (name, value) in &env.extra_headers {
-        own.entries.push((format!("{EXTRA_HEADER_PREFIX}{name}"), value.clone()));
+        own.entries
+            .push((format!("{EXTRA_HEADER_PREFIX}{name}"), value.clone()));
     }
     if !env.version_token.is_empty() && env.version_token != "v1" {
-        own.entries.push(("Version-Token".to_string(), env.version_token.clone()));
+        own.entries
+            .push(("Version-Token".to_string(), env.version_token.clone()));
     }
     let mut meta = Vec::with_capacity(env.meta.len() + 1);
     if !own.entries.is_empty() {
@@ -64,7 +70,11 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         message: msg.id.clone(),
         intent: msg.intent.as_ref().map(|i| i.as_str().to_string()),
         body: Some(msg.body_text()),
-        sig: Some(msg.signature.as_ref().map_or_else(|| "none".to_string(), |s| s.raw.clone())),
+        sig: Some(
+            msg.signature
+                .as_ref()
+                .map_or_else(|| "none".to_string(), |s| s.raw.clone()),
+        ),
         ..Envelope::default()
     };
     for block in &msg.meta {
@@ -92,7 +102,10 @@ fn restore_headers(env: &mut Envelope, block: &MetaBlock) {
             "Version-Token" => env.version_token = value.clone(),
             other => match other.strip_prefix(EXTRA_HEADER_PREFIX) {
                 Some(name) => env.extra_headers.push((name.to_string(), value.clone())),
-                None => env.meta_block_mut(ENVELOPE_NAMESPACE).entries.push((key.clone(), value.clone())),
+                None => env
+                    .meta_block_mut(ENVELOPE_NAMESPACE)
+                    .entries
+                    .push((key.clone(), value.clone())),
             },
         }
     }
@@ -111,11 +124,15 @@ fn upgrade(env: &mut Envelope) {
     if env.thread.is_none() {
         env.thread = Some(ids::new_ulid());
     }
-    let Some(current) = env.intent.clone() else { return };
+    let Some(current) = env.intent.clone() else {
+        return;
+    };
     if let IntentClass::Legacy { replacement, .. } = intent::classify(&current) {
         env.intent = Some(replacement.as_str().to_string());
         if intent::downgrade(replacement.as_str()) != Some(current.as_str()) {
-            env.meta_block_mut(COMPAT_NAMESPACE).entries.push((LEGACY_INTENT_KEY.into(), current));
+            env.meta_block_mut(COMPAT_NAMESPACE)
+                .entries
+                .push((LEGACY_INTENT_KEY.into(), current));
         }
     }
 }
@@ -130,11 +147,21 @@ fn downgrade(env: &mut Envelope, losses: &mut Vec<Loss>) {
         .and_then(|b| b.get(LEGACY_INTENT_KEY))
         .map(str::to_string);
     if let Some(current) = env.intent.clone() {
-        env.intent = Some(legacy.unwrap_or_else(|| intent::downgrade(&current).map_or(current, str::to_string)));
+        env.intent = Some(
+            legacy.unwrap_or_else(|| intent::downgrade(&current).map_or(current, str::to_string)),
+        );
     }
-    for (name, slot) in [("thread", &mut env.thread), ("parent", &mut env.parent), ("message", &mut env.message)] {
+    for (name, slot) in [
+        ("thread", &mut env.thread),
+        ("parent", &mut env.parent),
+        ("message", &mut env.message),
+    ] {
         if let Some(value) = slot.take() {
-            losses.push(Loss { field: name.into(), value, reason: "Crosstalk 1.0 has no threading headers".into() });
+            losses.push(Loss {
+                field: name.into(),
+                value,
+                reason: "Crosstalk 1.0 has no threading headers".into(),
+            });
         }
     }
     for block in std::mem::take(&mut env.meta) {
@@ -174,6 +201,9 @@ mod tests {
         assert_eq!(up.version(), Version::V1_1);
         let (down, losses) = from_message(&to_message(&up), Version::V1_0);
         assert_eq!(down, env);
-        assert_eq!(losses.iter().map(|l| l.field.as_str()).collect::<Vec<_>>(), vec!["thread", "message"]);
+        assert_eq!(
+            losses.iter().map(|l| l.field.as_str()).collect::<Vec<_>>(),
+            vec!["thread", "message"]
+        );
     }
 }

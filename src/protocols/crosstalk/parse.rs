@@ -54,9 +54,12 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         let end = pos(&last, last.text.chars().count());
         p.loc.end = end;
         p.diags.push(
-            Diagnostic::error("CT-END-MISSING", "envelope is not closed by an [[END]] line")
-                .at(end, 1)
-                .with_hint("add a line holding only [[END]] after the sig: line"),
+            Diagnostic::error(
+                "CT-END-MISSING",
+                "envelope is not closed by an [[END]] line",
+            )
+            .at(end, 1)
+            .with_hint("add a line holding only [[END]] after the sig: line"),
         );
     }
     ParsedEnvelope {
@@ -126,16 +129,22 @@ impl Parser {
 
     /// Splits `SENDER→RECEIVER` (or `->`); returns false when there is no arrow.
     fn split_route(&mut self, route: &str, line: &Line<'_>, offset: usize) -> bool {
-        let arrow = [route.find('→').map(|i| (i, '→'.len_utf8())), route.find("->").map(|i| (i, 2))]
-            .into_iter()
-            .flatten()
-            .min_by_key(|(i, _)| *i);
+        let arrow = [
+            route.find('→').map(|i| (i, '→'.len_utf8())),
+            route.find("->").map(|i| (i, 2)),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(i, _)| *i);
         let Some((at, len)) = arrow else {
             return false;
         };
         let sender = &route[..at];
         let receiver = &route[at + len..];
-        self.loc.sender = pos(line, offset + char_offset(route, sender.len() - sender.trim_start().len()));
+        self.loc.sender = pos(
+            line,
+            offset + char_offset(route, sender.len() - sender.trim_start().len()),
+        );
         self.loc.receiver = pos(line, offset + char_offset(route, at + len));
         self.env.sender = sender.trim().to_string();
         self.env.receiver = receiver.trim().to_string();
@@ -145,8 +154,11 @@ impl Parser {
         ] {
             if value.is_empty() {
                 self.diags.push(
-                    Diagnostic::error("CT-HEADER-MALFORMED", format!("header line has an empty {name}"))
-                        .at(at, 1),
+                    Diagnostic::error(
+                        "CT-HEADER-MALFORMED",
+                        format!("header line has an empty {name}"),
+                    )
+                    .at(at, 1),
                 );
             }
         }
@@ -201,7 +213,9 @@ impl Parser {
         }
         match text.split_once(':') {
             Some((key, value)) if !key.is_empty() && !key.contains(char::is_whitespace) => {
-                block.entries.push((key.to_string(), value.trim().to_string()));
+                block
+                    .entries
+                    .push((key.to_string(), value.trim().to_string()));
                 keys.push(pos(&line, 0));
             }
             _ => self.diags.push(
@@ -230,7 +244,10 @@ impl Parser {
             return state;
         };
         let value = rest.trim();
-        let value_pos = pos(&line, char_offset(text, key.len() + 1 + (rest.len() - rest.trim_start().len())));
+        let value_pos = pos(
+            &line,
+            char_offset(text, key.len() + 1 + (rest.len() - rest.trim_start().len())),
+        );
         let after_body = matches!(state, State::AfterBody);
         match key {
             "meta" => {
@@ -264,16 +281,24 @@ impl Parser {
                     }
                     if after_body {
                         self.diags.push(
-                            Diagnostic::warning("CT-HEADER-ORDER", format!("header `{key}` comes after the body"))
-                                .at(pos(&line, 0), key.chars().count())
-                                .with_hint("headers belong between the [[…]] line and `body: |`"),
+                            Diagnostic::warning(
+                                "CT-HEADER-ORDER",
+                                format!("header `{key}` comes after the body"),
+                            )
+                            .at(pos(&line, 0), key.chars().count())
+                            .with_hint("headers belong between the [[…]] line and `body: |`"),
                         );
                     }
                 } else {
-                    self.env.extra_headers.push((key.to_string(), value.to_string()));
+                    self.env
+                        .extra_headers
+                        .push((key.to_string(), value.to_string()));
                     self.diags.push(
-                        Diagnostic::warning("CT-HEADER-UNKNOWN", format!("unknown header `{key}` (kept as is)"))
-                            .at(pos(&line, 0), key.chars().count()),
+                        Diagnostic::warning(
+                            "CT-HEADER-UNKNOWN",
+                            format!("unknown header `{key}` (kept as is)"),
+                        )
+                        .at(pos(&line, 0), key.chars().count()),
                     );
                 }
                 state
@@ -281,7 +306,14 @@ impl Parser {
         }
     }
 
-    fn body_start(&mut self, line: Line<'_>, key: &str, value: &str, value_pos: Pos, next: Option<&Line<'_>>) -> State {
+    fn body_start(
+        &mut self,
+        line: Line<'_>,
+        key: &str,
+        value: &str,
+        value_pos: Pos,
+        next: Option<&Line<'_>>,
+    ) -> State {
         if self.env.body.is_some() {
             self.duplicate(&line, key);
             self.discard_body = true;
@@ -301,21 +333,29 @@ impl Parser {
         }
         if !matches!(value, "|" | "|-" | "|+") {
             self.diags.push(
-                Diagnostic::warning("CT-BODY-INLINE", "body written on one line; expected `body: |` and an indented block")
-                    .at(value_pos, value.chars().count()),
+                Diagnostic::warning(
+                    "CT-BODY-INLINE",
+                    "body written on one line; expected `body: |` and an indented block",
+                )
+                .at(value_pos, value.chars().count()),
             );
             self.env.body = Some(value.to_string());
             return State::AfterBody;
         }
         self.env.body = Some(String::new());
         let unindented = next.is_some_and(|n| {
-            body_content(n.text).is_none() && !n.text.starts_with("sig:") && n.text.trim_end() != "[[END]]"
+            body_content(n.text).is_none()
+                && !n.text.starts_with("sig:")
+                && n.text.trim_end() != "[[END]]"
         });
         if let Some(n) = next.filter(|_| unindented) {
             self.diags.push(
-                Diagnostic::warning("CT-BODY-INDENT", "body lines are not indented; read up to the sig: line")
-                    .at(pos(n, 0), 1)
-                    .with_hint("indent every body line by two spaces"),
+                Diagnostic::warning(
+                    "CT-BODY-INDENT",
+                    "body lines are not indented; read up to the sig: line",
+                )
+                .at(pos(n, 0), 1)
+                .with_hint("indent every body line by two spaces"),
             );
         }
         State::Body { unindented }
@@ -323,8 +363,11 @@ impl Parser {
 
     fn duplicate(&mut self, line: &Line<'_>, key: &str) {
         self.diags.push(
-            Diagnostic::error("CT-HEADER-DUPLICATE", format!("`{key}` appears more than once; the first is kept"))
-                .at(pos(line, 0), key.chars().count()),
+            Diagnostic::error(
+                "CT-HEADER-DUPLICATE",
+                format!("`{key}` appears more than once; the first is kept"),
+            )
+            .at(pos(line, 0), key.chars().count()),
         );
     }
 
@@ -341,10 +384,8 @@ impl Parser {
             self.body_lines.pop();
         }
         let text = std::mem::take(&mut self.body_lines).join("\n");
-        if let Some(body) = self.env.body.as_mut() {
-            if body.is_empty() {
-                *body = text;
-            }
+        if let Some(body) = self.env.body.as_mut().filter(|b| b.is_empty()) {
+            *body = text;
         }
     }
 }
@@ -360,8 +401,12 @@ fn body_content(text: &str) -> Option<&str> {
 
 /// Lines that end a meta block without a blank line before them.
 fn starts_top_level(text: &str) -> bool {
-    ["meta:", "body:", "sig:", "response:"].iter().any(|k| text.starts_with(k))
-        || HEADER_ORDER.iter().any(|h| text.strip_prefix(h).is_some_and(|r| r.starts_with(':')))
+    ["meta:", "body:", "sig:", "response:"]
+        .iter()
+        .any(|k| text.starts_with(k))
+        || HEADER_ORDER
+            .iter()
+            .any(|h| text.strip_prefix(h).is_some_and(|r| r.starts_with(':')))
 }
 
 /// Header names are lowercase words (`user`, `x-trace`); PascalCase keys belong to meta blocks.

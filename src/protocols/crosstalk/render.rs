@@ -14,7 +14,11 @@ use super::envelope::{Envelope, HEADER_ORDER};
 /// Renders one envelope in canonical form, ending with a line end.
 pub fn render(env: &Envelope) -> String {
     let mut out = String::with_capacity(256 + env.body.as_ref().map_or(0, |b| b.len() * 2));
-    let version = if env.version_token.is_empty() { "v1" } else { &env.version_token };
+    let version = if env.version_token.is_empty() {
+        "v1"
+    } else {
+        &env.version_token
+    };
     out.push_str("[[");
     out.push_str(&env.sender);
     out.push('→');

@@ -22,7 +22,10 @@ pub enum SigLine {
         public_key: Option<Vec<u8>>,
     },
     /// A detached JWS: the protected header (JSON) and the signature bytes.
-    DetachedJws { header: serde_json::Value, signature: Vec<u8> },
+    DetachedJws {
+        header: serde_json::Value,
+        signature: Vec<u8>,
+    },
 }
 
 /// Why a `sig:` value could not be read.
@@ -51,21 +54,36 @@ pub fn parse(value: &str) -> Result<SigLine, SigShapeError> {
         return Ok(SigLine::DetachedJws { header, signature });
     }
     let Some((algorithm, params)) = value.split_once(':') else {
-        return err("expected `none`, `<alg>:pkid=<id>;sig=<base64>` or a detached JWS `<header>..<signature>`");
+        return err(
+            "expected `none`, `<alg>:pkid=<id>;sig=<base64>` or a detached JWS `<header>..<signature>`",
+        );
     };
     let (mut key_id, mut signature, mut public_key) = (None, None, None);
     for param in params.split(';') {
         let Some((name, v)) = param.split_once('=') else {
-            return err("signature parameters are `name=value` pairs separated by `;`");
+            return err("expected `pkid=<key id>;sig=<base64>` after the algorithm");
         };
         match name.trim() {
             "pkid" => key_id = Some(v.trim().to_string()),
-            "sig" => signature = Some(decode_base64(v.trim()).ok_or_else(|| SigShapeError("`sig=` is not base64".into()))?),
-            "pk" => public_key = Some(decode_base64(v.trim()).ok_or_else(|| SigShapeError("`pk=` is not base64".into()))?),
+            "sig" => {
+                signature = Some(
+                    decode_base64(v.trim())
+                        .ok_or_else(|| SigShapeError("`sig=` is not base64".into()))?,
+                )
+            }
+            "pk" => {
+                public_key = Some(
+                    decode_base64(v.trim())
+                        .ok_or_else(|| SigShapeError("`pk=` is not base64".into()))?,
+                )
+            }
             _ => {}
         }
     }
-    match (key_id.filter(|k| !k.is_empty()), signature.filter(|s| !s.is_empty())) {
+    match (
+        key_id.filter(|k| !k.is_empty()),
+        signature.filter(|s| !s.is_empty()),
+    ) {
         (Some(key_id), Some(signature)) => Ok(SigLine::Keyed {
             algorithm: algorithm.to_string(),
             key_id,
@@ -98,14 +116,21 @@ mod tests {
             Ok(SigLine::Keyed { ref key_id, .. }) if key_id == "alice@example.com"
         ));
         let jws = "eyJhbGciOiJFZERTQSIsImI2NCI6dHJ1ZSwiY3JpdCI6WyJiNjQiLCJjdHkiLCJ2ZXIiXSwiY3R5IjoiY3Jvc3N0YWxrL3YxLjEiLCJ0eXAiOiJKT1NFIiwidmVyIjoiMS4xLXJjMSJ9..oEOgk8uQrWq_xVa8n68QxQ-O2TbpEAKH7wMHrDpkNG0jD0t8LSt5qZSlMbyCIFTJHZ2zidfM1tfXZy6LruTEBQ";
-        assert!(matches!(parse(jws), Ok(SigLine::DetachedJws { ref signature, .. }) if signature.len() == 64));
+        assert!(
+            matches!(parse(jws), Ok(SigLine::DetachedJws { ref signature, .. }) if signature.len() == 64)
+        );
     }
 
     #[test]
     fn names_what_is_missing() {
         assert!(parse("ed25519:abcdef").unwrap_err().0.contains("pkid"));
         assert!(parse("ed25519:pkid=a").unwrap_err().0.contains("sig="));
-        assert!(parse("ed25519:pkid=a;sig=!!").unwrap_err().0.contains("base64"));
+        assert!(
+            parse("ed25519:pkid=a;sig=!!")
+                .unwrap_err()
+                .0
+                .contains("base64")
+        );
         assert!(parse("<signature>").is_err());
     }
 }
