@@ -50,9 +50,13 @@ pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
     env.body = Some(match (body.is_empty(), env.intent.as_deref()) {
         (false, _) => body,
         // An ERROR explains itself: its reason is a fine body.
-        (true, Some("ERROR")) => args.reason.clone().unwrap_or_else(|| "The message could not be processed.".into()),
+        (true, Some("ERROR")) => args
+            .reason
+            .clone()
+            .unwrap_or_else(|| "The message could not be processed.".into()),
         (true, _) => {
-            return Err(CliError::usage("the message body is empty").with_hint("give --body TEXT, --body-file FILE, or pipe the text on stdin"));
+            return Err(CliError::usage("the message body is empty")
+                .with_hint("give --body TEXT, --body-file FILE, or pipe the text on stdin"));
         }
     });
     env.sig = Some("none".into());

@@ -120,7 +120,11 @@ fn write_message(out: &mut impl Write, p: &Painter, msg: &Message) -> std::io::R
             row(out, &k.to_lowercase(), v)?;
         }
     }
-    for block in msg.meta.iter().filter(|b| b.namespace != ENVELOPE_NAMESPACE) {
+    for block in msg
+        .meta
+        .iter()
+        .filter(|b| b.namespace != ENVELOPE_NAMESPACE)
+    {
         writeln!(out, "  {} {}", p.dim("meta"), p.accent(&block.namespace))?;
         for (k, v) in &block.entries {
             writeln!(out, "    {k}: {v}")?;

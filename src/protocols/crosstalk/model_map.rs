@@ -60,6 +60,7 @@ pub fn to_message(env: &Envelope) -> Message {
 }
 
 /// Writes the model as an envelope of the target version, with what was lost.
+/// A Crosstalk message already in the target version is written as it is.
 pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
     let mut env = Envelope {
         sender: msg.sender.clone().unwrap_or_else(|| "UNKNOWN".into()),
@@ -85,7 +86,9 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         }
     }
     let mut losses = Vec::new();
+    let same_version = msg.protocol == Protocol::Crosstalk && msg.version == target.as_str();
     match target {
+        _ if same_version => {}
         Version::V1_1 => upgrade(&mut env),
         Version::V1_0 => downgrade(&mut env, &mut losses),
     }

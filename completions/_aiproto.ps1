@@ -1,0 +1,274 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'aiproto'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'aiproto' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check messages against their protocol; the exit code is the verdict')
+            [CompletionResult]::new('compose', 'compose', [CompletionResultType]::ParameterValue, 'Write a new message, or a reply to one')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Rewrite messages in another protocol version (or the canonical form)')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show messages in a readable form: who, thread, intent, meta, body, signature')
+            [CompletionResult]::new('thread', 'thread', [CompletionResultType]::ParameterValue, 'Draw the conversation tree of many envelopes from their parent links')
+            [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
+            [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
+            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;validate' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat warnings as errors')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;compose' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Sender name or address (CLAUDE, claude://session/abc)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Receiver name or address')
+            [CompletionResult]::new('--intent', '--intent', [CompletionResultType]::ParameterName, 'Intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Topic of the conversation (`context:` header)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The human on whose behalf the message is sent (`user:` header)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session, "<UTC time> <short id>"; generated when not given')
+            [CompletionResult]::new('--thread', '--thread', [CompletionResultType]::ParameterName, 'Thread id to continue; a new ULID otherwise')
+            [CompletionResult]::new('--parent', '--parent', [CompletionResultType]::ParameterName, 'Id of the message answered (`parent:` header)')
+            [CompletionResult]::new('--meta', '--meta', [CompletionResultType]::ParameterName, 'Meta entry NAMESPACE.Key=Value; repeat for more (blocks keep first-seen order)')
+            [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'Message text; see also --body-file, or pipe it on stdin')
+            [CompletionResult]::new('--body-file', '--body-file', [CompletionResultType]::ParameterName, 'Read the message text from a file (`-` for stdin)')
+            [CompletionResult]::new('--reply-to', '--reply-to', [CompletionResultType]::ParameterName, 'Answer the first envelope in FILE: same thread and context, parent set, sender and receiver swapped')
+            [CompletionResult]::new('--error-code', '--error-code', [CompletionResultType]::ParameterName, 'For --intent ERROR: the error code written to `meta: error`')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'For --intent ERROR: why it failed (`Reason:` in `meta: error`)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('--uuid7', '--uuid7', [CompletionResultType]::ParameterName, 'Make ids UUIDv7 instead of ULID')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;convert' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('--canonical', '--canonical', [CompletionResultType]::ParameterName, 'Rewrite in canonical form, keeping each message''s version')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail (exit 1, nothing written) if anything would be lost')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;inspect' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;thread' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;poll' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('collate', 'collate', [CompletionResultType]::ParameterValue, 'Tally the RESPONDs to each POLL by answer, and list who has not answered')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;poll;collate' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;poll;help' {
+            [CompletionResult]::new('collate', 'collate', [CompletionResultType]::ParameterValue, 'Tally the RESPONDs to each POLL by answer, and list who has not answered')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;poll;help;collate' {
+            break
+        }
+        'aiproto;poll;help;help' {
+            break
+        }
+        'aiproto;id' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many ids to print')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many ids to print')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('--uuid7', '--uuid7', [CompletionResultType]::ParameterName, 'UUIDv7 instead of ULID')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;send' {
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), or - for stdout')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Send even if the message has errors')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;completions' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;help' {
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check messages against their protocol; the exit code is the verdict')
+            [CompletionResult]::new('compose', 'compose', [CompletionResultType]::ParameterValue, 'Write a new message, or a reply to one')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Rewrite messages in another protocol version (or the canonical form)')
+            [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show messages in a readable form: who, thread, intent, meta, body, signature')
+            [CompletionResult]::new('thread', 'thread', [CompletionResultType]::ParameterValue, 'Draw the conversation tree of many envelopes from their parent links')
+            [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
+            [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
+            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;help;validate' {
+            break
+        }
+        'aiproto;help;compose' {
+            break
+        }
+        'aiproto;help;convert' {
+            break
+        }
+        'aiproto;help;inspect' {
+            break
+        }
+        'aiproto;help;thread' {
+            break
+        }
+        'aiproto;help;poll' {
+            [CompletionResult]::new('collate', 'collate', [CompletionResultType]::ParameterValue, 'Tally the RESPONDs to each POLL by answer, and list who has not answered')
+            break
+        }
+        'aiproto;help;poll;collate' {
+            break
+        }
+        'aiproto;help;id' {
+            break
+        }
+        'aiproto;help;send' {
+            break
+        }
+        'aiproto;help;completions' {
+            break
+        }
+        'aiproto;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

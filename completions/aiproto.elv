@@ -1,0 +1,243 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[aiproto] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'aiproto'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'aiproto'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand validate 'Check messages against their protocol; the exit code is the verdict'
+            cand compose 'Write a new message, or a reply to one'
+            cand convert 'Rewrite messages in another protocol version (or the canonical form)'
+            cand inspect 'Show messages in a readable form: who, thread, intent, meta, body, signature'
+            cand thread 'Draw the conversation tree of many envelopes from their parent links'
+            cand poll 'Work with POLL envelopes and their answers'
+            cand id 'Print fresh message ids (ULID by default)'
+            cand send 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;validate'= {
+            cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --strict 'Treat warnings as errors'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;compose'= {
+            cand --from 'Sender name or address (CLAUDE, claude://session/abc)'
+            cand --to 'Receiver name or address'
+            cand --intent 'Intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND)'
+            cand --context 'Topic of the conversation (`context:` header)'
+            cand --user 'The human on whose behalf the message is sent (`user:` header)'
+            cand --session 'Session, "<UTC time> <short id>"; generated when not given'
+            cand --thread 'Thread id to continue; a new ULID otherwise'
+            cand --parent 'Id of the message answered (`parent:` header)'
+            cand --meta 'Meta entry NAMESPACE.Key=Value; repeat for more (blocks keep first-seen order)'
+            cand --body 'Message text; see also --body-file, or pipe it on stdin'
+            cand --body-file 'Read the message text from a file (`-` for stdin)'
+            cand --reply-to 'Answer the first envelope in FILE: same thread and context, parent set, sender and receiver swapped'
+            cand --error-code 'For --intent ERROR: the error code written to `meta: error`'
+            cand --reason 'For --intent ERROR: why it failed (`Reason:` in `meta: error`)'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --uuid7 'Make ids UUIDv7 instead of ULID'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;convert'= {
+            cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --to 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --canonical 'Rewrite in canonical form, keeping each message''s version'
+            cand --strict 'Fail (exit 1, nothing written) if anything would be lost'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;inspect'= {
+            cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;thread'= {
+            cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;poll'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand collate 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;poll;collate'= {
+            cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;poll;help'= {
+            cand collate 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;poll;help;collate'= {
+        }
+        &'aiproto;poll;help;help'= {
+        }
+        &'aiproto;id'= {
+            cand -n 'How many ids to print'
+            cand --count 'How many ids to print'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --uuid7 'UUIDv7 instead of ULID'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;send'= {
+            cand --via 'Destination: file:PATH (appends), or - for stdout'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --force 'Send even if the message has errors'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;completions'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;help'= {
+            cand validate 'Check messages against their protocol; the exit code is the verdict'
+            cand compose 'Write a new message, or a reply to one'
+            cand convert 'Rewrite messages in another protocol version (or the canonical form)'
+            cand inspect 'Show messages in a readable form: who, thread, intent, meta, body, signature'
+            cand thread 'Draw the conversation tree of many envelopes from their parent links'
+            cand poll 'Work with POLL envelopes and their answers'
+            cand id 'Print fresh message ids (ULID by default)'
+            cand send 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;help;validate'= {
+        }
+        &'aiproto;help;compose'= {
+        }
+        &'aiproto;help;convert'= {
+        }
+        &'aiproto;help;inspect'= {
+        }
+        &'aiproto;help;thread'= {
+        }
+        &'aiproto;help;poll'= {
+            cand collate 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
+        }
+        &'aiproto;help;poll;collate'= {
+        }
+        &'aiproto;help;id'= {
+        }
+        &'aiproto;help;send'= {
+        }
+        &'aiproto;help;completions'= {
+        }
+        &'aiproto;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

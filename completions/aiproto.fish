@@ -1,0 +1,185 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_aiproto_global_optspecs
+    string join \n color= format= q/quiet v/verbose h/help V/version
+end
+
+function __fish_aiproto_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_aiproto_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_aiproto_using_subcommand
+    set -l cmd (__fish_aiproto_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c aiproto -n "__fish_aiproto_needs_command" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_needs_command" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_needs_command" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_needs_command" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_needs_command" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "compose" -d 'Write a new message, or a reply to one'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "poll" -d 'Work with POLL envelopes and their answers'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "id" -d 'Print fresh message ids (ULID by default)'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "send" -d 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l strict -d 'Treat warnings as errors'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l from -d 'Sender name or address (CLAUDE, claude://session/abc)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l to -d 'Receiver name or address' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l intent -d 'Intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l context -d 'Topic of the conversation (`context:` header)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l user -d 'The human on whose behalf the message is sent (`user:` header)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l session -d 'Session, "<UTC time> <short id>"; generated when not given' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l thread -d 'Thread id to continue; a new ULID otherwise' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l parent -d 'Id of the message answered (`parent:` header)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l meta -d 'Meta entry NAMESPACE.Key=Value; repeat for more (blocks keep first-seen order)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l body -d 'Message text; see also --body-file, or pipe it on stdin' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l body-file -d 'Read the message text from a file (`-` for stdin)' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l reply-to -d 'Answer the first envelope in FILE: same thread and context, parent set, sender and receiver swapped' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l error-code -d 'For --intent ERROR: the error code written to `meta: error`' -r -f -a "E-ROUTE\t'Routing failed, destination unreachable'
+E-CONSENT\t'Consent denied or expired'
+E-FORMAT\t'Malformed envelope'
+E-TOO-LARGE\t'Message exceeds size limits'
+E-PERM\t'Permission denied'
+E-UNSUPPORTED\t'Feature not supported'
+E-TIMEOUT\t'Response timeout'
+E-RATE\t'Rate limit exceeded'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l reason -d 'For --intent ERROR: why it failed (`Reason:` in `meta: error`)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l uuid7 -d 'Make ids UUIDv7 instead of ULID'
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l to -d 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l canonical -d 'Rewrite in canonical form, keeping each message\'s version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l strict -d 'Fail (exit 1, nothing written) if anything would be lost'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from help" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s n -l count -d 'How many ids to print' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -l uuid7 -d 'UUIDv7 instead of ULID'
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), or - for stdout' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l force -d 'Send even if the message has errors'
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "compose" -d 'Write a new message, or a reply to one'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "id" -d 'Print fresh message ids (ULID by default)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "send" -d 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll id send completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from poll" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'

@@ -1,0 +1,226 @@
+//! `aiproto compose`: new envelopes and replies that pass validation.
+
+use predicates::prelude::*;
+
+use super::{REQUEST, aiproto, home, json_lines};
+
+fn inspect(h: &std::path::Path, text: &str) -> serde_json::Value {
+    let out = aiproto(h)
+        .args(["inspect", "--format", "json"])
+        .write_stdin(text.to_string())
+        .assert()
+        .code(0);
+    json_lines(&out.get_output().stdout).remove(0)
+}
+
+#[test]
+fn composes_a_valid_1_1_request_with_generated_ids() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args([
+            "compose",
+            "crosstalk",
+            "--from",
+            "CLAUDE",
+            "--to",
+            "chatgpt://thread/xyz",
+            "--intent",
+            "REQUEST",
+        ])
+        .args([
+            "--context",
+            "review",
+            "--user",
+            "kalle",
+            "--meta",
+            "routing.X-Priority=high",
+            "--meta",
+            "custom-acme.Team=platform",
+        ])
+        .args([
+            "--meta",
+            "routing.X-Reply-To=claude://session/abc",
+            "--body",
+            "Line one\n  indented",
+        ])
+        .assert()
+        .code(0);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.starts_with("[[CLAUDE→chatgpt://thread/xyz v1]]\nuser: kalle\nsession: "));
+    assert!(text.contains("\nmeta: routing\nX-Priority: high\nX-Reply-To: claude://session/abc\n\nmeta: custom-acme\nTeam: platform\n\n"));
+    assert!(text.ends_with("body: |\n  Line one\n    indented\nsig: none\n[[END]]\n"));
+    aiproto(h.path())
+        .args(["validate", "--strict"])
+        .write_stdin(text.clone())
+        .assert()
+        .code(0);
+    let m = &inspect(h.path(), &text)["message"];
+    assert_eq!(m["id"].as_str().unwrap().len(), 26);
+    assert_eq!(m["thread"].as_str().unwrap().len(), 26);
+}
+
+#[test]
+fn reply_keeps_the_thread_and_points_at_the_original() {
+    let h = home();
+    let original = h.path().join("q.crosstalk");
+    std::fs::write(&original, REQUEST).unwrap();
+    let out = aiproto(h.path())
+        .args(["compose", "--reply-to"])
+        .arg(&original)
+        .args(["--body", "Looks good"])
+        .assert()
+        .code(0);
+    let reply = inspect(h.path(), &String::from_utf8_lossy(&out.get_output().stdout));
+    let m = &reply["message"];
+    assert_eq!(m["sender"], "CHATGPT");
+    assert_eq!(m["recipient"], "CLAUDE");
+    assert_eq!(m["thread"], "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
+    assert_eq!(m["parent"], "01J9J3DBC4N7P2Q3R5S7T9W1V2");
+    assert_eq!(m["intent"], "RESPOND");
+    assert_ne!(m["id"], "01J9J3DBC4N7P2Q3R5S7T9W1V2");
+    assert_eq!(reply["valid"], true);
+}
+
+#[test]
+fn error_reply_fills_meta_error() {
+    let h = home();
+    let original = h.path().join("q.crosstalk");
+    std::fs::write(&original, REQUEST).unwrap();
+    let out = aiproto(h.path())
+        .args(["compose", "--reply-to"])
+        .arg(&original)
+        .args([
+            "--intent",
+            "ERROR",
+            "--error-code",
+            "E-FORMAT",
+            "--reason",
+            "body is not valid YAML",
+        ])
+        .write_stdin("")
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("intent: ERROR\n\nmeta: error\nCode: E-FORMAT\nReason: body is not valid YAML\nOriginal-Intent: REQUEST\n"), "{text}");
+    aiproto(h.path())
+        .args(["validate", "--strict"])
+        .write_stdin(text)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn body_from_stdin_and_from_a_file() {
+    let h = home();
+    let file = h.path().join("body.txt");
+    std::fs::write(&file, "from a file\r\n\r\n").unwrap();
+    aiproto(h.path())
+        .args([
+            "compose",
+            "--from",
+            "A",
+            "--to",
+            "B",
+            "--intent",
+            "BROADCAST",
+            "--body-file",
+        ])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "body: |\n  from a file\nsig: none\n",
+        ));
+    aiproto(h.path())
+        .args([
+            "compose",
+            "--from",
+            "A",
+            "--to",
+            "B",
+            "--intent",
+            "BROADCAST",
+        ])
+        .write_stdin("from stdin\n")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("  from stdin\n"));
+}
+
+#[test]
+fn mistakes_are_refused_with_nothing_written() {
+    let h = home();
+    let base = ["compose", "--from", "A", "--to", "B", "--body", "x"];
+    aiproto(h.path())
+        .args(base)
+        .args(["--intent", "SHOUT"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("CT-INTENT-UNKNOWN"));
+    aiproto(h.path())
+        .args(base)
+        .args(["--intent", "ERROR"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--error-code"));
+    aiproto(h.path())
+        .args(base)
+        .args(["--intent", "REQUEST", "--meta", "nodot=1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("NAMESPACE.Key=Value"));
+    aiproto(h.path())
+        .args([
+            "compose",
+            "crosstalk@1.0",
+            "--from",
+            "A",
+            "--to",
+            "B",
+            "--body",
+            "x",
+            "--intent",
+            "QUESTION",
+            "--thread",
+            "01J9J3D3M6A4M3WQX8G1ZQ0S7K",
+        ])
+        .assert()
+        .code(2);
+    aiproto(h.path())
+        .args(["compose", "--from", "A", "--to", "B", "--intent", "REQUEST"])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("empty"));
+}
+
+#[test]
+fn composes_1_0_and_uuid7() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args([
+            "compose",
+            "crosstalk@1.0",
+            "--from",
+            "A",
+            "--to",
+            "B",
+            "--intent",
+            "REQUEST",
+            "--body",
+            "x",
+        ])
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(!text.contains("thread:") && !text.contains("message:"));
+    let out = aiproto(h.path())
+        .args([
+            "compose", "--uuid7", "--from", "A", "--to", "B", "--intent", "REQUEST", "--body", "x",
+        ])
+        .assert()
+        .code(0);
+    let m = inspect(h.path(), &String::from_utf8_lossy(&out.get_output().stdout));
+    assert_eq!(m["message"]["id"].as_str().unwrap().len(), 36);
+}

@@ -1,0 +1,56 @@
+//! End-to-end tests: the real `aiproto` binary on examples, fixtures and generated input.
+
+mod bad_input;
+mod completions;
+mod compose;
+mod convert;
+mod examples;
+mod send;
+mod transcripts;
+mod validate;
+mod views;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The binary, with a private AIPROTO_HOME and no color.
+pub fn aiproto(home: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("aiproto").expect("binary built");
+    cmd.env("AIPROTO_HOME", home)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+/// A temporary directory that lives as long as the test.
+pub fn home() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// A path inside the repository.
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The JSON Lines of a `--format json` run.
+pub fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
+        .collect()
+}
+
+/// A small valid 1.1 envelope.
+pub const REQUEST: &str = "[[CLAUDE→CHATGPT v1]]
+user: kalle
+session: 2025-10-09T16Z abc123
+thread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K
+message: 01J9J3DBC4N7P2Q3R5S7T9W1V2
+context: review
+intent: REQUEST
+body: |
+  Please review.
+sig: none
+[[END]]
+";

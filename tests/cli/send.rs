@@ -1,0 +1,76 @@
+//! `aiproto send --via file:…`: appends that never interleave or lose an envelope.
+
+use std::process::Stdio;
+
+use predicates::prelude::*;
+
+use super::{REQUEST, aiproto, home, json_lines};
+
+#[test]
+fn concurrent_senders_lose_nothing() {
+    let h = home();
+    let mailbox = h.path().join("box.crosstalk");
+    let bin = assert_cmd::cargo::cargo_bin("aiproto");
+    let via = format!("file:{}", mailbox.display());
+    let mut children = Vec::new();
+    for writer in 0..4 {
+        let message = h.path().join(format!("m{writer}.crosstalk"));
+        // Each writer's file holds 10 envelopes with a long body.
+        let body = format!("  writer {writer}\n").repeat(300);
+        let one = REQUEST
+            .replace("  Please review.\n", &body)
+            .replace("CLAUDE→", &format!("W{writer}→"));
+        std::fs::write(&message, [one.as_str()].repeat(10).join("\n")).unwrap();
+        for _ in 0..3 {
+            children.push(
+                std::process::Command::new(&bin)
+                    .args(["send", "-q", message.to_str().unwrap(), "--via", &via])
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .unwrap(),
+            );
+        }
+    }
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json"])
+        .arg(&mailbox)
+        .assert()
+        .code(0);
+    let reports = json_lines(&out.get_output().stdout);
+    assert_eq!(reports.len(), 4 * 3 * 10);
+}
+
+#[test]
+fn invalid_messages_are_not_sent_unless_forced() {
+    let h = home();
+    let mailbox = h.path().join("box.aict");
+    let via = format!("file:{}", mailbox.display());
+    let bad = REQUEST.replace("intent: REQUEST", "intent: SHOUT");
+    aiproto(h.path())
+        .args(["send", "--via", &via])
+        .write_stdin(bad.clone())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("nothing sent"));
+    assert!(!mailbox.exists());
+    aiproto(h.path())
+        .args(["send", "--force", "--via", &via])
+        .write_stdin(bad)
+        .assert()
+        .code(0);
+    assert!(mailbox.exists());
+}
+
+#[test]
+fn unknown_transport_is_a_usage_error() {
+    let h = home();
+    aiproto(h.path())
+        .args(["send", "--via", "carrier-pigeon://x"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("file:PATH"));
+}

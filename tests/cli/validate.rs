@@ -1,0 +1,170 @@
+//! `aiproto validate`: verdicts, output formats and exit codes.
+
+use predicates::prelude::*;
+
+use super::{REQUEST, aiproto, home, json_lines, repo};
+
+#[test]
+fn valid_message_exits_0_with_a_summary_on_stderr() {
+    let h = home();
+    aiproto(h.path())
+        .arg("validate")
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr(predicate::str::contains("1 message in 1 input: all valid"));
+}
+
+#[test]
+fn human_findings_name_path_line_column_and_show_a_caret() {
+    let h = home();
+    let path = h.path().join("m.crosstalk");
+    std::fs::write(&path, REQUEST.replace("intent: REQUEST", "intent: SHOUT")).unwrap();
+    aiproto(h.path())
+        .args(["validate", path.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "m.crosstalk:7:9: error[CT-INTENT-UNKNOWN]: unknown intent `SHOUT`",
+        ))
+        .stdout(predicate::str::contains(
+            "7 | intent: SHOUT\n  |         ^^^^^\n",
+        ));
+}
+
+#[test]
+fn json_report_has_the_documented_fields() {
+    let h = home();
+    let text = format!(
+        "{REQUEST}\n{}",
+        REQUEST.replace("intent: REQUEST", "intent: QUESTION")
+    );
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json"])
+        .write_stdin(text)
+        .assert()
+        .code(0);
+    let lines = json_lines(&out.get_output().stdout);
+    assert_eq!(lines.len(), 2);
+    let second = &lines[1];
+    for field in [
+        "source", "index", "line", "protocol", "version", "valid", "errors", "warnings",
+    ] {
+        assert!(second.get(field).is_some(), "missing {field}");
+    }
+    assert_eq!(second["source"], "<stdin>");
+    assert_eq!(second["index"], 1);
+    assert_eq!(second["line"], 13);
+    assert_eq!(second["protocol"], "crosstalk");
+    assert_eq!(second["version"], "1.1");
+    assert_eq!(second["valid"], true);
+    let warning = &second["warnings"][0];
+    assert_eq!(warning["code"], "CT-INTENT-LEGACY");
+    assert_eq!(warning["line"], 19);
+    assert_eq!(warning["column"], 9);
+    assert!(warning["message"].as_str().unwrap().contains("REQUEST"));
+}
+
+#[test]
+fn strict_turns_warnings_into_errors() {
+    let h = home();
+    let legacy = REQUEST.replace("intent: REQUEST", "intent: QUESTION");
+    aiproto(h.path())
+        .arg("validate")
+        .write_stdin(legacy.clone())
+        .assert()
+        .code(0);
+    let out = aiproto(h.path())
+        .args(["validate", "--strict", "--format", "json"])
+        .write_stdin(legacy)
+        .assert()
+        .code(1);
+    let report = &json_lines(&out.get_output().stdout)[0];
+    assert_eq!(report["valid"], false);
+    assert_eq!(report["errors"][0]["code"], "CT-INTENT-LEGACY");
+}
+
+#[test]
+fn unreadable_input_is_named_and_exits_2_after_reading_the_rest() {
+    let h = home();
+    let good = h.path().join("good.crosstalk");
+    std::fs::write(&good, REQUEST).unwrap();
+    let missing = h.path().join("missing.crosstalk");
+    let out = aiproto(h.path())
+        .args([
+            "validate",
+            "--format",
+            "json",
+            missing.to_str().unwrap(),
+            good.to_str().unwrap(),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.crosstalk"));
+    let lines = json_lines(&out.get_output().stdout);
+    assert_eq!(lines[0]["errors"][0]["code"], "INPUT-UNREADABLE");
+    assert_eq!(lines[1]["valid"], true);
+}
+
+#[test]
+fn directories_are_walked_in_order() {
+    let h = home();
+    let dir = h.path().join("inbox");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("b.crosstalk"), REQUEST).unwrap();
+    std::fs::write(dir.join("sub/a.aict"), REQUEST).unwrap();
+    std::fs::write(dir.join("notes.bin"), [0u8, 159, 146, 150]).unwrap();
+    std::fs::write(dir.join(".hidden.crosstalk"), "junk").unwrap();
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json", dir.to_str().unwrap()])
+        .assert()
+        .code(0);
+    let sources: Vec<String> = json_lines(&out.get_output().stdout)
+        .iter()
+        .map(|l| l["source"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(sources.len(), 2);
+    assert!(
+        sources[0].ends_with("b.crosstalk") && sources[1].ends_with("a.aict"),
+        "{sources:?}"
+    );
+}
+
+#[test]
+fn forced_protocol_and_unknown_protocol() {
+    let h = home();
+    aiproto(h.path())
+        .args(["validate", "-p", "crosstalk@1.1", "-"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    aiproto(h.path())
+        .args(["validate", "-p", "smtp"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown protocol `smtp`"));
+}
+
+#[test]
+fn every_example_verdict_matches_its_folder() {
+    let h = home();
+    aiproto(h.path())
+        .arg("validate")
+        .arg(repo("examples/crosstalk/valid"))
+        .arg(repo("examples/crosstalk/pasted"))
+        .assert()
+        .code(0);
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json"])
+        .arg(repo("examples/crosstalk/invalid"))
+        .assert()
+        .code(1);
+    let lines = json_lines(&out.get_output().stdout);
+    assert!(lines.len() >= 20);
+    assert!(
+        lines.iter().all(|l| l["valid"] == false),
+        "an invalid example passed"
+    );
+}

@@ -1,0 +1,157 @@
+//! `inspect`, `thread`, `poll collate` and `id`: views over many messages.
+
+use predicates::prelude::*;
+
+use super::{REQUEST, aiproto, home, json_lines, repo};
+
+fn reply(id: &str, parent: &str, from: &str, body: &str) -> String {
+    format!(
+        "[[{from}→CLAUDE v1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nparent: {parent}\nmessage: {id}\nintent: RESPOND\nbody: |\n  {body}\nsig: none\n[[END]]\n"
+    )
+}
+
+#[test]
+fn inspect_shows_who_what_and_the_body() {
+    let h = home();
+    aiproto(h.path())
+        .arg("inspect")
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("from      CLAUDE"))
+        .stdout(predicate::str::contains("intent    REQUEST"))
+        .stdout(predicate::str::contains(
+            "message   01J9J3DBC4N7P2Q3R5S7T9W1V2  (2024-",
+        ))
+        .stdout(predicate::str::contains("│ Please review."))
+        .stdout(predicate::str::contains("signature none (unsigned)"));
+}
+
+#[test]
+fn thread_draws_the_tree_and_reports_orphans() {
+    let h = home();
+    let input = [
+        REQUEST.to_string(),
+        reply(
+            "01J9J3DF8WQ0R2T4V6X8Z0B2D4",
+            "01J9J3DBC4N7P2Q3R5S7T9W1V2",
+            "CHATGPT",
+            "first answer",
+        ),
+        reply(
+            "01J9J3DG8WQ0R2T4V6X8Z0B2D4",
+            "01J9J3DF8WQ0R2T4V6X8Z0B2D4",
+            "GEMINI",
+            "on the answer",
+        ),
+        reply(
+            "01J9J3DH8WQ0R2T4V6X8Z0B2D4",
+            "01J9J3DZZZZZZZZZZZZZZZZZZZ",
+            "GROK",
+            "lost",
+        ),
+    ]
+    .join("\n");
+    let out = aiproto(h.path())
+        .arg("thread")
+        .write_stdin(input.clone())
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("└─ 01J9J3DBC4N7P2Q3R5S7T9W1V2 CLAUDE→CHATGPT REQUEST"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("   └─ 01J9J3DF8WQ0R2T4V6X8Z0B2D4 CHATGPT→CLAUDE RESPOND first answer"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("      └─ 01J9J3DG8WQ0R2T4V6X8Z0B2D4 GEMINI→CLAUDE RESPOND"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("orphan"));
+    let out = aiproto(h.path())
+        .args(["thread", "--format", "json"])
+        .write_stdin(input)
+        .assert()
+        .code(0);
+    let lines = json_lines(&out.get_output().stdout);
+    assert_eq!(lines[0]["type"], "tree");
+    assert_eq!(
+        lines[0]["root"]["children"][0]["children"][0]["sender"],
+        "GEMINI"
+    );
+    assert!(lines.iter().any(|l| l["problem"] == "orphan"));
+}
+
+#[test]
+fn thread_cycles_exit_1() {
+    let h = home();
+    let input = [
+        reply(
+            "01J9J3DF8WQ0R2T4V6X8Z0B2D4",
+            "01J9J3DG8WQ0R2T4V6X8Z0B2D4",
+            "A",
+            "x",
+        ),
+        reply(
+            "01J9J3DG8WQ0R2T4V6X8Z0B2D4",
+            "01J9J3DF8WQ0R2T4V6X8Z0B2D4",
+            "B",
+            "y",
+        ),
+    ]
+    .join("\n");
+    aiproto(h.path())
+        .arg("thread")
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cycle"));
+}
+
+#[test]
+fn poll_collate_tallies_the_example() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["poll", "collate", "--format", "json"])
+        .arg(repo(
+            "examples/crosstalk/valid/v1_1-poll-and-answers.crosstalk",
+        ))
+        .assert()
+        .code(0);
+    let c = json_lines(&out.get_output().stdout).remove(0);
+    assert_eq!(c["answers"][0]["answer"], "monday");
+    assert_eq!(c["answers"][0]["count"], 2);
+    assert_eq!(c["missing"], serde_json::json!(["GEMINI"]));
+    aiproto(h.path())
+        .args(["poll", "collate"])
+        .arg(repo(
+            "examples/crosstalk/valid/v1_1-poll-and-answers.crosstalk",
+        ))
+        .assert()
+        .stdout(predicate::str::contains("2 × monday"))
+        .stdout(predicate::str::contains("not answered: GEMINI"));
+}
+
+#[test]
+fn id_prints_distinct_sortable_ids() {
+    let h = home();
+    let out = aiproto(h.path()).args(["id", "-n", "50"]).assert().code(0);
+    let ids: Vec<String> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(ids.len(), 50);
+    assert!(ids.iter().all(|i| i.len() == 26));
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 50);
+    let out = aiproto(h.path()).args(["id", "--uuid7"]).assert().code(0);
+    let uuid = String::from_utf8_lossy(&out.get_output().stdout)
+        .trim()
+        .to_string();
+    assert_eq!(&uuid[14..15], "7");
+}
