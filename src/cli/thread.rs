@@ -121,19 +121,29 @@ fn write_human(
     f: &Forest,
 ) -> std::io::Result<()> {
     let p = &Painter::new(color, Stream::Stdout);
-    let mut last_thread: Option<&str> = None;
+    // Roots grouped by thread, threads in order of first appearance.
+    let mut threads: Vec<Option<&str>> = Vec::new();
     for t in &f.roots {
         let thread = nodes[t.node].thread.as_deref();
-        if thread != last_thread || last_thread.is_none() {
-            writeln!(
-                out,
-                "{} {}",
-                p.dim("thread"),
-                p.bold(thread.unwrap_or("(none)"))
-            )?;
-            last_thread = thread;
+        if !threads.contains(&thread) {
+            threads.push(thread);
         }
-        draw(out, p, nodes, t, "", true)?;
+    }
+    for thread in threads {
+        writeln!(
+            out,
+            "{} {}",
+            p.dim("thread"),
+            p.bold(thread.unwrap_or("(none)"))
+        )?;
+        let roots: Vec<&Tree> = f
+            .roots
+            .iter()
+            .filter(|t| nodes[t.node].thread.as_deref() == thread)
+            .collect();
+        for (i, t) in roots.iter().enumerate() {
+            draw(out, p, nodes, t, "", i + 1 == roots.len())?;
+        }
     }
     out.flush()?;
     let err = Painter::new(color, Stream::Stderr);

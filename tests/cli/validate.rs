@@ -168,3 +168,25 @@ fn every_example_verdict_matches_its_folder() {
         "an invalid example passed"
     );
 }
+
+#[test]
+fn json_lines_follow_the_published_report_schema() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo("schemas/aiproto/validate-report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json"])
+        .arg(repo("examples/crosstalk"))
+        .arg(h.path().join("missing.crosstalk"))
+        .assert()
+        .code(2);
+    let lines = json_lines(&out.get_output().stdout);
+    assert!(lines.len() > 30);
+    for line in &lines {
+        let errors: Vec<String> = validator.iter_errors(line).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{line}: {errors:?}");
+    }
+}

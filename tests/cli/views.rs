@@ -59,15 +59,19 @@ fn thread_draws_the_tree_and_reports_orphans() {
         .code(0);
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(
-        stdout.contains("└─ 01J9J3DBC4N7P2Q3R5S7T9W1V2 CLAUDE→CHATGPT REQUEST"),
+        stdout.contains("├─ 01J9J3DBC4N7P2Q3R5S7T9W1V2 CLAUDE→CHATGPT REQUEST"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("   └─ 01J9J3DF8WQ0R2T4V6X8Z0B2D4 CHATGPT→CLAUDE RESPOND first answer"),
+        stdout.contains("│  └─ 01J9J3DF8WQ0R2T4V6X8Z0B2D4 CHATGPT→CLAUDE RESPOND first answer"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("      └─ 01J9J3DG8WQ0R2T4V6X8Z0B2D4 GEMINI→CLAUDE RESPOND"),
+        stdout.contains("│     └─ 01J9J3DG8WQ0R2T4V6X8Z0B2D4 GEMINI→CLAUDE RESPOND"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("└─ 01J9J3DH8WQ0R2T4V6X8Z0B2D4 GROK→CLAUDE RESPOND lost"),
         "{stdout}"
     );
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("orphan"));

@@ -12,6 +12,8 @@ pub mod intent;
 pub mod meta_rules;
 pub mod model_map;
 pub mod parse;
+#[cfg(test)]
+mod proptests;
 pub mod render;
 pub mod sig_line;
 
