@@ -94,10 +94,13 @@ impl Painter {
 
 /// Formats one finding as `path:line:col: error[code]: message`, followed by
 /// the source line with a caret under the offending text, and the hint.
+///
+/// `line` is the text of the source line the finding points at, when known
+/// (see [`SourceLines`]).
 pub fn format_diagnostic(
     p: &Painter,
     path: &str,
-    source: Option<&str>,
+    line: Option<&str>,
     d: &Diagnostic,
     strict: bool,
 ) -> String {
@@ -113,7 +116,7 @@ pub fn format_diagnostic(
         d.code,
         d.message
     );
-    if let Some(text) = source.and_then(|s| s.split('\n').nth(d.line.saturating_sub(1))) {
+    if let Some(text) = line {
         let text = text.strip_suffix('\r').unwrap_or(text);
         let gutter = d.line.to_string();
         let pad = " ".repeat(gutter.len());
@@ -141,6 +144,30 @@ pub fn format_diagnostic(
     out
 }
 
+/// The lines of a source text, found by number without rescanning the text
+/// (a file with thousands of findings stays linear).
+pub struct SourceLines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> SourceLines<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        SourceLines { text, starts }
+    }
+
+    /// The 1-based line `n`, without its line end.
+    pub fn get(&self, n: usize) -> Option<&'a str> {
+        let start = *self.starts.get(n.checked_sub(1)?)?;
+        let end = self.starts.get(n).map_or(self.text.len(), |e| e - 1);
+        let line = self.text.get(start..end.max(start))?;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+}
+
 /// Long lines (a minified blob pasted as one line) are cut for display.
 fn shorten(text: &str) -> String {
     const MAX: usize = 300;
@@ -153,8 +180,11 @@ fn shorten(text: &str) -> String {
 
 /// Writes one value as a line of JSON.
 pub fn write_json_line(out: &mut impl Write, value: &impl serde::Serialize) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(std::io::Error::other)?;
-    out.write_all(b"\n")
+    // Serialised first, so that a closed pipe surfaces as the writer's own
+    // BrokenPipe error (and ends the program quietly), not as a JSON error.
+    let mut line = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    out.write_all(&line)
 }
 
 #[cfg(test)]
@@ -166,7 +196,16 @@ mod tests {
     fn caret_sits_under_the_offending_text() {
         let d = Diagnostic::error("CT-X", "bad").at(Pos::new(2, 9), 3);
         let text = "[[A→B v1]]\nintent: FOO\n";
-        let out = format_diagnostic(&Painter::plain(), "m.crosstalk", Some(text), &d, false);
+        let out = format_diagnostic(
+            &Painter::plain(),
+            "m.crosstalk",
+            SourceLines::new(text).get(2),
+            &d,
+            false,
+        );
+        assert_eq!(SourceLines::new("a\r\nb\n").get(3), Some(""));
+        assert_eq!(SourceLines::new("a\r\nb").get(1), Some("a"));
+        assert_eq!(SourceLines::new("a").get(2), None);
         assert_eq!(
             out,
             "m.crosstalk:2:9: error[CT-X]: bad\n2 | intent: FOO\n  |         ^^^\n"

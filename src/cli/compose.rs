@@ -68,10 +68,11 @@ pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
         .map(|p| p.diagnostics.clone())
         .unwrap_or_default();
     let painter = Painter::new(g.color, Stream::Stderr);
+    let lines = output::SourceLines::new(&text);
     for d in &findings {
         eprint!(
             "{}",
-            output::format_diagnostic(&painter, "<composed>", Some(&text), d, false)
+            output::format_diagnostic(&painter, "<composed>", lines.get(d.line), d, false)
         );
     }
     if !diag::partition(&findings, false).0.is_empty() {

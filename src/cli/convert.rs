@@ -2,16 +2,14 @@
 
 use std::io::Write;
 
-use chrono::Utc;
 use serde::Serialize;
 
 use super::args::{ConvertArgs, GlobalArgs};
+use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::input;
 use crate::model::{Loss, Signature};
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::{self, Found, ProtocolSpec};
-use crate::reader;
 
 /// The `--format json` loss report of one message (written to stderr).
 #[derive(Debug, Serialize)]
@@ -23,21 +21,13 @@ struct LossReport<'a> {
 }
 
 pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
-    let now = Utc::now();
     let mut converted = Vec::new();
     let mut status = ExitStatus::Ok;
     let mut any_loss = false;
     let err_painter = Painter::new(g.color, Stream::Stderr);
-    for input in input::expand(&args.input.paths)? {
-        let doc = reader::read(&input, args.input.protocol, now)?;
-        if doc.messages.is_empty() {
-            eprintln!(
-                "aiproto: error: {}: {}",
-                doc.source.name,
-                reader::no_message_reason(&doc.source.text)
-            );
-            status = status.max(ExitStatus::Invalid);
-        }
+    let (docs, read_status) = common::read_all(&args.input)?;
+    status = status.max(read_status);
+    for doc in &docs {
         for found in &doc.messages {
             if !found.is_valid(false) {
                 eprintln!(

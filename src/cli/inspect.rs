@@ -6,14 +6,13 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::args::{GlobalArgs, InspectArgs};
-use crate::exit::{CmdResult, ExitStatus};
+use super::common;
+use crate::exit::CmdResult;
 use crate::ids;
-use crate::input;
 use crate::model::{Body, Message};
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::crosstalk::model_map::ENVELOPE_NAMESPACE;
 use crate::protocols::crosstalk::sig_line::{self, SigLine};
-use crate::reader;
 
 /// `--format json`: the message in the shared model, with where it came from.
 #[derive(Debug, Serialize)]
@@ -28,18 +27,8 @@ struct Inspected<'a> {
 pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
-    let mut status = ExitStatus::Ok;
-    for input in input::expand(&args.input.paths)? {
-        let doc = reader::read(&input, args.input.protocol, Utc::now())?;
-        if doc.messages.is_empty() {
-            out.flush()?;
-            eprintln!(
-                "aiproto: error: {}: {}",
-                doc.source.name,
-                reader::no_message_reason(&doc.source.text)
-            );
-            status = status.max(ExitStatus::Invalid);
-        }
+    let (docs, status) = common::read_all(&args.input)?;
+    for doc in &docs {
         for found in &doc.messages {
             let msg = found.to_message();
             let valid = found.is_valid(false);

@@ -58,12 +58,13 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
 fn refuse_invalid(doc: &Document, g: &GlobalArgs) -> bool {
     let p = Painter::new(g.color, Stream::Stderr);
     let mut any = false;
+    let lines = output::SourceLines::new(&doc.source.text);
     for found in doc.messages.iter().filter(|f| !f.is_valid(false)) {
         any = true;
         for d in found.diagnostics.iter().filter(|d| d.is_error()) {
             eprint!(
                 "{}",
-                output::format_diagnostic(&p, &doc.source.name, Some(&doc.source.text), d, false)
+                output::format_diagnostic(&p, &doc.source.name, lines.get(d.line), d, false)
             );
         }
     }

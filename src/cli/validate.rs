@@ -100,6 +100,8 @@ fn report_document(
     tally: &mut Tally,
 ) -> std::io::Result<ExitStatus> {
     let mut status = ExitStatus::Ok;
+    // Built on the first finding to print, once per document.
+    let mut lines: Option<output::SourceLines> = None;
     for found in &doc.messages {
         let (errors, warnings) = diag::partition(&found.diagnostics, strict);
         tally.messages += 1;
@@ -116,12 +118,13 @@ fn report_document(
                 &message_report(&doc.source.name, found, errors, warnings),
             )?,
             Format::Human => {
+                let lines = lines.get_or_insert_with(|| output::SourceLines::new(&doc.source.text));
                 for d in &found.diagnostics {
                     out.write_all(
                         output::format_diagnostic(
                             p,
                             &doc.source.name,
-                            Some(&doc.source.text),
+                            lines.get(d.line),
                             d,
                             strict,
                         )
@@ -157,7 +160,7 @@ fn message_report<'a>(
         end_line: Some(found.end_line),
         protocol: Some(found.protocol.name()),
         version: Some(&found.version),
-        id: found.to_message().id,
+        id: found.id().map(str::to_string),
         valid: errors.is_empty(),
         errors,
         warnings,
@@ -194,8 +197,14 @@ fn file_level(
     match g.format {
         Format::Json => output::write_json_line(out, &file_report(path, &d))?,
         Format::Human => out.write_all(
-            output::format_diagnostic(p, path, text.filter(|t| !t.is_empty()), &d, false)
-                .as_bytes(),
+            output::format_diagnostic(
+                p,
+                path,
+                text.and_then(|t| output::SourceLines::new(t).get(d.line)),
+                &d,
+                false,
+            )
+            .as_bytes(),
         )?,
     }
     Ok(ExitStatus::Invalid)

@@ -62,13 +62,14 @@ impl Protocol {
             Protocol::Crosstalk => crosstalk::read(text, now)
                 .into_iter()
                 .enumerate()
-                .map(|(index, parsed)| Found {
+                .map(|(index, mut parsed)| Found {
                     index,
                     line: parsed.start_line,
                     end_line: parsed.end_line,
                     protocol: self,
                     version: parsed.envelope.version().as_str().to_string(),
-                    diagnostics: parsed.diagnostics.clone(),
+                    // The findings move to the Found; the typed value keeps none.
+                    diagnostics: std::mem::take(&mut parsed.diagnostics),
                     value: Value::Crosstalk(parsed),
                 })
                 .collect(),
@@ -165,6 +166,13 @@ impl Found {
     pub fn to_message(&self) -> Message {
         match &self.value {
             Value::Crosstalk(p) => crosstalk::model_map::to_message(&p.envelope),
+        }
+    }
+
+    /// The message id, when the message has one.
+    pub fn id(&self) -> Option<&str> {
+        match &self.value {
+            Value::Crosstalk(p) => p.envelope.message.as_deref(),
         }
     }
 

@@ -77,3 +77,35 @@ fn header_lines_made_of_brackets_and_arrows() {
         assert_no_panic(format!("{junk}\nbody: |\n  x\n[[END]]\n").into_bytes(), 1);
     }
 }
+
+#[test]
+fn closed_stdout_ends_quietly_with_0() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let h = home();
+    let input = h.path().join("many.crosstalk");
+    std::fs::write(&input, REQUEST.repeat(20_000)).unwrap();
+    for args in [
+        vec!["id", "-n", "2000000"],
+        vec!["validate", "--format", "json", input.to_str().unwrap()],
+    ] {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        // The reader is dropped here: the pipe closes while aiproto still writes.
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("error") && !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
