@@ -632,7 +632,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__validate)
-            opts="-p -q -v -h -V --protocol --strict --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --strict --lenient --max-message-bytes --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -643,6 +643,10 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-message-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

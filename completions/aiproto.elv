@@ -42,9 +42,11 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;validate'= {
             cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
             cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --max-message-bytes 'The largest single message (a JSON document or one JSON Lines line) that is read; larger ones are reported as HSP-TOO-LARGE'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --strict 'Treat warnings as errors'
+            cand --lenient 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'

@@ -44,12 +44,14 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "send" -d 'Deliver m
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l max-message-bytes -d 'The largest single message (a JSON document or one JSON Lines line) that is read; larger ones are reported as HSP-TOO-LARGE' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
 json\t'One JSON object per line (JSON Lines), stable field names'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l strict -d 'Treat warnings as errors'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l lenient -d 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -25,6 +25,9 @@ pub struct Diagnostic {
     pub length: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// For JSON protocols: the JSON Pointer of the value the finding is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
 }
 
 impl Diagnostic {
@@ -45,6 +48,7 @@ impl Diagnostic {
             column: 0,
             length: 0,
             hint: None,
+            pointer: None,
         }
     }
 

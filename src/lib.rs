@@ -10,6 +10,7 @@ pub mod diag;
 pub mod exit;
 pub mod ids;
 pub mod input;
+pub mod json_locate;
 pub mod model;
 pub mod output;
 pub mod poll;

@@ -1,10 +1,8 @@
 //! Reads one input into its messages: decode, detect the protocol (or use
 //! the one forced by `--protocol`), parse and check.
 
-use chrono::{DateTime, Utc};
-
 use crate::input::{Input, InputError, Source};
-use crate::protocols::{Found, Protocol, ProtocolSpec};
+use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 
 /// An input and the messages found in it (none when no protocol matched).
 #[derive(Debug)]
@@ -18,13 +16,13 @@ impl Document {
     pub fn from_source(
         source: Source,
         forced: Option<ProtocolSpec>,
-        now: DateTime<Utc>,
+        options: &ReadOptions,
     ) -> Document {
         let protocol = forced
             .map(|s| s.protocol)
             .or_else(|| Protocol::detect(&source.text));
         let messages = protocol
-            .map(|p| p.read(&source.text, now))
+            .map(|p| p.read(&source.text, options))
             .unwrap_or_default();
         Document { source, messages }
     }
@@ -34,9 +32,9 @@ impl Document {
 pub fn read(
     input: &Input,
     forced: Option<ProtocolSpec>,
-    now: DateTime<Utc>,
+    options: &ReadOptions,
 ) -> Result<Document, InputError> {
-    Ok(Document::from_source(input.read()?, forced, now))
+    Ok(Document::from_source(input.read()?, forced, options))
 }
 
 /// A short explanation for an input in which no message was found.
@@ -45,7 +43,7 @@ pub fn no_message_reason(text: &str) -> &'static str {
     if t.is_empty() {
         "the input is empty"
     } else if t.starts_with('{') || t.starts_with('[') {
-        "no Crosstalk envelope found; JSON protocols (HSP, CSDL, MSP) are not supported by this version"
+        "JSON, but not a protocol aiproto reads: no HSP envelope field (hsp_envelope_version, message_type \"HSP::…\"); CSDL and MSP are not supported by this version"
     } else {
         "no message found: no [[SENDER→RECEIVER v1]] header line"
     }

@@ -124,6 +124,16 @@ pub struct ValidateArgs {
     /// Treat warnings as errors.
     #[arg(long)]
     pub strict: bool,
+
+    /// HSP: accept what the upstream implementation sends (missing envelope
+    /// fields, integer timestamps, ids that are not DIDs), each as a warning.
+    #[arg(long, conflicts_with = "strict")]
+    pub lenient: bool,
+
+    /// The largest single message (a JSON document or one JSON Lines line)
+    /// that is read; larger ones are reported as HSP-TOO-LARGE.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::protocols::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
 }
 
 #[derive(Debug, Args)]

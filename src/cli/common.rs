@@ -1,21 +1,21 @@
 //! Helpers shared by the subcommands that work on many messages at once.
 
-use chrono::Utc;
-
 use super::args::InputArgs;
 use crate::exit::{CliError, ExitStatus};
 use crate::input;
-use crate::protocols::Found;
+use crate::model::Message;
+use crate::protocols::{Found, ReadOptions};
 use crate::reader::{self, Document};
 
-/// Reads every input; inputs without any message are reported on stderr and
-/// raise the status to 1.
+/// Reads every input. Inputs without any message, and messages that cannot
+/// be read at all (JSON syntax errors), are reported on stderr and raise the
+/// status to 1.
 pub fn read_all(args: &InputArgs) -> Result<(Vec<Document>, ExitStatus), CliError> {
-    let now = Utc::now();
+    let options = ReadOptions::default();
     let mut docs = Vec::new();
     let mut status = ExitStatus::Ok;
     for input in input::expand(&args.paths)? {
-        let doc = reader::read(&input, args.protocol, now)?;
+        let doc = reader::read(&input, args.protocol, &options)?;
         if doc.messages.is_empty() {
             eprintln!(
                 "aiproto: error: {}: {}",
@@ -24,15 +24,30 @@ pub fn read_all(args: &InputArgs) -> Result<(Vec<Document>, ExitStatus), CliErro
             );
             status = ExitStatus::Invalid;
         }
+        for found in doc.messages.iter().filter(|f| f.to_message().is_none()) {
+            let why = found
+                .diagnostics
+                .first()
+                .map_or("unreadable", |d| d.message.as_str());
+            eprintln!(
+                "aiproto: error: {}:{}: not a readable message: {why}",
+                doc.source.name, found.line
+            );
+            status = ExitStatus::Invalid;
+        }
         docs.push(doc);
     }
     Ok((docs, status))
 }
 
-/// Every message of every document, with its source name.
-pub fn messages(docs: &[Document]) -> impl Iterator<Item = (&str, &Found)> {
-    docs.iter()
-        .flat_map(|d| d.messages.iter().map(move |m| (d.source.name.as_str(), m)))
+/// Every readable message of every document, with its source name and its
+/// shared-model form (the unreadable ones were reported by [`read_all`]).
+pub fn messages(docs: &[Document]) -> impl Iterator<Item = (&str, &Found, Message)> {
+    docs.iter().flat_map(|d| {
+        d.messages
+            .iter()
+            .filter_map(move |f| f.to_message().map(|m| (d.source.name.as_str(), f, m)))
+    })
 }
 
 /// The first non-empty line of a text, cut to `max` characters.

@@ -7,9 +7,9 @@ use serde::Serialize;
 use super::args::{ConvertArgs, GlobalArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::model::{Loss, Signature};
+use crate::model::{Loss, Message, Signature};
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::{self, Found, ProtocolSpec};
+use crate::protocols::{self, Found, ProtocolSpec, Unsupported};
 
 /// The `--format json` loss report of one message (written to stderr).
 #[derive(Debug, Serialize)]
@@ -37,7 +37,11 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
                 status = status.max(ExitStatus::Invalid);
                 continue;
             }
-            let (text, losses) = convert_one(found, target_of(args, found));
+            let Some(msg) = found.to_message() else {
+                continue;
+            };
+            let (text, losses) =
+                convert_one(found, msg, target_of(args, found)).map_err(CliError::usage)?;
             if !losses.is_empty() {
                 any_loss = true;
                 report_losses(g, &err_painter, &doc.source.name, found, &losses)?;
@@ -73,8 +77,11 @@ fn target_of(args: &ConvertArgs, found: &Found) -> ProtocolSpec {
 
 /// Converts one message. A signature covers the source form, so it is
 /// dropped (and reported) whenever the version or protocol changes.
-pub fn convert_one(found: &Found, target: ProtocolSpec) -> (String, Vec<Loss>) {
-    let mut msg = found.to_message();
+pub fn convert_one(
+    found: &Found,
+    mut msg: Message,
+    target: ProtocolSpec,
+) -> Result<(String, Vec<Loss>), Unsupported> {
     let moves = target.protocol != found.protocol || target.version_or_default() != found.version;
     let mut dropped = Vec::new();
     if moves && let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
@@ -85,9 +92,9 @@ pub fn convert_one(found: &Found, target: ProtocolSpec) -> (String, Vec<Loss>) {
         });
         msg.signature = Some(Signature { raw: "none".into() });
     }
-    let (text, mut losses) = protocols::write(&msg, target);
+    let (text, mut losses) = protocols::write(&msg, target)?;
     dropped.append(&mut losses);
-    (text, dropped)
+    Ok((text, dropped))
 }
 
 fn report_losses(

@@ -30,7 +30,9 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
     let (docs, status) = common::read_all(&args.input)?;
     for doc in &docs {
         for found in &doc.messages {
-            let msg = found.to_message();
+            let Some(msg) = found.to_message() else {
+                continue;
+            };
             let valid = found.is_valid(false);
             match g.format {
                 Format::Json => output::write_json_line(

@@ -18,7 +18,7 @@ pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
 fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
     let (docs, status) = common::read_all(&args.input)?;
     let messages: Vec<(&str, usize, Message)> = common::messages(&docs)
-        .map(|(s, f)| (s, f.line, f.to_message()))
+        .map(|(s, f, m)| (s, f.line, m))
         .collect();
     let located: Vec<Located> = messages
         .iter()

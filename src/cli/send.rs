@@ -1,12 +1,10 @@
 //! `aiproto send`: deliver each message of a file to a destination.
 
-use chrono::Utc;
-
 use super::args::{GlobalArgs, SendArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Input;
 use crate::output::{self, Painter, Stream};
-use crate::protocols::{self, Value};
+use crate::protocols::ReadOptions;
 use crate::reader::{self, Document};
 use crate::transport::Destination;
 
@@ -16,7 +14,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         Some(p) if p.as_os_str() != "-" => Input::File(p.clone()),
         _ => Input::Stdin,
     };
-    let doc = reader::read(&input, None, Utc::now())?;
+    let doc = reader::read(&input, None, &ReadOptions::default())?;
     if doc.messages.is_empty() {
         return Err(CliError::new(
             ExitStatus::Invalid,
@@ -37,9 +35,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     for found in &doc.messages {
         // Sent as written: same protocol and version, ids and signature kept,
         // in canonical form (LF, no quote prefix or fence).
-        let text = match &found.value {
-            Value::Crosstalk(p) => protocols::crosstalk::render(&p.envelope),
-        };
+        let Some(text) = found.render() else { continue };
         destination
             .send(&text)
             .map_err(|e| CliError::new(ExitStatus::Transport, e))?;

@@ -36,19 +36,16 @@ struct JsonTree<'a> {
 pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
     let (docs, mut status) = common::read_all(&args.input)?;
     let nodes: Vec<Node> = common::messages(&docs)
-        .map(|(source, found)| {
-            let m = found.to_message();
-            Node {
-                summary: common::summary(&m.body_text(), 60),
-                id: m.id,
-                parent: m.parent,
-                thread: m.thread,
-                sender: m.sender.unwrap_or_default(),
-                receiver: m.recipient.unwrap_or_default(),
-                intent: m.intent.map(|i| i.as_str().to_string()),
-                source: source.to_string(),
-                line: found.line,
-            }
+        .map(|(source, found, m)| Node {
+            summary: common::summary(&m.body_text(), 60),
+            id: m.id,
+            parent: m.parent,
+            thread: m.thread,
+            sender: m.sender.unwrap_or_default(),
+            receiver: m.recipient.unwrap_or_default(),
+            intent: m.intent.map(|i| i.as_str().to_string()),
+            source: source.to_string(),
+            line: found.line,
         })
         .collect();
     let forest = thread::build(&nodes);

@@ -10,7 +10,7 @@ use crate::diag::{self, Diagnostic, Pos};
 use crate::exit::{CmdResult, ExitStatus};
 use crate::input::{self, InputError};
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::Found;
+use crate::protocols::{Found, ReadOptions};
 use crate::reader::{self, Document};
 
 /// One line of `--format json` output: the verdict on one message, or on a
@@ -41,14 +41,18 @@ struct Tally {
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
     let inputs = input::expand(&args.input.paths)?;
-    let now = Utc::now();
+    let options = ReadOptions {
+        now: Utc::now(),
+        lenient: args.lenient,
+        max_message_bytes: args.max_message_bytes,
+    };
     let painter = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut status = ExitStatus::Ok;
     let mut tally = Tally::default();
     for input in &inputs {
         tally.inputs += 1;
-        let result = reader::read(input, args.input.protocol, now);
+        let result = reader::read(input, args.input.protocol, &options);
         let verdict = match result {
             Ok(doc) if doc.messages.is_empty() => {
                 let d =

@@ -2,6 +2,7 @@
 //! list ([`Protocol::ALL`]) that drives detection, `--protocol` values and help.
 
 pub mod crosstalk;
+pub mod hsp;
 
 use std::fmt;
 use std::str::FromStr;
@@ -16,16 +17,43 @@ use crate::model::{Loss, Message};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
+    /// HSP 0.1 / 1.0: JSON envelopes with a typed payload.
+    Hsp,
     /// AI Crosstalk 1.0 / 1.1: `[[A→B v1]] … [[END]]` text envelopes.
     Crosstalk,
 }
 
+/// How inputs are read and judged.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadOptions {
+    /// The time against which expiry dates are judged.
+    pub now: DateTime<Utc>,
+    /// Accept what real implementations send, as warnings (HSP).
+    pub lenient: bool,
+    /// The largest single message read (JSON protocols).
+    pub max_message_bytes: usize,
+}
+
+/// The default `--max-message-bytes`: 16 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            now: Utc::now(),
+            lenient: false,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
 impl Protocol {
     /// Every protocol, in detection order.
-    pub const ALL: &'static [Protocol] = &[Protocol::Crosstalk];
+    pub const ALL: &'static [Protocol] = &[Protocol::Hsp, Protocol::Crosstalk];
 
     pub fn name(self) -> &'static str {
         match self {
+            Protocol::Hsp => "hsp",
             Protocol::Crosstalk => "crosstalk",
         }
     }
@@ -33,6 +61,7 @@ impl Protocol {
     /// The versions aiproto reads and writes, oldest first.
     pub fn versions(self) -> &'static [&'static str] {
         match self {
+            Protocol::Hsp => &["0.1", "1.0"],
             Protocol::Crosstalk => &["1.0", "1.1"],
         }
     }
@@ -40,6 +69,7 @@ impl Protocol {
     /// The version written when none is asked for.
     pub fn default_version(self) -> &'static str {
         match self {
+            Protocol::Hsp => "1.0",
             Protocol::Crosstalk => "1.1",
         }
     }
@@ -47,6 +77,7 @@ impl Protocol {
     /// Whether a text looks like this protocol.
     pub fn detect_in(self, text: &str) -> bool {
         match self {
+            Protocol::Hsp => hsp::detect(text),
             Protocol::Crosstalk => crosstalk::detect(text),
         }
     }
@@ -57,9 +88,20 @@ impl Protocol {
     }
 
     /// Reads and checks every message of this protocol in a text.
-    pub fn read(self, text: &str, now: DateTime<Utc>) -> Vec<Found> {
+    pub fn read(self, text: &str, options: &ReadOptions) -> Vec<Found> {
         match self {
-            Protocol::Crosstalk => crosstalk::read(text, now)
+            Protocol::Hsp => {
+                let hsp_options = hsp::Options {
+                    lenient: options.lenient,
+                    max_message_bytes: options.max_message_bytes,
+                };
+                hsp::read(text, hsp_options)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, r)| Found::from_hsp(index, r))
+                    .collect()
+            }
+            Protocol::Crosstalk => crosstalk::read(text, options.now)
                 .into_iter()
                 .enumerate()
                 .map(|(index, mut parsed)| Found {
@@ -70,7 +112,7 @@ impl Protocol {
                     version: parsed.envelope.version().as_str().to_string(),
                     // The findings move to the Found; the typed value keeps none.
                     diagnostics: std::mem::take(&mut parsed.diagnostics),
-                    value: Value::Crosstalk(parsed),
+                    value: Value::Crosstalk(Box::new(parsed)),
                 })
                 .collect(),
         }
@@ -144,7 +186,9 @@ impl FromStr for ProtocolSpec {
 /// A protocol's typed value for one message.
 #[derive(Debug, Clone)]
 pub enum Value {
-    Crosstalk(crosstalk::ParsedEnvelope),
+    Crosstalk(Box<crosstalk::ParsedEnvelope>),
+    /// An HSP message; `None` when the input was not a readable JSON object.
+    Hsp(Option<hsp::HspMessage>),
 }
 
 /// One message found in a source, with its findings.
@@ -162,10 +206,35 @@ pub struct Found {
 }
 
 impl Found {
-    /// The message in the shared model.
-    pub fn to_message(&self) -> Message {
+    /// An HSP read result as a found message.
+    pub fn from_hsp(index: usize, r: hsp::Read) -> Found {
+        Found {
+            index,
+            line: r.line,
+            end_line: r.end_line,
+            protocol: Protocol::Hsp,
+            version: r
+                .version
+                .map_or_else(String::new, |v| v.as_str().to_string()),
+            diagnostics: r.diagnostics,
+            value: Value::Hsp(r.message),
+        }
+    }
+
+    /// The message in the shared model (`None` for unreadable JSON).
+    pub fn to_message(&self) -> Option<Message> {
         match &self.value {
-            Value::Crosstalk(p) => crosstalk::model_map::to_message(&p.envelope),
+            Value::Crosstalk(p) => Some(crosstalk::model_map::to_message(&p.envelope)),
+            Value::Hsp(m) => m.as_ref().map(hsp::model_map::to_message),
+        }
+    }
+
+    /// The message in its own canonical wire form, ending with a line end:
+    /// a Crosstalk envelope, or one line of compact JSON.
+    pub fn render(&self) -> Option<String> {
+        match &self.value {
+            Value::Crosstalk(p) => Some(crosstalk::render(&p.envelope)),
+            Value::Hsp(m) => m.as_ref().map(|m| format!("{}\n", m.json)),
         }
     }
 
@@ -173,6 +242,7 @@ impl Found {
     pub fn id(&self) -> Option<&str> {
         match &self.value {
             Value::Crosstalk(p) => p.envelope.message.as_deref(),
+            Value::Hsp(m) => m.as_ref().and_then(hsp::HspMessage::message_id),
         }
     }
 
@@ -184,14 +254,32 @@ impl Found {
     }
 }
 
+/// Why a message cannot be written in a target.
+#[derive(Debug, thiserror::Error)]
+#[error("converting {from} to {to} is not supported by this version")]
+pub struct Unsupported {
+    pub from: Protocol,
+    pub to: Protocol,
+}
+
 /// Writes a model message in a target protocol and version, with what was lost.
-pub fn write(msg: &Message, target: ProtocolSpec) -> (String, Vec<Loss>) {
+pub fn write(msg: &Message, target: ProtocolSpec) -> Result<(String, Vec<Loss>), Unsupported> {
     match target.protocol {
+        Protocol::Hsp => Err(Unsupported {
+            from: msg.protocol,
+            to: Protocol::Hsp,
+        }),
         Protocol::Crosstalk => {
             let version = crosstalk::Version::parse(target.version_or_default())
                 .unwrap_or(crosstalk::Version::V1_1);
+            if msg.protocol != Protocol::Crosstalk {
+                return Err(Unsupported {
+                    from: msg.protocol,
+                    to: Protocol::Crosstalk,
+                });
+            }
             let (env, losses) = crosstalk::model_map::from_message(msg, version);
-            (crosstalk::render(&env), losses)
+            Ok((crosstalk::render(&env), losses))
         }
     }
 }

@@ -5,6 +5,7 @@ mod completions;
 mod compose;
 mod convert;
 mod examples;
+mod hsp;
 mod send;
 mod transcripts;
 mod validate;

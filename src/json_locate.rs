@@ -1,0 +1,202 @@
+//! Finds where a JSON Pointer points in JSON source text, so that findings
+//! about parsed JSON can name a line and column. Only run for findings, so
+//! it favours simplicity over speed: one forward scan, no allocation per value.
+
+/// The byte offset of the value at `pointer` (RFC 6901) in `text`, or of the
+/// deepest enclosing value that exists (a missing member points at its object).
+pub fn locate(text: &str, pointer: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut pos = skip_ws(bytes, 0);
+    let tokens = pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"));
+    for token in tokens {
+        match find_child(bytes, pos, &token) {
+            Some(child) => pos = child,
+            None => break,
+        }
+    }
+    pos.min(text.len())
+}
+
+/// The byte range of the value at `pointer` (see [`locate`]).
+pub fn locate_span(text: &str, pointer: &str) -> (usize, usize) {
+    let start = locate(text, pointer);
+    (
+        start,
+        skip_value(text.as_bytes(), start).clamp(start, text.len()),
+    )
+}
+
+/// The byte ranges (start, end) of the elements of a top-level JSON array.
+pub fn array_elements(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let start = skip_ws(bytes, 0);
+    let mut out = Vec::new();
+    if bytes.get(start) != Some(&b'[') {
+        return out;
+    }
+    let mut pos = skip_ws(bytes, start + 1);
+    while pos < bytes.len() && bytes[pos] != b']' {
+        let end = skip_value(bytes, pos);
+        out.push((pos, end));
+        pos = skip_ws(bytes, end);
+        if bytes.get(pos) == Some(&b',') {
+            pos = skip_ws(bytes, pos + 1);
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn find_child(bytes: &[u8], pos: usize, token: &str) -> Option<usize> {
+    match bytes.get(pos)? {
+        b'{' => {
+            let mut p = skip_ws(bytes, pos + 1);
+            while bytes.get(p) == Some(&b'"') {
+                let key_end = skip_string(bytes, p);
+                let raw = std::str::from_utf8(&bytes[p..key_end]).ok()?;
+                let matches = if raw.contains('\\') {
+                    serde_json::from_str::<String>(raw).ok().as_deref() == Some(token)
+                } else {
+                    raw.len() >= 2 && &raw[1..raw.len() - 1] == token
+                };
+                p = skip_ws(bytes, key_end);
+                if bytes.get(p) != Some(&b':') {
+                    return None;
+                }
+                p = skip_ws(bytes, p + 1);
+                if matches {
+                    return Some(p);
+                }
+                p = skip_ws(bytes, skip_value(bytes, p));
+                if bytes.get(p) != Some(&b',') {
+                    return None;
+                }
+                p = skip_ws(bytes, p + 1);
+            }
+            None
+        }
+        b'[' => {
+            let index: usize = token.parse().ok()?;
+            let mut p = skip_ws(bytes, pos + 1);
+            for _ in 0..index {
+                p = skip_ws(bytes, skip_value(bytes, p));
+                if bytes.get(p) != Some(&b',') {
+                    return None;
+                }
+                p = skip_ws(bytes, p + 1);
+            }
+            (bytes.get(p) != Some(&b']')).then_some(p)
+        }
+        _ => None,
+    }
+}
+
+fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while pos < bytes.len() && matches!(bytes[pos], b' ' | b'\t' | b'\n' | b'\r') {
+        pos += 1;
+    }
+    pos
+}
+
+/// Past the end of the string starting at `pos` (which holds `"`).
+fn skip_string(bytes: &[u8], pos: usize) -> usize {
+    let mut p = pos + 1;
+    while p < bytes.len() {
+        match bytes[p] {
+            b'\\' => p += 2,
+            b'"' => return p + 1,
+            _ => p += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// Past the end of the value starting at `pos`.
+fn skip_value(bytes: &[u8], pos: usize) -> usize {
+    match bytes.get(pos) {
+        Some(b'"') => skip_string(bytes, pos),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut p = pos;
+            while p < bytes.len() {
+                match bytes[p] {
+                    b'"' => {
+                        p = skip_string(bytes, p);
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return p + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                p += 1;
+            }
+            bytes.len()
+        }
+        _ => {
+            let mut p = pos;
+            while p < bytes.len()
+                && !matches!(bytes[p], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
+                p += 1;
+            }
+            p
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str =
+        "{\n  \"a\": {\"b\": [1, {\"c\": \"x,]}\"}, 3]},\n  \"we\\\"ird\": true,\n  \"é\": 2\n}";
+
+    fn at(pointer: &str) -> (usize, usize) {
+        line_column(DOC, locate(DOC, pointer))
+    }
+
+    #[test]
+    fn finds_members_and_elements() {
+        assert_eq!(at(""), (1, 1));
+        assert_eq!(at("/a"), (2, 8));
+        assert_eq!(at("/a/b/1/c"), (2, 24));
+        assert_eq!(at("/a/b/2"), (2, 33));
+        assert_eq!(at("/we\"ird"), (3, 14));
+        assert_eq!(at("/é"), (4, 8));
+    }
+
+    #[test]
+    fn missing_members_point_at_the_nearest_parent() {
+        assert_eq!(at("/a/zzz"), (2, 8));
+        assert_eq!(at("/nope/deeper"), (1, 1));
+    }
+
+    #[test]
+    fn top_level_array_elements() {
+        let text = " [ {\"a\": [1,2]} ,\n\"s]\", 3 ]";
+        let starts = array_elements(text);
+        assert_eq!(starts.len(), 3);
+        assert_eq!(&text[starts[1].0..starts[1].1], "\"s]\"");
+    }
+}

@@ -1,0 +1,254 @@
+//! HSP 0.1 and 1.0: JSON envelopes with a typed payload, checked against the
+//! published schemas in `schemas/hsp/` and the rules in `checks`.
+//!
+//! `split` cuts an input into messages (an object, an array, JSON Lines),
+//! `schemas` holds the embedded JSON Schemas, `checks` the rules with their
+//! own codes, `model_map` the move to the shared model.
+
+pub mod checks;
+pub mod message_type;
+pub mod model_map;
+pub mod schemas;
+pub mod split;
+
+use serde_json::Value;
+
+use crate::diag::Diagnostic;
+use crate::json_locate;
+use checks::Finding;
+use split::Doc;
+
+/// The two HSP versions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Version {
+    V0_1,
+    V1_0,
+}
+
+impl Version {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V0_1 => "0.1",
+            Version::V1_0 => "1.0",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Version> {
+        match s {
+            "0.1" => Some(Version::V0_1),
+            "1.0" => Some(Version::V1_0),
+            _ => None,
+        }
+    }
+}
+
+/// One HSP message: the envelope as JSON and the version it was checked as.
+#[derive(Debug, Clone)]
+pub struct HspMessage {
+    pub json: Value,
+    pub version: Version,
+}
+
+impl HspMessage {
+    pub fn message_id(&self) -> Option<&str> {
+        self.json.get("message_id").and_then(Value::as_str)
+    }
+}
+
+/// A message read from an input, with its findings placed in the text.
+pub struct Read {
+    pub message: Option<HspMessage>,
+    pub version: Option<Version>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub line: usize,
+    pub end_line: usize,
+}
+
+/// How strictly to judge.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Accept what the upstream implementation sends, as warnings.
+    pub lenient: bool,
+    pub max_message_bytes: usize,
+}
+
+/// Whether a text looks like HSP: JSON that mentions an HSP envelope field.
+pub fn detect(text: &str) -> bool {
+    let t = text.trim_start();
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return false;
+    }
+    let head = &t[..floor_char_boundary(t, 64 * 1024)];
+    head.contains("\"hsp_envelope_version\"") || head.contains("\"HSP::")
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Reads and checks every message in a text.
+pub fn read(text: &str, options: Options) -> Vec<Read> {
+    split::split(text, options.max_message_bytes)
+        .iter()
+        .map(|doc| read_doc(doc, options))
+        .collect()
+}
+
+/// Checks one document of an input.
+pub fn read_doc(doc: &Doc<'_>, options: Options) -> Read {
+    let mut read = Read {
+        message: None,
+        version: None,
+        diagnostics: Vec::new(),
+        line: doc.line,
+        end_line: doc.end_line,
+    };
+    let value = match &doc.value {
+        Err(e) => {
+            let code = if e.message.contains("over the limit") {
+                "HSP-TOO-LARGE"
+            } else {
+                "HSP-JSON"
+            };
+            let d = Diagnostic::error(code, e.message.clone())
+                .at(crate::diag::Pos::new(e.line + doc.line_offset, e.column), 1);
+            read.diagnostics.push(d);
+            return read;
+        }
+        Ok(v) => v,
+    };
+    let Value::Object(envelope) = value else {
+        read.diagnostics.push(place(
+            doc,
+            Finding {
+                pointer: String::new(),
+                diagnostic: Diagnostic::error("HSP-NOT-OBJECT", "an HSP message is a JSON object"),
+            },
+        ));
+        return read;
+    };
+    let version = detect_version(envelope);
+    let mut findings = checks::check(envelope, version);
+    findings.extend(schema_findings(value, version, &findings));
+    if options.lenient {
+        for f in &mut findings {
+            lenient(f);
+        }
+    }
+    let mut diagnostics: Vec<Diagnostic> = findings.into_iter().map(|f| place(doc, f)).collect();
+    diagnostics.sort_by_key(|d| (d.line, d.column));
+    read.diagnostics = diagnostics;
+    read.version = Some(version);
+    read.message = Some(HspMessage {
+        json: value.clone(),
+        version,
+    });
+    read
+}
+
+/// The version to check against: `hsp_envelope_version`, else
+/// `protocol_version`, else the `message_type` suffix, else 0.1. A patch
+/// level of 0 (`0.1.0`, written by the upstream) names the same version;
+/// `checks` reports the spelling.
+fn detect_version(envelope: &serde_json::Map<String, Value>) -> Version {
+    let from_type = envelope
+        .get("message_type")
+        .and_then(Value::as_str)
+        .and_then(message_type::MessageType::parse)
+        .map(|t| t.version);
+    ["hsp_envelope_version", "protocol_version"]
+        .iter()
+        .filter_map(|f| envelope.get(*f).and_then(Value::as_str))
+        .chain(from_type)
+        .find_map(normalize_version)
+        .unwrap_or(Version::V0_1)
+}
+
+/// `0.1`, or `0.1.0`, as a version.
+pub fn normalize_version(raw: &str) -> Option<Version> {
+    Version::parse(raw).or_else(|| raw.strip_suffix(".0").and_then(Version::parse))
+}
+
+/// Schema findings, minus those a rule of `checks` already explains.
+fn schema_findings(value: &Value, version: Version, rules: &[Finding]) -> Vec<Finding> {
+    let validator = schemas::envelope_validator(version);
+    let mut out: Vec<Finding> = Vec::new();
+    for error in validator.iter_errors(value) {
+        let mut pointer = error.instance_path().as_str().to_string();
+        if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind()
+            && let Some(p) = property.as_str()
+        {
+            pointer = format!("{pointer}/{p}");
+        }
+        let explained = rules
+            .iter()
+            .any(|r| pointer == r.pointer || pointer.starts_with(&format!("{}/", r.pointer)));
+        if explained || out.iter().any(|f| f.pointer == pointer) {
+            continue;
+        }
+        let code = schema_code(error.kind().keyword());
+        out.push(Finding {
+            pointer,
+            diagnostic: Diagnostic::error(code, error.to_string()),
+        });
+    }
+    out
+}
+
+/// `HSP-SCHEMA-<KEYWORD>` for the schema keywords aiproto's schemas use.
+fn schema_code(keyword: &str) -> &'static str {
+    match keyword {
+        "required" => "HSP-SCHEMA-REQUIRED",
+        "type" => "HSP-SCHEMA-TYPE",
+        "enum" => "HSP-SCHEMA-ENUM",
+        "const" => "HSP-SCHEMA-CONST",
+        "pattern" => "HSP-SCHEMA-PATTERN",
+        "format" => "HSP-SCHEMA-FORMAT",
+        "minimum" | "maximum" => "HSP-SCHEMA-RANGE",
+        "minLength" => "HSP-SCHEMA-EMPTY",
+        "anyOf" | "oneOf" | "allOf" => "HSP-SCHEMA-ALTERNATIVES",
+        _ => "HSP-SCHEMA",
+    }
+}
+
+/// `--lenient`: everything but an unreadable message, a missing or non-object
+/// payload, or a missing message_id becomes a warning.
+fn lenient(f: &mut Finding) {
+    let missing_core = matches!(f.pointer.as_str(), "/payload" | "/message_id")
+        && matches!(f.diagnostic.code, "HSP-SCHEMA-REQUIRED" | "HSP-SCHEMA-TYPE");
+    let fatal = missing_core
+        || matches!(
+            f.diagnostic.code,
+            "HSP-JSON" | "HSP-NOT-OBJECT" | "HSP-TOO-LARGE"
+        );
+    if !fatal && f.diagnostic.is_error() {
+        f.diagnostic.severity = crate::diag::Severity::Warning;
+        f.diagnostic.hint = Some("accepted by --lenient; the spec does not allow it".into());
+    }
+}
+
+/// Gives a finding its line and column in the source.
+fn place(doc: &Doc<'_>, f: Finding) -> Diagnostic {
+    let (start, end) =
+        json_locate::locate_span(doc.text, &format!("{}{}", doc.pointer_prefix, f.pointer));
+    let (line, column) = json_locate::line_column(doc.text, start);
+    let shown = &doc.text[start..end];
+    let length = shown
+        .split('\n')
+        .next()
+        .map_or(1, |first| first.chars().count());
+    let mut d = f.diagnostic.at(
+        crate::diag::Pos::new(line + doc.line_offset, column),
+        length,
+    );
+    d.pointer = Some(if f.pointer.is_empty() {
+        "".into()
+    } else {
+        f.pointer
+    });
+    d
+}
