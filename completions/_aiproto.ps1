@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show messages in a readable form: who, thread, intent, meta, body, signature')
             [CompletionResult]::new('thread', 'thread', [CompletionResultType]::ParameterValue, 'Draw the conversation tree of many envelopes from their parent links')
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List or print the embedded JSON Schemas (the published contract)')
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
             [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -178,6 +179,63 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;poll;help;help' {
             break
         }
+        'aiproto;schema' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Name and title of every embedded schema')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;schema;list' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;schema;show' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;schema;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Name and title of every embedded schema')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;schema;help;list' {
+            break
+        }
+        'aiproto;schema;help;show' {
+            break
+        }
+        'aiproto;schema;help;help' {
+            break
+        }
         'aiproto;id' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many ids to print')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many ids to print')
@@ -229,6 +287,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show messages in a readable form: who, thread, intent, meta, body, signature')
             [CompletionResult]::new('thread', 'thread', [CompletionResultType]::ParameterValue, 'Draw the conversation tree of many envelopes from their parent links')
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List or print the embedded JSON Schemas (the published contract)')
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
             [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -255,6 +314,17 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;poll;collate' {
+            break
+        }
+        'aiproto;help;schema' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Name and title of every embedded schema')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`')
+            break
+        }
+        'aiproto;help;schema;list' {
+            break
+        }
+        'aiproto;help;schema;show' {
             break
         }
         'aiproto;help;id' {

@@ -37,6 +37,9 @@ _aiproto() {
             aiproto,poll)
                 cmd="aiproto__subcmd__poll"
                 ;;
+            aiproto,schema)
+                cmd="aiproto__subcmd__schema"
+                ;;
             aiproto,send)
                 cmd="aiproto__subcmd__send"
                 ;;
@@ -67,6 +70,9 @@ _aiproto() {
             aiproto__subcmd__help,poll)
                 cmd="aiproto__subcmd__help__subcmd__poll"
                 ;;
+            aiproto__subcmd__help,schema)
+                cmd="aiproto__subcmd__help__subcmd__schema"
+                ;;
             aiproto__subcmd__help,send)
                 cmd="aiproto__subcmd__help__subcmd__send"
                 ;;
@@ -78,6 +84,12 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help__subcmd__poll,collate)
                 cmd="aiproto__subcmd__help__subcmd__poll__subcmd__collate"
+                ;;
+            aiproto__subcmd__help__subcmd__schema,list)
+                cmd="aiproto__subcmd__help__subcmd__schema__subcmd__list"
+                ;;
+            aiproto__subcmd__help__subcmd__schema,show)
+                cmd="aiproto__subcmd__help__subcmd__schema__subcmd__show"
                 ;;
             aiproto__subcmd__poll,collate)
                 cmd="aiproto__subcmd__poll__subcmd__collate"
@@ -91,6 +103,24 @@ _aiproto() {
             aiproto__subcmd__poll__subcmd__help,help)
                 cmd="aiproto__subcmd__poll__subcmd__help__subcmd__help"
                 ;;
+            aiproto__subcmd__schema,help)
+                cmd="aiproto__subcmd__schema__subcmd__help"
+                ;;
+            aiproto__subcmd__schema,list)
+                cmd="aiproto__subcmd__schema__subcmd__list"
+                ;;
+            aiproto__subcmd__schema,show)
+                cmd="aiproto__subcmd__schema__subcmd__show"
+                ;;
+            aiproto__subcmd__schema__subcmd__help,help)
+                cmd="aiproto__subcmd__schema__subcmd__help__subcmd__help"
+                ;;
+            aiproto__subcmd__schema__subcmd__help,list)
+                cmd="aiproto__subcmd__schema__subcmd__help__subcmd__list"
+                ;;
+            aiproto__subcmd__schema__subcmd__help,show)
+                cmd="aiproto__subcmd__schema__subcmd__help__subcmd__show"
+                ;;
             *)
                 ;;
         esac
@@ -98,7 +128,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll id send completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -254,7 +284,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose convert inspect thread poll id send completions help"
+            opts="validate compose convert inspect thread poll schema id send completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -366,6 +396,48 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__poll__subcmd__collate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__schema)
+            opts="list show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__schema__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__schema__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -568,6 +640,128 @@ _aiproto() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__schema)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version list show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__schema__subcmd__help)
+            opts="list show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__schema__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__schema__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__schema__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__schema__subcmd__list)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__schema__subcmd__show)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

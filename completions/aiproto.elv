@@ -34,6 +34,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand inspect 'Show messages in a readable form: who, thread, intent, meta, body, signature'
             cand thread 'Draw the conversation tree of many envelopes from their parent links'
             cand poll 'Work with POLL envelopes and their answers'
+            cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
             cand send 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
             cand completions 'Print a shell completion script'
@@ -164,6 +165,56 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;poll;help;help'= {
         }
+        &'aiproto;schema'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'Name and title of every embedded schema'
+            cand show 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;schema;list'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;schema;show'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;schema;help'= {
+            cand list 'Name and title of every embedded schema'
+            cand show 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;schema;help;list'= {
+        }
+        &'aiproto;schema;help;show'= {
+        }
+        &'aiproto;schema;help;help'= {
+        }
         &'aiproto;id'= {
             cand -n 'How many ids to print'
             cand --count 'How many ids to print'
@@ -212,6 +263,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand inspect 'Show messages in a readable form: who, thread, intent, meta, body, signature'
             cand thread 'Draw the conversation tree of many envelopes from their parent links'
             cand poll 'Work with POLL envelopes and their answers'
+            cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
             cand send 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
             cand completions 'Print a shell completion script'
@@ -231,6 +283,14 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand collate 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
         }
         &'aiproto;help;poll;collate'= {
+        }
+        &'aiproto;help;schema'= {
+            cand list 'Name and title of every embedded schema'
+            cand show 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`'
+        }
+        &'aiproto;help;schema;list'= {
+        }
+        &'aiproto;help;schema;show'= {
         }
         &'aiproto;help;id'= {
         }

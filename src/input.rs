@@ -1,6 +1,6 @@
 //! Where messages come from: files, directories (walked), and stdin (`-` or nothing).
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// File extensions read when a directory is walked.
@@ -58,19 +58,51 @@ impl Input {
 
     /// Reads the whole input as UTF-8 text.
     pub fn read(&self) -> Result<Source, InputError> {
-        let name = self.name();
-        let mut bytes = Vec::new();
-        let result = match self {
-            Input::Stdin => std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ()),
-            Input::File(p) => std::fs::read(p).map(|b| bytes = b),
-        };
-        result.map_err(|source| InputError::Io {
+        let reader = self.open()?;
+        read_from(self.name(), reader, Vec::new())
+    }
+
+    /// Opens the input for reading, buffered.
+    pub fn open(&self) -> Result<Box<dyn BufRead>, InputError> {
+        const CAPACITY: usize = 1 << 20;
+        match self {
+            Input::Stdin => Ok(Box::new(BufReader::with_capacity(
+                CAPACITY,
+                std::io::stdin(),
+            ))),
+            Input::File(p) => std::fs::File::open(p)
+                .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead>)
+                .map_err(|source| InputError::Io {
+                    path: self.name(),
+                    source,
+                }),
+        }
+    }
+
+    /// The input's size in bytes, when it is a file.
+    pub fn size(&self) -> Option<u64> {
+        match self {
+            Input::Stdin => None,
+            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+        }
+    }
+}
+
+/// Reads the rest of an open input (after the bytes already taken from it,
+/// `head`) as UTF-8 text.
+pub fn read_from(
+    name: String,
+    mut reader: impl Read,
+    mut head: Vec<u8>,
+) -> Result<Source, InputError> {
+    reader
+        .read_to_end(&mut head)
+        .map_err(|source| InputError::Io {
             path: name.clone(),
             source,
         })?;
-        let text = decode_utf8(bytes, &name)?;
-        Ok(Source { name, text })
-    }
+    let text = decode_utf8(head, &name)?;
+    Ok(Source { name, text })
 }
 
 fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {

@@ -13,9 +13,11 @@ pub mod input;
 pub mod json_locate;
 pub mod model;
 pub mod output;
+pub mod parallel;
 pub mod poll;
 pub mod protocols;
 pub mod reader;
+pub mod stream;
 pub mod thread;
 pub mod transport;
 

@@ -89,6 +89,12 @@ pub enum Command {
     #[command(subcommand)]
     Poll(PollCommand),
 
+    /// List or print the embedded JSON Schemas (the published contract).
+    ///
+    /// Example: aiproto schema show hsp/1.0/envelope > envelope.schema.json
+    #[command(subcommand)]
+    Schema(SchemaCommand),
+
     /// Print fresh message ids (ULID by default).
     Id(IdArgs),
 
@@ -296,6 +302,17 @@ pub enum PollCommand {
 pub struct PollArgs {
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SchemaCommand {
+    /// Name and title of every embedded schema.
+    List,
+    /// Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`.
+    Show {
+        /// The schema's name as `schema list` prints it.
+        name: String,
+    },
 }
 
 #[derive(Debug, Args)]

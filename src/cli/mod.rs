@@ -8,6 +8,7 @@ pub mod convert;
 mod id;
 mod inspect;
 mod poll;
+mod schema;
 mod send;
 mod thread;
 mod validate;
@@ -27,6 +28,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Inspect(a) => inspect::run(a, g),
         Command::Thread(a) => thread::run(a, g),
         Command::Poll(c) => poll::run(c, g),
+        Command::Schema(c) => schema::run(c, g),
         Command::Id(a) => id::run(a),
         Command::Send(a) => send::run(a, g),
         Command::Completions(a) => completions::run(a),

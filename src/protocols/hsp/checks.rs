@@ -141,21 +141,16 @@ pub fn check(envelope: &Map<String, Value>, version: Version) -> Vec<Finding> {
 /// `message_type`'s version agrees with `protocol_version` and `hsp_envelope_version`.
 fn check_versions(envelope: &Map<String, Value>, version: Version, out: &mut Vec<Finding>) {
     let want = version.as_str();
+    // hsp-0.1 §7 recommends semantic versioning: "0.1.0" names 0.1 too.
     for field in ["hsp_envelope_version", "protocol_version"] {
-        if let Some(v) = envelope.get(field).and_then(Value::as_str) {
-            if v == format!("{want}.0") {
-                out.push(error(
-                    format!("/{field}"),
-                    "HSP-VERSION-FORMAT",
-                    format!("{field} `{v}` names HSP {want}; write \"{want}\""),
-                ));
-            } else if v != want {
-                out.push(error(
-                    format!("/{field}"),
-                    "HSP-VERSION-MISMATCH",
-                    format!("{field} is `{v}`; this is an HSP {want} envelope"),
-                ));
-            }
+        if let Some(v) = envelope.get(field).and_then(Value::as_str)
+            && super::normalize_version(v) != Some(version)
+        {
+            out.push(error(
+                format!("/{field}"),
+                "HSP-VERSION-MISMATCH",
+                format!("{field} is `{v}`; this is an HSP {want} envelope"),
+            ));
         }
     }
     if let Some(mt) = envelope.get("message_type").and_then(Value::as_str) {
@@ -194,19 +189,23 @@ fn check_ids(object: &Map<String, Value>, base: &str, out: &mut Vec<Finding>) {
 
 /// The scores and timestamps among an object's own fields.
 fn check_fields(object: &Map<String, Value>, base: &str, out: &mut Vec<Finding>) {
-    for (key, v) in object {
-        let pointer = format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"));
-        if SCORE_FIELDS.contains(&key.as_str())
-            && let Some(n) = v.as_f64().filter(|n| !(0.0..=1.0).contains(n))
+    // Score and timestamp keys are plain words: no pointer escaping needed.
+    for field in SCORE_FIELDS {
+        if let Some(n) = object
+            .get(field)
+            .and_then(Value::as_f64)
+            .filter(|n| !(0.0..=1.0).contains(n))
         {
             out.push(error(
-                pointer.clone(),
+                format!("{base}/{field}"),
                 "HSP-SCORE-RANGE",
-                format!("{key} {n} is outside [0, 1]"),
+                format!("{field} {n} is outside [0, 1]"),
             ));
         }
-        if TIMESTAMP_FIELDS.contains(&key.as_str()) {
-            check_timestamp(v, &pointer, out);
+    }
+    for field in TIMESTAMP_FIELDS {
+        if let Some(v) = object.get(field) {
+            check_timestamp(v, &format!("{base}/{field}"), out);
         }
     }
 }

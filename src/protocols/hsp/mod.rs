@@ -92,59 +92,69 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// Reads and checks every message in a text.
 pub fn read(text: &str, options: Options) -> Vec<Read> {
-    split::split(text, options.max_message_bytes)
-        .iter()
-        .map(|doc| read_doc(doc, options))
-        .collect()
+    let docs = split::split(text, options.max_message_bytes);
+    crate::parallel::map_owned(docs, |doc| read_doc(doc, options))
 }
 
 /// Checks one document of an input.
-pub fn read_doc(doc: &Doc<'_>, options: Options) -> Read {
+pub fn read_doc(doc: Doc<'_>, options: Options) -> Read {
+    let Doc {
+        value,
+        text,
+        pointer_prefix,
+        line_offset,
+        line,
+        end_line,
+        ..
+    } = doc;
+    let at = Where {
+        text,
+        prefix: &pointer_prefix,
+        line_offset,
+    };
     let mut read = Read {
         message: None,
         version: None,
         diagnostics: Vec::new(),
-        line: doc.line,
-        end_line: doc.end_line,
+        line,
+        end_line,
     };
-    let value = match &doc.value {
+    let value = match value {
         Err(e) => {
             let code = if e.message.contains("over the limit") {
                 "HSP-TOO-LARGE"
             } else {
                 "HSP-JSON"
             };
-            let d = Diagnostic::error(code, e.message.clone())
-                .at(crate::diag::Pos::new(e.line + doc.line_offset, e.column), 1);
+            let d = Diagnostic::error(code, e.message)
+                .at(crate::diag::Pos::new(e.line + line_offset, e.column), 1);
             read.diagnostics.push(d);
             return read;
         }
         Ok(v) => v,
     };
-    let Value::Object(envelope) = value else {
-        read.diagnostics.push(place(
-            doc,
-            Finding {
-                pointer: String::new(),
-                diagnostic: Diagnostic::error("HSP-NOT-OBJECT", "an HSP message is a JSON object"),
-            },
-        ));
+    let Value::Object(envelope) = &value else {
+        let f = Finding {
+            pointer: String::new(),
+            diagnostic: Diagnostic::error("HSP-NOT-OBJECT", "an HSP message is a JSON object"),
+        };
+        read.diagnostics.push(at.place(f));
         return read;
     };
     let version = detect_version(envelope);
     let mut findings = checks::check(envelope, version);
-    findings.extend(schema_findings(value, version, &findings));
+    findings.extend(schema_findings(&value, version, &findings));
     if options.lenient {
         for f in &mut findings {
             lenient(f);
         }
     }
-    let mut diagnostics: Vec<Diagnostic> = findings.into_iter().map(|f| place(doc, f)).collect();
+    let mut diagnostics: Vec<Diagnostic> = findings.into_iter().map(|f| at.place(f)).collect();
     diagnostics.sort_by_key(|d| (d.line, d.column));
     read.diagnostics = diagnostics;
     read.version = Some(version);
     read.message = Some(HspMessage {
-        json: value.clone(),
+        json: value,
         version,
     });
     read
@@ -152,8 +162,7 @@ pub fn read_doc(doc: &Doc<'_>, options: Options) -> Read {
 
 /// The version to check against: `hsp_envelope_version`, else
 /// `protocol_version`, else the `message_type` suffix, else 0.1. A patch
-/// level of 0 (`0.1.0`, written by the upstream) names the same version;
-/// `checks` reports the spelling.
+/// level (`0.1.0`, as the upstream writes it) names the same version.
 fn detect_version(envelope: &serde_json::Map<String, Value>) -> Version {
     let from_type = envelope
         .get("message_type")
@@ -168,15 +177,25 @@ fn detect_version(envelope: &serde_json::Map<String, Value>) -> Version {
         .unwrap_or(Version::V0_1)
 }
 
-/// `0.1`, or `0.1.0`, as a version.
+/// `0.1`, or `0.1.PATCH`, as a version.
 pub fn normalize_version(raw: &str) -> Option<Version> {
-    Version::parse(raw).or_else(|| raw.strip_suffix(".0").and_then(Version::parse))
+    let minor = match raw.match_indices('.').nth(1) {
+        Some((i, _)) if raw[i + 1..].chars().all(|c| c.is_ascii_digit()) && i + 1 < raw.len() => {
+            &raw[..i]
+        }
+        Some(_) => return None,
+        None => raw,
+    };
+    Version::parse(minor)
 }
 
 /// Schema findings, minus those a rule of `checks` already explains.
 fn schema_findings(value: &Value, version: Version, rules: &[Finding]) -> Vec<Finding> {
     let validator = schemas::envelope_validator(version);
     let mut out: Vec<Finding> = Vec::new();
+    if validator.is_valid(value) {
+        return out; // the common case, and far cheaper than collecting errors
+    }
     for error in validator.iter_errors(value) {
         let mut pointer = error.instance_path().as_str().to_string();
         if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind()
@@ -231,24 +250,28 @@ fn lenient(f: &mut Finding) {
     }
 }
 
-/// Gives a finding its line and column in the source.
-fn place(doc: &Doc<'_>, f: Finding) -> Diagnostic {
-    let (start, end) =
-        json_locate::locate_span(doc.text, &format!("{}{}", doc.pointer_prefix, f.pointer));
-    let (line, column) = json_locate::line_column(doc.text, start);
-    let shown = &doc.text[start..end];
-    let length = shown
-        .split('\n')
-        .next()
-        .map_or(1, |first| first.chars().count());
-    let mut d = f.diagnostic.at(
-        crate::diag::Pos::new(line + doc.line_offset, column),
-        length,
-    );
-    d.pointer = Some(if f.pointer.is_empty() {
-        "".into()
-    } else {
-        f.pointer
-    });
-    d
+/// Where a document sits in its source, to place findings.
+struct Where<'a> {
+    text: &'a str,
+    prefix: &'a str,
+    line_offset: usize,
+}
+
+impl Where<'_> {
+    /// Gives a finding its line and column in the source, underlining the value.
+    fn place(&self, f: Finding) -> Diagnostic {
+        let (start, end) =
+            json_locate::locate_span(self.text, &format!("{}{}", self.prefix, f.pointer));
+        let (line, column) = json_locate::line_column(self.text, start);
+        let length = self.text[start..end]
+            .split('\n')
+            .next()
+            .map_or(1, |first| first.chars().count());
+        let mut d = f.diagnostic.at(
+            crate::diag::Pos::new(line + self.line_offset, column),
+            length,
+        );
+        d.pointer = Some(f.pointer);
+        d
+    }
 }

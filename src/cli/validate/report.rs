@@ -1,0 +1,208 @@
+//! How `validate` reports: one verdict per message (or per input that holds
+//! none), as findings for people or JSON Lines for programs, and a tally.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::cli::args::GlobalArgs;
+use crate::diag::{self, Diagnostic};
+use crate::output::{self, Format, Painter, Stream};
+use crate::protocols::Found;
+
+/// One line of `--format json` output: the verdict on one message, or on a
+/// whole input when it holds no message or cannot be read (`index` null).
+/// Its schema is `schemas/aiproto/validate-report.schema.json`.
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    pub source: &'a str,
+    pub index: Option<usize>,
+    pub line: Option<usize>,
+    pub end_line: Option<usize>,
+    pub protocol: Option<&'static str>,
+    pub version: Option<&'a str>,
+    pub id: Option<&'a str>,
+    pub valid: bool,
+    pub errors: Vec<&'a Diagnostic>,
+    pub warnings: Vec<&'a Diagnostic>,
+}
+
+#[derive(Default)]
+struct Tally {
+    inputs: usize,
+    messages: usize,
+    invalid: usize,
+    errors: usize,
+    warnings: usize,
+    unreadable: usize,
+}
+
+/// Writes verdicts to stdout and keeps the tally for the summary.
+pub struct Reporter<'g, W: Write> {
+    out: W,
+    painter: Painter,
+    global: &'g GlobalArgs,
+    strict: bool,
+    tally: Tally,
+}
+
+impl<'g, W: Write> Reporter<'g, W> {
+    pub fn new(out: W, global: &'g GlobalArgs, strict: bool) -> Self {
+        Reporter {
+            out,
+            painter: Painter::new(global.color, Stream::Stdout),
+            global,
+            strict,
+            tally: Tally::default(),
+        }
+    }
+
+    pub fn start_input(&mut self) {
+        self.tally.inputs += 1;
+    }
+
+    /// Reports one message; `line_text` gives a source line for the caret.
+    /// Returns whether the message is valid.
+    pub fn message<'t>(
+        &mut self,
+        source: &str,
+        found: &Found,
+        line_text: impl Fn(usize) -> Option<&'t str>,
+    ) -> std::io::Result<bool> {
+        let (errors, warnings) = diag::partition(&found.diagnostics, self.strict);
+        self.tally.messages += 1;
+        self.tally.errors += errors.len();
+        self.tally.warnings += warnings.len();
+        let valid = errors.is_empty();
+        if !valid {
+            self.tally.invalid += 1;
+        }
+        match self.global.format {
+            Format::Json => {
+                let report = Report {
+                    source,
+                    index: Some(found.index),
+                    line: Some(found.line),
+                    end_line: Some(found.end_line),
+                    protocol: Some(found.protocol.name()),
+                    version: (!found.version.is_empty()).then_some(found.version.as_str()),
+                    id: found.id(),
+                    valid,
+                    errors,
+                    warnings,
+                };
+                output::write_json_line(&mut self.out, &report)?;
+            }
+            Format::Human => {
+                for d in &found.diagnostics {
+                    let text = output::format_diagnostic(
+                        &self.painter,
+                        source,
+                        line_text(d.line),
+                        d,
+                        self.strict,
+                    );
+                    self.out.write_all(text.as_bytes())?;
+                }
+                if self.global.verbose && found.diagnostics.is_empty() {
+                    let p = &self.painter;
+                    writeln!(
+                        self.out,
+                        "{}: {} {} {}",
+                        p.bold(&format!("{source}:{}", found.line)),
+                        p.good("ok"),
+                        found.protocol,
+                        found.version
+                    )?;
+                }
+            }
+        }
+        Ok(valid)
+    }
+
+    /// Reports a problem with a whole input (no message in it, not text).
+    pub fn input_invalid(
+        &mut self,
+        source: &str,
+        line_text: Option<&str>,
+        d: &Diagnostic,
+    ) -> std::io::Result<()> {
+        self.tally.invalid += 1;
+        self.tally.errors += 1;
+        self.whole_input(source, line_text, d)
+    }
+
+    /// Reports an input that cannot be read at all (exit 2).
+    pub fn input_unreadable(
+        &mut self,
+        source: &str,
+        error: &dyn std::fmt::Display,
+    ) -> std::io::Result<()> {
+        self.tally.unreadable += 1;
+        self.out.flush()?;
+        eprintln!("aiproto: error: {error}");
+        if self.global.format == Format::Json {
+            let d = Diagnostic::error("INPUT-UNREADABLE", error.to_string());
+            self.whole_input(source, None, &d)?;
+        }
+        Ok(())
+    }
+
+    fn whole_input(
+        &mut self,
+        source: &str,
+        line_text: Option<&str>,
+        d: &Diagnostic,
+    ) -> std::io::Result<()> {
+        match self.global.format {
+            Format::Json => {
+                let report = Report {
+                    source,
+                    index: None,
+                    line: None,
+                    end_line: None,
+                    protocol: None,
+                    version: None,
+                    id: None,
+                    valid: false,
+                    errors: vec![d],
+                    warnings: Vec::new(),
+                };
+                output::write_json_line(&mut self.out, &report)
+            }
+            Format::Human => self.out.write_all(
+                output::format_diagnostic(&self.painter, source, line_text, d, false).as_bytes(),
+            ),
+        }
+    }
+
+    /// Flushes the verdicts and prints the one-line summary on stderr.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.out.flush()?;
+        if self.global.quiet || self.global.format != Format::Human {
+            return Ok(());
+        }
+        let t = &self.tally;
+        let p = Painter::new(self.global.color, Stream::Stderr);
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let mut verdict = if t.invalid == 0 {
+            p.good("all valid")
+        } else {
+            p.error(&format!("{} invalid", t.invalid))
+        };
+        if t.unreadable > 0 {
+            verdict = format!(
+                "{verdict}, {}",
+                p.error(&format!("{} unreadable", t.unreadable))
+            );
+        }
+        eprintln!(
+            "{} in {}: {verdict} ({}, {})",
+            plural(t.messages, "message"),
+            plural(t.inputs, "input"),
+            plural(t.errors, "error"),
+            plural(t.warnings, "warning"),
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,127 @@
+//! Validating HSP JSON Lines of any length: lines are read in batches,
+//! checked on all cores, and reported in input order; memory stays bounded
+//! by the batch size and `--max-message-bytes`.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::report::Reporter;
+use crate::cli::args::GlobalArgs;
+use crate::diag::{Diagnostic, Pos};
+use crate::exit::ExitStatus;
+use crate::parallel;
+use crate::protocols::hsp::{self, split};
+use crate::protocols::{Found, ReadOptions};
+use crate::stream::{Line, LineReader};
+
+/// Lines checked together; bounds memory, keeps every core busy.
+const BATCH: usize = 4096;
+/// Inputs at least this large (or of unknown size) get a progress bar on a terminal.
+const PROGRESS_FROM: u64 = 64 * 1024 * 1024;
+
+/// A progress bar on stderr for a large input, when stderr is a terminal.
+pub fn progress_bar(g: &GlobalArgs, size: Option<u64>) -> Option<ProgressBar> {
+    if g.quiet || !std::io::stderr().is_terminal() || size.is_some_and(|s| s < PROGRESS_FROM) {
+        return None;
+    }
+    let bar = match size {
+        Some(total) => ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()),
+        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+    };
+    let template = if size.is_some() {
+        "{spinner} validating {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left) {msg}"
+    } else {
+        "{spinner} validating {bytes} ({bytes_per_sec}) {msg}"
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Checks every line of a JSON Lines input.
+pub fn validate<W: Write>(
+    reader: impl BufRead,
+    name: &str,
+    options: &ReadOptions,
+    reporter: &mut Reporter<'_, W>,
+    progress: Option<ProgressBar>,
+) -> std::io::Result<ExitStatus> {
+    let hsp_options = hsp::Options {
+        lenient: options.lenient,
+        max_message_bytes: options.max_message_bytes,
+    };
+    let mut lines = LineReader::new(reader, options.max_message_bytes);
+    let mut status = ExitStatus::Ok;
+    let mut index = 0;
+    loop {
+        let mut batch = Vec::with_capacity(BATCH);
+        while batch.len() < BATCH {
+            match lines.next_line() {
+                Ok(Some(Line::Text(_, t))) if t.trim().is_empty() => {}
+                Ok(Some(line)) => batch.push(line),
+                Ok(None) => break,
+                Err(e) => {
+                    reporter.input_unreadable(name, &format!("cannot read {name}: {e}"))?;
+                    return Ok(ExitStatus::Usage);
+                }
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let reads = parallel::map(&batch, |line| check_line(line, hsp_options));
+        for (line, read) in batch.iter().zip(reads) {
+            let found = Found::from_hsp(index, read);
+            index += 1;
+            let text = match line {
+                Line::Text(_, t) => Some(t.as_str()),
+                _ => None,
+            };
+            if !reporter.message(name, &found, |_| text)? {
+                status = ExitStatus::Invalid;
+            }
+        }
+        if let Some(bar) = &progress {
+            bar.set_position(lines.consumed);
+            bar.set_message(format!("{index} messages"));
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    Ok(status)
+}
+
+fn check_line(line: &Line, options: hsp::Options) -> hsp::Read {
+    match line {
+        Line::Text(n, text) => hsp::read_doc(
+            split::parse_line(text, *n, options.max_message_bytes),
+            options,
+        ),
+        Line::TooLong(n, size) => failed(
+            *n,
+            Diagnostic::error(
+                "HSP-TOO-LARGE",
+                split::too_large(*size, options.max_message_bytes),
+            )
+            .at(Pos::new(*n, 1), 1),
+        ),
+        Line::NotUtf8(n, column) => failed(
+            *n,
+            Diagnostic::error("INPUT-NOT-UTF8", "this line is not UTF-8 text")
+                .at(Pos::new(*n, *column), 1),
+        ),
+    }
+}
+
+fn failed(line: usize, d: Diagnostic) -> hsp::Read {
+    hsp::Read {
+        message: None,
+        version: None,
+        diagnostics: vec![d],
+        line,
+        end_line: line,
+    }
+}

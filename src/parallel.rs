@@ -1,0 +1,67 @@
+//! Order-preserving parallel map over a slice, on all cores, with scoped
+//! threads (no thread pool to keep alive between batches).
+
+/// Maps `items` with `f` on up to `available_parallelism` threads; the result
+/// is in input order. Small inputs are mapped on the calling thread.
+pub fn map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(&f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<U>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(v) => v,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
+}
+
+/// Like [`map`], for owned items.
+pub fn map_owned<T: Send, U: Send>(mut items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || items.len() < 64 {
+        return items.into_iter().map(&f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let mut parts = Vec::with_capacity(threads);
+    while items.len() > chunk {
+        let rest = items.split_off(chunk);
+        parts.push(std::mem::replace(&mut items, rest));
+    }
+    parts.push(items);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || part.into_iter().map(f).collect::<Vec<U>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(v) => v,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keeps_input_order() {
+        let items: Vec<u64> = (0..10_000).collect();
+        let out = super::map(&items, |x| x * 2);
+        assert!(out.iter().enumerate().all(|(i, v)| *v == i as u64 * 2));
+        let owned = super::map_owned(items, |x| x + 1);
+        assert!(owned.iter().enumerate().all(|(i, v)| *v == i as u64 + 1));
+    }
+}

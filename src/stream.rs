@@ -1,0 +1,160 @@
+//! Reading JSON Lines of any length in constant memory: lines are read one
+//! by one, each capped at a size limit (a longer line is skipped, not stored).
+
+use std::io::{BufRead, ErrorKind};
+
+/// One line of a stream.
+pub enum Line {
+    /// The line's text (without its line end), and its 1-based number.
+    Text(usize, String),
+    /// A line over the limit: its number and its size in bytes.
+    TooLong(usize, usize),
+    /// A line that is not UTF-8: its number and the column of the first bad byte.
+    NotUtf8(usize, usize),
+}
+
+impl Line {
+    /// The line's 1-based number.
+    pub fn number(&self) -> usize {
+        match self {
+            Line::Text(n, _) | Line::TooLong(n, _) | Line::NotUtf8(n, _) => *n,
+        }
+    }
+}
+
+/// Reads lines from a buffered reader, never holding more than `max` bytes of one.
+pub struct LineReader<R> {
+    inner: R,
+    max: usize,
+    number: usize,
+    /// Bytes consumed so far (for progress).
+    pub consumed: u64,
+}
+
+impl<R: BufRead> LineReader<R> {
+    pub fn new(inner: R, max: usize) -> Self {
+        LineReader {
+            inner,
+            max,
+            number: 0,
+            consumed: 0,
+        }
+    }
+
+    /// The next line, or `None` at the end of the input.
+    pub fn next_line(&mut self) -> std::io::Result<Option<Line>> {
+        let mut buf = Vec::new();
+        let mut size = 0usize;
+        let mut any = false;
+        loop {
+            let chunk = match self.inner.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            any = true;
+            let (take, done) = match memchr_newline(chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            let content = if done {
+                &chunk[..take - 1]
+            } else {
+                &chunk[..take]
+            };
+            size += content.len();
+            if size <= self.max {
+                buf.extend_from_slice(content);
+            }
+            self.inner.consume(take);
+            self.consumed += take as u64;
+            if done {
+                break;
+            }
+        }
+        if !any {
+            return Ok(None);
+        }
+        self.number += 1;
+        if size > self.max {
+            return Ok(Some(Line::TooLong(self.number, size)));
+        }
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        match String::from_utf8(buf) {
+            Ok(text) => Ok(Some(Line::Text(self.number, text))),
+            Err(e) => {
+                let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let column = String::from_utf8_lossy(valid).chars().count() + 1;
+                Ok(Some(Line::NotUtf8(self.number, column)))
+            }
+        }
+    }
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// Whether the start of an input looks like HSP JSON Lines: a first line that
+/// is a whole JSON object (or too long to be a pretty-printed document) and a
+/// second line that starts another object.
+pub fn looks_like_hsp_json_lines(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with('{')
+        || !(trimmed.contains("\"hsp_envelope_version\"") || trimmed.contains("\"HSP::"))
+    {
+        return false;
+    }
+    let mut lines = trimmed.split('\n');
+    let first = lines.next().unwrap_or("");
+    let Some(rest) = trimmed.get(first.len() + 1..) else {
+        // The first line does not end within the head: far longer than any
+        // pretty-printed line, so a JSON Lines record.
+        return true;
+    };
+    serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.is_object())
+        && rest
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.trim_start().starts_with('{'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_long_lines_without_storing_them() {
+        let input = format!("short\r\n{}\nlast", "x".repeat(10_000));
+        let mut r = LineReader::new(std::io::BufReader::with_capacity(64, input.as_bytes()), 100);
+        assert!(matches!(r.next_line().unwrap(), Some(Line::Text(1, t)) if t == "short"));
+        assert!(matches!(
+            r.next_line().unwrap(),
+            Some(Line::TooLong(2, 10_000))
+        ));
+        assert!(matches!(r.next_line().unwrap(), Some(Line::Text(3, t)) if t == "last"));
+        assert!(r.next_line().unwrap().is_none());
+    }
+
+    #[test]
+    fn recognises_json_lines_but_not_pretty_json() {
+        assert!(looks_like_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\"}\n{\"a\":1}\n"
+        ));
+        assert!(!looks_like_hsp_json_lines(
+            b"{\n  \"hsp_envelope_version\": \"0.1\"\n}\n"
+        ));
+        assert!(!looks_like_hsp_json_lines(
+            b"[{\"hsp_envelope_version\":\"0.1\"}]"
+        ));
+        assert!(looks_like_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\", \"x\": \"very long"
+        ));
+    }
+}
