@@ -267,3 +267,25 @@ fn inspect_and_thread_read_hsp() {
     let tree = &json_lines(&out.get_output().stdout)[0];
     assert_eq!(tree["root"]["children"][0]["intent"], "RESPOND");
 }
+
+#[test]
+fn a_huge_line_in_a_stream_is_refused_and_the_rest_still_checked() {
+    let h = home();
+    let jsonl = std::fs::read_to_string(repo("examples/hsp/valid/0.1/facts.jsonl")).unwrap();
+    let first = jsonl.lines().next().unwrap();
+    let huge = first.replace("Observation 0.", &"x".repeat(20 * 1024 * 1024));
+    let mut input = format!("{first}\n{huge}\n").into_bytes();
+    input.extend_from_slice(b"{\"hsp_envelope_version\": \"0.1\", \"bad\": \"\xff\"}\n");
+    input.extend_from_slice(jsonl.as_bytes());
+    let file = h.path().join("big.jsonl");
+    std::fs::write(&file, input).unwrap();
+    let out = aiproto(h.path()).args(["validate", "--format", "json"]).arg(&file).assert().code(1);
+    let reports = json_lines(&out.get_output().stdout);
+    assert_eq!(reports.len(), 6);
+    assert_eq!(reports[1]["line"], 2);
+    assert_eq!(reports[1]["errors"][0]["code"], "HSP-TOO-LARGE");
+    assert!(reports[1]["errors"][0]["message"].as_str().unwrap().contains("--max-message-bytes"));
+    assert_eq!(reports[2]["errors"][0]["code"], "INPUT-NOT-UTF8");
+    assert_eq!(reports[2]["errors"][0]["column"], 41);
+    assert!(reports.iter().enumerate().all(|(i, r)| (r["valid"] == true) == !(1..=2).contains(&i)));
+}
