@@ -34,7 +34,7 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -s v -l verbose -d 'Also r
 complete -c aiproto -n "__fish_aiproto_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_needs_command" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
-complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "compose" -d 'Write a new message, or a reply to one'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
@@ -57,9 +57,10 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s q -l quiet 
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l from -d 'Sender name or address (CLAUDE, claude://session/abc)' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l to -d 'Receiver name or address' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l intent -d 'Intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l version -d 'The protocol version to write (same as PROTOCOL@VERSION)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l from -d 'Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l to -d 'Receiver: a name or address, or for HSP a DID or an hsp/… topic (HSP fills in the conventional topic of the kind when not given)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l intent -d 'Crosstalk intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l context -d 'Topic of the conversation (`context:` header)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l user -d 'The human on whose behalf the message is sent (`user:` header)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l session -d 'Session, "<UTC time> <short id>"; generated when not given' -r
@@ -69,25 +70,42 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l meta -d 'Met
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l body -d 'Message text; see also --body-file, or pipe it on stdin' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l body-file -d 'Read the message text from a file (`-` for stdin)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l reply-to -d 'Answer the first envelope in FILE: same thread and context, parent set, sender and receiver swapped' -r -F
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l error-code -d 'For --intent ERROR: the error code written to `meta: error`' -r -f -a "E-ROUTE\t'Routing failed, destination unreachable'
-E-CONSENT\t'Consent denied or expired'
-E-FORMAT\t'Malformed envelope'
-E-TOO-LARGE\t'Message exceeds size limits'
-E-PERM\t'Permission denied'
-E-UNSUPPORTED\t'Feature not supported'
-E-TIMEOUT\t'Response timeout'
-E-RATE\t'Rate limit exceeded'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l reason -d 'For --intent ERROR: why it failed (`Reason:` in `meta: error`)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l error-code -d 'Error code: for a Crosstalk ERROR one of E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE (`meta: error`); for an HSP NACK or failed TaskResult any code' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l reason -d 'Why it failed: Crosstalk `Reason:`, HSP `error_message`' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l correlation-id -d 'The id of the message answered (`correlation_id`)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l payload-file -d 'A whole payload from a JSON file (`-` for stdin); other flags override its fields' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l set -d 'Any payload field, FIELD=VALUE (VALUE is read as JSON when it parses, else as text)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l param -d 'A task or context parameter, KEY=VALUE (JSON accepted), into `parameters`' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l statement -d 'fact, belief, opinion: the statement in natural language' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l triple -d 'fact, belief, opinion: a semantic triple SUBJECT,PREDICATE,OBJECT' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l confidence -d 'fact, belief, opinion: confidence in [0, 1]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l tags -d 'Tags, comma-separated (fact, belief, capability, discovery-query)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l capability-id -d 'capability: its id; task-request: the capability asked for' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l name -d 'capability: its name; task-request, discovery-query: the capability\'s name' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l description -d 'capability: what it does' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l availability -d 'capability: online, offline, degraded or maintenance' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l callback -d 'task-request: where the TaskResult should go' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l priority -d 'task-request: priority 1–10' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l status -d 'task-result: success, failure, in_progress, queued or rejected' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l result -d 'task-result: the result data, as JSON' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l request-id -d 'task-result: the request answered (filled by --reply-to)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l phenomenon -d 'context-update: the phenomenon, e.g. hsp:event:UserMoodShift' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l component -d 'state-sync: the model component whose state is sent' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l chunk -d 'state-sync: the chunk\'s data (e.g. base64)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l sequence -d 'state-sync: the chunk\'s position, from 0' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l data-format -d 'state-sync: MIME type of the state data' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l min-trust -d 'discovery-query: the least trust score wanted' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l capability-file -d 'discovery-response: a capability advertisement payload (JSON file); repeatable' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
 json\t'One JSON object per line (JSON Lines), stable field names'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l uuid7 -d 'Make ids UUIDv7 instead of ULID'
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l requires-ack -d 'Ask the receiver for an ACK (`qos_parameters.requires_ack`)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l to -d 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
@@ -209,7 +227,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s v -l ver
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send completions help" -f -a "compose" -d 'Write a new message, or a reply to one'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send completions help" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'

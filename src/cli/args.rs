@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
 use crate::output::{ColorChoice, Format};
 use crate::protocols::ProtocolSpec;
@@ -61,11 +61,16 @@ pub enum Command {
     /// Example: aiproto validate --format json inbox/
     Validate(ValidateArgs),
 
-    /// Write a new message, or a reply to one.
+    /// Write a new message, or a reply to one; the result always validates.
     ///
-    /// Example: aiproto compose crosstalk --from CLAUDE --to CHATGPT --intent REQUEST --body "Review this?"
+    /// Crosstalk: aiproto compose crosstalk --from CLAUDE --to CHATGPT --intent REQUEST --body "Review this?"
     ///
-    /// Reply: aiproto compose crosstalk --reply-to question.crosstalk --body "Looks good"
+    /// Crosstalk reply: aiproto compose crosstalk --reply-to question.crosstalk --body "Looks good"
+    ///
+    /// HSP: aiproto compose hsp fact --from did:hsp:me --statement "The sky is blue." --confidence 0.9
+    ///
+    /// HSP reply: aiproto compose hsp --reply-to request.json --from did:hsp:me --status success --result '{"ok": true}'
+    #[command(disable_version_flag = true)]
     Compose(Box<ComposeArgs>),
 
     /// Rewrite messages in another protocol version (or the canonical form).
@@ -144,20 +149,29 @@ pub struct ValidateArgs {
 
 #[derive(Debug, Args)]
 pub struct ComposeArgs {
-    /// Protocol to write, NAME[@VERSION] (crosstalk writes 1.1 unless @1.0).
+    /// Protocol to write, NAME[@VERSION]: crosstalk (1.1 unless @1.0) or hsp (1.0 unless @0.1).
     #[arg(value_name = "PROTOCOL", default_value = "crosstalk")]
     pub protocol: ProtocolSpec,
 
-    /// Sender name or address (CLAUDE, claude://session/abc).
-    #[arg(long, value_name = "ADDRESS", required_unless_present = "reply_to")]
+    /// HSP: the kind of message.
+    #[arg(value_enum, value_name = "KIND")]
+    pub kind: Option<crate::protocols::hsp::compose::Kind>,
+
+    /// The protocol version to write (same as PROTOCOL@VERSION).
+    #[arg(long = "version", value_name = "VERSION")]
+    pub version: Option<String>,
+
+    /// Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID.
+    #[arg(long, value_name = "ADDRESS")]
     pub from: Option<String>,
 
-    /// Receiver name or address.
-    #[arg(long, value_name = "ADDRESS", required_unless_present = "reply_to")]
+    /// Receiver: a name or address, or for HSP a DID or an hsp/… topic
+    /// (HSP fills in the conventional topic of the kind when not given).
+    #[arg(long, value_name = "ADDRESS")]
     pub to: Option<String>,
 
-    /// Intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND).
-    #[arg(long, required_unless_present = "reply_to")]
+    /// Crosstalk intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND).
+    #[arg(long)]
     pub intent: Option<String>,
 
     /// Topic of the conversation (`context:` header).
@@ -197,61 +211,128 @@ pub struct ComposeArgs {
     #[arg(long, value_name = "FILE")]
     pub reply_to: Option<PathBuf>,
 
-    /// For --intent ERROR: the error code written to `meta: error`.
-    #[arg(long, value_enum)]
-    pub error_code: Option<ErrorCode>,
+    /// Error code: for a Crosstalk ERROR one of E-ROUTE, E-CONSENT, E-FORMAT,
+    /// E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE (`meta: error`);
+    /// for an HSP NACK or failed TaskResult any code.
+    #[arg(long, value_name = "CODE")]
+    pub error_code: Option<String>,
 
-    /// For --intent ERROR: why it failed (`Reason:` in `meta: error`).
+    /// Why it failed: Crosstalk `Reason:`, HSP `error_message`.
     #[arg(long)]
     pub reason: Option<String>,
 
     /// Make ids UUIDv7 instead of ULID.
     #[arg(long)]
     pub uuid7: bool,
+
+    #[command(flatten)]
+    pub hsp: HspComposeArgs,
 }
 
-/// The Crosstalk error taxonomy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ErrorCode {
-    /// Routing failed, destination unreachable.
-    #[value(name = "E-ROUTE")]
-    ERoute,
-    /// Consent denied or expired.
-    #[value(name = "E-CONSENT")]
-    EConsent,
-    /// Malformed envelope.
-    #[value(name = "E-FORMAT")]
-    EFormat,
-    /// Message exceeds size limits.
-    #[value(name = "E-TOO-LARGE")]
-    ETooLarge,
-    /// Permission denied.
-    #[value(name = "E-PERM")]
-    EPerm,
-    /// Feature not supported.
-    #[value(name = "E-UNSUPPORTED")]
-    EUnsupported,
-    /// Response timeout.
-    #[value(name = "E-TIMEOUT")]
-    ETimeout,
-    /// Rate limit exceeded.
-    #[value(name = "E-RATE")]
-    ERate,
-}
+/// The payload fields of `compose hsp`; ids, timestamps, the pattern and a
+/// conventional topic are filled in when not given.
+#[derive(Debug, Args, Default, PartialEq)]
+#[command(next_help_heading = "HSP payload")]
+pub struct HspComposeArgs {
+    /// The id of the message answered (`correlation_id`).
+    #[arg(long, value_name = "ID")]
+    pub correlation_id: Option<String>,
 
-impl ErrorCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::ERoute => "E-ROUTE",
-            ErrorCode::EConsent => "E-CONSENT",
-            ErrorCode::EFormat => "E-FORMAT",
-            ErrorCode::ETooLarge => "E-TOO-LARGE",
-            ErrorCode::EPerm => "E-PERM",
-            ErrorCode::EUnsupported => "E-UNSUPPORTED",
-            ErrorCode::ETimeout => "E-TIMEOUT",
-            ErrorCode::ERate => "E-RATE",
-        }
-    }
+    /// Ask the receiver for an ACK (`qos_parameters.requires_ack`).
+    #[arg(long)]
+    pub requires_ack: bool,
+
+    /// A whole payload from a JSON file (`-` for stdin); other flags override its fields.
+    #[arg(long, value_name = "FILE")]
+    pub payload_file: Option<PathBuf>,
+
+    /// Any payload field, FIELD=VALUE (VALUE is read as JSON when it parses, else as text).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
+
+    /// A task or context parameter, KEY=VALUE (JSON accepted), into `parameters`.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub param: Vec<String>,
+
+    /// fact, belief, opinion: the statement in natural language.
+    #[arg(long, value_name = "TEXT")]
+    pub statement: Option<String>,
+
+    /// fact, belief, opinion: a semantic triple SUBJECT,PREDICATE,OBJECT.
+    #[arg(long, value_name = "S,P,O", conflicts_with = "statement")]
+    pub triple: Option<String>,
+
+    /// fact, belief, opinion: confidence in [0, 1].
+    #[arg(long, value_name = "SCORE")]
+    pub confidence: Option<f64>,
+
+    /// Tags, comma-separated (fact, belief, capability, discovery-query).
+    #[arg(long, value_name = "TAGS", value_delimiter = ',')]
+    pub tags: Vec<String>,
+
+    /// capability: its id; task-request: the capability asked for.
+    #[arg(long, value_name = "ID")]
+    pub capability_id: Option<String>,
+
+    /// capability: its name; task-request, discovery-query: the capability's name.
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// capability: what it does.
+    #[arg(long)]
+    pub description: Option<String>,
+
+    /// capability: online, offline, degraded or maintenance.
+    #[arg(long, value_name = "STATUS")]
+    pub availability: Option<String>,
+
+    /// task-request: where the TaskResult should go.
+    #[arg(long, value_name = "TOPIC")]
+    pub callback: Option<String>,
+
+    /// task-request: priority 1–10.
+    #[arg(long)]
+    pub priority: Option<i64>,
+
+    /// task-result: success, failure, in_progress, queued or rejected.
+    #[arg(long)]
+    pub status: Option<String>,
+
+    /// task-result: the result data, as JSON.
+    #[arg(long, value_name = "JSON")]
+    pub result: Option<String>,
+
+    /// task-result: the request answered (filled by --reply-to).
+    #[arg(long, value_name = "ID")]
+    pub request_id: Option<String>,
+
+    /// context-update: the phenomenon, e.g. hsp:event:UserMoodShift.
+    #[arg(long, value_name = "TYPE")]
+    pub phenomenon: Option<String>,
+
+    /// state-sync: the model component whose state is sent.
+    #[arg(long, value_name = "NAME")]
+    pub component: Option<String>,
+
+    /// state-sync: the chunk's data (e.g. base64).
+    #[arg(long, value_name = "DATA")]
+    pub chunk: Option<String>,
+
+    /// state-sync: the chunk's position, from 0.
+    #[arg(long, value_name = "N")]
+    pub sequence: Option<u64>,
+
+    /// state-sync: MIME type of the state data.
+    #[arg(long, value_name = "MIME")]
+    pub data_format: Option<String>,
+
+    /// discovery-query: the least trust score wanted.
+    #[arg(long, value_name = "SCORE")]
+    pub min_trust: Option<f64>,
+
+    /// discovery-response: a capability advertisement payload (JSON file); repeatable.
+    #[arg(long = "capability-file", value_name = "FILE")]
+    pub capability_files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

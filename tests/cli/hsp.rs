@@ -279,13 +279,27 @@ fn a_huge_line_in_a_stream_is_refused_and_the_rest_still_checked() {
     input.extend_from_slice(jsonl.as_bytes());
     let file = h.path().join("big.jsonl");
     std::fs::write(&file, input).unwrap();
-    let out = aiproto(h.path()).args(["validate", "--format", "json"]).arg(&file).assert().code(1);
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json"])
+        .arg(&file)
+        .assert()
+        .code(1);
     let reports = json_lines(&out.get_output().stdout);
     assert_eq!(reports.len(), 6);
     assert_eq!(reports[1]["line"], 2);
     assert_eq!(reports[1]["errors"][0]["code"], "HSP-TOO-LARGE");
-    assert!(reports[1]["errors"][0]["message"].as_str().unwrap().contains("--max-message-bytes"));
+    assert!(
+        reports[1]["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-message-bytes")
+    );
     assert_eq!(reports[2]["errors"][0]["code"], "INPUT-NOT-UTF8");
     assert_eq!(reports[2]["errors"][0]["column"], 41);
-    assert!(reports.iter().enumerate().all(|(i, r)| (r["valid"] == true) == !(1..=2).contains(&i)));
+    assert!(
+        reports
+            .iter()
+            .enumerate()
+            .all(|(i, r)| (r["valid"] == true) == !(1..=2).contains(&i))
+    );
 }

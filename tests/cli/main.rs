@@ -3,6 +3,7 @@
 mod bad_input;
 mod completions;
 mod compose;
+mod compose_hsp;
 mod convert;
 mod examples;
 mod hsp;

@@ -6,10 +6,12 @@
 //! own codes, `model_map` the move to the shared model.
 
 pub mod checks;
+pub mod compose;
 pub mod message_type;
 pub mod model_map;
 pub mod schemas;
 pub mod split;
+pub mod types;
 
 use serde_json::Value;
 

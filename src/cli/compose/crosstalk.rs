@@ -1,21 +1,35 @@
-//! `aiproto compose`: write a new envelope, or a reply to one, that passes `validate`.
+//! `aiproto compose crosstalk`: a new envelope, or a reply to one, that passes `validate`.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 
 use chrono::Utc;
 
-use super::args::{ComposeArgs, GlobalArgs};
+use crate::cli::args::{ComposeArgs, GlobalArgs, HspComposeArgs};
 use crate::diag;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::ids::{self, IdKind};
 use crate::input::Input;
 use crate::output::{self, Painter, Stream};
+use crate::protocols::ProtocolSpec;
+use crate::protocols::crosstalk::meta_rules::ERROR_CODES;
 use crate::protocols::crosstalk::{self, Envelope, Version};
 
-pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
-    let version =
-        crosstalk::Version::parse(args.protocol.version_or_default()).unwrap_or(Version::V1_1);
+pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
+    let version = crosstalk::Version::parse(spec.version_or_default()).unwrap_or(Version::V1_1);
+    if args.reply_to.is_none()
+        && (args.from.is_none() || args.to.is_none() || args.intent.is_none())
+    {
+        return Err(
+            CliError::usage("compose crosstalk needs --from, --to and --intent")
+                .with_hint("or answer an envelope with --reply-to FILE"),
+        );
+    }
+    if args.hsp != HspComposeArgs::default() {
+        return Err(CliError::usage(
+            "the HSP payload flags are for `compose hsp`",
+        ));
+    }
     let id_kind = if args.uuid7 {
         IdKind::UuidV7
     } else {
@@ -176,14 +190,18 @@ fn add_error_block(
     original_intent: Option<&str>,
 ) -> Result<(), CliError> {
     let is_error = env.intent.as_deref() == Some("ERROR");
-    match (is_error, args.error_code) {
+    match (is_error, args.error_code.as_deref()) {
         (false, None) => Ok(()),
         (false, Some(_)) => Err(CliError::usage("--error-code needs --intent ERROR")),
         (true, None) => Err(CliError::usage("--intent ERROR needs --error-code")
             .with_hint("e.g. --error-code E-FORMAT --reason \"…\"")),
+        (true, Some(code)) if !ERROR_CODES.contains(&code) => Err(CliError::usage(format!(
+            "--error-code {code} is not in the Crosstalk taxonomy ({})",
+            ERROR_CODES.join(", ")
+        ))),
         (true, Some(code)) => {
             let block = env.meta_block_mut("error");
-            block.entries.push(("Code".into(), code.as_str().into()));
+            block.entries.push(("Code".into(), code.into()));
             if let Some(reason) = &args.reason {
                 block
                     .entries

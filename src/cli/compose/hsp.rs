@@ -1,0 +1,254 @@
+//! `aiproto compose hsp`: a new HSP message, or a TaskResult / ACK / NACK
+//! answering one, from typed flags, `--set`, `--param` and `--payload-file`.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::cli::args::{ComposeArgs, GlobalArgs, HspComposeArgs};
+use crate::diag;
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::input::Input;
+use crate::output::{self, Painter, SourceLines, Stream};
+use crate::protocols::ProtocolSpec;
+use crate::protocols::hsp::compose::{self, Draft, Kind};
+use crate::protocols::hsp::{self, Version};
+
+pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
+    let crosstalk_only = [
+        ("--intent", args.intent.is_some()),
+        ("--meta", !args.meta.is_empty()),
+        ("--body", args.body.is_some()),
+        ("--body-file", args.body_file.is_some()),
+    ];
+    if let Some((flag, _)) = crosstalk_only.iter().find(|(_, given)| *given) {
+        return Err(CliError::usage(format!(
+            "{flag} is for `compose crosstalk`"
+        )));
+    }
+    let mut draft = match &args.reply_to {
+        Some(path) => reply_draft(path, args.kind)?,
+        None => {
+            let Some(kind) = args.kind else {
+                return Err(CliError::usage(
+                    "compose hsp needs a KIND (fact, belief, task-request, …)",
+                )
+                .with_hint("`aiproto compose --help` lists them"));
+            };
+            Draft {
+                version: Version::V1_0,
+                kind,
+                from: String::new(),
+                to: None,
+                correlation_id: None,
+                requires_ack: false,
+                payload: Map::new(),
+            }
+        }
+    };
+    if let Some(v) = spec.version.and_then(Version::parse) {
+        draft.version = v;
+    } else if args.reply_to.is_none() {
+        draft.version = Version::parse(spec.version_or_default()).unwrap_or(Version::V1_0);
+    }
+    if let Some(from) = &args.from {
+        draft.from = from.clone();
+    }
+    if draft.from.is_empty() {
+        return Err(CliError::usage("compose hsp needs --from DID (the sender)"));
+    }
+    if args.to.is_some() {
+        draft.to.clone_from(&args.to);
+    }
+    if let Some(c) = &args.hsp.correlation_id {
+        draft.correlation_id = Some(c.clone());
+    }
+    draft.requires_ack |= args.hsp.requires_ack;
+    let mut payload = match &args.hsp.payload_file {
+        Some(path) => read_json_object(path)?,
+        None => Map::new(),
+    };
+    for (k, v) in std::mem::take(&mut draft.payload) {
+        payload.entry(k).or_insert(v);
+    }
+    apply_flags(&args.hsp, args, draft.kind, &mut payload)?;
+    draft.payload = payload;
+    let envelope = compose::compose(draft).map_err(CliError::usage)?;
+    let text =
+        serde_json::to_string_pretty(&envelope).map_err(|e| CliError::usage(e.to_string()))? + "\n";
+
+    let read = hsp::read(
+        &text,
+        hsp::Options {
+            lenient: false,
+            max_message_bytes: usize::MAX,
+        },
+    );
+    let findings = read
+        .into_iter()
+        .flat_map(|r| r.diagnostics)
+        .collect::<Vec<_>>();
+    let painter = Painter::new(g.color, Stream::Stderr);
+    let lines = SourceLines::new(&text);
+    for d in &findings {
+        eprint!(
+            "{}",
+            output::format_diagnostic(&painter, "<composed>", lines.get(d.line), d, false)
+        );
+    }
+    if !diag::partition(&findings, false).0.is_empty() {
+        eprintln!("aiproto: error: the composed message is invalid; nothing written");
+        return Ok(ExitStatus::Invalid);
+    }
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(ExitStatus::Ok)
+}
+
+fn reply_draft(path: &Path, kind: Option<Kind>) -> Result<Draft, CliError> {
+    let source = Input::File(path.to_path_buf()).read()?;
+    let original: Value = serde_json::from_str(&source.text).map_err(|e| {
+        CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!("{}: not one HSP message: {e}", source.name),
+        )
+    })?;
+    if original.get("message_id").and_then(Value::as_str).is_none() {
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!("{}: the message has no message_id to answer", source.name),
+        ));
+    }
+    Ok(compose::reply_to(&original, kind).1)
+}
+
+fn read_json_object(path: &Path) -> Result<Map<String, Value>, CliError> {
+    let input = if path.as_os_str() == "-" {
+        Input::Stdin
+    } else {
+        Input::File(path.to_path_buf())
+    };
+    let source = input.read()?;
+    match serde_json::from_str::<Value>(&source.text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(CliError::usage(format!(
+            "{}: a payload is a JSON object",
+            source.name
+        ))),
+        Err(e) => Err(CliError::usage(format!(
+            "{}:{}:{}: {e}",
+            source.name,
+            e.line(),
+            e.column()
+        ))),
+    }
+}
+
+/// A flag value that is JSON when it parses as JSON, else text.
+fn json_or_text(v: &str) -> Value {
+    serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string()))
+}
+
+fn key_value<'a>(flag: &str, item: &'a str) -> Result<(&'a str, &'a str), CliError> {
+    item.split_once('=')
+        .filter(|(k, _)| !k.is_empty())
+        .ok_or_else(|| CliError::usage(format!("{flag} `{item}` is not KEY=VALUE")))
+}
+
+/// The typed flags, `--param` and `--set`, onto the payload (in that order, so `--set` wins).
+fn apply_flags(
+    f: &HspComposeArgs,
+    args: &ComposeArgs,
+    kind: Kind,
+    p: &mut Map<String, Value>,
+) -> Result<(), CliError> {
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(v) = value {
+            p.insert(key.to_string(), v);
+        }
+    };
+    put("statement_nl", f.statement.clone().map(Value::from));
+    if let Some(triple) = &f.triple {
+        let parts: Vec<&str> = triple.splitn(3, ',').map(str::trim).collect();
+        let [s, pr, o] = parts[..] else {
+            return Err(CliError::usage("--triple is SUBJECT,PREDICATE,OBJECT"));
+        };
+        put(
+            "statement_structured",
+            Some(json!({"subject_uri": s, "predicate_uri": pr, "object_literal": o})),
+        );
+    }
+    put("confidence_score", f.confidence.map(Value::from));
+    if !f.tags.is_empty() {
+        let key = if kind == Kind::DiscoveryQuery {
+            "capability_tags"
+        } else {
+            "tags"
+        };
+        put(key, Some(json!(f.tags)));
+    }
+    let capability_key = if kind == Kind::TaskRequest {
+        "capability_id_filter"
+    } else {
+        "capability_id"
+    };
+    put(capability_key, f.capability_id.clone().map(Value::from));
+    let name_key = match kind {
+        Kind::TaskRequest => "capability_name_filter",
+        Kind::DiscoveryQuery => "capability_name",
+        _ => "name",
+    };
+    put(name_key, f.name.clone().map(Value::from));
+    put("description", f.description.clone().map(Value::from));
+    put(
+        "availability_status",
+        f.availability.clone().map(Value::from),
+    );
+    put("callback_address", f.callback.clone().map(Value::from));
+    put("priority", f.priority.map(Value::from));
+    put("status", f.status.clone().map(Value::from));
+    put("payload", f.result.as_deref().map(json_or_text));
+    put("request_id", f.request_id.clone().map(Value::from));
+    put("phenomenon_type", f.phenomenon.clone().map(Value::from));
+    put("model_component_name", f.component.clone().map(Value::from));
+    put("state_data_chunk", f.chunk.clone().map(Value::from));
+    put("sequence_number", f.sequence.map(Value::from));
+    put("state_data_format", f.data_format.clone().map(Value::from));
+    put("min_trust_score", f.min_trust.map(Value::from));
+    match kind {
+        Kind::Nack => {
+            put("error_code", args.error_code.clone().map(Value::from));
+            put("error_message", args.reason.clone().map(Value::from));
+        }
+        Kind::TaskResult if args.error_code.is_some() || args.reason.is_some() => {
+            let details = json!({"error_code": args.error_code.clone().unwrap_or_default(), "error_message": args.reason.clone().unwrap_or_default()});
+            put("error_details", Some(details));
+        }
+        _ => {}
+    }
+    if !f.capability_files.is_empty() {
+        let caps = f
+            .capability_files
+            .iter()
+            .map(|path| read_json_object(path).map(Value::Object))
+            .collect::<Result<Vec<_>, _>>()?;
+        put("capabilities", Some(Value::Array(caps)));
+    }
+    if !f.param.is_empty() {
+        let entry = p.entry("parameters").or_insert_with(|| json!({}));
+        let Value::Object(params) = entry else {
+            return Err(CliError::usage(
+                "--param needs the payload's `parameters` to be an object",
+            ));
+        };
+        for item in &f.param {
+            let (k, v) = key_value("--param", item)?;
+            params.insert(k.to_string(), json_or_text(v));
+        }
+    }
+    for item in &f.set {
+        let (k, v) = key_value("--set", item)?;
+        p.insert(k.to_string(), json_or_text(v));
+    }
+    Ok(())
+}

@@ -1,0 +1,378 @@
+//! `aiproto compose hsp`: every kind, replies, and refusals; output always validates.
+
+use predicates::prelude::*;
+
+use super::{aiproto, home, json_lines};
+
+fn compose(h: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let out = aiproto(h)
+        .args(["compose", "hsp"])
+        .args(args)
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    aiproto(h)
+        .args(["validate", "--strict"])
+        .write_stdin(text.clone())
+        .assert()
+        .code(0);
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn every_kind_composes_into_a_valid_message_in_both_versions() {
+    let h = home();
+    let cap = h.path().join("cap.json");
+    std::fs::write(&cap, r#"{"capability_id": "c1", "ai_id": "did:hsp:g", "name": "T", "description": "d", "version": "1.0.0", "availability_status": "online", "parameters": {}, "returns": {}}"#).unwrap();
+    let cap = cap.to_str().unwrap().to_string();
+    for version in ["0.1", "1.0"] {
+        let hsp = ["--version", version, "--from", "did:hsp:me"];
+        let cases: Vec<(&str, Vec<&str>)> = vec![
+            (
+                "fact",
+                vec!["--statement", "The sky is blue.", "--confidence", "0.9"],
+            ),
+            (
+                "belief",
+                vec![
+                    "--triple",
+                    "hsp:entity:Sky,hsp:property:hasColor,blue",
+                    "--confidence",
+                    "0.6",
+                    "--set",
+                    "justification=looked up",
+                ],
+            ),
+            (
+                "opinion",
+                vec![
+                    "--statement",
+                    "Cursors win.",
+                    "--confidence",
+                    "0.7",
+                    "--set",
+                    "reasoning_chain=[\"f1\"]",
+                ],
+            ),
+            (
+                "capability",
+                vec![
+                    "--capability-id",
+                    "c1",
+                    "--name",
+                    "Translate",
+                    "--description",
+                    "en→fr",
+                    "--availability",
+                    "online",
+                    "--set",
+                    "version=1.2.0",
+                    "--set",
+                    "parameters={}",
+                    "--set",
+                    "returns={}",
+                ],
+            ),
+            (
+                "task-request",
+                vec![
+                    "--to",
+                    "did:hsp:worker",
+                    "--capability-id",
+                    "c1",
+                    "--param",
+                    "text=Hello",
+                    "--callback",
+                    "hsp/results/me",
+                ],
+            ),
+            (
+                "task-result",
+                vec![
+                    "--to",
+                    "did:hsp:boss",
+                    "--correlation-id",
+                    "m1",
+                    "--request-id",
+                    "r1",
+                    "--status",
+                    "failure",
+                    "--error-code",
+                    "TIMEOUT",
+                    "--reason",
+                    "took too long",
+                ],
+            ),
+            (
+                "context-update",
+                vec![
+                    "--phenomenon",
+                    "hsp:event:UserMoodShift",
+                    "--param",
+                    "mood=happy",
+                ],
+            ),
+            (
+                "state-sync",
+                vec![
+                    "--to",
+                    "did:hsp:peer",
+                    "--component",
+                    "memory",
+                    "--chunk",
+                    "e30=",
+                    "--data-format",
+                    "application/json",
+                ],
+            ),
+            (
+                "ack",
+                vec!["--to", "did:hsp:boss", "--correlation-id", "m1"],
+            ),
+            (
+                "nack",
+                vec![
+                    "--to",
+                    "did:hsp:boss",
+                    "--correlation-id",
+                    "m1",
+                    "--error-code",
+                    "BAD",
+                    "--reason",
+                    "no payload",
+                ],
+            ),
+            (
+                "discovery-query",
+                vec!["--tags", "nlp,translation", "--min-trust", "0.7"],
+            ),
+            (
+                "discovery-response",
+                vec![
+                    "--to",
+                    "did:hsp:asker",
+                    "--correlation-id",
+                    "q1",
+                    "--capability-file",
+                    &cap,
+                ],
+            ),
+        ];
+        for (kind, extra) in cases {
+            let mut args = vec![kind];
+            args.extend(hsp);
+            args.extend(extra.iter().copied());
+            let m = compose(h.path(), &args);
+            assert_eq!(m["hsp_envelope_version"], version, "{kind}");
+            assert!(
+                m["message_type"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("_v{version}")),
+                "{kind}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fills_ids_timestamps_pattern_and_topic() {
+    let h = home();
+    let m = compose(
+        h.path(),
+        &[
+            "fact",
+            "--from",
+            "did:hsp:me",
+            "--statement",
+            "x",
+            "--confidence",
+            "1",
+        ],
+    );
+    assert_eq!(m["recipient_ai_id"], "hsp/knowledge/facts/general");
+    assert_eq!(m["communication_pattern"], "publish");
+    assert_eq!(m["payload"]["source_ai_id"], "did:hsp:me");
+    assert_eq!(m["message_id"].as_str().unwrap().len(), 36);
+    assert!(m["timestamp_sent"].as_str().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn reply_to_a_task_request_builds_its_result() {
+    let h = home();
+    let req = compose(
+        h.path(),
+        &[
+            "task-request",
+            "--version",
+            "0.1",
+            "--from",
+            "did:hsp:boss",
+            "--to",
+            "did:hsp:worker",
+            "--capability-id",
+            "c1",
+            "--callback",
+            "hsp/results/boss",
+        ],
+    );
+    let path = h.path().join("req.json");
+    std::fs::write(&path, req.to_string()).unwrap();
+    let res = compose(
+        h.path(),
+        &[
+            "--reply-to",
+            path.to_str().unwrap(),
+            "--status",
+            "success",
+            "--result",
+            "{\"ok\": true}",
+        ],
+    );
+    assert_eq!(res["message_type"], "HSP::TaskResult_v0.1");
+    assert_eq!(res["correlation_id"], req["message_id"]);
+    assert_eq!(res["recipient_ai_id"], "hsp/results/boss");
+    assert_eq!(res["sender_ai_id"], "did:hsp:worker");
+    assert_eq!(res["payload"]["request_id"], req["payload"]["request_id"]);
+    assert_eq!(res["payload"]["payload"]["ok"], true);
+    let ack = compose(h.path(), &["ack", "--reply-to", path.to_str().unwrap()]);
+    assert_eq!(ack["recipient_ai_id"], "did:hsp:boss");
+    assert_eq!(ack["payload"]["target_message_id"], req["message_id"]);
+    // Thread: the result hangs under its request.
+    let res_path = h.path().join("res.json");
+    std::fs::write(&res_path, res.to_string()).unwrap();
+    let out = aiproto(h.path())
+        .args(["thread", "--format", "json"])
+        .arg(&path)
+        .arg(&res_path)
+        .assert()
+        .code(0);
+    assert_eq!(
+        json_lines(&out.get_output().stdout)[0]["root"]["children"][0]["intent"],
+        "RESPOND"
+    );
+}
+
+#[test]
+fn payload_file_and_overrides() {
+    let h = home();
+    let file = h.path().join("p.json");
+    std::fs::write(
+        &file,
+        r#"{"statement_nl": "from file", "confidence_score": 0.3, "tags": ["a"]}"#,
+    )
+    .unwrap();
+    let m = compose(
+        h.path(),
+        &[
+            "fact",
+            "--from",
+            "did:hsp:me",
+            "--payload-file",
+            file.to_str().unwrap(),
+            "--confidence",
+            "0.8",
+        ],
+    );
+    assert_eq!(m["payload"]["statement_nl"], "from file");
+    assert_eq!(m["payload"]["confidence_score"], 0.8);
+}
+
+#[test]
+fn invalid_compositions_write_nothing() {
+    let h = home();
+    aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "fact",
+            "--from",
+            "did:hsp:me",
+            "--statement",
+            "x",
+            "--confidence",
+            "1.5",
+        ])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("HSP-SCORE-RANGE"));
+    aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "fact",
+            "--from",
+            "did:hsp:me",
+            "--statement",
+            "x",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("confidence_score"));
+    aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "ack",
+            "--from",
+            "did:hsp:me",
+            "--to",
+            "did:hsp:x",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--correlation-id"));
+    aiproto(h.path())
+        .args(["compose", "hsp", "--from", "did:hsp:me"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("KIND"));
+    aiproto(h.path())
+        .args(["compose", "hsp", "fact", "--statement", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--from"));
+    aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "fact",
+            "--from",
+            "did:hsp:me",
+            "--intent",
+            "REQUEST",
+        ])
+        .assert()
+        .code(2);
+    aiproto(h.path())
+        .args([
+            "compose",
+            "crosstalk",
+            "--from",
+            "A",
+            "--to",
+            "B",
+            "--intent",
+            "REQUEST",
+            "--body",
+            "x",
+            "--confidence",
+            "1",
+        ])
+        .assert()
+        .code(2);
+    aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "fact",
+            "--version",
+            "2.0",
+            "--from",
+            "did:hsp:me",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no version"));
+}
