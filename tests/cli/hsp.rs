@@ -300,6 +300,6 @@ fn a_huge_line_in_a_stream_is_refused_and_the_rest_still_checked() {
         reports
             .iter()
             .enumerate()
-            .all(|(i, r)| (r["valid"] == true) == !(1..=2).contains(&i))
+            .all(|(i, r)| (r["valid"] == true) != (1..=2).contains(&i))
     );
 }

@@ -242,10 +242,10 @@ pub fn reply_to(original: &Value, kind: Option<Kind>) -> (Kind, Draft) {
         .and_then(super::normalize_version)
         .unwrap_or(Version::V1_0);
     let mut fields = Map::new();
-    if kind == Kind::TaskResult {
-        if let Some(id) = text(&payload, "request_id") {
-            fields.insert("request_id".into(), json!(id));
-        }
+    if kind == Kind::TaskResult
+        && let Some(id) = text(&payload, "request_id")
+    {
+        fields.insert("request_id".into(), json!(id));
     }
     let to = match kind {
         Kind::TaskResult => {
