@@ -16,7 +16,7 @@ fn compose(h: &std::path::Path, args: &[&str]) -> serde_json::Value {
         .write_stdin(text.clone())
         .assert()
         .code(0);
-    serde_json::from_str(&text).unwrap()
+    serde_json::from_str(&text).expect("compose prints one JSON message")
 }
 
 #[test]
