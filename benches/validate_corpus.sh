@@ -1,27 +1,81 @@
 #!/usr/bin/env bash
-# End-to-end speed of `aiproto validate` on the shared benchmark corpus:
-# the 10,000-envelope Crosstalk file, and one small file (start-up included).
-# Needs python3 and ../shared/bench; uses hyperfine when it is installed.
+# aiproto validate side by side with the tools a user would pick instead, in
+# one run, on the shared benchmark corpus (../shared/bench/gen_corpus.py):
+#   - 100,000 HSP envelopes as JSON Lines (99 MB)
+#   - the first 2,000 of them as one file each
+#   - one tiny file (start-up)
+#   - 10,000 Crosstalk envelopes (aiproto only: nothing else reads them)
+# usage: bash benches/validate_corpus.sh [--install] [--quick]
+#   --install  pip/npm installs of the peers into $WORK (needs the registries)
+# Peers: jq (parse floor), ajv (library loop over JSON Lines, and ajv-cli on
+# the files), check-jsonschema; each is skipped with a note when absent.
+# Writes $WORK/results/*.json (hyperfine) and prints a table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 shared="${AIPROTO_SHARED:-../shared}/bench"
-data="${TMPDIR:-/tmp}/aiproto-bench"
-python3 "$shared/gen_corpus.py" --out "$data" -n 1000 --files 10 --crosstalk 10000 > /dev/null
-cargo build --release --quiet
-bin=target/release/aiproto
-corpus="$data/crosstalk.txt"
-small=examples/crosstalk/valid/v1_1-request-routing.crosstalk
-bytes=$(wc -c < "$corpus")
+WORK="${WORK:-${TMPDIR:-/tmp}/aiproto-bench}"
+install=0 quick=0
+for a in "$@"; do case $a in --install) install=1 ;; --quick) quick=1 ;; *) echo "unknown argument $a" >&2; exit 2 ;; esac; done
+mkdir -p "$WORK/results"
+runs=5; [ "$quick" = 1 ] && runs=2
 
-echo "corpus: $corpus ($bytes bytes, 10,000 envelopes)"
-cargo bench --quiet --bench crosstalk_parse -- "$corpus"
-if command -v hyperfine > /dev/null; then
-    hyperfine --warmup 3 -N -i "$bin validate -q $corpus" "$bin validate -q --format json $corpus" "$bin validate -q $small"
-else
-    for cmd in "$bin validate -q $corpus" "$bin validate -q $small"; do
-        start=$(date +%s%N)
-        for _ in 1 2 3 4 5 6 7 8 9 10; do $cmd > /dev/null 2>&1 || true; done
-        end=$(date +%s%N)
-        echo "$cmd: $(( (end - start) / 10000000 )) ms per run (mean of 10)"
-    done
+if [ "$install" = 1 ]; then
+    command -v hyperfine > /dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine jq; }
+    python3 -m venv "$WORK/venv" && "$WORK/venv/bin/pip" install -q 'check-jsonschema==0.39.0'
+    mkdir -p "$WORK/npm" && (cd "$WORK/npm" && { [ -f package.json ] || npm init -y > /dev/null; } && npm install -q --no-audit --no-fund ajv-cli@5.0.0 ajv-formats@3 ajv@8)
 fi
+command -v hyperfine > /dev/null || { echo "hyperfine is needed (run with --install)" >&2; exit 1; }
+
+python3 "$shared/gen_corpus.py" --out "$WORK/data" > /dev/null
+cargo build --release --quiet
+bin="$root/target/release/aiproto"
+cd "$WORK/data"
+schema=hsp_envelope.schema.json
+
+hf() { # id command
+    hyperfine -N -i --style none --runs "$runs" --warmup 1 --export-json "$WORK/results/$1.json" "$2" > /dev/null 2>&1 \
+        || hyperfine -i --style none --runs "$runs" --warmup 1 --export-json "$WORK/results/$1.json" "$2" > /dev/null
+    echo "$1" >> "$WORK/results/ran"
+}
+: > "$WORK/results/ran"
+hf aiproto_jsonl "$bin validate -q corpus.jsonl"
+hf aiproto_jsonl_json "$bin validate --format json corpus.jsonl"
+hf aiproto_jsonl_lenient "$bin validate -q --lenient corpus.jsonl"
+hf aiproto_dir "$bin validate -q files"
+hf aiproto_tiny "$bin validate -q tiny/one.json"
+hf aiproto_crosstalk "$bin validate -q crosstalk.txt"
+command -v jq > /dev/null && hf jq_jsonl "jq -c . corpus.jsonl" && hf jq_tiny "jq -c . tiny/one.json"
+ajv_dir="$WORK/npm/node_modules"
+if [ -d "$ajv_dir/ajv-cli" ]; then
+    cp "$shared/ajv_validate_jsonl.js" "$WORK/ajv_validate_jsonl.js"
+    hf ajv_lib_jsonl "node $WORK/ajv_validate_jsonl.js $schema corpus.jsonl"
+    hf ajvcli_dir "$ajv_dir/.bin/ajv validate -s $schema -d files/*.json --spec=draft2020 -c ajv-formats"
+    hf ajvcli_tiny "$ajv_dir/.bin/ajv validate -s $schema -d tiny/one.json --spec=draft2020 -c ajv-formats"
+fi
+if [ -x "$WORK/venv/bin/check-jsonschema" ]; then
+    hf cjs_dir "$WORK/venv/bin/check-jsonschema --schemafile $schema files/"
+    hf cjs_tiny "$WORK/venv/bin/check-jsonschema --schemafile $schema tiny/one.json"
+fi
+
+python3 - "$WORK" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+data = os.path.join(work, "data")
+size = lambda p: os.path.getsize(os.path.join(data, p))
+jsonl = size("corpus.jsonl"); files = sum(size("files/" + f) for f in os.listdir(os.path.join(data, "files")))
+workloads = {
+    "jsonl": ("100,000 HSP envelopes, JSON Lines", 100_000, jsonl),
+    "dir": ("2,000 HSP files", 2_000, files),
+    "tiny": ("1 tiny file (start-up)", 1, size("tiny/one.json")),
+    "crosstalk": ("10,000 Crosstalk envelopes", 10_000, size("crosstalk.txt")),
+}
+print("| tool | workload | median | msgs/s | MB/s |\n|---|---|---|---|---|")
+for run_id in open(os.path.join(work, "results", "ran")).read().split():
+    r = json.load(open(os.path.join(work, "results", run_id + ".json")))["results"][0]
+    key = next(k for k in workloads if k in run_id)
+    label, n, b = workloads[key]
+    median = r["median"]
+    tool = run_id.rsplit("_" + key, 1)[0] + run_id.split(key, 1)[1]
+    print(f"| {tool} | {label} | {median*1000:.1f} ms | {n/median:,.0f} | {b/median/1e6:.1f} |")
+PY
