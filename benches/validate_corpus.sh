@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-shared="${AIPROTO_SHARED:-../shared}/bench"
+shared="$(cd "${AIPROTO_SHARED:-../shared}/bench" && pwd)"
 WORK="${WORK:-${TMPDIR:-/tmp}/aiproto-bench}"
 install=0 quick=0
 for a in "$@"; do case $a in --install) install=1 ;; --quick) quick=1 ;; *) echo "unknown argument $a" >&2; exit 2 ;; esac; done
@@ -33,9 +33,10 @@ bin="$root/target/release/aiproto"
 cd "$WORK/data"
 schema=hsp_envelope.schema.json
 
-hf() { # id command
-    hyperfine -N -i --style none --runs "$runs" --warmup 1 --export-json "$WORK/results/$1.json" "$2" > /dev/null 2>&1 \
-        || hyperfine -i --style none --runs "$runs" --warmup 1 --export-json "$WORK/results/$1.json" "$2" > /dev/null
+hf() { # id command: without a shell, unless the command needs one for a glob
+    local shell=(-N)
+    case $2 in *'*'*) shell=() ;; esac
+    hyperfine "${shell[@]}" -i --style none --runs "$runs" --warmup 1 --export-json "$WORK/results/$1.json" "$2" > /dev/null
     echo "$1" >> "$WORK/results/ran"
 }
 : > "$WORK/results/ran"
@@ -54,7 +55,7 @@ if [ -d "$ajv_dir/ajv-cli" ]; then
     hf ajvcli_tiny "$ajv_dir/.bin/ajv validate -s $schema -d tiny/one.json --spec=draft2020 -c ajv-formats"
 fi
 if [ -x "$WORK/venv/bin/check-jsonschema" ]; then
-    hf cjs_dir "$WORK/venv/bin/check-jsonschema --schemafile $schema files/"
+    hf cjs_dir "$WORK/venv/bin/check-jsonschema --schemafile $schema files/*.json"
     hf cjs_tiny "$WORK/venv/bin/check-jsonschema --schemafile $schema tiny/one.json"
 fi
 

@@ -303,3 +303,53 @@ fn a_huge_line_in_a_stream_is_refused_and_the_rest_still_checked() {
             .all(|(i, r)| (r["valid"] == true) != (1..=2).contains(&i))
     );
 }
+
+/// The same faults in HSP 1.0 envelopes give the same findings (the payload
+/// shapes that differ in 1.0 — capabilities and task requests — are left out).
+#[test]
+fn invalid_examples_moved_to_1_0_report_the_same_fault() {
+    let h = home();
+    let dir = repo("examples/hsp/invalid");
+    let mut checked = 0;
+    for (name, code) in EXPECTED {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        let differs_in_1_0 = [
+            "capability",
+            "task-request",
+            "discovery-response",
+            "envelope-type-version",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p));
+        if differs_in_1_0 || v["hsp_envelope_version"] != "0.1" {
+            continue;
+        }
+        v["hsp_envelope_version"] = "1.0".into();
+        v["protocol_version"] = "1.0".into();
+        if let Some(t) = v["message_type"]
+            .as_str()
+            .map(|t| t.replace("_v0.1", "_v1.0"))
+        {
+            v["message_type"] = t.into();
+        }
+        let out = aiproto(h.path())
+            .args(["validate", "--format", "json"])
+            .write_stdin(serde_json::to_string_pretty(&v).unwrap())
+            .assert()
+            .code(1);
+        let report = &json_lines(&out.get_output().stdout)[0];
+        assert_eq!(report["version"], "1.0", "{name}");
+        let codes: Vec<&str> = report["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(codes, vec![*code], "{name} in 1.0");
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked}");
+}

@@ -123,7 +123,7 @@ pub fn read_doc(doc: Doc<'_>, options: Options) -> Read {
     };
     let value = match value {
         Err(e) => {
-            let code = if e.message.contains("over the limit") {
+            let code = if e.too_large {
                 "HSP-TOO-LARGE"
             } else {
                 "HSP-JSON"

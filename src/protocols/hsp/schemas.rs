@@ -67,7 +67,7 @@ pub fn envelope_validator(version: Version) -> &'static jsonschema::Validator {
 /// Compiles the envelope schema of a version against all embedded files.
 pub fn build(version: Version) -> Result<jsonschema::Validator, String> {
     let mut registry = jsonschema::Registry::new();
-    for file in FILES {
+    for file in FILES.iter().filter(|f| f.version == version) {
         let uri = format!(
             "{ID_BASE}/{}/{}.schema.json",
             file.version.as_str(),

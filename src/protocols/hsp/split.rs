@@ -5,9 +5,11 @@ use serde_json::Value;
 
 use crate::json_locate;
 
-/// A JSON syntax error, placed in the source.
+/// A document that could not be parsed, placed in the source.
 #[derive(Debug, Clone)]
 pub struct SyntaxError {
+    /// True when it was not parsed for being over the size limit.
+    pub too_large: bool,
     pub message: String,
     pub line: usize,
     pub column: usize,
@@ -37,6 +39,7 @@ pub fn split(text: &str, max_bytes: usize) -> Vec<Doc<'_>> {
             return json_lines(text, max_bytes);
         }
         let error = SyntaxError {
+            too_large: true,
             message: too_large(text.len(), max_bytes),
             line: 1,
             column: 1,
@@ -97,6 +100,7 @@ pub fn parse_line(line: &str, number: usize, max_bytes: usize) -> Doc<'_> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let value = if line.len() > max_bytes {
         Err(SyntaxError {
+            too_large: true,
             message: too_large(line.len(), max_bytes),
             line: 1,
             column: 1,
@@ -126,6 +130,7 @@ fn syntax_error(e: &serde_json::Error) -> SyntaxError {
         .rsplit_once(" at line ")
         .map_or(message.clone(), |(m, _)| m.to_string());
     SyntaxError {
+        too_large: false,
         message,
         line: e.line().max(1),
         column: e.column().max(1),
