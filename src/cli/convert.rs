@@ -54,7 +54,13 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
         return Ok(ExitStatus::Invalid);
     }
     let mut out = std::io::stdout().lock();
-    out.write_all(converted.join("\n").as_bytes())?;
+    // Crosstalk envelopes are separated by a blank line; JSON messages are JSON Lines.
+    for (i, text) in converted.iter().enumerate() {
+        if i > 0 && text.starts_with("[[") {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(text.as_bytes())?;
+    }
     Ok(status)
 }
 
@@ -83,8 +89,12 @@ pub fn convert_one(
     target: ProtocolSpec,
 ) -> Result<(String, Vec<Loss>), Unsupported> {
     let moves = target.protocol != found.protocol || target.version_or_default() != found.version;
+    if !moves && let Some(text) = found.render() {
+        // Same protocol and version: a rewrite in canonical form, nothing to map.
+        return Ok((text, Vec::new()));
+    }
     let mut dropped = Vec::new();
-    if moves && let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
+    if let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
         dropped.push(Loss {
             field: "sig".into(),
             value: sig.raw,

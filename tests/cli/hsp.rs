@@ -353,3 +353,30 @@ fn invalid_examples_moved_to_1_0_report_the_same_fault() {
     }
     assert!(checked >= 20, "{checked}");
 }
+
+#[test]
+fn canonical_hsp_is_one_compact_json_line_per_message() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["convert", "--canonical"])
+        .arg(repo("examples/hsp/valid/0.1/state-sync-chunks.json"))
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert_eq!(text.lines().count(), 2);
+    let again = aiproto(h.path())
+        .args(["convert", "--canonical"])
+        .write_stdin(text.clone())
+        .assert()
+        .code(0);
+    assert_eq!(
+        String::from_utf8_lossy(&again.get_output().stdout),
+        text,
+        "canonical form is stable"
+    );
+    aiproto(h.path())
+        .args(["validate", "--strict"])
+        .write_stdin(text)
+        .assert()
+        .code(0);
+}
