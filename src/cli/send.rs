@@ -37,7 +37,10 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         // in canonical form (LF, no quote prefix or fence).
         let Some(text) = found.render() else { continue };
         destination
-            .send(&text)
+            .send(
+                &text,
+                found.protocol == crate::protocols::Protocol::Crosstalk,
+            )
             .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
     }
     if !g.quiet {

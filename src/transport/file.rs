@@ -4,16 +4,17 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
 
-/// Appends one envelope to a file, creating it if needed. The file is locked
+/// Appends one message to a file, creating it if needed. The file is locked
 /// exclusively for the whole append and the data is flushed to disk before
-/// the lock is released, so two writers at once never interleave or lose an
-/// envelope. Envelopes are separated by one blank line.
-pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
+/// the lock is released, so two writers at once never interleave or lose a
+/// message. With `blank_line`, messages are separated by one blank line (text
+/// envelopes); without, they follow each other line by line (JSON Lines).
+pub fn append(path: &Path, text: &str, blank_line: bool) -> std::io::Result<()> {
     let mut file = OpenOptions::new().create(true).append(true).open(path)?;
     file.lock()?;
     let result = (|| {
         let mut chunk = String::with_capacity(text.len() + 2);
-        if file.metadata()?.len() > 0 {
+        if blank_line && file.metadata()?.len() > 0 {
             chunk.push('\n');
         }
         chunk.push_str(text);
@@ -44,7 +45,7 @@ mod tests {
                             "[[W{w}→X v1]]\n{}\n[[END]]\n",
                             format!("line {i}\n").repeat(200).trim_end()
                         );
-                        append(&path, &block).unwrap();
+                        append(&path, &block, true).unwrap();
                     }
                 })
             })

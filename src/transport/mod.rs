@@ -44,8 +44,9 @@ impl std::str::FromStr for Destination {
 }
 
 impl Destination {
-    /// Delivers one rendered message.
-    pub fn send(&self, text: &str) -> Result<(), TransportError> {
+    /// Delivers one rendered message; `blank_line` separates text envelopes
+    /// in a file by a blank line.
+    pub fn send(&self, text: &str, blank_line: bool) -> Result<(), TransportError> {
         match self {
             Destination::Stdout => {
                 std::io::stdout()
@@ -57,7 +58,7 @@ impl Destination {
                     })
             }
             Destination::File(path) => {
-                file::append(path, text).map_err(|source| TransportError::Io {
+                file::append(path, text, blank_line).map_err(|source| TransportError::Io {
                     path: path.display().to_string(),
                     source,
                 })

@@ -74,3 +74,26 @@ fn unknown_transport_is_a_usage_error() {
         .code(2)
         .stderr(predicate::str::contains("file:PATH"));
 }
+
+#[test]
+fn hsp_messages_are_appended_as_json_lines() {
+    let h = home();
+    let mailbox = h.path().join("bus.jsonl");
+    let via = format!("file:{}", mailbox.display());
+    for _ in 0..2 {
+        aiproto(h.path())
+            .args(["send", "-q", "--via", &via])
+            .arg(super::repo("examples/hsp/valid/0.1/facts.jsonl"))
+            .assert()
+            .code(0);
+    }
+    let text = std::fs::read_to_string(&mailbox).unwrap();
+    assert_eq!(text.lines().count(), 6);
+    assert!(text.lines().all(|l| l.starts_with('{')));
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json"])
+        .arg(&mailbox)
+        .assert()
+        .code(0);
+    assert_eq!(json_lines(&out.get_output().stdout).len(), 6);
+}
