@@ -1,6 +1,6 @@
 //! Where messages come from: files, directories (walked), and stdin (`-` or nothing).
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 /// File extensions read when a directory is walked.
@@ -30,6 +30,10 @@ pub enum InputError {
         line: usize,
         column: usize,
     },
+    #[error(
+        "no input: give files or directories, or pipe messages on stdin (`-` reads the terminal)"
+    )]
+    NoInput,
 }
 
 impl InputError {
@@ -37,6 +41,7 @@ impl InputError {
     pub fn path(&self) -> &str {
         match self {
             InputError::Io { path, .. } | InputError::NotUtf8 { path, .. } => path,
+            InputError::NoInput => "<stdin>",
         }
     }
 }
@@ -120,11 +125,15 @@ fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
     })
 }
 
-/// Turns the paths given on the command line into inputs: nothing or `-`
-/// is stdin, a directory is walked (sorted, hidden entries skipped, only
+/// Turns the paths given on the command line into inputs: `-` is stdin, and
+/// so is nothing when stdin is not a terminal; a directory is walked (sorted, hidden entries skipped, only
 /// [`MESSAGE_EXTENSIONS`]), a file is read whatever its name.
 pub fn expand(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
     if paths.is_empty() {
+        // Nothing given at an interactive terminal is a mistake, not a wait.
+        if std::io::stdin().is_terminal() {
+            return Err(InputError::NoInput);
+        }
         return Ok(vec![Input::Stdin]);
     }
     let mut inputs = Vec::new();
