@@ -37,6 +37,10 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
             cand send 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+            cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
+            cand keys 'List, export, import, trust and forget keys'
+            cand sign 'Sign messages with a key from the keystore; prints the signed messages'
+            cand verify 'Check that every message carries a good signature from a trusted key'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -268,6 +272,153 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;keygen'= {
+            cand --id 'The key id others see in signatures (e.g. alice@example.com)'
+            cand --algorithm 'Signature algorithm'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --force 'Replace an existing key of the same id'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;keys'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'Your own keys and the pinned keys of others, with fingerprints'
+            cand export 'Print a public key'
+            cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
+            cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
+            cand forget 'Remove the pinned key of an id'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;keys;list'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;keys;export'= {
+            cand --encoding 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI) or raw base64'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;keys;import'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;keys;trust'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;keys;forget'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;keys;help'= {
+            cand list 'Your own keys and the pinned keys of others, with fingerprints'
+            cand export 'Print a public key'
+            cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
+            cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
+            cand forget 'Remove the pinned key of an id'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;keys;help;list'= {
+        }
+        &'aiproto;keys;help;export'= {
+        }
+        &'aiproto;keys;help;import'= {
+        }
+        &'aiproto;keys;help;trust'= {
+        }
+        &'aiproto;keys;help;forget'= {
+        }
+        &'aiproto;keys;help;help'= {
+        }
+        &'aiproto;sign'= {
+            cand --key 'The id of the keystore key to sign with'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -i 'Rewrite the file in place instead of printing'
+            cand --in-place 'Rewrite the file in place instead of printing'
+            cand --no-public-key 'Leave the public key out of the signature'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;verify'= {
+            cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --pubkey 'Verify with this public key only (PEM, raw base64, or a keystore line)'
+            cand --trusted-keys 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --tofu 'Trust on first use: pin the key an unknown signer presents'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'aiproto;completions'= {
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
@@ -290,6 +441,10 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
             cand send 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+            cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
+            cand keys 'List, export, import, trust and forget keys'
+            cand sign 'Sign messages with a key from the keystore; prints the signed messages'
+            cand verify 'Check that every message carries a good signature from a trusted key'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -319,6 +474,29 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;id'= {
         }
         &'aiproto;help;send'= {
+        }
+        &'aiproto;help;keygen'= {
+        }
+        &'aiproto;help;keys'= {
+            cand list 'Your own keys and the pinned keys of others, with fingerprints'
+            cand export 'Print a public key'
+            cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
+            cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
+            cand forget 'Remove the pinned key of an id'
+        }
+        &'aiproto;help;keys;list'= {
+        }
+        &'aiproto;help;keys;export'= {
+        }
+        &'aiproto;help;keys;import'= {
+        }
+        &'aiproto;help;keys;trust'= {
+        }
+        &'aiproto;help;keys;forget'= {
+        }
+        &'aiproto;help;sign'= {
+        }
+        &'aiproto;help;verify'= {
         }
         &'aiproto;help;completions'= {
         }

@@ -17,6 +17,7 @@ pub mod parallel;
 pub mod poll;
 pub mod protocols;
 pub mod reader;
+pub mod sign;
 pub mod stream;
 pub mod thread;
 pub mod transport;

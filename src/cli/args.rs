@@ -110,6 +110,35 @@ pub enum Command {
     /// interleave or lose an envelope.
     Send(SendArgs),
 
+    /// Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto).
+    ///
+    /// Example: aiproto keygen --id alice@example.com
+    Keygen(KeygenArgs),
+
+    /// List, export, import, trust and forget keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+
+    /// Sign messages with a key from the keystore; prints the signed messages.
+    ///
+    /// Crosstalk envelopes get `sig: <alg>:pkid=<id>;sig=<base64>;pk=<base64>`,
+    /// HSP envelopes `security_parameters` with the algorithm, key id, public
+    /// key and signature. The public key travels with the signature so that
+    /// a receiver can pin it on first use (`--no-public-key` to leave it out).
+    ///
+    /// Example: aiproto sign reply.crosstalk --key alice@example.com -i
+    Sign(SignArgs),
+
+    /// Check that every message carries a good signature from a trusted key.
+    ///
+    /// Trusted keys: `--pubkey FILE` (this key only), `--trusted-keys FILE`
+    /// (only the listed keys; for CI), else the keystore: your own keys and
+    /// the keys pinned for other signers. An unknown signer fails unless
+    /// `--tofu`, which pins the key the message presents; a pinned signer
+    /// presenting another key fails loudly. Exit 0 only when every message
+    /// verifies.
+    Verify(VerifyArgs),
+
     /// Print a shell completion script.
     ///
     /// Example: aiproto completions bash > /etc/bash_completion.d/aiproto
@@ -420,6 +449,97 @@ pub struct SendArgs {
     /// Send even if the message has errors.
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct KeygenArgs {
+    /// The key id others see in signatures (e.g. alice@example.com).
+    #[arg(long)]
+    pub id: String,
+
+    /// Signature algorithm.
+    #[arg(long, value_enum, default_value = "ed25519")]
+    pub algorithm: crate::sign::key::Algorithm,
+
+    /// Replace an existing key of the same id.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Your own keys and the pinned keys of others, with fingerprints.
+    List,
+    /// Print a public key.
+    Export {
+        /// The key id.
+        id: String,
+        /// How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI) or raw base64.
+        #[arg(long = "encoding", value_enum, default_value = "line")]
+        encoding: KeyFormat,
+    },
+    /// Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes).
+    Import {
+        /// The file to read.
+        file: PathBuf,
+    },
+    /// Pin a key for an id: PEM, raw base64, or a file holding either.
+    Trust {
+        /// The key id.
+        id: String,
+        /// The public key (PEM, base64) or a file holding it.
+        key: String,
+    },
+    /// Remove the pinned key of an id.
+    Forget {
+        /// The key id.
+        id: String,
+    },
+}
+
+/// How `keys export` writes a public key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KeyFormat {
+    Line,
+    Pem,
+    Raw,
+}
+
+#[derive(Debug, Args)]
+pub struct SignArgs {
+    /// The message file (`-` or nothing for stdin).
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+
+    /// The id of the keystore key to sign with.
+    #[arg(long, value_name = "ID")]
+    pub key: String,
+
+    /// Rewrite the file in place instead of printing.
+    #[arg(short = 'i', long = "in-place", requires = "path")]
+    pub in_place: bool,
+
+    /// Leave the public key out of the signature.
+    #[arg(long)]
+    pub no_public_key: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Verify with this public key only (PEM, raw base64, or a keystore line).
+    #[arg(long, value_name = "FILE", conflicts_with = "trusted_keys")]
+    pub pubkey: Option<PathBuf>,
+
+    /// Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned.
+    #[arg(long, value_name = "FILE")]
+    pub trusted_keys: Option<PathBuf>,
+
+    /// Trust on first use: pin the key an unknown signer presents.
+    #[arg(long)]
+    pub tofu: bool,
 }
 
 #[derive(Debug, Args)]

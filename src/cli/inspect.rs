@@ -11,8 +11,11 @@ use crate::exit::CmdResult;
 use crate::ids;
 use crate::model::{Body, Message};
 use crate::output::{self, Format, Painter, Stream};
+use crate::protocols::Found;
 use crate::protocols::crosstalk::model_map::ENVELOPE_NAMESPACE;
-use crate::protocols::crosstalk::sig_line::{self, SigLine};
+use crate::sign::claim::ClaimError;
+use crate::sign::keystore::Keystore;
+use crate::sign::trust::{Trust, VerifyError};
 
 /// `--format json`: the message in the shared model, with where it came from.
 #[derive(Debug, Serialize)]
@@ -28,6 +31,9 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let (docs, status) = common::read_all(&args.input)?;
+    let trust = Keystore::open()
+        .ok()
+        .map(|store| Trust::Store { store, tofu: false });
     for doc in &docs {
         for found in &doc.messages {
             let Some(msg) = found.to_message() else {
@@ -63,7 +69,12 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
                         found.line,
                         found.end_line
                     )?;
-                    write_message(&mut out, &p, &msg)?;
+                    write_message(
+                        &mut out,
+                        &p,
+                        &msg,
+                        &signature_state(&p, found, trust.as_ref()),
+                    )?;
                     writeln!(out)?;
                 }
             }
@@ -73,7 +84,12 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
     Ok(status)
 }
 
-fn write_message(out: &mut impl Write, p: &Painter, msg: &Message) -> std::io::Result<()> {
+fn write_message(
+    out: &mut impl Write,
+    p: &Painter,
+    msg: &Message,
+    signature: &str,
+) -> std::io::Result<()> {
     let row = |out: &mut dyn Write, label: &str, value: &str| {
         writeln!(out, "  {:<10}{value}", p.dim(label))
     };
@@ -129,27 +145,24 @@ fn write_message(out: &mut impl Write, p: &Painter, msg: &Message) -> std::io::R
     for line in body.lines() {
         writeln!(out, "    {} {line}", p.dim("│"))?;
     }
-    row(
-        out,
-        "signature",
-        &describe_signature(p, msg.signature.as_ref().map(|s| s.raw.as_str())),
-    )
+    row(out, "signature", signature)
 }
 
-fn describe_signature(p: &Painter, raw: Option<&str>) -> String {
-    match raw.map(sig_line::parse) {
-        None => p.warning("missing (no sig: line)"),
-        Some(Ok(SigLine::Unsigned)) => p.dim("none (unsigned)"),
-        Some(Ok(SigLine::Keyed {
-            algorithm, key_id, ..
-        })) => format!(
-            "{algorithm} by {key_id} {}",
-            p.dim("(not verified; see `aiproto verify`)")
+/// The signature state of a message, checked against the keystore's own and
+/// pinned keys (nothing is pinned by looking).
+fn signature_state(p: &Painter, found: &Found, trust: Option<&Trust>) -> String {
+    let Some(trust) = trust else {
+        return p.dim("not checked (no keystore)");
+    };
+    match super::verify::verify_found(found, trust) {
+        Ok(v) => format!(
+            "{} by {} ({} {})",
+            p.good("verified"),
+            v.key_id,
+            v.algorithm,
+            v.fingerprint
         ),
-        Some(Ok(SigLine::DetachedJws { header, .. })) => {
-            let alg = header.get("alg").and_then(|a| a.as_str()).unwrap_or("?");
-            format!("detached JWS {alg} {}", p.dim("(not verified)"))
-        }
-        Some(Err(why)) => p.error(&format!("malformed: {why}")),
+        Err(VerifyError::Claim(ClaimError::Unsigned)) => p.dim("none (unsigned)"),
+        Err(e) => p.error(&format!("not verified: {e}")),
     }
 }

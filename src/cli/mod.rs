@@ -7,11 +7,14 @@ mod compose;
 pub mod convert;
 mod id;
 mod inspect;
+mod keys;
 mod poll;
 mod schema;
 mod send;
+mod sign;
 mod thread;
 mod validate;
+mod verify;
 
 pub use args::Cli;
 use args::Command;
@@ -31,6 +34,21 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Schema(c) => schema::run(c, g),
         Command::Id(a) => id::run(a),
         Command::Send(a) => send::run(a, g),
+        Command::Keygen(a) => keys::keygen(a, g),
+        Command::Keys(c) => keys::run(c, g),
+        Command::Sign(a) => sign::run(a, g),
+        Command::Verify(a) => verify::run(a, g),
         Command::Completions(a) => completions::run(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Clap's own consistency checks (clashing flags, bad defaults) on every subcommand.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        super::Cli::command().debug_assert();
     }
 }

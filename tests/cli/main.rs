@@ -8,6 +8,7 @@ mod convert;
 mod examples;
 mod hsp;
 mod send;
+mod sign;
 mod transcripts;
 mod validate;
 mod views;

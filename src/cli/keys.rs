@@ -1,0 +1,105 @@
+//! `aiproto keygen` and `aiproto keys`: the keystore from the command line.
+
+use std::io::Write;
+
+use super::args::{GlobalArgs, KeyFormat, KeygenArgs, KeysCommand};
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::output::{Painter, Stream};
+use crate::sign::key::PublicKey;
+use crate::sign::keystore::{self, Keystore, KnownKey, StoreError};
+
+/// Keystore problems (a missing key, an existing one, a corrupt file) are usage errors.
+fn store_error(e: StoreError) -> CliError {
+    CliError::new(ExitStatus::Usage, e)
+}
+
+pub fn keygen(args: &KeygenArgs, g: &GlobalArgs) -> CmdResult {
+    let store = Keystore::open().map_err(store_error)?;
+    let public = store
+        .generate(&args.id, args.algorithm, args.force)
+        .map_err(store_error)?;
+    let line = KnownKey {
+        id: args.id.clone(),
+        key: public.clone(),
+    }
+    .to_line();
+    std::io::stdout()
+        .lock()
+        .write_all(format!("{line}\n").as_bytes())?;
+    if !g.quiet {
+        eprintln!(
+            "aiproto: new {} key `{}` ({}) in {}",
+            public.algorithm.name(),
+            args.id,
+            public.fingerprint(),
+            keystore::home().map_or_else(String::new, |h| h.display().to_string())
+        );
+    }
+    Ok(ExitStatus::Ok)
+}
+
+pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
+    let store = Keystore::open().map_err(store_error)?;
+    let mut out = std::io::stdout().lock();
+    match cmd {
+        KeysCommand::List => {
+            let p = Painter::new(g.color, Stream::Stdout);
+            for (kind, keys) in [("own", store.own_keys()), ("pinned", store.known_keys())] {
+                for k in keys.map_err(store_error)? {
+                    writeln!(
+                        out,
+                        "{:<8} {:<32} {:<10} {}",
+                        p.dim(kind),
+                        p.bold(&k.id),
+                        k.key.algorithm.name(),
+                        k.key.fingerprint()
+                    )?;
+                }
+            }
+        }
+        KeysCommand::Export { id, encoding } => {
+            let key = store
+                .trusted(id)
+                .map_err(store_error)?
+                .ok_or_else(|| store_error(StoreError::Unknown(id.clone())))?;
+            let text = match encoding {
+                KeyFormat::Line => {
+                    KnownKey {
+                        id: id.clone(),
+                        key,
+                    }
+                    .to_line()
+                        + "\n"
+                }
+                KeyFormat::Pem => key.to_pem(),
+                KeyFormat::Raw => key.to_base64() + "\n",
+            };
+            out.write_all(text.as_bytes())?;
+        }
+        KeysCommand::Import { file } => {
+            let keys = keystore::read_key_lines(file).map_err(store_error)?;
+            for k in &keys {
+                store.pin(&k.id, k.key.clone()).map_err(store_error)?;
+            }
+            eprintln!("aiproto: pinned {} key(s)", keys.len());
+        }
+        KeysCommand::Trust { id, key } => {
+            let text = std::fs::read_to_string(key).unwrap_or_else(|_| key.clone());
+            let public = PublicKey::parse_text(&text)
+                .map_err(|why| CliError::usage(format!("cannot read the key: {why}")))?;
+            store.pin(id, public.clone()).map_err(store_error)?;
+            eprintln!(
+                "aiproto: pinned `{id}` ({} {})",
+                public.algorithm.name(),
+                public.fingerprint()
+            );
+        }
+        KeysCommand::Forget { id } => {
+            if !store.forget(id).map_err(store_error)? {
+                return Err(store_error(StoreError::Unknown(id.clone())));
+            }
+            eprintln!("aiproto: forgot the pinned key of `{id}`");
+        }
+    }
+    Ok(ExitStatus::Ok)
+}

@@ -1,0 +1,84 @@
+//! `aiproto sign`: sign every message of a file with a keystore key.
+
+use std::io::Write;
+
+use super::args::{GlobalArgs, SignArgs};
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::input::Input;
+use crate::protocols::{ReadOptions, Value};
+use crate::reader;
+use crate::sign::claim;
+use crate::sign::keystore::Keystore;
+
+pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
+    let store = Keystore::open().map_err(|e| CliError::new(ExitStatus::Usage, e))?;
+    let (key, warning) = store
+        .signing_key(&args.key)
+        .map_err(|e| CliError::new(ExitStatus::Usage, e))?;
+    if let Some(w) = warning {
+        eprintln!("aiproto: warning: {w}");
+    }
+    let input = match &args.path {
+        Some(p) if p.as_os_str() != "-" => Input::File(p.clone()),
+        _ => Input::Stdin,
+    };
+    let doc = reader::read(&input, None, &ReadOptions::default())?;
+    if doc.messages.is_empty() {
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!(
+                "{}: {}",
+                doc.source.name,
+                reader::no_message_reason(&doc.source.text)
+            ),
+        ));
+    }
+    if let Some(bad) = doc.messages.iter().find(|f| !f.is_valid(false)) {
+        eprintln!(
+            "aiproto: error: {}:{}: the message is invalid, nothing signed (see `aiproto validate`)",
+            doc.source.name, bad.line
+        );
+        return Ok(ExitStatus::Invalid);
+    }
+    let with_pk = !args.no_public_key;
+    let mut out = String::new();
+    for found in &doc.messages {
+        match &found.value {
+            Value::Crosstalk(parsed) => {
+                let mut env = parsed.envelope.clone();
+                claim::sign_crosstalk(&mut env, &key, &args.key, with_pk);
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&crate::protocols::crosstalk::render(&env));
+            }
+            Value::Hsp(Some(m)) => {
+                let mut json = m.json.clone();
+                claim::sign_hsp(&mut json, &key, &args.key, with_pk);
+                let text = if doc.messages.len() == 1 {
+                    serde_json::to_string_pretty(&json)
+                } else {
+                    serde_json::to_string(&json)
+                };
+                out.push_str(&text.map_err(|e| CliError::usage(e.to_string()))?);
+                out.push('\n');
+            }
+            Value::Hsp(None) => {}
+        }
+    }
+    match (&args.path, args.in_place) {
+        (Some(path), true) => {
+            let tmp = path.with_extension("aiproto-tmp");
+            std::fs::write(&tmp, &out).and_then(|()| std::fs::rename(&tmp, path))?;
+            if !g.quiet {
+                eprintln!(
+                    "aiproto: signed {} message(s) in {}",
+                    doc.messages.len(),
+                    path.display()
+                );
+            }
+        }
+        _ => std::io::stdout().lock().write_all(out.as_bytes())?,
+    }
+    Ok(ExitStatus::Ok)
+}

@@ -1,0 +1,135 @@
+//! `aiproto verify`: every message must carry a good signature from a trusted key.
+
+use std::io::{BufWriter, Write};
+
+use serde::Serialize;
+
+use super::args::{GlobalArgs, VerifyArgs};
+use super::common;
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::output::{self, Format, Painter, Stream};
+use crate::protocols::{Found, Value};
+use crate::sign::claim::{self, ClaimError};
+use crate::sign::key::PublicKey;
+use crate::sign::keystore::{self, Keystore};
+use crate::sign::trust::{self, Trust, Verified, VerifyError};
+
+/// One line of `--format json`.
+#[derive(Serialize)]
+struct Report<'a> {
+    source: &'a str,
+    index: usize,
+    line: usize,
+    valid: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    algorithm: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fingerprint: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pinned_now: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+fn trust_of(args: &VerifyArgs) -> Result<Trust, CliError> {
+    if let Some(path) = &args.pubkey {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+        let key = keystore::KnownKey::parse(text.trim())
+            .map(|k| k.key)
+            .or_else(|_| PublicKey::parse_text(&text))
+            .map_err(|why| CliError::usage(format!("{}: {why}", path.display())))?;
+        return Ok(Trust::Key(key));
+    }
+    if let Some(path) = &args.trusted_keys {
+        return Ok(Trust::List(
+            keystore::read_key_lines(path).map_err(CliError::usage)?,
+        ));
+    }
+    Ok(Trust::Store {
+        store: Keystore::open().map_err(CliError::usage)?,
+        tofu: args.tofu,
+    })
+}
+
+/// Verifies one message.
+pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyError> {
+    match &found.value {
+        Value::Crosstalk(p) => {
+            let claim = claim::crosstalk_claim(&p.envelope)?;
+            trust::verify(&claim, &claim::crosstalk_input(&p.envelope), trust)
+        }
+        Value::Hsp(Some(m)) => {
+            let claim = claim::hsp_claim(&m.json)?;
+            trust::verify(&claim, &claim::hsp_input(&m.json), trust)
+        }
+        Value::Hsp(None) => Err(VerifyError::Claim(ClaimError::Malformed(
+            "not a readable message".into(),
+        ))),
+    }
+}
+
+pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
+    let trust = trust_of(args)?;
+    let (docs, mut status) = common::read_all(&args.input)?;
+    let p = Painter::new(g.color, Stream::Stdout);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for doc in &docs {
+        for found in &doc.messages {
+            let result = verify_found(found, &trust);
+            if result.is_err() {
+                status = status.max(ExitStatus::Invalid);
+            }
+            let source = doc.source.name.as_str();
+            match g.format {
+                Format::Json => {
+                    let (ok, err) = (result.as_ref().ok(), result.as_ref().err());
+                    let report = Report {
+                        source,
+                        index: found.index,
+                        line: found.line,
+                        valid: ok.is_some(),
+                        key_id: ok.map(|v| v.key_id.as_str()),
+                        algorithm: ok.map(|v| v.algorithm),
+                        fingerprint: ok.map(|v| v.fingerprint.as_str()),
+                        pinned_now: ok.is_some_and(|v| v.pinned_now),
+                        code: err.map(VerifyError::code),
+                        error: err.map(ToString::to_string),
+                    };
+                    output::write_json_line(&mut out, &report)?;
+                }
+                Format::Human => match &result {
+                    Ok(v) => {
+                        let pinned = if v.pinned_now {
+                            " — key pinned on first use"
+                        } else {
+                            ""
+                        };
+                        writeln!(
+                            out,
+                            "{}: {} signed by {} ({} {}){pinned}",
+                            p.bold(&format!("{source}:{}", found.line)),
+                            p.good("ok"),
+                            v.key_id,
+                            v.algorithm,
+                            v.fingerprint
+                        )?;
+                    }
+                    Err(e) => writeln!(
+                        out,
+                        "{}: {}[{}]: {e}",
+                        p.bold(&format!("{source}:{}", found.line)),
+                        p.error("error"),
+                        e.code()
+                    )?,
+                },
+            }
+        }
+    }
+    out.flush()?;
+    Ok(status)
+}

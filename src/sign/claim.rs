@@ -1,0 +1,206 @@
+//! What a message says about its signature, and the bytes that signature
+//! covers, for each protocol.
+//!
+//! Crosstalk: the canonical form of the envelope without its `sig:` line and
+//! `[[END]]`, every line stripped of trailing spaces and tabs, in Unicode NFC.
+//! So line ends, trailing spaces, code fences, quote prefixes and
+//! re-indentation do not change it; any change to a header, a meta value or
+//! the body text does.
+//!
+//! HSP: the RFC 8785 (JCS) canonical JSON of the envelope without
+//! `security_parameters.signature`.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Map, Value};
+use unicode_normalization::UnicodeNormalization;
+
+use super::key::{Algorithm, PublicKey, SigningKey};
+use crate::protocols::crosstalk::sig_line::{self, SigLine};
+use crate::protocols::crosstalk::{self, Envelope};
+
+/// A signature as a message carries it.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    pub algorithm: Algorithm,
+    pub key_id: String,
+    pub signature: Vec<u8>,
+    /// The signer's public key, when it travels with the signature.
+    pub public_key: Option<PublicKey>,
+}
+
+/// Why a message's signature cannot even be checked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClaimError {
+    #[error("the message is not signed")]
+    Unsigned,
+    #[error("malformed signature: {0}")]
+    Malformed(String),
+    #[error("unknown signature algorithm `{0}`")]
+    UnknownAlgorithm(String),
+    #[error("{0} signatures are not verified by this version")]
+    Unsupported(&'static str),
+}
+
+/// The bytes a Crosstalk signature covers.
+pub fn crosstalk_input(env: &Envelope) -> Vec<u8> {
+    let mut unsigned = env.clone();
+    unsigned.sig = None;
+    let text = crosstalk::render(&unsigned);
+    let text = text.strip_suffix("[[END]]\n").unwrap_or(&text);
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(line.trim_end_matches([' ', '\t']));
+        out.push('\n');
+    }
+    out.nfc().collect::<String>().into_bytes()
+}
+
+/// Signs an envelope in place with the spec's `<alg>:pkid=…;sig=…` form.
+pub fn sign_crosstalk(env: &mut Envelope, key: &SigningKey, key_id: &str, with_public_key: bool) {
+    let signature = key.sign(&crosstalk_input(env));
+    let mut value = format!(
+        "{}:pkid={key_id};sig={}",
+        key.algorithm.name(),
+        STANDARD.encode(signature)
+    );
+    if with_public_key {
+        value.push_str(&format!(";pk={}", key.public_key().to_base64()));
+    }
+    env.sig = Some(value);
+}
+
+/// The signature a Crosstalk envelope carries.
+pub fn crosstalk_claim(env: &Envelope) -> Result<Claim, ClaimError> {
+    let raw = env.sig.as_deref().ok_or(ClaimError::Unsigned)?;
+    match sig_line::parse(raw).map_err(|e| ClaimError::Malformed(e.0))? {
+        SigLine::Unsigned => Err(ClaimError::Unsigned),
+        SigLine::DetachedJws { .. } => Err(ClaimError::Unsupported("detached JWS")),
+        SigLine::Keyed {
+            algorithm,
+            key_id,
+            signature,
+            public_key,
+        } => {
+            let algorithm =
+                Algorithm::parse(&algorithm).ok_or(ClaimError::UnknownAlgorithm(algorithm))?;
+            let public_key = public_key
+                .map(|bytes| {
+                    PublicKey::new(algorithm, bytes)
+                        .map_err(|e| ClaimError::Malformed(format!("pk=: {e}")))
+                })
+                .transpose()?;
+            Ok(Claim {
+                algorithm,
+                key_id,
+                signature,
+                public_key,
+            })
+        }
+    }
+}
+
+/// The bytes an HSP signature covers.
+pub fn hsp_input(envelope: &Value) -> Vec<u8> {
+    let mut unsigned = envelope.clone();
+    if let Some(Value::Object(sp)) = unsigned.get_mut("security_parameters") {
+        sp.remove("signature");
+    }
+    // Serialising a serde_json::Value cannot fail.
+    serde_json_canonicalizer::to_vec(&unsigned).unwrap_or_default()
+}
+
+/// Signs an HSP envelope in place: `security_parameters` gets the algorithm,
+/// the key id, the public key and the signature.
+pub fn sign_hsp(envelope: &mut Value, key: &SigningKey, key_id: &str, with_public_key: bool) {
+    let Value::Object(map) = envelope else { return };
+    let sp = map
+        .entry("security_parameters")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !sp.is_object() {
+        *sp = Value::Object(Map::new());
+    }
+    if let Value::Object(sp) = sp {
+        sp.insert("signature_algorithm".into(), key.algorithm.name().into());
+        sp.insert("key_id".into(), key_id.into());
+        if with_public_key {
+            sp.insert("public_key".into(), key.public_key().to_base64().into());
+        } else {
+            sp.remove("public_key");
+        }
+        sp.remove("signature");
+    }
+    let signature = STANDARD.encode(key.sign(&hsp_input(envelope)));
+    if let Some(Value::Object(sp)) = envelope.get_mut("security_parameters") {
+        sp.insert("signature".into(), signature.into());
+    }
+}
+
+/// The signature an HSP envelope carries.
+pub fn hsp_claim(envelope: &Value) -> Result<Claim, ClaimError> {
+    let sp = envelope
+        .get("security_parameters")
+        .and_then(Value::as_object)
+        .ok_or(ClaimError::Unsigned)?;
+    let text = |k: &str| sp.get(k).and_then(Value::as_str);
+    let signature = text("signature").ok_or(ClaimError::Unsigned)?;
+    let algorithm_name = text("signature_algorithm")
+        .ok_or_else(|| ClaimError::Malformed("no signature_algorithm".into()))?;
+    let algorithm = Algorithm::parse(algorithm_name)
+        .ok_or_else(|| ClaimError::UnknownAlgorithm(algorithm_name.into()))?;
+    let key_id = text("key_id")
+        .ok_or_else(|| ClaimError::Malformed("no key_id".into()))?
+        .to_string();
+    let signature = STANDARD
+        .decode(signature)
+        .map_err(|_| ClaimError::Malformed("the signature is not base64".into()))?;
+    let public_key = text("public_key")
+        .map(|pk| {
+            let bytes = STANDARD
+                .decode(pk)
+                .map_err(|_| ClaimError::Malformed("public_key is not base64".into()))?;
+            PublicKey::new(algorithm, bytes)
+                .map_err(|e| ClaimError::Malformed(format!("public_key: {e}")))
+        })
+        .transpose()?;
+    Ok(Claim {
+        algorithm,
+        key_id,
+        signature,
+        public_key,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocols::crosstalk::parse_all;
+
+    const ENV: &str = "[[A→B v1]]\nuser: kalle\nmessage: 01J9J3DBC4N7P2Q3R5S7T9W1V2\nintent: REQUEST\nbody: |\n  Café\n  second line\nsig: none\n[[END]]\n";
+
+    #[test]
+    fn crosstalk_input_ignores_layout_but_not_content() {
+        let base = crosstalk_input(&parse_all(ENV).remove(0).envelope);
+        let damaged = format!(
+            "```\n{}```\n",
+            ENV.replace('\n', "  \r\n")
+                .replace("  Café", "\tCafe\u{301}")
+        );
+        let quoted: String = ENV.lines().map(|l| format!("> {l}\n")).collect();
+        for text in [damaged, quoted] {
+            assert_eq!(crosstalk_input(&parse_all(&text).remove(0).envelope), base);
+        }
+        for change in [
+            ("kalle", "kallE"),
+            ("second line", "second  line"),
+            ("REQUEST", "RESPOND"),
+        ] {
+            let changed = ENV.replace(change.0, change.1);
+            assert_ne!(
+                crosstalk_input(&parse_all(&changed).remove(0).envelope),
+                base,
+                "{change:?}"
+            );
+        }
+    }
+}

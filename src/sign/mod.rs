@@ -1,0 +1,7 @@
+//! Signatures: keys, the keystore with trust on first use, and the signing
+//! forms of each protocol.
+
+pub mod claim;
+pub mod key;
+pub mod keystore;
+pub mod trust;

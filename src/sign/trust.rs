@@ -1,0 +1,182 @@
+//! Deciding whether a signature is good: the key it must verify with comes
+//! from `--pubkey`, a `--trusted-keys` list, or the keystore (own keys and
+//! keys pinned on first use); a known signer presenting a different key
+//! fails loudly.
+
+use super::claim::{Claim, ClaimError};
+use super::key::PublicKey;
+use super::keystore::{Keystore, KnownKey, StoreError};
+
+/// Where trusted keys come from for one `verify` run.
+pub enum Trust {
+    /// `--pubkey FILE`: this key, whatever the message names.
+    Key(PublicKey),
+    /// `--trusted-keys FILE`: only these keys; nothing is pinned.
+    List(Vec<KnownKey>),
+    /// The keystore; with `tofu`, an unknown signer's presented key is pinned.
+    Store { store: Keystore, tofu: bool },
+}
+
+/// A good signature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    pub key_id: String,
+    pub algorithm: &'static str,
+    pub fingerprint: String,
+    /// True when the key was pinned by this verification (trust on first use).
+    pub pinned_now: bool,
+}
+
+/// Why a signature is not accepted; each has a stable code.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error(transparent)]
+    Claim(#[from] ClaimError),
+    #[error("no trusted key for `{0}` (pin it with --tofu on first use, or `aiproto keys trust`)")]
+    UnknownKey(String),
+    #[error("`{0}` is not in the trusted keys")]
+    NotTrusted(String),
+    #[error(
+        "THE KEY OF `{id}` HAS CHANGED: pinned {pinned}, this message carries {seen}; if the change is expected, run `aiproto keys forget {id}`"
+    )]
+    KeyChanged {
+        id: String,
+        pinned: String,
+        seen: String,
+    },
+    #[error("`{id}` signs with {expected}, the message says {claimed}")]
+    WrongAlgorithm {
+        id: String,
+        expected: &'static str,
+        claimed: &'static str,
+    },
+    #[error("the signature does not match the message (signed by `{0}`)")]
+    BadSignature(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl VerifyError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            VerifyError::Claim(ClaimError::Unsigned) => "SIG-UNSIGNED",
+            VerifyError::Claim(ClaimError::Malformed(_)) => "SIG-MALFORMED",
+            VerifyError::Claim(ClaimError::UnknownAlgorithm(_)) => "SIG-ALGORITHM",
+            VerifyError::Claim(ClaimError::Unsupported(_)) => "SIG-UNSUPPORTED",
+            VerifyError::UnknownKey(_) | VerifyError::NotTrusted(_) => "SIG-UNTRUSTED",
+            VerifyError::KeyChanged { .. } => "SIG-KEY-CHANGED",
+            VerifyError::WrongAlgorithm { .. } => "SIG-ALGORITHM",
+            VerifyError::BadSignature(_) => "SIG-BAD",
+            VerifyError::Store(_) => "SIG-KEYSTORE",
+        }
+    }
+}
+
+/// Verifies a claimed signature over `input`.
+pub fn verify(claim: &Claim, input: &[u8], trust: &Trust) -> Result<Verified, VerifyError> {
+    let id = claim.key_id.clone();
+    let (key, pin_after) = match trust {
+        Trust::Key(key) => (key.clone(), false),
+        Trust::List(keys) => {
+            let known = keys
+                .iter()
+                .find(|k| k.id == id)
+                .ok_or_else(|| VerifyError::NotTrusted(id.clone()))?;
+            (known.key.clone(), false)
+        }
+        Trust::Store { store, tofu } => match (store.trusted(&id)?, &claim.public_key) {
+            (Some(pinned), Some(seen)) if pinned != *seen => {
+                return Err(VerifyError::KeyChanged {
+                    id,
+                    pinned: pinned.fingerprint(),
+                    seen: seen.fingerprint(),
+                });
+            }
+            (Some(pinned), _) => (pinned, false),
+            (None, Some(seen)) if *tofu => (seen.clone(), true),
+            (None, _) => return Err(VerifyError::UnknownKey(id)),
+        },
+    };
+    if key.algorithm != claim.algorithm {
+        return Err(VerifyError::WrongAlgorithm {
+            id,
+            expected: key.algorithm.name(),
+            claimed: claim.algorithm.name(),
+        });
+    }
+    if !key.verify(input, &claim.signature) {
+        return Err(VerifyError::BadSignature(id));
+    }
+    if pin_after && let Trust::Store { store, .. } = trust {
+        store.pin(&id, key.clone())?;
+    }
+    Ok(Verified {
+        key_id: id,
+        algorithm: key.algorithm.name(),
+        fingerprint: key.fingerprint(),
+        pinned_now: pin_after,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sign::key::{Algorithm, SigningKey};
+
+    fn claim_for(key: &SigningKey, id: &str, message: &[u8], with_pk: bool) -> Claim {
+        Claim {
+            algorithm: key.algorithm,
+            key_id: id.into(),
+            signature: key.sign(message),
+            public_key: with_pk.then(|| key.public_key()),
+        }
+    }
+
+    #[test]
+    fn tofu_pins_then_detects_a_changed_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let trust = Trust::Store {
+            store: Keystore::at(dir.path()),
+            tofu: true,
+        };
+        let alice = SigningKey::generate(Algorithm::Ed25519).unwrap();
+        let first = verify(&claim_for(&alice, "alice", b"m", true), b"m", &trust).unwrap();
+        assert!(first.pinned_now);
+        let again = verify(&claim_for(&alice, "alice", b"m2", false), b"m2", &trust).unwrap();
+        assert!(!again.pinned_now);
+        let mallory = SigningKey::generate(Algorithm::Ed25519).unwrap();
+        let err = verify(&claim_for(&mallory, "alice", b"m", true), b"m", &trust).unwrap_err();
+        assert_eq!(err.code(), "SIG-KEY-CHANGED");
+        assert!(err.to_string().contains(&alice.public_key().fingerprint()));
+        let err = verify(&claim_for(&mallory, "alice", b"m", false), b"m", &trust).unwrap_err();
+        assert_eq!(err.code(), "SIG-BAD");
+    }
+
+    #[test]
+    fn unknown_keys_fail_without_tofu_and_lists_pin_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = SigningKey::generate(Algorithm::P256).unwrap();
+        let store = Trust::Store {
+            store: Keystore::at(dir.path()),
+            tofu: false,
+        };
+        assert_eq!(
+            verify(&claim_for(&key, "bob", b"m", true), b"m", &store)
+                .unwrap_err()
+                .code(),
+            "SIG-UNTRUSTED"
+        );
+        let list = Trust::List(vec![KnownKey {
+            id: "bob".into(),
+            key: key.public_key(),
+        }]);
+        assert!(verify(&claim_for(&key, "bob", b"m", false), b"m", &list).is_ok());
+        assert_eq!(
+            verify(&claim_for(&key, "carol", b"m", true), b"m", &list)
+                .unwrap_err()
+                .code(),
+            "SIG-UNTRUSTED"
+        );
+        assert!(!dir.path().join("known_keys").exists());
+    }
+}

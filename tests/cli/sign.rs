@@ -1,0 +1,283 @@
+//! `keygen`, `keys`, `sign`, `verify`: signatures that survive copy-paste and
+//! catch any change, with trust on first use and pinned keys.
+
+use predicates::prelude::*;
+
+use super::{REQUEST, aiproto, home, json_lines, repo};
+
+fn keygen(h: &std::path::Path, id: &str, algorithm: &str) {
+    aiproto(h)
+        .args(["keygen", "-q", "--id", id, "--algorithm", algorithm])
+        .assert()
+        .code(0);
+}
+
+fn sign(h: &std::path::Path, key: &str, text: &str) -> String {
+    let out = aiproto(h)
+        .args(["sign", "--key", key])
+        .write_stdin(text.to_string())
+        .assert()
+        .code(0);
+    String::from_utf8_lossy(&out.get_output().stdout).to_string()
+}
+
+#[test]
+fn sign_then_verify_for_each_protocol_and_algorithm() {
+    let h = home();
+    let hsp = std::fs::read_to_string(repo("examples/hsp/valid/1.0/task-request.json")).unwrap();
+    for algorithm in ["ed25519", "p256"] {
+        let id = format!("{algorithm}@example.com");
+        keygen(h.path(), &id, algorithm);
+        for text in [REQUEST, hsp.as_str()] {
+            let signed = sign(h.path(), &id, text);
+            aiproto(h.path())
+                .arg("verify")
+                .write_stdin(signed.clone())
+                .assert()
+                .code(0)
+                .stdout(predicate::str::contains(format!("ok signed by {id}")));
+            // The signed message is still a valid message of its protocol.
+            aiproto(h.path())
+                .args(["validate", "--strict"])
+                .write_stdin(signed)
+                .assert()
+                .code(0);
+        }
+    }
+}
+
+#[test]
+fn copy_paste_damage_still_verifies() {
+    let h = home();
+    keygen(h.path(), "alice", "ed25519");
+    let signed = sign(h.path(), "alice", REQUEST);
+    let crlf_and_trailing = signed.replace('\n', "  \r\n");
+    let quoted: String = signed.lines().map(|l| format!("> {l}\n")).collect();
+    let fenced = format!("Here:\n```\n{signed}```\nbye\n");
+    let tabbed = signed.replace("  Please review.", "\tPlease review.");
+    for damaged in [crlf_and_trailing, quoted, fenced, tabbed] {
+        aiproto(h.path())
+            .arg("verify")
+            .write_stdin(damaged.clone())
+            .assert()
+            .code(0);
+    }
+}
+
+#[test]
+fn a_change_to_any_value_breaks_the_signature() {
+    use aiproto::protocols::crosstalk::parse_all;
+    use aiproto::sign::claim::{crosstalk_claim, crosstalk_input};
+    use aiproto::sign::key::{Algorithm, SigningKey};
+    use aiproto::sign::trust::{Trust, verify};
+    let key = SigningKey::generate(Algorithm::Ed25519).unwrap();
+    let mut env = parse_all(REQUEST).remove(0).envelope;
+    aiproto::sign::claim::sign_crosstalk(&mut env, &key, "alice", false);
+    let signed = aiproto::protocols::crosstalk::render(&env);
+    let trust = Trust::Key(key.public_key());
+    let mut checked = 0;
+    for (n, line) in signed.lines().enumerate() {
+        if line.starts_with("sig:") || line.starts_with("[[END") {
+            continue;
+        }
+        let value_start = line.find(": ").map_or(2, |i| i + 2);
+        for (i, c) in line.char_indices().filter(|(i, _)| *i >= value_start) {
+            let replacement = if c == 'x' { 'y' } else { 'x' };
+            let mut lines: Vec<String> = signed.lines().map(str::to_string).collect();
+            lines[n].replace_range(i..i + c.len_utf8(), &replacement.to_string());
+            let changed = lines.join("\n") + "\n";
+            let Some(parsed) = parse_all(&changed).into_iter().next() else {
+                continue;
+            };
+            let claim = crosstalk_claim(&parsed.envelope).unwrap();
+            assert!(
+                verify(&claim, &crosstalk_input(&parsed.envelope), &trust).is_err(),
+                "line {n} col {i}: {changed}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
+
+#[test]
+fn a_change_to_any_hsp_value_breaks_the_signature() {
+    let h = home();
+    keygen(h.path(), "bob", "p256");
+    let text = std::fs::read_to_string(repo("examples/hsp/valid/0.1/task-request.json")).unwrap();
+    let signed: serde_json::Value = serde_json::from_str(&sign(h.path(), "bob", &text)).unwrap();
+    let pinned = aiproto(h.path())
+        .args(["keys", "export", "bob", "--encoding", "pem"])
+        .assert()
+        .code(0);
+    let pem = h.path().join("bob.pem");
+    std::fs::write(&pem, &pinned.get_output().stdout).unwrap();
+    let mut changes = Vec::new();
+    for field in [
+        "message_id",
+        "sender_ai_id",
+        "timestamp_sent",
+        "message_type",
+    ] {
+        let mut v = signed.clone();
+        let s = v[field].as_str().unwrap().to_string();
+        v[field] = format!("{}X", &s[..s.len() - 1]).into();
+        changes.push(v);
+    }
+    let mut v = signed.clone();
+    v["payload"]["parameters"]["text_to_translate"] = "Hello World".into();
+    changes.push(v);
+    let mut v = signed.clone();
+    v["payload"]["priority"] = 6.into();
+    changes.push(v);
+    for changed in changes {
+        aiproto(h.path())
+            .args(["verify", "--pubkey"])
+            .arg(&pem)
+            .write_stdin(changed.to_string())
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("SIG-BAD"));
+    }
+    // Key order and spacing are not part of what is signed (JCS).
+    let compact = serde_json::to_string(&signed).unwrap();
+    aiproto(h.path())
+        .args(["verify", "--pubkey"])
+        .arg(&pem)
+        .write_stdin(compact)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn trust_on_first_use_pins_and_a_changed_key_fails_loudly() {
+    let signer = home();
+    let receiver = home();
+    keygen(signer.path(), "alice", "ed25519");
+    let signed = sign(signer.path(), "alice", REQUEST);
+    aiproto(receiver.path())
+        .arg("verify")
+        .write_stdin(signed.clone())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("SIG-UNTRUSTED"));
+    aiproto(receiver.path())
+        .args(["verify", "--tofu"])
+        .write_stdin(signed.clone())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("pinned on first use"));
+    aiproto(receiver.path())
+        .arg("verify")
+        .write_stdin(signed)
+        .assert()
+        .code(0);
+    // Mallory signs as alice with her own key.
+    let mallory = home();
+    keygen(mallory.path(), "alice", "ed25519");
+    let forged = sign(mallory.path(), "alice", REQUEST);
+    aiproto(receiver.path())
+        .args(["verify", "--tofu", "--format", "json"])
+        .write_stdin(forged)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("\"code\":\"SIG-KEY-CHANGED\""));
+    aiproto(receiver.path())
+        .args(["keys", "list"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("pinned"));
+}
+
+#[test]
+fn trusted_keys_files_and_unsigned_or_malformed_messages() {
+    let h = home();
+    keygen(h.path(), "alice", "ed25519");
+    let signed = sign(h.path(), "alice", REQUEST);
+    let out = aiproto(h.path())
+        .args(["keys", "export", "alice"])
+        .assert()
+        .code(0);
+    let list = h.path().join("trusted.txt");
+    std::fs::write(&list, &out.get_output().stdout).unwrap();
+    let ci = home();
+    aiproto(ci.path())
+        .args(["verify", "--trusted-keys"])
+        .arg(&list)
+        .write_stdin(signed.clone())
+        .assert()
+        .code(0);
+    assert!(
+        !ci.path().join("known_keys").exists(),
+        "a trusted-keys run pins nothing"
+    );
+    let out = aiproto(h.path())
+        .args(["verify", "--format", "json"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(1);
+    assert_eq!(
+        json_lines(&out.get_output().stdout)[0]["code"],
+        "SIG-UNSIGNED"
+    );
+    let truncated = signed.replacen(";pk=", "==;pk=", 1);
+    let out = aiproto(h.path())
+        .args(["verify", "--format", "json"])
+        .write_stdin(truncated)
+        .assert()
+        .code(1);
+    assert_eq!(
+        json_lines(&out.get_output().stdout)[0]["code"],
+        "SIG-MALFORMED"
+    );
+}
+
+#[test]
+fn keygen_keeps_private_keys_private_and_never_overwrites() {
+    let h = home();
+    keygen(h.path(), "alice", "ed25519");
+    aiproto(h.path())
+        .args(["keygen", "--id", "alice"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    aiproto(h.path())
+        .args(["keygen", "-q", "--id", "alice", "--force"])
+        .assert()
+        .code(0);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(h.path().join("keys/alice.key"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    aiproto(h.path())
+        .args(["sign", "--key", "nobody"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no key `nobody`"));
+}
+
+#[test]
+fn sign_in_place() {
+    let h = home();
+    keygen(h.path(), "alice", "ed25519");
+    let file = h.path().join("m.crosstalk");
+    std::fs::write(&file, REQUEST).unwrap();
+    aiproto(h.path())
+        .args(["sign", "-q", "-i", "--key", "alice"])
+        .arg(&file)
+        .assert()
+        .code(0);
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("sig: ed25519:pkid=alice;sig=")
+    );
+    aiproto(h.path()).arg("verify").arg(&file).assert().code(0);
+}
