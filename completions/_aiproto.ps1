@@ -425,6 +425,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         }
         'aiproto;sign' {
             [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'The id of the keystore key to sign with')
+            [CompletionResult]::new('--sig-format', '--sig-format', [CompletionResultType]::ParameterName, 'Crosstalk: the spec''s `<alg>:pkid=…;sig=…` line (keyed), or the upstream appendix''s detached JWS (jws; Ed25519 keys, no public key)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')

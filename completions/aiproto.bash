@@ -1361,7 +1361,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__sign)
-            opts="-i -q -v -h -V --key --in-place --no-public-key --color --format --quiet --verbose --help --version"
+            opts="-i -q -v -h -V --key --in-place --no-public-key --sig-format --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1369,6 +1369,10 @@ _aiproto() {
             case "${prev}" in
                 --key)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sig-format)
+                    COMPREPLY=($(compgen -W "keyed jws" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -388,6 +388,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;sign'= {
             cand --key 'The id of the keystore key to sign with'
+            cand --sig-format 'Crosstalk: the spec''s `<alg>:pkid=…;sig=…` line (keyed), or the upstream appendix''s detached JWS (jws; Ed25519 keys, no public key)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand -i 'Rewrite the file in place instead of printing'

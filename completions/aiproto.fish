@@ -304,6 +304,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Remove the pinned key of an id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l key -d 'The id of the keystore key to sign with' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l sig-format -d 'Crosstalk: the spec\'s `<alg>:pkid=…;sig=…` line (keyed), or the upstream appendix\'s detached JWS (jws; Ed25519 keys, no public key)' -r -f -a "keyed\t''
+jws\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

@@ -522,6 +522,18 @@ pub struct SignArgs {
     /// Leave the public key out of the signature.
     #[arg(long)]
     pub no_public_key: bool,
+
+    /// Crosstalk: the spec's `<alg>:pkid=…;sig=…` line (keyed), or the
+    /// upstream appendix's detached JWS (jws; Ed25519 keys, no public key).
+    #[arg(long, value_enum, default_value = "keyed")]
+    pub sig_format: SigFormat,
+}
+
+/// The two `sig:` forms aiproto writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SigFormat {
+    Keyed,
+    Jws,
 }
 
 #[derive(Debug, Args)]

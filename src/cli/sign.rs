@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::args::{GlobalArgs, SignArgs};
+use super::args::{GlobalArgs, SigFormat, SignArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Input;
 use crate::protocols::{ReadOptions, Value};
@@ -45,12 +45,18 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     for found in &doc.messages {
         match &found.value {
             Value::Crosstalk(parsed) => {
-                let mut env = parsed.envelope.clone();
-                claim::sign_crosstalk(&mut env, &key, &args.key, with_pk);
+                let mut parsed = (**parsed).clone();
+                match args.sig_format {
+                    SigFormat::Keyed => {
+                        claim::sign_crosstalk(&mut parsed.envelope, &key, &args.key, with_pk)
+                    }
+                    SigFormat::Jws => claim::sign_crosstalk_jws(&mut parsed, &key, &args.key)
+                        .map_err(CliError::usage)?,
+                }
                 if !out.is_empty() {
                     out.push('\n');
                 }
-                out.push_str(&crate::protocols::crosstalk::render(&env));
+                out.push_str(&crate::protocols::crosstalk::render(&parsed.envelope));
             }
             Value::Hsp(Some(m)) => {
                 let mut json = m.json.clone();

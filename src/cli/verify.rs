@@ -60,8 +60,8 @@ fn trust_of(args: &VerifyArgs) -> Result<Trust, CliError> {
 pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyError> {
     match &found.value {
         Value::Crosstalk(p) => {
-            let claim = claim::crosstalk_claim(&p.envelope)?;
-            trust::verify(&claim, &claim::crosstalk_input(&p.envelope), trust)
+            let (claim, input) = claim::crosstalk_signed(p)?;
+            trust::verify(&claim, &input, trust)
         }
         Value::Hsp(Some(m)) => {
             let claim = claim::hsp_claim(&m.json)?;

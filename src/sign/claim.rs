@@ -7,17 +7,23 @@
 //! re-indentation do not change it; any change to a header, a meta value or
 //! the body text does.
 //!
+//! The detached JWS form of the upstream canonicalization appendix
+//! (`sig: <b64url header>..<b64url signature>`, EdDSA) signs
+//! `b64url(header) "." b64url(payload)`, the payload being the same fixed
+//! order of headers but the body lines as written, tabs and trailing spaces
+//! kept, LF line ends, NFC — as the appendix's golden vectors do.
+//!
 //! HSP: the RFC 8785 (JCS) canonical JSON of the envelope without
 //! `security_parameters.signature`.
 
 use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde_json::{Map, Value};
 use unicode_normalization::UnicodeNormalization;
 
 use super::key::{Algorithm, PublicKey, SigningKey};
 use crate::protocols::crosstalk::sig_line::{self, SigLine};
-use crate::protocols::crosstalk::{self, Envelope};
+use crate::protocols::crosstalk::{self, Envelope, ParsedEnvelope};
 
 /// A signature as a message carries it.
 #[derive(Debug, Clone)]
@@ -70,12 +76,106 @@ pub fn sign_crosstalk(env: &mut Envelope, key: &SigningKey, key_id: &str, with_p
     env.sig = Some(value);
 }
 
-/// The signature a Crosstalk envelope carries.
+/// The protected header aiproto writes for the detached JWS form: the
+/// appendix's, with the signer's key id.
+fn jws_header(key_id: &str) -> String {
+    serde_json::json!({"alg": "EdDSA", "b64": true, "crit": ["b64", "cty", "ver"], "cty": "crosstalk/v1.1", "kid": key_id, "typ": "JOSE", "ver": "1.1-rc1"}).to_string()
+}
+
+/// The payload of the detached JWS form: headers in canonical order, the
+/// body lines as written, LF, NFC, no `sig:` and no `[[END]]`.
+pub fn jws_payload(parsed: &ParsedEnvelope) -> Vec<u8> {
+    let mut head = parsed.envelope.clone();
+    head.sig = None;
+    let body = head.body.take();
+    let text = crosstalk::render(&head);
+    let mut out = text.strip_suffix("[[END]]\n").unwrap_or(&text).to_string();
+    if let Some(body) = body {
+        out.push_str("body: |\n");
+        let raw = parsed.body_raw.clone().unwrap_or_else(|| {
+            body.lines()
+                .map(|l| {
+                    if l.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  {l}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        if !raw.is_empty() {
+            out.push_str(&raw);
+            out.push('\n');
+        }
+    }
+    out.nfc().collect::<String>().into_bytes()
+}
+
+/// Signs an envelope in place with the detached JWS form (Ed25519 only).
+pub fn sign_crosstalk_jws(
+    parsed: &mut ParsedEnvelope,
+    key: &SigningKey,
+    key_id: &str,
+) -> Result<(), ClaimError> {
+    if key.algorithm != Algorithm::Ed25519 {
+        return Err(ClaimError::Malformed(
+            "the detached JWS form is EdDSA: sign with an ed25519 key".into(),
+        ));
+    }
+    parsed.body_raw = None; // sign the canonical body, as it will be rendered
+    let header = URL_SAFE_NO_PAD.encode(jws_header(key_id));
+    let input = format!("{header}.{}", URL_SAFE_NO_PAD.encode(jws_payload(parsed)));
+    parsed.envelope.sig = Some(format!(
+        "{header}..{}",
+        URL_SAFE_NO_PAD.encode(key.sign(input.as_bytes()))
+    ));
+    Ok(())
+}
+
+/// The signature a Crosstalk envelope carries and the bytes it covers.
+pub fn crosstalk_signed(parsed: &ParsedEnvelope) -> Result<(Claim, Vec<u8>), ClaimError> {
+    let raw = parsed.envelope.sig.as_deref().ok_or(ClaimError::Unsigned)?;
+    if let Ok(SigLine::DetachedJws { header, signature }) = sig_line::parse(raw) {
+        let alg = header.get("alg").and_then(|a| a.as_str()).unwrap_or("");
+        let algorithm = match alg {
+            "EdDSA" => Algorithm::Ed25519,
+            other => return Err(ClaimError::UnknownAlgorithm(other.to_string())),
+        };
+        let key_id = header
+            .get("kid")
+            .and_then(|k| k.as_str())
+            .unwrap_or("")
+            .to_string();
+        let header_b64 = raw.split_once("..").map_or("", |(h, _)| h);
+        let input = format!(
+            "{header_b64}.{}",
+            URL_SAFE_NO_PAD.encode(jws_payload(parsed))
+        );
+        return Ok((
+            Claim {
+                algorithm,
+                key_id,
+                signature,
+                public_key: None,
+            },
+            input.into_bytes(),
+        ));
+    }
+    Ok((
+        crosstalk_claim(&parsed.envelope)?,
+        crosstalk_input(&parsed.envelope),
+    ))
+}
+
+/// The signature a Crosstalk envelope carries in the keyed form.
 pub fn crosstalk_claim(env: &Envelope) -> Result<Claim, ClaimError> {
     let raw = env.sig.as_deref().ok_or(ClaimError::Unsigned)?;
     match sig_line::parse(raw).map_err(|e| ClaimError::Malformed(e.0))? {
         SigLine::Unsigned => Err(ClaimError::Unsigned),
-        SigLine::DetachedJws { .. } => Err(ClaimError::Unsupported("detached JWS")),
+        SigLine::DetachedJws { .. } => Err(ClaimError::Unsupported(
+            "detached JWS (use `crosstalk_signed`)",
+        )),
         SigLine::Keyed {
             algorithm,
             key_id,

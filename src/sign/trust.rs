@@ -75,6 +75,11 @@ impl VerifyError {
 /// Verifies a claimed signature over `input`.
 pub fn verify(claim: &Claim, input: &[u8], trust: &Trust) -> Result<Verified, VerifyError> {
     let id = claim.key_id.clone();
+    if id.is_empty() && !matches!(trust, Trust::Key(_)) {
+        return Err(VerifyError::UnknownKey(
+            "(the signature names no key; verify it with --pubkey)".into(),
+        ));
+    }
     let (key, pin_after) = match trust {
         Trust::Key(key) => (key.clone(), false),
         Trust::List(keys) => {

@@ -281,3 +281,87 @@ fn sign_in_place() {
     );
     aiproto(h.path()).arg("verify").arg(&file).assert().code(0);
 }
+
+/// The upstream appendix's golden vectors: envelopes built from each signed
+/// payload verify with its public key, also after CRLF, NFD and code-fence
+/// damage, and fail after any change to a value.
+#[test]
+fn the_golden_jws_vectors_verify_and_survive_paste_damage() {
+    use unicode_normalization::UnicodeNormalization;
+    let h = home();
+    let dir = repo("tests/fixtures/crosstalk-golden");
+    let pem = dir.join("public.pem");
+    let verify = |text: String| {
+        aiproto(h.path())
+            .args(["verify", "--pubkey"])
+            .arg(&pem)
+            .write_stdin(text)
+            .assert()
+    };
+    for n in 1..=3 {
+        let payload = std::fs::read_to_string(dir.join(format!("vector{n}.payload.txt"))).unwrap();
+        let jws = std::fs::read_to_string(dir.join(format!("vector{n}.jws"))).unwrap();
+        let envelope = format!("{payload}sig: {}\n[[END]]\n", jws.trim());
+        verify(envelope.clone())
+            .code(0)
+            .stdout(predicate::str::contains("ok signed by"));
+        verify(envelope.replace('\n', "\r\n")).code(0);
+        verify(envelope.nfd().collect()).code(0);
+        verify(format!("Relayed:\n```\n{envelope}```\n")).code(0);
+        for (from, to) in [
+            ("kalle", "kallE"),
+            ("REQUEST", "RESPOND"),
+            ("session: 2025", "session: 2026"),
+        ] {
+            let changed = envelope.replacen(from, to, 1);
+            if changed != envelope {
+                verify(changed)
+                    .code(1)
+                    .stdout(predicate::str::contains("SIG-BAD"));
+            }
+        }
+    }
+    // Without --pubkey there is no key to check against: the JWS names none.
+    let payload = std::fs::read_to_string(dir.join("vector1.payload.txt")).unwrap();
+    let jws = std::fs::read_to_string(dir.join("vector1.jws")).unwrap();
+    aiproto(h.path())
+        .arg("verify")
+        .write_stdin(format!("{payload}sig: {}\n[[END]]\n", jws.trim()))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("--pubkey"));
+}
+
+#[test]
+fn jws_form_signs_and_verifies_with_a_keystore_key() {
+    let h = home();
+    keygen(h.path(), "alice", "ed25519");
+    let out = aiproto(h.path())
+        .args(["sign", "--key", "alice", "--sig-format", "jws"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let signed = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        signed.contains("..") && signed.contains("sig: eyJ"),
+        "{signed}"
+    );
+    aiproto(h.path())
+        .arg("verify")
+        .write_stdin(signed.clone())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("ok signed by alice"));
+    aiproto(h.path())
+        .arg("verify")
+        .write_stdin(signed.replace("Please review.", "Please review!"))
+        .assert()
+        .code(1);
+    keygen(h.path(), "bob", "p256");
+    aiproto(h.path())
+        .args(["sign", "--key", "bob", "--sig-format", "jws"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("ed25519"));
+}

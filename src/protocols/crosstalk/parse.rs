@@ -17,6 +17,9 @@ pub struct ParsedEnvelope {
     pub end_line: usize,
     /// Whether the body came from the upstream `response: |` reply shape.
     pub legacy_response: bool,
+    /// The body lines as written, indentation included (the detached JWS
+    /// form of the canonicalization appendix signs them so).
+    pub body_raw: Option<String>,
 }
 
 enum State {
@@ -37,6 +40,7 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         body_lines: Vec::new(),
         discard_body: false,
         legacy_response: false,
+        body_raw: None,
     };
     p.header_line(first);
     let mut state = State::Headers;
@@ -69,6 +73,7 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         start_line: first.number,
         end_line: last.number,
         legacy_response: p.legacy_response,
+        body_raw: p.body_raw,
     }
 }
 
@@ -76,7 +81,9 @@ struct Parser {
     env: Envelope,
     loc: Locations,
     diags: Vec<Diagnostic>,
-    body_lines: Vec<String>,
+    /// Each body line's content and the line as written.
+    body_lines: Vec<(String, String)>,
+    body_raw: Option<String>,
     /// Set while reading a second body, which is reported and dropped.
     discard_body: bool,
     legacy_response: bool,
@@ -170,11 +177,12 @@ impl Parser {
         match state {
             State::Body { unindented } => {
                 if let Some(content) = body_content(text) {
-                    self.body_lines.push(content.to_string());
+                    self.body_lines
+                        .push((content.to_string(), text.to_string()));
                     return State::Body { unindented };
                 }
                 if unindented && !text.starts_with("sig:") {
-                    self.body_lines.push(text.to_string());
+                    self.body_lines.push((text.to_string(), text.to_string()));
                     return State::Body { unindented };
                 }
                 self.finish_body();
@@ -380,12 +388,18 @@ impl Parser {
         if self.body_lines.is_empty() {
             return;
         }
-        while self.body_lines.last().is_some_and(|l| l.trim().is_empty()) {
+        while self
+            .body_lines
+            .last()
+            .is_some_and(|(l, _)| l.trim().is_empty())
+        {
             self.body_lines.pop();
         }
-        let text = std::mem::take(&mut self.body_lines).join("\n");
+        let (contents, raws): (Vec<String>, Vec<String>) =
+            std::mem::take(&mut self.body_lines).into_iter().unzip();
         if let Some(body) = self.env.body.as_mut().filter(|b| b.is_empty()) {
-            *body = text;
+            *body = contents.join("\n");
+            self.body_raw = Some(raws.join("\n"));
         }
     }
 }
