@@ -344,7 +344,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keys;export' {
-            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI) or raw base64')
+            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI), raw base64, or minisign''s public key')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -431,6 +431,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')
             [CompletionResult]::new('--no-public-key', '--no-public-key', [CompletionResultType]::ParameterName, 'Leave the public key out of the signature')
+            [CompletionResult]::new('--detached', '--detached', [CompletionResultType]::ParameterName, 'Sign the file as bytes into `PATH.minisig` (minisign''s format; Ed25519 keys)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -446,6 +447,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
             [CompletionResult]::new('--pubkey', '--pubkey', [CompletionResultType]::ParameterName, 'Verify with this public key only (PEM, raw base64, or a keystore line)')
             [CompletionResult]::new('--trusted-keys', '--trusted-keys', [CompletionResultType]::ParameterName, 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned')
+            [CompletionResult]::new('--signature', '--signature', [CompletionResultType]::ParameterName, 'Check a detached minisign signature (`.minisig`) of the one file given')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('--tofu', '--tofu', [CompletionResultType]::ParameterName, 'Trust on first use: pin the key an unknown signer presents')

@@ -914,7 +914,7 @@ _aiproto() {
             fi
             case "${prev}" in
                 --encoding)
-                    COMPREPLY=($(compgen -W "line pem raw" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "line pem raw minisign" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1361,7 +1361,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__sign)
-            opts="-i -q -v -h -V --key --in-place --no-public-key --sig-format --color --format --quiet --verbose --help --version"
+            opts="-i -q -v -h -V --key --in-place --no-public-key --detached --sig-format --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1455,7 +1455,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__verify)
-            opts="-p -q -v -h -V --protocol --pubkey --trusted-keys --tofu --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --pubkey --trusted-keys --tofu --signature --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1474,6 +1474,10 @@ _aiproto() {
                     return 0
                     ;;
                 --trusted-keys)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --signature)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

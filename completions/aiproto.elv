@@ -318,7 +318,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;keys;export'= {
-            cand --encoding 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI) or raw base64'
+            cand --encoding 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI), raw base64, or minisign''s public key'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand -q 'Print only findings and data: no summary lines'
@@ -394,6 +394,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -i 'Rewrite the file in place instead of printing'
             cand --in-place 'Rewrite the file in place instead of printing'
             cand --no-public-key 'Leave the public key out of the signature'
+            cand --detached 'Sign the file as bytes into `PATH.minisig` (minisign''s format; Ed25519 keys)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -408,6 +409,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
             cand --pubkey 'Verify with this public key only (PEM, raw base64, or a keystore line)'
             cand --trusted-keys 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned'
+            cand --signature 'Check a detached minisign signature (`.minisig`) of the one file given'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --tofu 'Trust on first use: pin the key an unknown signer presents'

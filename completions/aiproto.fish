@@ -258,9 +258,10 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -l encoding -d 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI) or raw base64' -r -f -a "line\t''
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -l encoding -d 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI), raw base64, or minisign\'s public key' -r -f -a "line\t''
 pem\t''
-raw\t''"
+raw\t''
+minisign\t'minisign\'s public key file (Ed25519 keys)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -313,6 +314,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l format -d 'Outp
 json\t'One JSON object per line (JSON Lines), stable field names'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s i -l in-place -d 'Rewrite the file in place instead of printing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l no-public-key -d 'Leave the public key out of the signature'
+complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l detached -d 'Sign the file as bytes into `PATH.minisig` (minisign\'s format; Ed25519 keys)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -320,6 +322,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s V -l version -d
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l pubkey -d 'Verify with this public key only (PEM, raw base64, or a keystore line)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l trusted-keys -d 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l signature -d 'Check a detached minisign signature (`.minisig`) of the one file given' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

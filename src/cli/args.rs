@@ -474,7 +474,7 @@ pub enum KeysCommand {
     Export {
         /// The key id.
         id: String,
-        /// How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI) or raw base64.
+        /// How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI), raw base64, or minisign's public key.
         #[arg(long = "encoding", value_enum, default_value = "line")]
         encoding: KeyFormat,
     },
@@ -503,6 +503,8 @@ pub enum KeyFormat {
     Line,
     Pem,
     Raw,
+    /// minisign's public key file (Ed25519 keys).
+    Minisign,
 }
 
 #[derive(Debug, Args)]
@@ -522,6 +524,10 @@ pub struct SignArgs {
     /// Leave the public key out of the signature.
     #[arg(long)]
     pub no_public_key: bool,
+
+    /// Sign the file as bytes into `PATH.minisig` (minisign's format; Ed25519 keys).
+    #[arg(long, requires = "path", conflicts_with = "in_place")]
+    pub detached: bool,
 
     /// Crosstalk: the spec's `<alg>:pkid=…;sig=…` line (keyed), or the
     /// upstream appendix's detached JWS (jws; Ed25519 keys, no public key).
@@ -552,6 +558,10 @@ pub struct VerifyArgs {
     /// Trust on first use: pin the key an unknown signer presents.
     #[arg(long)]
     pub tofu: bool,
+
+    /// Check a detached minisign signature (`.minisig`) of the one file given.
+    #[arg(long, value_name = "FILE")]
+    pub signature: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

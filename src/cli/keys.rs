@@ -73,6 +73,9 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
                 }
                 KeyFormat::Pem => key.to_pem(),
                 KeyFormat::Raw => key.to_base64() + "\n",
+                KeyFormat::Minisign => {
+                    crate::sign::detached::minisign_public_text(&key).map_err(CliError::usage)?
+                }
             };
             out.write_all(text.as_bytes())?;
         }

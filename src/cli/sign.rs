@@ -18,6 +18,9 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     if let Some(w) = warning {
         eprintln!("aiproto: warning: {w}");
     }
+    if args.detached {
+        return sign_detached(args, &key, g);
+    }
     let input = match &args.path {
         Some(p) if p.as_os_str() != "-" => Input::File(p.clone()),
         _ => Input::Stdin,
@@ -85,6 +88,31 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
             }
         }
         _ => std::io::stdout().lock().write_all(out.as_bytes())?,
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// `--detached`: the file's bytes, signed into `PATH.minisig`.
+fn sign_detached(args: &SignArgs, key: &crate::sign::key::SigningKey, g: &GlobalArgs) -> CmdResult {
+    let Some(path) = &args.path else {
+        return Err(CliError::usage("--detached signs a file: give its PATH"));
+    };
+    let file = std::fs::File::open(path)
+        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let comment = format!("file:{name}\tkey:{}", args.key);
+    let signature = crate::sign::detached::sign(key, std::io::BufReader::new(file), &comment)
+        .map_err(CliError::usage)?;
+    let mut out_path = path.clone().into_os_string();
+    out_path.push(".minisig");
+    std::fs::write(&out_path, signature)?;
+    if !g.quiet {
+        eprintln!(
+            "aiproto: wrote {}",
+            std::path::Path::new(&out_path).display()
+        );
     }
     Ok(ExitStatus::Ok)
 }

@@ -42,6 +42,7 @@ fn trust_of(args: &VerifyArgs) -> Result<Trust, CliError> {
         let key = keystore::KnownKey::parse(text.trim())
             .map(|k| k.key)
             .or_else(|_| PublicKey::parse_text(&text))
+            .or_else(|why| crate::sign::detached::parse_minisign_public(&text).ok_or(why))
             .map_err(|why| CliError::usage(format!("{}: {why}", path.display())))?;
         return Ok(Trust::Key(key));
     }
@@ -75,6 +76,9 @@ pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyErro
 
 pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let trust = trust_of(args)?;
+    if let Some(signature) = &args.signature {
+        return verify_detached(args, signature, &trust, g);
+    }
     let (docs, mut status) = common::read_all(&args.input)?;
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -132,4 +136,61 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     }
     out.flush()?;
     Ok(status)
+}
+
+/// `--signature FILE.minisig`: a detached signature of one file's bytes. The
+/// key is the `--pubkey`, or the trusted Ed25519 key whose minisign key
+/// number the signature names.
+fn verify_detached(
+    args: &VerifyArgs,
+    signature: &std::path::Path,
+    trust: &Trust,
+    g: &GlobalArgs,
+) -> CmdResult {
+    use crate::sign::detached;
+    let [path] = args.input.paths.as_slice() else {
+        return Err(CliError::usage(
+            "--signature checks one file: give its PATH",
+        ));
+    };
+    let sig_text = std::fs::read_to_string(signature)
+        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", signature.display())))?;
+    let candidates: Vec<(String, PublicKey)> = match trust {
+        Trust::Key(k) => vec![(String::new(), k.clone())],
+        Trust::List(keys) => keys.iter().map(|k| (k.id.clone(), k.key.clone())).collect(),
+        Trust::Store { store, .. } => {
+            let mut all = store.own_keys().map_err(CliError::usage)?;
+            all.extend(store.known_keys().map_err(CliError::usage)?);
+            all.into_iter().map(|k| (k.id, k.key)).collect()
+        }
+    };
+    let number = minisign::SignatureBox::from_string(&sig_text)
+        .ok()
+        .and_then(|b| b.keynum().get(..8).map(<[u8]>::to_vec));
+    let mut last_error = String::from("no trusted Ed25519 key matches the signature's key number");
+    for (id, key) in candidates {
+        let matches_number = matches!(trust, Trust::Key(_))
+            || number.as_deref() == Some(&detached::keynum(&key)[..]);
+        if key.algorithm != crate::sign::key::Algorithm::Ed25519 || !matches_number {
+            continue;
+        }
+        let file = std::fs::File::open(path)
+            .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+        match detached::verify(&key, &sig_text, std::io::BufReader::new(file)) {
+            Ok(comment) => {
+                if !g.quiet {
+                    let who = if id.is_empty() {
+                        key.fingerprint()
+                    } else {
+                        format!("{id} ({})", key.fingerprint())
+                    };
+                    println!("{}: ok signed by {who} — {comment}", path.display());
+                }
+                return Ok(ExitStatus::Ok);
+            }
+            Err(e) => last_error = e.to_string(),
+        }
+    }
+    println!("{}: error[SIG-BAD]: {last_error}", path.display());
+    Ok(ExitStatus::Invalid)
 }

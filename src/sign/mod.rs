@@ -2,6 +2,7 @@
 //! forms of each protocol.
 
 pub mod claim;
+pub mod detached;
 pub mod key;
 pub mod keystore;
 pub mod trust;

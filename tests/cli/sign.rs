@@ -365,3 +365,124 @@ fn jws_form_signs_and_verifies_with_a_keystore_key() {
         .code(2)
         .stderr(predicate::str::contains("ed25519"));
 }
+
+/// Detached signatures interoperate with the real `minisign` tool, both ways
+/// (`.ci/run` installs it; elsewhere the test says it skipped).
+#[test]
+fn detached_signatures_interoperate_with_minisign() {
+    let h = home();
+    keygen(h.path(), "alice", "ed25519");
+    let data = h.path().join("report.bin");
+    std::fs::write(&data, [0u8, 159, 146, 150, b'\n', b'x']).unwrap();
+    aiproto(h.path())
+        .args(["sign", "-q", "--detached", "--key", "alice"])
+        .arg(&data)
+        .assert()
+        .code(0);
+    let sig = h.path().join("report.bin.minisig");
+    aiproto(h.path())
+        .args(["verify", "--signature"])
+        .arg(&sig)
+        .arg(&data)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("ok signed by alice"));
+    let tampered = h.path().join("tampered.bin");
+    std::fs::write(&tampered, [0u8, 159, 146, 150, b'\n', b'y']).unwrap();
+    aiproto(h.path())
+        .args(["verify", "--signature"])
+        .arg(&sig)
+        .arg(&tampered)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("SIG-BAD"));
+    let out = aiproto(h.path())
+        .args(["keys", "export", "alice", "--encoding", "minisign"])
+        .assert()
+        .code(0);
+    let pubfile = h.path().join("alice.pub");
+    std::fs::write(&pubfile, &out.get_output().stdout).unwrap();
+
+    if std::process::Command::new("minisign")
+        .arg("-v")
+        .output()
+        .is_err()
+    {
+        eprintln!(
+            "SKIPPED: the minisign tool is not installed (apt-get install minisign); interop not checked"
+        );
+        return;
+    }
+    let minisign = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new("minisign")
+            .args(args)
+            .current_dir(h.path())
+            .output()
+            .unwrap()
+    };
+    // minisign verifies what aiproto signed.
+    let out = minisign(&[
+        "-V".as_ref(),
+        "-m".as_ref(),
+        data.as_os_str(),
+        "-p".as_ref(),
+        pubfile.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "minisign -V: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // aiproto verifies what minisign signed.
+    let (mpub, msec) = (h.path().join("m.pub"), h.path().join("m.key"));
+    assert!(
+        minisign(&[
+            "-G".as_ref(),
+            "-W".as_ref(),
+            "-p".as_ref(),
+            mpub.as_os_str(),
+            "-s".as_ref(),
+            msec.as_os_str()
+        ])
+        .status
+        .success()
+    );
+    let msig = h.path().join("m.minisig");
+    assert!(
+        minisign(&[
+            "-S".as_ref(),
+            "-m".as_ref(),
+            data.as_os_str(),
+            "-s".as_ref(),
+            msec.as_os_str(),
+            "-x".as_ref(),
+            msig.as_os_str()
+        ])
+        .status
+        .success()
+    );
+    aiproto(h.path())
+        .args(["verify", "--signature"])
+        .arg(&msig)
+        .arg("--pubkey")
+        .arg(&mpub)
+        .arg(&data)
+        .assert()
+        .code(0);
+    aiproto(h.path())
+        .args(["verify", "--signature"])
+        .arg(&msig)
+        .arg("--pubkey")
+        .arg(&mpub)
+        .arg(&tampered)
+        .assert()
+        .code(1);
+    // A minisign public key also works for message signatures made with the same Ed25519 key.
+    let signed = sign(h.path(), "alice", REQUEST);
+    aiproto(home().path())
+        .args(["verify", "--pubkey"])
+        .arg(&pubfile)
+        .write_stdin(signed)
+        .assert()
+        .code(0);
+}
