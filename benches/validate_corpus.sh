@@ -59,6 +59,22 @@ if [ -x "$WORK/venv/bin/check-jsonschema" ]; then
     hf cjs_tiny "$WORK/venv/bin/check-jsonschema --schemafile $schema tiny/one.json"
 fi
 
+# Signing and verifying one small file, one process each, beside minisign.
+export AIPROTO_HOME="$WORK/home"
+rm -rf "$AIPROTO_HOME" "$WORK/m.key" "$WORK/m.pub"
+"$bin" keygen -q --id bench > /dev/null
+cp tiny/one.json "$WORK/one.json"
+"$bin" sign -q --detached --key bench "$WORK/one.json"
+"$bin" sign --key bench tiny/one.json > "$WORK/one.signed.json"
+hf aiproto_sign_tiny "$bin sign -q --detached --key bench $WORK/one.json"
+hf aiproto_verify_tiny "$bin verify -q --signature $WORK/one.json.minisig $WORK/one.json"
+hf aiproto_verifymsg_tiny "$bin verify -q $WORK/one.signed.json"
+if command -v minisign > /dev/null; then
+    minisign -G -W -p "$WORK/m.pub" -s "$WORK/m.key" > /dev/null
+    hf minisign_sign_tiny "minisign -S -m $WORK/one.json -s $WORK/m.key -x $WORK/m.minisig"
+    hf minisign_verify_tiny "minisign -V -q -m $WORK/one.json -p $WORK/m.pub -x $WORK/m.minisig"
+fi
+
 python3 - "$WORK" <<'PY'
 import json, os, sys
 work = sys.argv[1]
@@ -68,7 +84,7 @@ jsonl = size("corpus.jsonl"); files = sum(size("files/" + f) for f in os.listdir
 workloads = {
     "jsonl": ("100,000 HSP envelopes, JSON Lines", 100_000, jsonl),
     "dir": ("2,000 HSP files", 2_000, files),
-    "tiny": ("1 tiny file (start-up)", 1, size("tiny/one.json")),
+    "tiny": ("1 tiny file (one process)", 1, size("tiny/one.json")),
     "crosstalk": ("10,000 Crosstalk envelopes", 10_000, size("crosstalk.txt")),
 }
 print("| tool | workload | median | msgs/s | MB/s |\n|---|---|---|---|---|")

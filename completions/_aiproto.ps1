@@ -327,6 +327,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: PEM, raw base64, or a file holding either')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
+            [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -396,12 +397,26 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'aiproto;keys;apply-revoke' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'aiproto;keys;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys and the pinned keys of others, with fingerprints')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Print a public key')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: PEM, raw base64, or a file holding either')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
+            [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -418,6 +433,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keys;help;forget' {
+            break
+        }
+        'aiproto;keys;help;apply-revoke' {
             break
         }
         'aiproto;keys;help;help' {
@@ -540,6 +558,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: PEM, raw base64, or a file holding either')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
+            [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
             break
         }
         'aiproto;help;keys;list' {
@@ -555,6 +574,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;keys;forget' {
+            break
+        }
+        'aiproto;help;keys;apply-revoke' {
             break
         }
         'aiproto;help;sign' {

@@ -106,6 +106,9 @@ _aiproto() {
             aiproto__subcmd__help,verify)
                 cmd="aiproto__subcmd__help__subcmd__verify"
                 ;;
+            aiproto__subcmd__help__subcmd__keys,apply-revoke)
+                cmd="aiproto__subcmd__help__subcmd__keys__subcmd__apply__subcmd__revoke"
+                ;;
             aiproto__subcmd__help__subcmd__keys,export)
                 cmd="aiproto__subcmd__help__subcmd__keys__subcmd__export"
                 ;;
@@ -130,6 +133,9 @@ _aiproto() {
             aiproto__subcmd__help__subcmd__schema,show)
                 cmd="aiproto__subcmd__help__subcmd__schema__subcmd__show"
                 ;;
+            aiproto__subcmd__keys,apply-revoke)
+                cmd="aiproto__subcmd__keys__subcmd__apply__subcmd__revoke"
+                ;;
             aiproto__subcmd__keys,export)
                 cmd="aiproto__subcmd__keys__subcmd__export"
                 ;;
@@ -147,6 +153,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__keys,trust)
                 cmd="aiproto__subcmd__keys__subcmd__trust"
+                ;;
+            aiproto__subcmd__keys__subcmd__help,apply-revoke)
+                cmd="aiproto__subcmd__keys__subcmd__help__subcmd__apply__subcmd__revoke"
                 ;;
             aiproto__subcmd__keys__subcmd__help,export)
                 cmd="aiproto__subcmd__keys__subcmd__help__subcmd__export"
@@ -571,8 +580,22 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__keys)
-            opts="list export import trust forget"
+            opts="list export import trust forget apply-revoke"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__keys__subcmd__apply__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -885,8 +908,30 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version list export import trust forget help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version list export import trust forget apply-revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__keys__subcmd__apply__subcmd__revoke)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -955,8 +1000,22 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__help)
-            opts="list export import trust forget help"
+            opts="list export import trust forget apply-revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__keys__subcmd__help__subcmd__apply__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

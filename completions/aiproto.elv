@@ -303,6 +303,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
             cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
             cand forget 'Remove the pinned key of an id'
+            cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aiproto;keys;list'= {
@@ -366,12 +367,25 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;keys;apply-revoke'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'aiproto;keys;help'= {
             cand list 'Your own keys and the pinned keys of others, with fingerprints'
             cand export 'Print a public key'
             cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
             cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
             cand forget 'Remove the pinned key of an id'
+            cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aiproto;keys;help;list'= {
@@ -383,6 +397,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;keys;help;trust'= {
         }
         &'aiproto;keys;help;forget'= {
+        }
+        &'aiproto;keys;help;apply-revoke'= {
         }
         &'aiproto;keys;help;help'= {
         }
@@ -486,6 +502,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
             cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
             cand forget 'Remove the pinned key of an id'
+            cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
         }
         &'aiproto;help;keys;list'= {
         }
@@ -496,6 +513,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;keys;trust'= {
         }
         &'aiproto;help;keys;forget'= {
+        }
+        &'aiproto;help;keys;apply-revoke'= {
         }
         &'aiproto;help;sign'= {
         }

@@ -495,6 +495,15 @@ pub enum KeysCommand {
         /// The key id.
         id: String,
     },
+    /// Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail.
+    ///
+    /// The envelope's `meta: revocation` says `Type: key` and names the key in
+    /// `Key-ID:` (the signer's own key when absent). The REVOKE itself must
+    /// verify with a trusted key.
+    ApplyRevoke {
+        /// The file holding the REVOKE envelope(s).
+        path: PathBuf,
+    },
 }
 
 /// How `keys export` writes a public key.

@@ -97,12 +97,85 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
                 public.fingerprint()
             );
         }
+        KeysCommand::ApplyRevoke { path } => return apply_revoke(&store, path),
         KeysCommand::Forget { id } => {
             if !store.forget(id).map_err(store_error)? {
                 return Err(store_error(StoreError::Unknown(id.clone())));
             }
             eprintln!("aiproto: forgot the pinned key of `{id}`");
         }
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// `keys apply-revoke`: each REVOKE of a key, once its own signature checks
+/// out, marks that key revoked in the keystore.
+fn apply_revoke(store: &Keystore, path: &std::path::Path) -> CmdResult {
+    use crate::input::Input;
+    use crate::protocols::{ReadOptions, Value};
+    use crate::sign::trust::{Trust, verify};
+    let doc = crate::reader::read(
+        &Input::File(path.to_path_buf()),
+        None,
+        &ReadOptions::default(),
+    )?;
+    let trust = Trust::Store {
+        store: store.clone(),
+        tofu: false,
+    };
+    let mut applied = 0;
+    for found in &doc.messages {
+        let Value::Crosstalk(parsed) = &found.value else {
+            continue;
+        };
+        let env = &parsed.envelope;
+        if env.intent.as_deref() != Some("REVOKE") {
+            continue;
+        }
+        let at = format!("{}:{}", doc.source.name, found.line);
+        let (claim, input) = crate::sign::claim::crosstalk_signed(parsed).map_err(|e| {
+            CliError::new(
+                ExitStatus::Invalid,
+                anyhow::anyhow!("{at}: the REVOKE is not signed: {e}"),
+            )
+        })?;
+        let signer = verify(&claim, &input, &trust).map_err(|e| {
+            CliError::new(
+                ExitStatus::Invalid,
+                anyhow::anyhow!("{at}: the REVOKE's signature is not accepted: {e}"),
+            )
+        })?;
+        let block = env.meta_block("revocation");
+        let kind = block.and_then(|b| b.get("Type")).unwrap_or("");
+        if !kind.eq_ignore_ascii_case("key") {
+            return Err(CliError::new(
+                ExitStatus::Invalid,
+                anyhow::anyhow!(
+                    "{at}: this REVOKE withdraws `{kind}`, not a key (meta: revocation / Type: key)"
+                ),
+            ));
+        }
+        let id = block
+            .and_then(|b| b.get("Key-ID"))
+            .unwrap_or(&signer.key_id)
+            .to_string();
+        let key = store
+            .trusted(&id)
+            .map_err(store_error)?
+            .ok_or_else(|| store_error(StoreError::Unknown(id.clone())))?;
+        store.revoke(&id, &key).map_err(store_error)?;
+        eprintln!(
+            "aiproto: revoked `{id}` ({}), on the word of `{}`",
+            key.fingerprint(),
+            signer.key_id
+        );
+        applied += 1;
+    }
+    if applied == 0 {
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!("{}: no REVOKE envelope", doc.source.name),
+        ));
     }
     Ok(ExitStatus::Ok)
 }

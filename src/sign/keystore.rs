@@ -118,6 +118,7 @@ pub fn read_key_lines(path: &Path) -> Result<Vec<KnownKey>, StoreError> {
 }
 
 /// The keystore in one directory.
+#[derive(Debug, Clone)]
 pub struct Keystore {
     root: PathBuf,
 }
@@ -139,6 +140,51 @@ impl Keystore {
 
     fn known_path(&self) -> PathBuf {
         self.root.join("known_keys")
+    }
+
+    fn revoked_path(&self) -> PathBuf {
+        self.root.join("revoked")
+    }
+
+    /// Marks a key revoked (`revoked`: one `<id> <fingerprint>` line each).
+    pub fn revoke(&self, id: &str, key: &PublicKey) -> Result<(), StoreError> {
+        check_id(id)?;
+        let mut lines = self.revoked_lines()?;
+        let line = format!("{id} {}", key.fingerprint());
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+        write_file(
+            &self.revoked_path(),
+            (lines.join("\n") + "\n").as_bytes(),
+            false,
+        )
+    }
+
+    /// The id under which a key was revoked, if it was.
+    pub fn revoked_as(&self, key: &PublicKey) -> Result<Option<String>, StoreError> {
+        let fingerprint = key.fingerprint();
+        Ok(self.revoked_lines()?.iter().find_map(|l| {
+            l.split_once(' ')
+                .filter(|(_, fp)| *fp == fingerprint)
+                .map(|(id, _)| id.to_string())
+        }))
+    }
+
+    fn revoked_lines(&self) -> Result<Vec<String>, StoreError> {
+        let path = self.revoked_path();
+        match fs::read_to_string(&path) {
+            Ok(text) => Ok(text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(source) => Err(StoreError::Io {
+                path: path.display().to_string(),
+                source,
+            }),
+        }
     }
 
     fn key_path(&self, id: &str, ext: &str) -> PathBuf {

@@ -52,6 +52,8 @@ pub enum VerifyError {
     },
     #[error("the signature does not match the message (signed by `{0}`)")]
     BadSignature(String),
+    #[error("the key {fingerprint} of `{id}` was revoked")]
+    Revoked { id: String, fingerprint: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -67,6 +69,7 @@ impl VerifyError {
             VerifyError::KeyChanged { .. } => "SIG-KEY-CHANGED",
             VerifyError::WrongAlgorithm { .. } => "SIG-ALGORITHM",
             VerifyError::BadSignature(_) => "SIG-BAD",
+            VerifyError::Revoked { .. } => "SIG-REVOKED",
             VerifyError::Store(_) => "SIG-KEYSTORE",
         }
     }
@@ -102,6 +105,14 @@ pub fn verify(claim: &Claim, input: &[u8], trust: &Trust) -> Result<Verified, Ve
             (None, _) => return Err(VerifyError::UnknownKey(id)),
         },
     };
+    if let Trust::Store { store, .. } = trust
+        && let Some(revoked_id) = store.revoked_as(&key)?
+    {
+        return Err(VerifyError::Revoked {
+            id: revoked_id,
+            fingerprint: key.fingerprint(),
+        });
+    }
     if key.algorithm != claim.algorithm {
         return Err(VerifyError::WrongAlgorithm {
             id,

@@ -486,3 +486,61 @@ fn detached_signatures_interoperate_with_minisign() {
         .assert()
         .code(0);
 }
+
+#[test]
+fn an_applied_revoke_makes_later_signatures_fail() {
+    let alice = home();
+    let receiver = home();
+    keygen(alice.path(), "alice", "ed25519");
+    let signed = sign(alice.path(), "alice", REQUEST);
+    aiproto(receiver.path())
+        .args(["verify", "--tofu"])
+        .write_stdin(signed.clone())
+        .assert()
+        .code(0);
+    let revoke = "[[ALICE→EVERYONE v1]]\nsession: 2025-10-09T16Z abc123\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3EP0000000000000000RV\nintent: REVOKE\n\nmeta: revocation\nType: key\nKey-ID: alice\nReason: laptop stolen\n\nbody: |\n  Do not trust signatures by this key any more.\nsig: none\n[[END]]\n";
+    let file = receiver.path().join("revoke.crosstalk");
+    // Unsigned, it is refused.
+    std::fs::write(&file, revoke).unwrap();
+    aiproto(receiver.path())
+        .args(["keys", "apply-revoke"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not signed"));
+    // Signed by the key it revokes, it is applied.
+    std::fs::write(&file, sign(alice.path(), "alice", revoke)).unwrap();
+    aiproto(receiver.path())
+        .args(["keys", "apply-revoke"])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("revoked `alice`"));
+    let out = aiproto(receiver.path())
+        .args(["verify", "--format", "json"])
+        .write_stdin(signed)
+        .assert()
+        .code(1);
+    assert_eq!(
+        json_lines(&out.get_output().stdout)[0]["code"],
+        "SIG-REVOKED"
+    );
+    // A REVOKE by a stranger is not accepted.
+    let stranger = home();
+    keygen(stranger.path(), "mallory", "ed25519");
+    std::fs::write(
+        &file,
+        sign(
+            stranger.path(),
+            "mallory",
+            &revoke.replace("Key-ID: alice", "Key-ID: bob"),
+        ),
+    )
+    .unwrap();
+    aiproto(receiver.path())
+        .args(["keys", "apply-revoke"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not accepted"));
+}
