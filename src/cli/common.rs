@@ -40,6 +40,24 @@ pub fn read_all(args: &InputArgs) -> Result<(Vec<Document>, ExitStatus), CliErro
     Ok((docs, status))
 }
 
+/// Reads the one input a command works on (`-` or nothing: stdin); an input
+/// without any message is an error (exit 1).
+pub fn read_one(path: Option<&std::path::Path>) -> Result<Document, CliError> {
+    let input = match path {
+        Some(p) if p.as_os_str() != "-" => input::Input::File(p.to_path_buf()),
+        _ => input::Input::Stdin,
+    };
+    let doc = reader::read(&input, None, &ReadOptions::default())?;
+    if doc.messages.is_empty() {
+        let why = reader::no_message_reason(&doc.source.text);
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!("{}: {why}", doc.source.name),
+        ));
+    }
+    Ok(doc)
+}
+
 /// Every readable message of every document, with its source name and its
 /// shared-model form (the unreadable ones were reported by [`read_all`]).
 pub fn messages(docs: &[Document]) -> impl Iterator<Item = (&str, &Found, Message)> {

@@ -2,29 +2,13 @@
 
 use super::args::{GlobalArgs, SendArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::input::Input;
 use crate::output::{self, Painter, Stream};
-use crate::protocols::ReadOptions;
-use crate::reader::{self, Document};
+use crate::reader::Document;
 use crate::transport::Destination;
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination: Destination = args.via.parse().map_err(CliError::usage)?;
-    let input = match &args.path {
-        Some(p) if p.as_os_str() != "-" => Input::File(p.clone()),
-        _ => Input::Stdin,
-    };
-    let doc = reader::read(&input, None, &ReadOptions::default())?;
-    if doc.messages.is_empty() {
-        return Err(CliError::new(
-            ExitStatus::Invalid,
-            anyhow::anyhow!(
-                "{}: {}",
-                doc.source.name,
-                reader::no_message_reason(&doc.source.text)
-            ),
-        ));
-    }
+    let doc = super::common::read_one(args.path.as_deref())?;
     if !args.force && refuse_invalid(&doc, g) {
         eprintln!(
             "aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)",

@@ -4,9 +4,7 @@ use std::io::Write;
 
 use super::args::{GlobalArgs, SigFormat, SignArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::input::Input;
-use crate::protocols::{ReadOptions, Value};
-use crate::reader;
+use crate::protocols::Value;
 use crate::sign::claim;
 use crate::sign::keystore::Keystore;
 
@@ -21,21 +19,7 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     if args.detached {
         return sign_detached(args, &key, g);
     }
-    let input = match &args.path {
-        Some(p) if p.as_os_str() != "-" => Input::File(p.clone()),
-        _ => Input::Stdin,
-    };
-    let doc = reader::read(&input, None, &ReadOptions::default())?;
-    if doc.messages.is_empty() {
-        return Err(CliError::new(
-            ExitStatus::Invalid,
-            anyhow::anyhow!(
-                "{}: {}",
-                doc.source.name,
-                reader::no_message_reason(&doc.source.text)
-            ),
-        ));
-    }
+    let doc = super::common::read_one(args.path.as_deref())?;
     if let Some(bad) = doc.messages.iter().find(|f| !f.is_valid(false)) {
         eprintln!(
             "aiproto: error: {}:{}: the message is invalid, nothing signed (see `aiproto validate`)",
