@@ -36,7 +36,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand poll 'Work with POLL envelopes and their answers'
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
-            cand send 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+            cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
@@ -259,10 +260,27 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;send'= {
-            cand --via 'Destination: file:PATH (appends), or - for stdout'
+            cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --force 'Send even if the message has errors'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;serve'= {
+            cand --listen 'Address and port to listen on (port 0: any free port, printed on stderr)'
+            cand --inbox 'Directory where each received message is stored'
+            cand --exec 'A shell command given each message on stdin; its stdout is the reply'
+            cand --max-bytes 'The largest request body accepted'
+            cand --rate 'Requests per second allowed (beyond: 429 E-RATE)'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -459,7 +477,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand poll 'Work with POLL envelopes and their answers'
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
-            cand send 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+            cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
@@ -493,6 +512,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;id'= {
         }
         &'aiproto;help;send'= {
+        }
+        &'aiproto;help;serve'= {
         }
         &'aiproto;help;keygen'= {
         }

@@ -41,7 +41,8 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "thread" -d 'Draw th
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "poll" -d 'Work with POLL envelopes and their answers'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "id" -d 'Print fresh message ids (ULID by default)'
-complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "send" -d 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keys" -d 'List, export, import, trust and forget keys'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
@@ -210,7 +211,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s q -l quiet -d 'Pr
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), or - for stdout' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -221,6 +222,20 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l listen -d 'Address and port to listen on (port 0: any free port, printed on stderr)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l inbox -d 'Directory where each received message is stored' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l exec -d 'A shell command given each message on stdin; its stdout is the reply' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-bytes -d 'The largest request body accepted' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l rate -d 'Requests per second allowed (beyond: 429 E-RATE)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l id -d 'The key id others see in signatures (e.g. alice@example.com)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l algorithm -d 'Signature algorithm' -r -f -a "ed25519\t'Ed25519 (RFC 8032)'
 p256\t'ECDSA over NIST P-256 with SHA-256; signatures are 64 bytes r‖s'"
@@ -353,21 +368,22 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s q -l qui
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "id" -d 'Print fresh message ids (ULID by default)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "send" -d 'Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "keys" -d 'List, export, import, trust and forget keys'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send keygen keys sign verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "id" -d 'Print fresh message ids (ULID by default)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "keys" -d 'List, export, import, trust and forget keys'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from poll" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'Name and title of every embedded schema'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`'

@@ -103,12 +103,25 @@ pub enum Command {
     /// Print fresh message ids (ULID by default).
     Id(IdArgs),
 
-    /// Deliver messages to a destination (`--via file:PATH` appends to a .crosstalk file).
+    /// Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`.
     ///
     /// Each message is sent as written, ids kept. file: appends under an
     /// exclusive lock and flushes to disk, so concurrent writers never
-    /// interleave or lose an envelope.
+    /// interleave or lose an envelope. http(s): POSTs each message
+    /// (text/plain for Crosstalk, application/json for HSP) and prints the
+    /// reply; a non-2xx reply is printed too and exits 3.
     Send(SendArgs),
+
+    /// Receive messages over HTTP: POST /crosstalk/receive and /hsp.
+    ///
+    /// Each request is validated, stored in --inbox under a name made from
+    /// its id, and answered 200 with an ACK (or what --exec CMD prints, given
+    /// the message on stdin); 400 with an ERROR (E-FORMAT) for an invalid
+    /// message, 413 (E-TOO-LARGE) over --max-bytes, 429 (E-RATE) over
+    /// --rate. SIGINT or SIGTERM stop it after the request in hand.
+    ///
+    /// Example: aiproto serve --listen 127.0.0.1:8080 --inbox inbox/
+    Serve(ServeArgs),
 
     /// Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto).
     ///
@@ -442,7 +455,7 @@ pub struct SendArgs {
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
 
-    /// Destination: file:PATH (appends), or - for stdout.
+    /// Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout.
     #[arg(long, value_name = "URI")]
     pub via: String,
 
@@ -571,6 +584,29 @@ pub struct VerifyArgs {
     /// Check a detached minisign signature (`.minisig`) of the one file given.
     #[arg(long, value_name = "FILE")]
     pub signature: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on (port 0: any free port, printed on stderr).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+
+    /// Directory where each received message is stored.
+    #[arg(long, value_name = "DIR")]
+    pub inbox: Option<PathBuf>,
+
+    /// A shell command given each message on stdin; its stdout is the reply.
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+
+    /// The largest request body accepted.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
+    pub max_bytes: usize,
+
+    /// Requests per second allowed (beyond: 429 E-RATE).
+    #[arg(long, value_name = "N")]
+    pub rate: Option<u32>,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@ mod keys;
 mod poll;
 mod schema;
 mod send;
+mod serve;
 mod sign;
 mod thread;
 mod validate;
@@ -34,6 +35,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Schema(c) => schema::run(c, g),
         Command::Id(a) => id::run(a),
         Command::Send(a) => send::run(a, g),
+        Command::Serve(a) => serve::run(a, g),
         Command::Keygen(a) => keys::keygen(a, g),
         Command::Keys(c) => keys::run(c, g),
         Command::Sign(a) => sign::run(a, g),

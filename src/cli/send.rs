@@ -1,10 +1,12 @@
 //! `aiproto send`: deliver each message of a file to a destination.
 
+use std::io::Write;
+
 use super::args::{GlobalArgs, SendArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Painter, Stream};
 use crate::reader::Document;
-use crate::transport::Destination;
+use crate::transport::{Destination, TransportError};
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination: Destination = args.via.parse().map_err(CliError::usage)?;
@@ -20,12 +22,20 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         // Sent as written: same protocol and version, ids and signature kept,
         // in canonical form (LF, no quote prefix or fence).
         let Some(text) = found.render() else { continue };
-        destination
-            .send(
-                &text,
-                found.protocol == crate::protocols::Protocol::Crosstalk,
-            )
-            .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+        let text_envelope = found.protocol == crate::protocols::Protocol::Crosstalk;
+        match destination.send(&text, text_envelope) {
+            Ok(Some(reply)) => print_reply(&reply)?,
+            Ok(None) => {}
+            Err(TransportError::Status { url, status, reply }) => {
+                // The peer's ERROR envelope says why; show it, then fail.
+                print_reply(&reply)?;
+                return Err(CliError::new(
+                    ExitStatus::Transport,
+                    anyhow::anyhow!("{url} answered HTTP {status}"),
+                ));
+            }
+            Err(e) => return Err(CliError::new(ExitStatus::Transport, e)),
+        }
     }
     if !g.quiet {
         eprintln!(
@@ -52,4 +62,14 @@ fn refuse_invalid(doc: &Document, g: &GlobalArgs) -> bool {
         }
     }
     any
+}
+
+/// A peer's reply, on stdout, ending with a line end.
+fn print_reply(reply: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(reply.as_bytes())?;
+    if !reply.is_empty() && !reply.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }

@@ -1,7 +1,10 @@
-//! Moving messages to a destination named by a URI. This version knows
-//! `file:PATH` (append to a .crosstalk file) and `-` (stdout).
+//! Moving messages to a destination named by a URI: `file:PATH` (append to
+//! a .crosstalk or .jsonl file), `http(s)://…` (POST; `serve` is the other
+//! side) and `-` (stdout).
 
 pub mod file;
+pub mod http;
+pub mod server;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,13 +14,25 @@ use std::path::PathBuf;
 pub enum Destination {
     Stdout,
     File(PathBuf),
+    /// An `http://` or `https://` URL the message is POSTed to.
+    Http(String),
 }
 
 /// Why a destination could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
-    #[error("unknown destination `{0}`: this version sends to file:PATH or - (stdout)")]
+    #[error(
+        "unknown destination `{0}`: this version sends to file:PATH, http(s)://… or - (stdout)"
+    )]
     Unsupported(String),
+    #[error("{url}: {why}")]
+    Http { url: String, why: String },
+    #[error("{url} answered HTTP {status}")]
+    Status {
+        url: String,
+        status: u16,
+        reply: String,
+    },
     #[error("cannot write to {path}: {source}")]
     Io {
         path: String,
@@ -33,6 +48,9 @@ impl std::str::FromStr for Destination {
         if uri == "-" || uri == "stdout:" {
             return Ok(Destination::Stdout);
         }
+        if uri.starts_with("http://") || uri.starts_with("https://") {
+            return Ok(Destination::Http(uri.to_string()));
+        }
         match uri
             .strip_prefix("file://")
             .or_else(|| uri.strip_prefix("file:"))
@@ -44,24 +62,44 @@ impl std::str::FromStr for Destination {
 }
 
 impl Destination {
-    /// Delivers one rendered message; `blank_line` separates text envelopes
-    /// in a file by a blank line.
-    pub fn send(&self, text: &str, blank_line: bool) -> Result<(), TransportError> {
+    /// Delivers one rendered message; `text_envelope` says it is Crosstalk
+    /// (a blank line between envelopes in a file; `text/plain` over HTTP,
+    /// else `application/json`). Returns the reply of an HTTP peer.
+    pub fn send(&self, text: &str, text_envelope: bool) -> Result<Option<String>, TransportError> {
+        let blank_line = text_envelope;
         match self {
-            Destination::Stdout => {
-                std::io::stdout()
-                    .lock()
-                    .write_all(text.as_bytes())
+            Destination::Http(url) => {
+                let content_type = if text_envelope {
+                    "text/plain; charset=utf-8"
+                } else {
+                    "application/json"
+                };
+                let (status, reply) = http::post(url, text, content_type)?;
+                if (200..300).contains(&status) {
+                    Ok(Some(reply))
+                } else {
+                    Err(TransportError::Status {
+                        url: url.clone(),
+                        status,
+                        reply,
+                    })
+                }
+            }
+            Destination::Stdout => std::io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .map(|()| None)
+                .map_err(|source| TransportError::Io {
+                    path: "<stdout>".into(),
+                    source,
+                }),
+            Destination::File(path) => {
+                file::append(path, text, blank_line)
+                    .map(|()| None)
                     .map_err(|source| TransportError::Io {
-                        path: "<stdout>".into(),
+                        path: path.display().to_string(),
                         source,
                     })
-            }
-            Destination::File(path) => {
-                file::append(path, text, blank_line).map_err(|source| TransportError::Io {
-                    path: path.display().to_string(),
-                    source,
-                })
             }
         }
     }

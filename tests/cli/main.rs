@@ -7,6 +7,7 @@ mod compose_hsp;
 mod convert;
 mod examples;
 mod hsp;
+mod http;
 mod send;
 mod sign;
 mod transcripts;
