@@ -40,6 +40,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List or print the embedded JSON Schemas (the published contract)')
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
             [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`')
+            [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages from a broker: print each as it arrives')
+            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys')
@@ -283,9 +285,43 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         }
         'aiproto;send' {
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout')
+            [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service: 0, 1 or 2')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Send even if the message has errors')
+            [CompletionResult]::new('--retain', '--retain', [CompletionResultType]::ParameterName, 'MQTT: ask the broker to retain the message for later subscribers')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;recv' {
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed)')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'More topic filters on the same broker')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this many seconds; with --count, not reaching it by then exits 4')
+            [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service for the subscription')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;broker' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port of the MQTT (3.1.1) listener')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -521,6 +557,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List or print the embedded JSON Schemas (the published contract)')
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
             [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`')
+            [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages from a broker: print each as it arrives')
+            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys')
@@ -567,6 +605,12 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;send' {
+            break
+        }
+        'aiproto;help;recv' {
+            break
+        }
+        'aiproto;help;broker' {
             break
         }
         'aiproto;help;serve' {

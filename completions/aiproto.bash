@@ -16,6 +16,9 @@ _aiproto() {
             ",$1")
                 cmd="aiproto"
                 ;;
+            aiproto,broker)
+                cmd="aiproto__subcmd__broker"
+                ;;
             aiproto,completions)
                 cmd="aiproto__subcmd__completions"
                 ;;
@@ -43,6 +46,9 @@ _aiproto() {
             aiproto,poll)
                 cmd="aiproto__subcmd__poll"
                 ;;
+            aiproto,recv)
+                cmd="aiproto__subcmd__recv"
+                ;;
             aiproto,schema)
                 cmd="aiproto__subcmd__schema"
                 ;;
@@ -63,6 +69,9 @@ _aiproto() {
                 ;;
             aiproto,verify)
                 cmd="aiproto__subcmd__verify"
+                ;;
+            aiproto__subcmd__help,broker)
+                cmd="aiproto__subcmd__help__subcmd__broker"
                 ;;
             aiproto__subcmd__help,completions)
                 cmd="aiproto__subcmd__help__subcmd__completions"
@@ -90,6 +99,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,poll)
                 cmd="aiproto__subcmd__help__subcmd__poll"
+                ;;
+            aiproto__subcmd__help,recv)
+                cmd="aiproto__subcmd__help__subcmd__recv"
                 ;;
             aiproto__subcmd__help,schema)
                 cmd="aiproto__subcmd__help__subcmd__schema"
@@ -218,12 +230,38 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__broker)
+            opts="-q -v -h -V --listen --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -474,8 +512,22 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help"
+            opts="validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__broker)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -700,6 +752,20 @@ _aiproto() {
         aiproto__subcmd__help__subcmd__poll__subcmd__collate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__recv)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1291,6 +1357,48 @@ _aiproto() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aiproto__subcmd__recv)
+            opts="-q -v -h -V --via --filter --count --timeout --qos --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --via)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aiproto__subcmd__schema)
             opts="-q -v -h -V --color --format --quiet --verbose --help --version list show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1414,13 +1522,17 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__send)
-            opts="-q -v -h -V --via --force --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --force --qos --retain --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --via)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --qos)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -37,6 +37,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
             cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+            cand recv 'Receive messages from a broker: print each as it arrives'
+            cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys'
@@ -261,9 +263,41 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;send'= {
             cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout'
+            cand --qos 'MQTT quality of service: 0, 1 or 2'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --force 'Send even if the message has errors'
+            cand --retain 'MQTT: ask the broker to retain the message for later subscribers'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;recv'= {
+            cand --via 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed)'
+            cand --filter 'More topic filters on the same broker'
+            cand --count 'Stop after N messages'
+            cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
+            cand --qos 'MQTT quality of service for the subscription'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;broker'= {
+            cand --listen 'Address and port of the MQTT (3.1.1) listener'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -478,6 +512,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
             cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+            cand recv 'Receive messages from a broker: print each as it arrives'
+            cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys'
@@ -512,6 +548,10 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;id'= {
         }
         &'aiproto;help;send'= {
+        }
+        &'aiproto;help;recv'= {
+        }
+        &'aiproto;help;broker'= {
         }
         &'aiproto;help;serve'= {
         }

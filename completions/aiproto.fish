@@ -42,6 +42,8 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "poll" -d 'Work with
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "id" -d 'Print fresh message ids (ULID by default)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "recv" -d 'Receive messages from a broker: print each as it arrives'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "broker" -d 'Run an MQTT broker in this process (no other software needed)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keys" -d 'List, export, import, trust and forget keys'
@@ -212,16 +214,42 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s v -l verbose -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l qos -d 'MQTT quality of service: 0, 1 or 2' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
 json\t'One JSON object per line (JSON Lines), stable field names'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l force -d 'Send even if the message has errors'
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l retain -d 'MQTT: ask the broker to retain the message for later subscribers'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l via -d 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l filter -d 'More topic filters on the same broker' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l count -d 'Stop after N messages' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l qos -d 'MQTT quality of service for the subscription' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l listen -d 'Address and port of the MQTT (3.1.1) listener' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l listen -d 'Address and port to listen on (port 0: any free port, printed on stderr)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l inbox -d 'Directory where each received message is stored' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l exec -d 'A shell command given each message on stdin; its stdout is the reply' -r
@@ -368,22 +396,24 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s q -l qui
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "id" -d 'Print fresh message ids (ULID by default)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "keys" -d 'List, export, import, trust and forget keys'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send serve keygen keys sign verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "id" -d 'Print fresh message ids (ULID by default)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "recv" -d 'Receive messages from a broker: print each as it arrives'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "broker" -d 'Run an MQTT broker in this process (no other software needed)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "keys" -d 'List, export, import, trust and forget keys'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from poll" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'Name and title of every embedded schema'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`'

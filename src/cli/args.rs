@@ -112,6 +112,17 @@ pub enum Command {
     /// reply; a non-2xx reply is printed too and exits 3.
     Send(SendArgs),
 
+    /// Receive messages from a broker: print each as it arrives.
+    ///
+    /// Example: aiproto recv --via mqtt://127.0.0.1/hsp/knowledge/# --count 10 --timeout 30
+    Recv(RecvArgs),
+
+    /// Run an MQTT broker in this process (no other software needed).
+    ///
+    /// Listens until SIGINT or SIGTERM. Point the same mqtt:// URIs at
+    /// Mosquitto or any MQTT 3.1.1 broker when you outgrow it.
+    Broker(BrokerArgs),
+
     /// Receive messages over HTTP: POST /crosstalk/receive and /hsp.
     ///
     /// Each request is validated, stored in --inbox under a name made from
@@ -462,6 +473,44 @@ pub struct SendArgs {
     /// Send even if the message has errors.
     #[arg(long)]
     pub force: bool,
+
+    /// MQTT quality of service: 0, 1 or 2.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub qos: u8,
+
+    /// MQTT: ask the broker to retain the message for later subscribers.
+    #[arg(long)]
+    pub retain: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RecvArgs {
+    /// Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed).
+    #[arg(long, value_name = "URI")]
+    pub via: String,
+
+    /// More topic filters on the same broker.
+    #[arg(long = "filter", value_name = "FILTER")]
+    pub filters: Vec<String>,
+
+    /// Stop after N messages.
+    #[arg(long, value_name = "N")]
+    pub count: Option<usize>,
+
+    /// Stop after this many seconds; with --count, not reaching it by then exits 4.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// MQTT quality of service for the subscription.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub qos: u8,
+}
+
+#[derive(Debug, Args)]
+pub struct BrokerArgs {
+    /// Address and port of the MQTT (3.1.1) listener.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:1883")]
+    pub listen: std::net::SocketAddr,
 }
 
 #[derive(Debug, Args)]

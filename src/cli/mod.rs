@@ -9,6 +9,7 @@ mod id;
 mod inspect;
 mod keys;
 mod poll;
+mod recv;
 mod schema;
 mod send;
 mod serve;
@@ -36,6 +37,8 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Id(a) => id::run(a),
         Command::Send(a) => send::run(a, g),
         Command::Serve(a) => serve::run(a, g),
+        Command::Recv(a) => recv::run(a, g),
+        Command::Broker(a) => recv::broker(a, g),
         Command::Keygen(a) => keys::keygen(a, g),
         Command::Keys(c) => keys::run(c, g),
         Command::Sign(a) => sign::run(a, g),

@@ -18,6 +18,9 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         );
         return Ok(ExitStatus::Invalid);
     }
+    if let Destination::Mqtt(uri) = &destination {
+        return send_mqtt(uri, &doc, args, g);
+    }
     for found in &doc.messages {
         // Sent as written: same protocol and version, ids and signature kept,
         // in canonical form (LF, no quote prefix or fence).
@@ -72,4 +75,53 @@ fn print_reply(reply: &str) -> std::io::Result<()> {
         out.write_all(b"\n")?;
     }
     Ok(())
+}
+
+/// All messages over one MQTT connection. The topic is the URI's, or for an
+/// HSP message the one its recipient names (hsp-0.1 §4.4): an `hsp/…`
+/// topic as is, a DID as `hsp/agents/<did>`.
+fn send_mqtt(
+    uri: &crate::transport::mqtt::MqttUri,
+    doc: &Document,
+    args: &SendArgs,
+    g: &GlobalArgs,
+) -> CmdResult {
+    let mut items = Vec::with_capacity(doc.messages.len());
+    for found in &doc.messages {
+        let Some(text) = found.render() else { continue };
+        let recipient = found.to_message().and_then(|m| {
+            if m.protocol == crate::protocols::Protocol::Hsp {
+                m.recipient
+            } else {
+                None
+            }
+        });
+        let topic = match (&uri.topic, recipient) {
+            (Some(t), _) => t.clone(),
+            (None, Some(r)) if r.starts_with("hsp/") => r,
+            (None, Some(r)) => format!("hsp/agents/{r}"),
+            (None, None) => {
+                return Err(CliError::usage(
+                    "no topic: give it in the URI, mqtt://host/topic",
+                ));
+            }
+        };
+        items.push((topic, text.into_bytes()));
+    }
+    let n = items.len();
+    crate::transport::mqtt::publish(
+        uri,
+        items,
+        args.qos,
+        args.retain,
+        std::time::Duration::from_secs(60),
+    )
+    .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+    if !g.quiet {
+        eprintln!(
+            "aiproto: published {n} message(s) to {} at QoS {}",
+            args.via, args.qos
+        );
+    }
+    Ok(ExitStatus::Ok)
 }

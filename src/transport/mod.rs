@@ -4,6 +4,7 @@
 
 pub mod file;
 pub mod http;
+pub mod mqtt;
 pub mod server;
 
 use std::io::Write;
@@ -16,13 +17,15 @@ pub enum Destination {
     File(PathBuf),
     /// An `http://` or `https://` URL the message is POSTed to.
     Http(String),
+    /// An MQTT broker (and topic) messages are published to.
+    Mqtt(mqtt::MqttUri),
 }
 
 /// Why a destination could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
     #[error(
-        "unknown destination `{0}`: this version sends to file:PATH, http(s)://… or - (stdout)"
+        "unknown destination `{0}`: this version sends to file:PATH, http(s)://…, mqtt://… or - (stdout)"
     )]
     Unsupported(String),
     #[error("{url}: {why}")]
@@ -51,6 +54,14 @@ impl std::str::FromStr for Destination {
         if uri.starts_with("http://") || uri.starts_with("https://") {
             return Ok(Destination::Http(uri.to_string()));
         }
+        if uri.starts_with("mqtt://") {
+            return mqtt::MqttUri::parse(uri)
+                .map(Destination::Mqtt)
+                .map_err(|why| TransportError::Http {
+                    url: uri.to_string(),
+                    why,
+                });
+        }
         match uri
             .strip_prefix("file://")
             .or_else(|| uri.strip_prefix("file:"))
@@ -68,6 +79,20 @@ impl Destination {
     pub fn send(&self, text: &str, text_envelope: bool) -> Result<Option<String>, TransportError> {
         let blank_line = text_envelope;
         match self {
+            Destination::Mqtt(uri) => {
+                let topic = uri.topic.clone().ok_or_else(|| TransportError::Http {
+                    url: "mqtt".into(),
+                    why: "give the topic in the URI: mqtt://host/topic".into(),
+                })?;
+                mqtt::publish(
+                    uri,
+                    vec![(topic, text.as_bytes().to_vec())],
+                    1,
+                    false,
+                    std::time::Duration::from_secs(30),
+                )
+                .map(|()| None)
+            }
             Destination::Http(url) => {
                 let content_type = if text_envelope {
                     "text/plain; charset=utf-8"

@@ -1,5 +1,8 @@
 //! End-to-end tests: the real `aiproto` binary on examples, fixtures and generated input.
 
+// A failed unwrap in a test helper is a failed test, with its location.
+#![allow(clippy::unwrap_used)]
+
 mod bad_input;
 mod completions;
 mod compose;
@@ -8,6 +11,7 @@ mod convert;
 mod examples;
 mod hsp;
 mod http;
+mod mqtt;
 mod send;
 mod sign;
 mod transcripts;

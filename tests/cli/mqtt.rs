@@ -1,0 +1,260 @@
+//! MQTT end to end: the embedded broker (always) and Mosquitto (where
+//! installed; `.ci/run` installs it), `send --via mqtt://…` and `recv`.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use predicates::prelude::*;
+
+use super::{REQUEST, aiproto, home, json_lines, repo};
+
+/// A child process stopped when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("a free port")
+        .local_addr()
+        .expect("its address")
+        .port()
+}
+
+fn aiproto_child(home: &std::path::Path, args: &[&str]) -> Child {
+    Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
+        .args(args)
+        .env("AIPROTO_HOME", home)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Reads a child's stderr until a line containing `needle`; the rest is drained.
+fn wait_for(child: &mut Child, needle: &str) {
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "stderr closed before `{needle}`"
+        );
+        if line.contains(needle) {
+            break;
+        }
+    }
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+}
+
+fn embedded_broker(h: &std::path::Path) -> (Running, u16) {
+    let port = free_port();
+    let mut child = aiproto_child(h, &["broker", "--listen", &format!("127.0.0.1:{port}")]);
+    wait_for(&mut child, "listening");
+    (Running(child), port)
+}
+
+/// Subscribes, publishes the example JSON Lines, and checks all arrived on
+/// the topic their recipient names.
+fn exchange(h: &std::path::Path, port: u16) {
+    let mut recv = aiproto_child(
+        h,
+        &[
+            "recv",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/hsp/#"),
+            "--count",
+            "3",
+            "--timeout",
+            "20",
+            "--format",
+            "json",
+        ],
+    );
+    wait_for(&mut recv, "subscribed");
+    aiproto(h)
+        .args(["send", "--via", &format!("mqtt://127.0.0.1:{port}")])
+        .arg(repo("examples/hsp/valid/0.1/facts.jsonl"))
+        .assert()
+        .code(0);
+    let out = recv.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["topic"] == "hsp/knowledge/facts/general")
+    );
+    let first: serde_json::Value =
+        serde_json::from_str(lines[0]["message"].as_str().unwrap()).unwrap();
+    assert_eq!(first["message_id"], "018f4a6e-8c1b-7d2a-9e3f-000000000000");
+}
+
+#[test]
+fn hsp_over_the_embedded_broker() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    exchange(h.path(), port);
+}
+
+#[test]
+fn crosstalk_at_each_qos_on_an_explicit_topic() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    for qos in ["0", "1", "2"] {
+        let mut recv = aiproto_child(
+            h.path(),
+            &[
+                "recv",
+                "--via",
+                &format!("mqtt://127.0.0.1:{port}/relay/chatgpt"),
+                "--count",
+                "1",
+                "--timeout",
+                "20",
+            ],
+        );
+        wait_for(&mut recv, "subscribed");
+        aiproto(h.path())
+            .args([
+                "send",
+                "--qos",
+                qos,
+                "--via",
+                &format!("mqtt://127.0.0.1:{port}/relay/chatgpt"),
+            ])
+            .write_stdin(REQUEST)
+            .assert()
+            .code(0);
+        let out = recv.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), REQUEST, "QoS {qos}");
+    }
+    aiproto(h.path())
+        .args(["send", "--via", &format!("mqtt://127.0.0.1:{port}")])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("topic"));
+}
+
+#[test]
+fn more_than_65535_messages_at_qos_1_lose_none() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let template = std::fs::read_to_string(repo("examples/hsp/valid/0.1/facts.jsonl")).unwrap();
+    let line = template.lines().next().unwrap().to_string();
+    let n = 66_000;
+    let body: String = (0..n)
+        .map(|i| line.replace("018f4a6e-8c1b-7d2a-9e3f-000000000000", &format!("m{i:06}")) + "\n")
+        .collect();
+    let file = h.path().join("many.jsonl");
+    std::fs::write(&file, body).unwrap();
+    let mut recv = aiproto_child(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/hsp/#"),
+            "--count",
+            &n.to_string(),
+            "--timeout",
+            "120",
+        ],
+    );
+    wait_for(&mut recv, "subscribed");
+    aiproto(h.path())
+        .args([
+            "send",
+            "-q",
+            "--qos",
+            "1",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}"),
+        ])
+        .arg(&file)
+        .assert()
+        .code(0);
+    let out = recv.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let received = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(received.lines().count(), n);
+    assert!(
+        received
+            .lines()
+            .last()
+            .unwrap()
+            .contains(&format!("m{:06}", n - 1))
+    );
+}
+
+#[test]
+fn timeouts_and_unreachable_brokers() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    aiproto(h.path())
+        .args([
+            "recv",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/nobody"),
+            "--count",
+            "1",
+            "--timeout",
+            "0.5",
+        ])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("timed out"));
+    aiproto(h.path())
+        .args(["send", "--via", "mqtt://127.0.0.1:9/x"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(3);
+    aiproto(h.path())
+        .args(["recv", "--via", "mqtt://127.0.0.1:9/x", "--timeout", "5"])
+        .assert()
+        .code(3);
+}
+
+#[test]
+fn hsp_over_mosquitto() {
+    // Debian installs it in /usr/sbin, which a CI PATH may lack.
+    let Some(mosquitto) = ["mosquitto", "/usr/sbin/mosquitto"]
+        .into_iter()
+        .find(|b| Command::new(b).arg("-h").output().is_ok())
+    else {
+        eprintln!(
+            "SKIPPED: mosquitto is not installed (apt-get install mosquitto); the external broker test did not run"
+        );
+        return;
+    };
+    let h = home();
+    let port = free_port();
+    let conf = h.path().join("mosquitto.conf");
+    std::fs::write(
+        &conf,
+        format!("listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n"),
+    )
+    .unwrap();
+    let mut broker = Command::new(mosquitto)
+        .arg("-c")
+        .arg(&conf)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed().as_secs() < 10, "mosquitto did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = broker.stderr.take();
+    let _guard = Running(broker);
+    exchange(h.path(), port);
+}
