@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
             [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`')
             [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages from a broker: print each as it arrives')
+            [CompletionResult]::new('request', 'request', [CompletionResultType]::ParameterValue, 'Send an HSP TaskRequest and wait for its TaskResult')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
@@ -318,6 +319,22 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'aiproto;request' {
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The broker: mqtt://[user:pass@]host[:port][/topic]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for the TaskResult')
+            [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'aiproto;broker' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port of the MQTT (3.1.1) listener')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
@@ -558,6 +575,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
             [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`')
             [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages from a broker: print each as it arrives')
+            [CompletionResult]::new('request', 'request', [CompletionResultType]::ParameterValue, 'Send an HSP TaskRequest and wait for its TaskResult')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
@@ -608,6 +626,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;recv' {
+            break
+        }
+        'aiproto;help;request' {
             break
         }
         'aiproto;help;broker' {

@@ -49,6 +49,9 @@ _aiproto() {
             aiproto,recv)
                 cmd="aiproto__subcmd__recv"
                 ;;
+            aiproto,request)
+                cmd="aiproto__subcmd__request"
+                ;;
             aiproto,schema)
                 cmd="aiproto__subcmd__schema"
                 ;;
@@ -102,6 +105,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,recv)
                 cmd="aiproto__subcmd__help__subcmd__recv"
+                ;;
+            aiproto__subcmd__help,request)
+                cmd="aiproto__subcmd__help__subcmd__request"
                 ;;
             aiproto__subcmd__help,schema)
                 cmd="aiproto__subcmd__help__subcmd__schema"
@@ -230,7 +236,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,7 +518,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose convert inspect thread poll schema id send recv broker serve keygen keys sign verify completions help"
+            opts="validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -764,6 +770,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__recv)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__request)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1373,6 +1393,40 @@ _aiproto() {
                     return 0
                     ;;
                 --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__request)
+            opts="-q -v -h -V --via --timeout --qos --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --via)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -38,6 +38,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand id 'Print fresh message ids (ULID by default)'
             cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
             cand recv 'Receive messages from a broker: print each as it arrives'
+            cand request 'Send an HSP TaskRequest and wait for its TaskResult'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
@@ -294,6 +295,21 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;request'= {
+            cand --via 'The broker: mqtt://[user:pass@]host[:port][/topic]'
+            cand --timeout 'Seconds to wait for the TaskResult'
+            cand --qos 'MQTT quality of service'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'aiproto;broker'= {
             cand --listen 'Address and port of the MQTT (3.1.1) listener'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
@@ -513,6 +529,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand id 'Print fresh message ids (ULID by default)'
             cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
             cand recv 'Receive messages from a broker: print each as it arrives'
+            cand request 'Send an HSP TaskRequest and wait for its TaskResult'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
@@ -550,6 +567,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;send'= {
         }
         &'aiproto;help;recv'= {
+        }
+        &'aiproto;help;request'= {
         }
         &'aiproto;help;broker'= {
         }

@@ -117,6 +117,16 @@ pub enum Command {
     /// Example: aiproto recv --via mqtt://127.0.0.1/hsp/knowledge/# --count 10 --timeout 30
     Recv(RecvArgs),
 
+    /// Send an HSP TaskRequest and wait for its TaskResult.
+    ///
+    /// Subscribes to the request's `callback_address`, publishes the request
+    /// (to the topic its recipient names, or the URI's), and prints the first
+    /// TaskResult whose `correlation_id` is the request's `message_id`.
+    /// Exit 4 when --timeout passes first.
+    ///
+    /// Example: aiproto request task.json --via mqtt://127.0.0.1 --timeout 30
+    Request(RequestArgs),
+
     /// Run an MQTT broker in this process (no other software needed).
     ///
     /// Listens until SIGINT or SIGTERM. Point the same mqtt:// URIs at
@@ -502,6 +512,25 @@ pub struct RecvArgs {
     pub timeout: Option<f64>,
 
     /// MQTT quality of service for the subscription.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub qos: u8,
+}
+
+#[derive(Debug, Args)]
+pub struct RequestArgs {
+    /// The TaskRequest file (`-` or nothing for stdin).
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+
+    /// The broker: mqtt://[user:pass@]host[:port][/topic].
+    #[arg(long, value_name = "URI")]
+    pub via: String,
+
+    /// Seconds to wait for the TaskResult.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub timeout: f64,
+
+    /// MQTT quality of service.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
 }

@@ -38,6 +38,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Send(a) => send::run(a, g),
         Command::Serve(a) => serve::run(a, g),
         Command::Recv(a) => recv::run(a, g),
+        Command::Request(a) => recv::request(a, g),
         Command::Broker(a) => recv::broker(a, g),
         Command::Keygen(a) => keys::keygen(a, g),
         Command::Keys(c) => keys::run(c, g),

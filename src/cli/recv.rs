@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::args::{BrokerArgs, GlobalArgs, RecvArgs};
+use super::args::{BrokerArgs, GlobalArgs, RecvArgs, RequestArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::transport::mqtt::{self, Ended, MqttUri};
@@ -105,6 +105,77 @@ pub fn broker(args: &BrokerArgs, g: &GlobalArgs) -> CmdResult {
     }
     if !g.quiet {
         eprintln!("aiproto: broker stopped");
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// `aiproto request`: a TaskRequest out, its TaskResult back.
+pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
+    use crate::protocols::Value;
+    let uri = MqttUri::parse(&args.via).map_err(CliError::usage)?;
+    let doc = super::common::read_one(args.path.as_deref())?;
+    let [found] = doc.messages.as_slice() else {
+        return Err(CliError::usage(
+            "request sends one TaskRequest: the input holds several messages",
+        ));
+    };
+    let Value::Hsp(Some(message)) = &found.value else {
+        return Err(CliError::usage("request sends an HSP TaskRequest"));
+    };
+    if !found.is_valid(false) {
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!(
+                "{}: the TaskRequest is invalid (see `aiproto validate`)",
+                doc.source.name
+            ),
+        ));
+    }
+    let json = &message.json;
+    let is_task = json
+        .get("message_type")
+        .and_then(|t| t.as_str())
+        .is_some_and(|t| t.starts_with("HSP::TaskRequest_v"));
+    let callback = json
+        .pointer("/payload/callback_address")
+        .and_then(|c| c.as_str());
+    let (true, Some(callback)) = (is_task, callback) else {
+        return Err(CliError::usage(
+            "request needs an HSP TaskRequest with a payload.callback_address",
+        )
+        .with_hint("compose one with `aiproto compose hsp task-request --callback TOPIC …`"));
+    };
+    let id = message.message_id().unwrap_or_default().to_string();
+    let topic = super::send::topic_for(&uri, found)?;
+    let text = found.render().unwrap_or_default();
+    let is_reply = |payload: &[u8]| {
+        serde_json::from_slice::<serde_json::Value>(payload).is_ok_and(|v| {
+            v.get("correlation_id").and_then(|c| c.as_str()) == Some(id.as_str())
+                && v.get("message_type")
+                    .and_then(|t| t.as_str())
+                    .is_some_and(|t| t.starts_with("HSP::TaskResult_v"))
+        })
+    };
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let reply = mqtt::request(
+        &uri,
+        &topic,
+        text.into_bytes(),
+        callback,
+        args.qos,
+        timeout,
+        is_reply,
+    )
+    .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+    let Some((_, payload)) = reply else {
+        eprintln!("aiproto: no TaskResult for {id} within {} s", args.timeout);
+        return Ok(ExitStatus::Timeout);
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(&payload)?;
+    out.write_all(b"\n")?;
+    if !g.quiet {
+        eprintln!("aiproto: TaskResult for {id} received on {callback}");
     }
     Ok(ExitStatus::Ok)
 }

@@ -89,23 +89,7 @@ fn send_mqtt(
     let mut items = Vec::with_capacity(doc.messages.len());
     for found in &doc.messages {
         let Some(text) = found.render() else { continue };
-        let recipient = found.to_message().and_then(|m| {
-            if m.protocol == crate::protocols::Protocol::Hsp {
-                m.recipient
-            } else {
-                None
-            }
-        });
-        let topic = match (&uri.topic, recipient) {
-            (Some(t), _) => t.clone(),
-            (None, Some(r)) if r.starts_with("hsp/") => r,
-            (None, Some(r)) => format!("hsp/agents/{r}"),
-            (None, None) => {
-                return Err(CliError::usage(
-                    "no topic: give it in the URI, mqtt://host/topic",
-                ));
-            }
-        };
+        let topic = topic_for(uri, found)?;
         items.push((topic, text.into_bytes()));
     }
     let n = items.len();
@@ -124,4 +108,28 @@ fn send_mqtt(
         );
     }
     Ok(ExitStatus::Ok)
+}
+
+/// The topic a message goes to: the URI's, or for an HSP message the one its
+/// recipient names (hsp-0.1 §4.4): an `hsp/…` topic as is, a DID as
+/// `hsp/agents/<did>`.
+pub fn topic_for(
+    uri: &crate::transport::mqtt::MqttUri,
+    found: &crate::protocols::Found,
+) -> Result<String, CliError> {
+    let recipient = found.to_message().and_then(|m| {
+        if m.protocol == crate::protocols::Protocol::Hsp {
+            m.recipient
+        } else {
+            None
+        }
+    });
+    match (&uri.topic, recipient) {
+        (Some(t), _) => Ok(t.clone()),
+        (None, Some(r)) if r.starts_with("hsp/") => Ok(r),
+        (None, Some(r)) => Ok(format!("hsp/agents/{r}")),
+        (None, None) => Err(CliError::usage(
+            "no topic: give it in the URI, mqtt://host/topic",
+        )),
+    }
 }

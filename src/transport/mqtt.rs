@@ -212,6 +212,53 @@ pub fn subscribe(
     }
 }
 
+/// Request/response: subscribes to `reply_filter`, publishes `payload` on
+/// `topic` once the subscription stands, and returns the first reply that
+/// `is_reply` accepts; `None` when `timeout` passes first.
+pub fn request(
+    uri: &MqttUri,
+    topic: &str,
+    payload: Vec<u8>,
+    reply_filter: &str,
+    level: u8,
+    timeout: Duration,
+    is_reply: impl Fn(&[u8]) -> bool,
+) -> Result<Option<(String, Vec<u8>)>, TransportError> {
+    let (client, mut connection) = Client::new(uri.options("req"), 64);
+    client
+        .subscribe(reply_filter.to_string(), qos(level))
+        .map_err(|e| failure(uri, e))?;
+    let deadline = Instant::now() + timeout;
+    let mut payload = Some(payload);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match connection.recv_timeout(left) {
+            Ok(Ok(Event::Incoming(Packet::ConnAck(ack))))
+                if ack.code != rumqttc::ConnectReturnCode::Success =>
+            {
+                return Err(failure(
+                    uri,
+                    format!("the broker refused the connection: {:?}", ack.code),
+                ));
+            }
+            Ok(Ok(Event::Incoming(Packet::SubAck(_)))) => {
+                if let Some(p) = payload.take() {
+                    client
+                        .publish(topic.to_string(), qos(level), false, p)
+                        .map_err(|e| failure(uri, e))?;
+                }
+            }
+            Ok(Ok(Event::Incoming(Packet::Publish(p)))) if is_reply(&p.payload) => {
+                let _ = client.disconnect();
+                return Ok(Some((p.topic.clone(), p.payload.to_vec())));
+            }
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(failure(uri, e)),
+            Err(_) => return Ok(None),
+        }
+    }
+}
+
 /// Runs an MQTT 3.1.1 broker on `listen` in this process; blocks.
 pub fn run_broker(listen: SocketAddr) -> Result<(), String> {
     use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};

@@ -258,3 +258,115 @@ fn hsp_over_mosquitto() {
     let _guard = Running(broker);
     exchange(h.path(), port);
 }
+
+/// A TaskRequest goes out, a worker answers with `compose hsp --reply-to`,
+/// and `request` prints the TaskResult that carries its correlation id.
+#[test]
+fn request_waits_for_the_matching_task_result() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let broker = format!("mqtt://127.0.0.1:{port}");
+    let out = aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "task-request",
+            "--from",
+            "did:hsp:boss",
+            "--to",
+            "did:hsp:worker",
+            "--capability-id",
+            "translate",
+            "--param",
+            "text=Hello",
+            "--callback",
+            "hsp/results/boss",
+        ])
+        .assert()
+        .code(0);
+    let task = h.path().join("task.json");
+    std::fs::write(&task, &out.get_output().stdout).unwrap();
+    let request_id = serde_json::from_slice::<serde_json::Value>(&out.get_output().stdout).unwrap()
+        ["message_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // The worker: receive one request, answer it.
+    let mut worker = aiproto_child(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            &format!("{broker}/hsp/agents/did:hsp:worker"),
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+        ],
+    );
+    wait_for(&mut worker, "subscribed");
+    let worker_home = h.path().to_path_buf();
+    let worker_broker = broker.clone();
+    let answer = std::thread::spawn(move || {
+        let got = worker.wait_with_output().unwrap();
+        let received = worker_home.join("received.json");
+        std::fs::write(&received, &got.stdout).unwrap();
+        let reply = aiproto(&worker_home)
+            .args(["compose", "hsp", "--reply-to"])
+            .arg(&received)
+            .args([
+                "--from",
+                "did:hsp:worker",
+                "--status",
+                "success",
+                "--result",
+                "{\"text\": \"Bonjour\"}",
+            ])
+            .assert()
+            .code(0);
+        aiproto(&worker_home)
+            .args(["send", "-q", "--via", &worker_broker])
+            .write_stdin(reply.get_output().stdout.clone())
+            .assert()
+            .code(0);
+    });
+    let out = aiproto(h.path())
+        .args(["request", "--via", &broker, "--timeout", "20"])
+        .arg(&task)
+        .assert()
+        .code(0);
+    answer.join().unwrap();
+    let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(result["correlation_id"], request_id.as_str());
+    assert_eq!(result["payload"]["payload"]["text"], "Bonjour");
+    // Nobody answers a second time.
+    aiproto(h.path())
+        .args(["request", "--via", &broker, "--timeout", "0.5"])
+        .arg(&task)
+        .assert()
+        .code(4);
+    // A request without a callback address is refused.
+    let no_callback = aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "task-request",
+            "--from",
+            "did:hsp:boss",
+            "--to",
+            "did:hsp:worker",
+            "--capability-id",
+            "translate",
+            "--version",
+            "0.1",
+        ])
+        .assert()
+        .code(0);
+    aiproto(h.path())
+        .args(["request", "--via", &broker])
+        .write_stdin(no_callback.get_output().stdout.clone())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("callback_address"));
+}
