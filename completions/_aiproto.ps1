@@ -309,6 +309,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service for the subscription')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('--no-ack', '--no-ack', [CompletionResultType]::ParameterName, 'Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`) with an ACK to `hsp/agents/<sender>`')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')

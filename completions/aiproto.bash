@@ -1378,7 +1378,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --filter --count --timeout --qos --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --filter --count --timeout --qos --no-ack --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -286,6 +286,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --qos 'MQTT quality of service for the subscription'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --no-ack 'Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`) with an ACK to `hsp/agents/<sender>`'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'

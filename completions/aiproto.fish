@@ -237,6 +237,7 @@ always\t''
 never\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
 json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l no-ack -d 'Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`) with an ACK to `hsp/agents/<sender>`'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -514,6 +514,11 @@ pub struct RecvArgs {
     /// MQTT quality of service for the subscription.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
+
+    /// Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`)
+    /// with an ACK to `hsp/agents/<sender>`.
+    #[arg(long)]
+    pub no_ack: bool,
 }
 
 #[derive(Debug, Args)]

@@ -61,7 +61,8 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
                     }
                 }
             }
-            out.flush()
+            out.flush()?;
+            Ok(if args.no_ack { None } else { ack_for(payload) })
         },
     )
     .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
@@ -178,4 +179,23 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         eprintln!("aiproto: TaskResult for {id} received on {callback}");
     }
     Ok(ExitStatus::Ok)
+}
+
+/// hsp-0.1 §4.3: the ACK a received HSP message asks for, and the topic of
+/// its sender (`hsp/agents/<did>`), for `recv` to publish.
+fn ack_for(payload: &[u8]) -> Option<(String, Vec<u8>)> {
+    use crate::protocols::hsp::compose::{self, Kind};
+    let message: serde_json::Value = serde_json::from_slice(payload).ok()?;
+    if !compose::requires_ack(&message) {
+        return None;
+    }
+    let ack = compose::acknowledge(
+        Some(&message),
+        Kind::Ack,
+        serde_json::Map::new(),
+        "did:aiproto:receiver",
+    )
+    .ok()?;
+    let topic = format!("hsp/agents/{}", ack.recipient_ai_id);
+    Some((topic, serde_json::to_vec(&ack).ok()?))
 }

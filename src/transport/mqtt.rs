@@ -134,14 +134,19 @@ pub fn publish(
         .map_err(|_| failure(uri, "the publisher stopped"))?
         .map_err(|e| failure(uri, e))?;
     let _ = client.disconnect();
-    // Let the DISCONNECT go out.
+    drain_until_disconnect(&mut connection);
+    Ok(())
+}
+
+/// Drives the connection until the DISCONNECT asked for has gone out, so
+/// that everything queued before it (publishes, ACKs) is written first.
+fn drain_until_disconnect(connection: &mut rumqttc::Connection) {
     for _ in 0..16 {
         match connection.recv_timeout(Duration::from_millis(500)) {
             Ok(Ok(Event::Outgoing(Outgoing::Disconnect))) | Ok(Err(_)) | Err(_) => break,
             Ok(Ok(_)) => {}
         }
     }
-    Ok(())
 }
 
 /// How a subscription ended.
@@ -155,7 +160,8 @@ pub enum Ended {
 
 /// Subscribes to `filters` and hands each message to `on_message` until
 /// `count` messages arrived or `timeout` passed. `on_subscribed` runs once
-/// the broker has confirmed the subscription.
+/// the broker has confirmed the subscription. A (topic, payload) that
+/// `on_message` returns is published in answer (an ACK).
 pub fn subscribe(
     uri: &MqttUri,
     filters: &[String],
@@ -163,7 +169,7 @@ pub fn subscribe(
     count: Option<usize>,
     timeout: Option<Duration>,
     mut on_subscribed: impl FnMut(),
-    mut on_message: impl FnMut(&str, &[u8]) -> std::io::Result<()>,
+    mut on_message: impl FnMut(&str, &[u8]) -> std::io::Result<Option<(String, Vec<u8>)>>,
 ) -> Result<Ended, TransportError> {
     let (client, mut connection) = Client::new(uri.options("sub"), 64);
     for filter in filters {
@@ -194,13 +200,19 @@ pub fn subscribe(
                 }
             }
             Ok(Ok(Event::Incoming(Packet::Publish(p)))) => {
-                on_message(&p.topic, &p.payload).map_err(|e| TransportError::Io {
+                let answer = on_message(&p.topic, &p.payload).map_err(|e| TransportError::Io {
                     path: "<stdout>".into(),
                     source: e,
                 })?;
+                if let Some((topic, payload)) = answer {
+                    client
+                        .publish(topic, qos(level), false, payload)
+                        .map_err(|e| failure(uri, e))?;
+                }
                 received += 1;
                 if count.is_some_and(|c| received >= c) {
                     let _ = client.disconnect();
+                    drain_until_disconnect(&mut connection);
                     return Ok(Ended::Count);
                 }
             }

@@ -332,38 +332,14 @@ fn reply_envelope(original: Option<&Envelope>, intent: &str, body: &str) -> Enve
     }
 }
 
-/// An HSP ACK or NACK answering `original` (when it could be read).
+/// An HSP ACK or NACK answering `original` (when it could be read), as one JSON line.
 fn hsp_reply(
     original: Option<&serde_json::Value>,
     kind: hsp::compose::Kind,
     payload: serde_json::Map<String, serde_json::Value>,
 ) -> String {
-    let text = |k: &str| {
-        original
-            .and_then(|o| o.get(k))
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-    };
-    let draft = hsp::compose::Draft {
-        version: original
-            .and_then(|o| o.get("hsp_envelope_version"))
-            .and_then(|v| v.as_str())
-            .and_then(hsp::normalize_version)
-            .unwrap_or(hsp::Version::V1_0),
-        kind,
-        from: text("recipient_ai_id")
-            .filter(|r| r.starts_with("did:"))
-            .unwrap_or_else(|| "did:aiproto:server".into()),
-        to: Some(
-            text("sender_ai_id")
-                .filter(|s| s.starts_with("did:"))
-                .unwrap_or_else(|| "did:aiproto:unknown".into()),
-        ),
-        correlation_id: Some(text("message_id").unwrap_or_else(|| "unknown".into())),
-        requires_ack: false,
-        payload,
-    };
-    hsp::compose::compose(draft).map_or_else(
+    let envelope = hsp::compose::acknowledge(original, kind, payload, "did:aiproto:server");
+    envelope.map_or_else(
         |e| json!({"error": e.to_string()}).to_string(),
         |env| serde_json::to_string(&env).unwrap_or_default(),
     )

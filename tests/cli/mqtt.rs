@@ -370,3 +370,61 @@ fn request_waits_for_the_matching_task_result() {
         .code(2)
         .stderr(predicate::str::contains("callback_address"));
 }
+
+/// hsp-0.1 §4.3: a receiver answers `requires_ack` with an ACK to the sender.
+#[test]
+fn receivers_acknowledge_messages_that_ask_for_it() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let broker = format!("mqtt://127.0.0.1:{port}");
+    let request = repo("examples/hsp/valid/0.1/task-request.json");
+    let sent: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&request).unwrap()).unwrap();
+    assert_eq!(sent["qos_parameters"]["requires_ack"], true);
+    let mut sender_inbox = aiproto_child(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            &format!("{broker}/hsp/agents/did:hsp:ai_alpha"),
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+            "--format",
+            "json",
+        ],
+    );
+    wait_for(&mut sender_inbox, "subscribed");
+    let mut receiver = aiproto_child(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            &format!("{broker}/hsp/agents/did:hsp:ai_gamma"),
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+        ],
+    );
+    wait_for(&mut receiver, "subscribed");
+    aiproto(h.path())
+        .args(["send", "-q", "--via", &broker])
+        .arg(&request)
+        .assert()
+        .code(0);
+    assert_eq!(receiver.wait_with_output().unwrap().status.code(), Some(0));
+    let got = sender_inbox.wait_with_output().unwrap();
+    assert_eq!(got.status.code(), Some(0));
+    let line = &json_lines(&got.stdout)[0];
+    let ack: serde_json::Value = serde_json::from_str(line["message"].as_str().unwrap()).unwrap();
+    assert_eq!(ack["message_type"], "HSP::Acknowledgement_v0.1");
+    assert_eq!(ack["correlation_id"], sent["message_id"]);
+    assert_eq!(ack["sender_ai_id"], "did:hsp:ai_gamma");
+    aiproto(h.path())
+        .args(["validate", "--strict"])
+        .write_stdin(line["message"].as_str().unwrap().to_string())
+        .assert()
+        .code(0);
+}

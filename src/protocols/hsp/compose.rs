@@ -220,6 +220,51 @@ fn fill_payload(kind: Kind, from: &str, correlation: Option<&str>, p: &mut Map<S
     }
 }
 
+/// The ACK or NACK (hsp-0.1 §4.3) of a received message: from its recipient
+/// (or `fallback_sender` when that is a topic), to its sender, with its
+/// message id as `correlation_id`. `original` is `None` for input that could
+/// not be read at all.
+pub fn acknowledge(
+    original: Option<&Value>,
+    kind: Kind,
+    payload: Map<String, Value>,
+    fallback_sender: &str,
+) -> Result<Envelope, ComposeError> {
+    let text = |k: &str| {
+        original
+            .and_then(|o| o.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let draft = Draft {
+        version: text("hsp_envelope_version")
+            .as_deref()
+            .and_then(super::normalize_version)
+            .unwrap_or(Version::V1_0),
+        kind,
+        from: text("recipient_ai_id")
+            .filter(|r| r.starts_with("did:"))
+            .unwrap_or_else(|| fallback_sender.to_string()),
+        to: Some(
+            text("sender_ai_id")
+                .filter(|s| s.starts_with("did:"))
+                .unwrap_or_else(|| "did:aiproto:unknown".into()),
+        ),
+        correlation_id: Some(text("message_id").unwrap_or_else(|| "unknown".into())),
+        requires_ack: false,
+        payload,
+    };
+    compose(draft)
+}
+
+/// Whether a message asks for an ACK (`qos_parameters.requires_ack`).
+pub fn requires_ack(message: &Value) -> bool {
+    message
+        .pointer("/qos_parameters/requires_ack")
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
 /// A reply to a message: the kind (TaskResult for a TaskRequest, else an ACK),
 /// the recipient (the request's callback address, else its sender), the
 /// correlation id and the ids the payload refers to.
