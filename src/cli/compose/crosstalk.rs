@@ -1,19 +1,17 @@
 //! `aiproto compose crosstalk`: a new envelope, or a reply to one, that passes `validate`.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 use chrono::Utc;
 
 use crate::cli::args::{ComposeArgs, GlobalArgs, HspComposeArgs};
-use crate::diag;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::ids::{self, IdKind};
 use crate::input::Input;
-use crate::output::{self, Painter, Stream};
-use crate::protocols::ProtocolSpec;
 use crate::protocols::crosstalk::meta_rules::ERROR_CODES;
 use crate::protocols::crosstalk::{self, Envelope, Version};
+use crate::protocols::{Protocol, ProtocolSpec};
 
 pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
     let version = crosstalk::Version::parse(spec.version_or_default()).unwrap_or(Version::V1_1);
@@ -75,26 +73,7 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
     });
     env.sig = Some("none".into());
 
-    let text = crosstalk::render(&env);
-    let checked = crosstalk::read(&text, Utc::now());
-    let findings = checked
-        .first()
-        .map(|p| p.diagnostics.clone())
-        .unwrap_or_default();
-    let painter = Painter::new(g.color, Stream::Stderr);
-    let lines = output::SourceLines::new(&text);
-    for d in &findings {
-        eprint!(
-            "{}",
-            output::format_diagnostic(&painter, "<composed>", lines.get(d.line), d, false)
-        );
-    }
-    if !diag::partition(&findings, false).0.is_empty() {
-        eprintln!("aiproto: error: the composed envelope is invalid; nothing written");
-        return Ok(ExitStatus::Invalid);
-    }
-    std::io::stdout().lock().write_all(text.as_bytes())?;
-    Ok(ExitStatus::Ok)
+    super::emit_checked(&crosstalk::render(&env), Protocol::Crosstalk, g)
 }
 
 /// The reply to the first envelope of a file: sender and receiver swapped

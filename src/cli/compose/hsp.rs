@@ -1,19 +1,16 @@
 //! `aiproto compose hsp`: a new HSP message, or a TaskResult / ACK / NACK
 //! answering one, from typed flags, `--set`, `--param` and `--payload-file`.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
 use crate::cli::args::{ComposeArgs, GlobalArgs, HspComposeArgs};
-use crate::diag;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Input;
-use crate::output::{self, Painter, SourceLines, Stream};
-use crate::protocols::ProtocolSpec;
+use crate::protocols::hsp::Version;
 use crate::protocols::hsp::compose::{self, Draft, Kind};
-use crate::protocols::hsp::{self, Version};
+use crate::protocols::{Protocol, ProtocolSpec};
 
 pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
     let crosstalk_only = [
@@ -78,31 +75,7 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
     let text =
         serde_json::to_string_pretty(&envelope).map_err(|e| CliError::usage(e.to_string()))? + "\n";
 
-    let read = hsp::read(
-        &text,
-        hsp::Options {
-            lenient: false,
-            max_message_bytes: usize::MAX,
-        },
-    );
-    let findings = read
-        .into_iter()
-        .flat_map(|r| r.diagnostics)
-        .collect::<Vec<_>>();
-    let painter = Painter::new(g.color, Stream::Stderr);
-    let lines = SourceLines::new(&text);
-    for d in &findings {
-        eprint!(
-            "{}",
-            output::format_diagnostic(&painter, "<composed>", lines.get(d.line), d, false)
-        );
-    }
-    if !diag::partition(&findings, false).0.is_empty() {
-        eprintln!("aiproto: error: the composed message is invalid; nothing written");
-        return Ok(ExitStatus::Invalid);
-    }
-    std::io::stdout().lock().write_all(text.as_bytes())?;
-    Ok(ExitStatus::Ok)
+    super::emit_checked(&text, Protocol::Hsp, g)
 }
 
 fn reply_draft(path: &Path, kind: Option<Kind>) -> Result<Draft, CliError> {
