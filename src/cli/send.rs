@@ -117,13 +117,14 @@ pub fn topic_for(
     uri: &crate::transport::mqtt::MqttUri,
     found: &crate::protocols::Found,
 ) -> Result<String, CliError> {
-    let recipient = found.to_message().and_then(|m| {
-        if m.protocol == crate::protocols::Protocol::Hsp {
-            m.recipient
-        } else {
-            None
-        }
-    });
+    let recipient = match &found.value {
+        crate::protocols::Value::Hsp(Some(m)) => m
+            .json
+            .get("recipient_ai_id")
+            .and_then(|r| r.as_str())
+            .map(str::to_string),
+        _ => None,
+    };
     match (&uri.topic, recipient) {
         (Some(t), _) => Ok(t.clone()),
         (None, Some(r)) if r.starts_with("hsp/") => Ok(r),

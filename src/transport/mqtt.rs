@@ -79,6 +79,18 @@ pub fn qos(level: u8) -> QoS {
     }
 }
 
+/// Whether a CONNACK refuses the connection (bad credentials, server unavailable…).
+fn refused(ack: &rumqttc::ConnAck) -> bool {
+    ack.code != rumqttc::ConnectReturnCode::Success
+}
+
+fn refusal(uri: &MqttUri, ack: &rumqttc::ConnAck) -> TransportError {
+    failure(
+        uri,
+        format!("the broker refused the connection: {:?}", ack.code),
+    )
+}
+
 fn failure(uri: &MqttUri, why: impl std::fmt::Display) -> TransportError {
     TransportError::Http {
         url: uri.describe(),
@@ -108,13 +120,8 @@ pub fn publish(
     while done < total {
         let left = deadline.saturating_duration_since(Instant::now());
         match connection.recv_timeout(left) {
-            Ok(Ok(Event::Incoming(Packet::ConnAck(ack))))
-                if ack.code != rumqttc::ConnectReturnCode::Success =>
-            {
-                return Err(failure(
-                    uri,
-                    format!("the broker refused the connection: {:?}", ack.code),
-                ));
+            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if refused(&ack) => {
+                return Err(refusal(uri, &ack));
             }
             Ok(Ok(Event::Incoming(Packet::PubAck(_)))) if level == 1 => done += 1,
             Ok(Ok(Event::Incoming(Packet::PubComp(_)))) if level >= 2 => done += 1,
@@ -185,13 +192,8 @@ pub fn subscribe(
             d.saturating_duration_since(Instant::now())
         });
         match connection.recv_timeout(wait) {
-            Ok(Ok(Event::Incoming(Packet::ConnAck(ack))))
-                if ack.code != rumqttc::ConnectReturnCode::Success =>
-            {
-                return Err(failure(
-                    uri,
-                    format!("the broker refused the connection: {:?}", ack.code),
-                ));
+            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if refused(&ack) => {
+                return Err(refusal(uri, &ack));
             }
             Ok(Ok(Event::Incoming(Packet::SubAck(_)))) => {
                 acked += 1;
@@ -245,13 +247,8 @@ pub fn request(
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match connection.recv_timeout(left) {
-            Ok(Ok(Event::Incoming(Packet::ConnAck(ack))))
-                if ack.code != rumqttc::ConnectReturnCode::Success =>
-            {
-                return Err(failure(
-                    uri,
-                    format!("the broker refused the connection: {:?}", ack.code),
-                ));
+            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if refused(&ack) => {
+                return Err(refusal(uri, &ack));
             }
             Ok(Ok(Event::Incoming(Packet::SubAck(_)))) => {
                 if let Some(p) = payload.take() {
