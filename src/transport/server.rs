@@ -360,14 +360,11 @@ fn error(
                 _ => None,
             });
             let mut env = reply_envelope(original, "ERROR", reason);
-            let block = env.meta_block_mut("error");
-            block.entries.push(("Code".into(), code.into()));
-            block
-                .entries
-                .push(("Reason".into(), reason.replace('\n', " ")));
-            if let Some(intent) = original.and_then(|o| o.intent.clone()) {
-                block.entries.push(("Original-Intent".into(), intent));
-            }
+            env.set_error(
+                code,
+                Some(reason),
+                original.and_then(|o| o.intent.as_deref()),
+            );
             Answer {
                 status,
                 content_type: "text/plain; charset=utf-8",

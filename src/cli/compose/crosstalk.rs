@@ -179,18 +179,7 @@ fn add_error_block(
             ERROR_CODES.join(", ")
         ))),
         (true, Some(code)) => {
-            let block = env.meta_block_mut("error");
-            block.entries.push(("Code".into(), code.into()));
-            if let Some(reason) = &args.reason {
-                block
-                    .entries
-                    .push(("Reason".into(), reason.replace('\n', " ")));
-            }
-            if let Some(intent) = original_intent {
-                block
-                    .entries
-                    .push(("Original-Intent".into(), intent.into()));
-            }
+            env.set_error(code, args.reason.as_deref(), original_intent);
             Ok(())
         }
     }

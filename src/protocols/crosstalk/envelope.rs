@@ -101,6 +101,23 @@ impl Envelope {
         }
     }
 
+    /// crosstalk-1.1 "Error Envelope Format": the `meta: error` block with
+    /// its `Code`, `Reason` (one line) and the `Original-Intent` answered.
+    pub fn set_error(&mut self, code: &str, reason: Option<&str>, original_intent: Option<&str>) {
+        let block = self.meta_block_mut("error");
+        block.entries.push(("Code".into(), code.into()));
+        if let Some(reason) = reason {
+            block
+                .entries
+                .push(("Reason".into(), reason.replace('\n', " ")));
+        }
+        if let Some(intent) = original_intent {
+            block
+                .entries
+                .push(("Original-Intent".into(), intent.into()));
+        }
+    }
+
     /// The meta block with this namespace, if any.
     pub fn meta_block(&self, namespace: &str) -> Option<&MetaBlock> {
         self.meta.iter().find(|b| b.namespace == namespace)
