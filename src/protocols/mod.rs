@@ -3,6 +3,7 @@
 
 pub mod crosstalk;
 pub mod hsp;
+pub mod json_doc;
 
 use std::fmt;
 use std::str::FromStr;

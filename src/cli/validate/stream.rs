@@ -11,7 +11,8 @@ use crate::cli::args::GlobalArgs;
 use crate::diag::{Diagnostic, Pos};
 use crate::exit::ExitStatus;
 use crate::parallel;
-use crate::protocols::hsp::{self, split};
+use crate::protocols::hsp;
+use crate::protocols::json_doc::split;
 use crate::protocols::{Found, ReadOptions};
 use crate::stream::{Line, LineReader};
 

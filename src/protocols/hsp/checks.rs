@@ -7,26 +7,14 @@ use serde_json::{Map, Value};
 
 use super::Version;
 use super::message_type::MessageType;
-use crate::diag::Diagnostic;
-
-/// A finding with the JSON Pointer it is about; placed in the text later.
-pub struct Finding {
-    pub pointer: String,
-    pub diagnostic: Diagnostic,
-}
+pub use crate::protocols::json_doc::Finding;
 
 fn error(pointer: impl Into<String>, code: &'static str, message: impl Into<String>) -> Finding {
-    Finding {
-        pointer: pointer.into(),
-        diagnostic: Diagnostic::error(code, message),
-    }
+    Finding::error(pointer, code, message)
 }
 
 fn warning(pointer: impl Into<String>, code: &'static str, message: impl Into<String>) -> Finding {
-    Finding {
-        pointer: pointer.into(),
-        diagnostic: Diagnostic::warning(code, message),
-    }
+    Finding::warning(pointer, code, message)
 }
 
 /// Fields that hold a DID (`did:method:id`), by payload type.

@@ -1,8 +1,8 @@
 //! HSP 0.1 and 1.0: JSON envelopes with a typed payload, checked against the
 //! published schemas in `schemas/hsp/` and the rules in `checks`.
 //!
-//! `split` cuts an input into messages (an object, an array, JSON Lines),
-//! `schemas` holds the embedded JSON Schemas, `checks` the rules with their
+//! `json_doc::split` cuts an input into messages (an object, an array, JSON
+//! Lines), `schemas` holds the embedded JSON Schemas, `checks` the rules with their
 //! own codes, `model_map` the move to the shared model.
 
 pub mod checks;
@@ -10,15 +10,13 @@ pub mod compose;
 pub mod message_type;
 pub mod model_map;
 pub mod schemas;
-pub mod split;
 pub mod types;
 
 use serde_json::Value;
 
+use super::json_doc::split::{self, Doc};
+use super::json_doc::{Finding, Where};
 use crate::diag::Diagnostic;
-use crate::json_locate;
-use checks::Finding;
-use split::Doc;
 
 /// The two HSP versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -123,13 +121,8 @@ pub fn read_doc(doc: Doc<'_>, options: Options) -> Read {
     };
     let value = match value {
         Err(e) => {
-            let code = if e.too_large {
-                "HSP-TOO-LARGE"
-            } else {
-                "HSP-JSON"
-            };
-            let d = Diagnostic::error(code, e.message)
-                .at(crate::diag::Pos::new(e.line + line_offset, e.column), 1);
+            let d =
+                super::json_doc::syntax_diagnostic(&e, line_offset, "HSP-JSON", "HSP-TOO-LARGE");
             read.diagnostics.push(d);
             return read;
         }
@@ -151,9 +144,7 @@ pub fn read_doc(doc: Doc<'_>, options: Options) -> Read {
             lenient(f);
         }
     }
-    let mut diagnostics: Vec<Diagnostic> = findings.into_iter().map(|f| at.place(f)).collect();
-    diagnostics.sort_by_key(|d| (d.line, d.column));
-    read.diagnostics = diagnostics;
+    read.diagnostics = at.place_all(findings);
     read.version = Some(version);
     read.message = Some(HspMessage {
         json: value,
@@ -193,31 +184,12 @@ pub fn normalize_version(raw: &str) -> Option<Version> {
 
 /// Schema findings, minus those a rule of `checks` already explains.
 fn schema_findings(value: &Value, version: Version, rules: &[Finding]) -> Vec<Finding> {
-    let validator = schemas::envelope_validator(version);
-    let mut out: Vec<Finding> = Vec::new();
-    if validator.is_valid(value) {
-        return out; // the common case, and far cheaper than collecting errors
-    }
-    for error in validator.iter_errors(value) {
-        let mut pointer = error.instance_path().as_str().to_string();
-        if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind()
-            && let Some(p) = property.as_str()
-        {
-            pointer = format!("{pointer}/{p}");
-        }
-        let explained = rules
-            .iter()
-            .any(|r| pointer == r.pointer || pointer.starts_with(&format!("{}/", r.pointer)));
-        if explained || out.iter().any(|f| f.pointer == pointer) {
-            continue;
-        }
-        let code = schema_code(error.kind().keyword());
-        out.push(Finding {
-            pointer,
-            diagnostic: Diagnostic::error(code, error.to_string()),
-        });
-    }
-    out
+    super::json_doc::schema_findings(
+        schemas::envelope_validator(version),
+        value,
+        rules,
+        schema_code,
+    )
 }
 
 /// `HSP-SCHEMA-<KEYWORD>` for the schema keywords aiproto's schemas use.
@@ -249,31 +221,5 @@ fn lenient(f: &mut Finding) {
     if !fatal && f.diagnostic.is_error() {
         f.diagnostic.severity = crate::diag::Severity::Warning;
         f.diagnostic.hint = Some("accepted by --lenient; the spec does not allow it".into());
-    }
-}
-
-/// Where a document sits in its source, to place findings.
-struct Where<'a> {
-    text: &'a str,
-    prefix: &'a str,
-    line_offset: usize,
-}
-
-impl Where<'_> {
-    /// Gives a finding its line and column in the source, underlining the value.
-    fn place(&self, f: Finding) -> Diagnostic {
-        let (start, end) =
-            json_locate::locate_span(self.text, &format!("{}{}", self.prefix, f.pointer));
-        let (line, column) = json_locate::line_column(self.text, start);
-        let length = self.text[start..end]
-            .split('\n')
-            .next()
-            .map_or(1, |first| first.chars().count());
-        let mut d = f.diagnostic.at(
-            crate::diag::Pos::new(line + self.line_offset, column),
-            length,
-        );
-        d.pointer = Some(f.pointer);
-        d
     }
 }

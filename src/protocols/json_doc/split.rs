@@ -1,4 +1,4 @@
-//! Splits a JSON input into HSP messages: one object, an array of objects, or
+//! Splits a JSON input into documents: one object, an array of objects, or
 //! JSON Lines; each keeps where it sits in the text for locating findings.
 
 use serde_json::Value;

@@ -1,0 +1,130 @@
+//! What the JSON protocols (HSP, CSDL, MSP) share: cutting an input into
+//! documents (`split`), findings addressed by JSON Pointer, placing them in
+//! the source text, and turning JSON Schema errors into findings.
+
+pub mod split;
+
+use serde_json::Value;
+
+use crate::diag::{Diagnostic, Pos};
+use crate::json_locate;
+
+/// A finding about one value of a JSON document, by JSON Pointer.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub pointer: String,
+    pub diagnostic: Diagnostic,
+}
+
+impl Finding {
+    pub fn error(
+        pointer: impl Into<String>,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            pointer: pointer.into(),
+            diagnostic: Diagnostic::error(code, message),
+        }
+    }
+
+    pub fn warning(
+        pointer: impl Into<String>,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            pointer: pointer.into(),
+            diagnostic: Diagnostic::warning(code, message),
+        }
+    }
+}
+
+/// Where a document sits in its source, to place findings.
+pub struct Where<'a> {
+    pub text: &'a str,
+    pub prefix: &'a str,
+    pub line_offset: usize,
+}
+
+impl<'a> Where<'a> {
+    /// The place of a split document.
+    pub fn of(doc: &'a split::Doc<'a>) -> Self {
+        Where {
+            text: doc.text,
+            prefix: &doc.pointer_prefix,
+            line_offset: doc.line_offset,
+        }
+    }
+
+    /// Gives a finding its line and column in the source, underlining the value.
+    pub fn place(&self, f: Finding) -> Diagnostic {
+        let (start, end) =
+            json_locate::locate_span(self.text, &format!("{}{}", self.prefix, f.pointer));
+        let (line, column) = json_locate::line_column(self.text, start);
+        let length = self.text[start..end]
+            .split('\n')
+            .next()
+            .map_or(1, |first| first.chars().count());
+        let mut d = f
+            .diagnostic
+            .at(Pos::new(line + self.line_offset, column), length);
+        d.pointer = Some(f.pointer);
+        d
+    }
+
+    /// Places findings and sorts them by position.
+    pub fn place_all(&self, findings: Vec<Finding>) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = findings.into_iter().map(|f| self.place(f)).collect();
+        out.sort_by_key(|d| (d.line, d.column));
+        out
+    }
+}
+
+/// A syntax error of a split document as a placed diagnostic.
+pub fn syntax_diagnostic(
+    e: &split::SyntaxError,
+    line_offset: usize,
+    json_code: &'static str,
+    too_large_code: &'static str,
+) -> Diagnostic {
+    let code = if e.too_large {
+        too_large_code
+    } else {
+        json_code
+    };
+    Diagnostic::error(code, e.message.clone()).at(Pos::new(e.line + line_offset, e.column), 1)
+}
+
+/// Schema findings, minus those a rule already explains (same pointer or
+/// below it). `code` names each schema keyword in the protocol's codes.
+pub fn schema_findings(
+    validator: &jsonschema::Validator,
+    value: &Value,
+    rules: &[Finding],
+    code: fn(&str) -> &'static str,
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    if validator.is_valid(value) {
+        return out; // the common case, and far cheaper than collecting errors
+    }
+    for error in validator.iter_errors(value) {
+        let mut pointer = error.instance_path().as_str().to_string();
+        if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind()
+            && let Some(p) = property.as_str()
+        {
+            pointer = format!("{pointer}/{p}");
+        }
+        let explained = rules
+            .iter()
+            .any(|r| pointer == r.pointer || pointer.starts_with(&format!("{}/", r.pointer)));
+        if explained || out.iter().any(|f| f.pointer == pointer) {
+            continue;
+        }
+        out.push(Finding {
+            pointer,
+            diagnostic: Diagnostic::error(code(error.kind().keyword()), error.to_string()),
+        });
+    }
+    out
+}
