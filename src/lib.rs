@@ -20,6 +20,7 @@ pub mod reader;
 pub mod sign;
 pub mod stream;
 pub mod thread;
+pub mod tokens;
 pub mod transport;
 
 use std::ffi::OsString;

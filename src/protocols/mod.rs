@@ -2,6 +2,7 @@
 //! list ([`Protocol::ALL`]) that drives detection, `--protocol` values and help.
 
 pub mod crosstalk;
+pub mod csdl;
 pub mod hsp;
 pub mod json_doc;
 

@@ -82,7 +82,7 @@ pub fn detect(text: &str) -> bool {
     head.contains("\"hsp_envelope_version\"") || head.contains("\"HSP::")
 }
 
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+pub fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i = i.min(s.len());
     while !s.is_char_boundary(i) {
         i -= 1;

@@ -40,6 +40,14 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// Adds a hint to the finding.
+    pub fn hinted(mut self, hint: impl Into<String>) -> Self {
+        self.diagnostic.hint = Some(hint.into());
+        self
+    }
+}
+
 /// Where a document sits in its source, to place findings.
 pub struct Where<'a> {
     pub text: &'a str,

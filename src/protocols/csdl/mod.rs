@@ -1,0 +1,330 @@
+//! CSDL 1.0: token-compressed JSON descriptions of functions, classes,
+//! workflows, agent messages, memory operations and tools.
+//!
+//! A document is read in either spelling (`codes`: the short codes or the
+//! full names), checked in the compact one (`checks`, `workflow`, and the
+//! embedded schema in `schemas/csdl/1.0/`), and its findings are placed in
+//! the text as written. Documents of the other dialects found in the wild
+//! (the uppercase T/C/R "CSDL Structured" format, a `t` that is a task, the
+//! uncompressed message CSDL is made from) get one finding that says so.
+
+pub mod checks;
+pub mod codes;
+pub mod workflow;
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use super::json_doc::split::{self, Doc};
+use super::json_doc::{self, Finding, Where};
+use crate::diag::Diagnostic;
+use codes::Spelling;
+
+/// The one CSDL version.
+pub const VERSION: &str = "1.0";
+
+/// The embedded schema of the compact form.
+pub const SCHEMA: &str = include_str!("../../../schemas/csdl/1.0/element.schema.json");
+
+/// A CSDL document as read.
+#[derive(Debug, Clone)]
+pub struct CsdlDoc {
+    /// The document as written.
+    pub json: Value,
+    pub spelling: Spelling,
+}
+
+impl CsdlDoc {
+    /// The document in the short codes.
+    pub fn compact(&self) -> Value {
+        codes::compact(&self.json)
+    }
+}
+
+/// A document read from an input, with its findings placed in the text.
+pub struct Read {
+    pub doc: Option<CsdlDoc>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub line: usize,
+    pub end_line: usize,
+}
+
+/// Whether a text looks like CSDL: JSON with a `t` or `T` key, or a `type`
+/// that names a CSDL element.
+pub fn detect(text: &str) -> bool {
+    let t = text.trim_start();
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return false;
+    }
+    let head = &t[..super::hsp::floor_char_boundary(t, 64 * 1024)];
+    has_key(head, "t")
+        || has_key(head, "T")
+        || values_of(head, "type").any(|v| {
+            checks::ELEMENT_TYPES.iter().any(|e| {
+                v.strip_prefix('"')
+                    .and_then(|v| v.strip_prefix(e))
+                    .is_some_and(|r| r.starts_with('"'))
+            })
+        })
+}
+
+/// Whether `"key"` occurs as an object key.
+pub fn has_key(text: &str, key: &str) -> bool {
+    values_of(text, key).next().is_some()
+}
+
+/// The text after each `"key":` in a JSON text.
+fn values_of<'a>(text: &'a str, key: &str) -> impl Iterator<Item = &'a str> {
+    let quoted = format!("\"{key}\"");
+    let len = quoted.len();
+    let starts: Vec<usize> = text.match_indices(&quoted).map(|(i, _)| i).collect();
+    starts.into_iter().filter_map(move |i| {
+        let rest = text[i + len..].trim_start();
+        rest.strip_prefix(':').map(str::trim_start)
+    })
+}
+
+/// Reads and checks every document in a text.
+pub fn read(text: &str, max_message_bytes: usize) -> Vec<Read> {
+    let docs = split::split(text, max_message_bytes);
+    crate::parallel::map_owned(docs, read_doc)
+}
+
+/// Checks one document of an input.
+pub fn read_doc(doc: Doc<'_>) -> Read {
+    let at = Where::of(&doc);
+    let mut read = Read {
+        doc: None,
+        diagnostics: Vec::new(),
+        line: doc.line,
+        end_line: doc.end_line,
+    };
+    let value = match &doc.value {
+        Err(e) => {
+            let d = json_doc::syntax_diagnostic(e, doc.line_offset, "CSDL-JSON", "CSDL-TOO-LARGE");
+            read.diagnostics.push(d);
+            return read;
+        }
+        Ok(v) => v,
+    };
+    let spelling = codes::spelling(value);
+    let mut findings = check(value);
+    if spelling == Spelling::Expanded {
+        let compact = codes::compact(value);
+        for f in &mut findings {
+            f.pointer = codes::expand_pointer(&compact, &f.pointer);
+        }
+    }
+    if spelling == Spelling::Mixed {
+        findings.push(Finding::warning(
+            "",
+            "CSDL-MIXED-SPELLING",
+            "short codes and full names are mixed in one document; `aiproto convert --to csdl --compact` writes it one way",
+        ));
+    }
+    read.diagnostics = at.place_all(findings);
+    read.doc = Some(CsdlDoc {
+        json: doc.value.unwrap_or_default(),
+        spelling,
+    });
+    read
+}
+
+/// Checks a document in either spelling; pointers are to its compact form.
+pub fn check(written: &Value) -> Vec<Finding> {
+    let Value::Object(map) = written else {
+        return vec![Finding::error(
+            "",
+            "CSDL-NOT-OBJECT",
+            "a CSDL document is a JSON object",
+        )];
+    };
+    if let Some(f) = other_dialect(map) {
+        return vec![f];
+    }
+    let doc = codes::compact(written);
+    let Value::Object(map) = &doc else {
+        return Vec::new();
+    };
+    let mut rules = Vec::new();
+    checks::check_element(map, "", &mut rules);
+    let schema = json_doc::schema_findings(validator(), &doc, &rules, schema_code);
+    // A rule about a value inside a container explains the schema's
+    // vaguer finding about the container too.
+    let schema: Vec<Finding> = schema
+        .into_iter()
+        .filter(|s| {
+            !rules
+                .iter()
+                .any(|r| r.pointer.starts_with(&format!("{}/", s.pointer)))
+        })
+        .collect();
+    rules.extend(schema);
+    rules
+}
+
+/// One finding for a document of another dialect.
+fn other_dialect(map: &Map<String, Value>) -> Option<Finding> {
+    let has = |k: &str| map.contains_key(k);
+    let element_type = map
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| checks::ELEMENT_TYPES.contains(&t));
+    if !has("t")
+        && has("type")
+        && !element_type
+        && (has("sender") || has("receiver") || has("content"))
+    {
+        return Some(Finding::error(
+            "/type",
+            "CSDL-DIALECT",
+            "this is an uncompressed agent message (type, sender, receiver, content), the input CSDL is made from, not CSDL",
+        ));
+    }
+    if has("T") && !has("t") {
+        return Some(
+            Finding::error(
+                "/T",
+                "CSDL-DIALECT",
+                "this is the uppercase T/C/R dialect (\"CSDL Structured\" of ANLT), not CSDL 1.0",
+            )
+            .hinted("CSDL 1.0 uses the lowercase codes t, n, d, p, r, cx; the T/C/R dialect has no published schema to check against"),
+        );
+    }
+    match map.get("t").or_else(|| map.get("type")) {
+        Some(Value::String(t))
+            if !checks::ELEMENT_TYPES.contains(&t.as_str()) && !has("n") && !has("name") =>
+        {
+            return Some(
+                Finding::error(
+                    if has("t") { "/t" } else { "/type" },
+                    "CSDL-DIALECT",
+                    format!("`t` is `{t}`, not a CSDL 1.0 element type: this looks like another dialect (ANLT v2 uses `t` for a task and `cx` for complexity)"),
+                )
+                .hinted(format!("CSDL 1.0 element types: {}", checks::ELEMENT_TYPES.join(", "))),
+            );
+        }
+        _ => {}
+    }
+    if map.get("cx").is_some_and(Value::is_object) {
+        return Some(Finding::error(
+            "/cx",
+            "CSDL-DIALECT",
+            "`cx` is an object (a context, as in the ANLT dialect); in CSDL 1.0 it is a confidence from 0 to 1",
+        ));
+    }
+    None
+}
+
+/// `CSDL-SCHEMA-<KEYWORD>` for the schema keywords aiproto's schema uses.
+fn schema_code(keyword: &str) -> &'static str {
+    match keyword {
+        "required" => "CSDL-SCHEMA-REQUIRED",
+        "type" => "CSDL-SCHEMA-TYPE",
+        "enum" | "const" => "CSDL-SCHEMA-ENUM",
+        "minimum" | "maximum" => "CSDL-SCHEMA-RANGE",
+        "minLength" | "minItems" => "CSDL-SCHEMA-EMPTY",
+        "anyOf" | "oneOf" | "allOf" => "CSDL-SCHEMA-ALTERNATIVES",
+        _ => "CSDL-SCHEMA",
+    }
+}
+
+/// The compiled schema.
+pub fn validator() -> &'static jsonschema::Validator {
+    static CELL: OnceLock<jsonschema::Validator> = OnceLock::new();
+    CELL.get_or_init(|| {
+        let schema: Value = serde_json::from_str(SCHEMA).unwrap_or_default();
+        jsonschema::options()
+            .offline()
+            .build(&schema)
+            .unwrap_or_else(|e| panic!("the embedded CSDL schema does not compile: {e}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn codes_of(doc: Value) -> Vec<&'static str> {
+        check(&doc).iter().map(|f| f.diagnostic.code).collect()
+    }
+
+    #[test]
+    fn the_schema_is_valid_2020_12() {
+        let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+        assert!(jsonschema::meta::is_valid(&schema));
+        validator();
+    }
+
+    #[test]
+    fn spec_function_is_valid() {
+        let f = json!({"t": "function", "n": "f", "d": "x",
+            "p": {"q": {"t": "string", "r": true}, "l": {"t": "integer", "default": 10}},
+            "r": {"t": "object", "p": ["a", "b"]}, "cx": 0.9});
+        assert!(codes_of(f).is_empty());
+    }
+
+    #[test]
+    fn each_rule_reports_once() {
+        assert_eq!(codes_of(json!({"t": "function"})), vec!["CSDL-MISSING"]);
+        assert_eq!(
+            codes_of(json!({"t": "function", "n": "f", "p": {"x": {"t": "str"}}})),
+            vec!["CSDL-TYPE"]
+        );
+        assert_eq!(
+            codes_of(json!({"t": "function", "n": "f", "cx": 1.5})),
+            vec!["CSDL-CONFIDENCE"]
+        );
+        assert_eq!(
+            codes_of(json!({"t": "message", "from": "a", "to": "b", "intent": "shout"})),
+            vec!["CSDL-INTENT"]
+        );
+        assert_eq!(
+            codes_of(json!({"t": "memory", "op": "store", "key": "k"})),
+            vec!["CSDL-MISSING"]
+        );
+        assert_eq!(
+            codes_of(
+                json!({"t": "memory", "op": "retrieve", "query": "q", "filters": {"category": "dreams"}})
+            ),
+            vec!["CSDL-MEMORY-CATEGORY"]
+        );
+        assert_eq!(
+            codes_of(json!({"t": "function", "n": "f", "r": {"t": "void"}})),
+            Vec::<&str>::new()
+        );
+    }
+
+    #[test]
+    fn other_dialects_get_one_finding() {
+        let upper = json!({"T": "auth", "C": [{"id": "jwt"}], "R": ["sec"], "cx": 0.7});
+        assert_eq!(codes_of(upper), vec!["CSDL-DIALECT"]);
+        let context = json!({"T": "q", "C": {"i": "rk"}, "cx": {"d": "auth"}, "R": "d"});
+        assert_eq!(codes_of(context), vec!["CSDL-DIALECT"]);
+        let task = json!({"t": "task", "cx": 3});
+        assert_eq!(codes_of(task), vec!["CSDL-DIALECT"]);
+        let verbose = json!({"type": "analysis", "sender": "A", "receiver": "B", "content": {}});
+        assert_eq!(codes_of(verbose), vec!["CSDL-DIALECT"]);
+    }
+
+    #[test]
+    fn detection() {
+        assert!(detect("{\"t\": \"function\", \"n\": \"f\"}"));
+        assert!(detect("{\"T\":\"auth\"}"));
+        assert!(detect("{\"type\": \"workflow\", \"name\": \"w\"}"));
+        assert!(!detect("{\"type\": \"analysis\"}"));
+        assert!(!detect("t: function"));
+    }
+
+    #[test]
+    fn expanded_findings_are_placed_on_the_expanded_names() {
+        let text = "{\n  \"type\": \"function\",\n  \"name\": \"f\",\n  \"parameters\": {\"q\": {\"type\": \"str\"}}\n}";
+        let read = read(text, 1 << 20);
+        let d = &read[0].diagnostics[0];
+        assert_eq!(d.code, "CSDL-TYPE");
+        assert_eq!(d.pointer.as_deref(), Some("/parameters/q/type"));
+        assert_eq!(d.line, 4);
+    }
+}
