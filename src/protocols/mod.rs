@@ -5,6 +5,7 @@ pub mod crosstalk;
 pub mod csdl;
 pub mod hsp;
 pub mod json_doc;
+pub mod msp;
 
 use std::fmt;
 use std::str::FromStr;

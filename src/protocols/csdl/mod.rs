@@ -150,17 +150,7 @@ pub fn check(written: &Value) -> Vec<Finding> {
     let mut rules = Vec::new();
     checks::check_element(map, "", &mut rules);
     let schema = json_doc::schema_findings(validator(), &doc, &rules, schema_code);
-    // A rule about a value inside a container explains the schema's
-    // vaguer finding about the container too.
-    let schema: Vec<Finding> = schema
-        .into_iter()
-        .filter(|s| {
-            !rules
-                .iter()
-                .any(|r| r.pointer.starts_with(&format!("{}/", s.pointer)))
-        })
-        .collect();
-    rules.extend(schema);
+    rules.extend(json_doc::unexplained_containers(schema, &rules));
     rules
 }
 

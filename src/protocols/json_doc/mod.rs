@@ -136,3 +136,16 @@ pub fn schema_findings(
     }
     out
 }
+
+/// Schema findings, minus those about a container in which a rule already
+/// found something more precise.
+pub fn unexplained_containers(schema: Vec<Finding>, rules: &[Finding]) -> Vec<Finding> {
+    schema
+        .into_iter()
+        .filter(|s| {
+            !rules
+                .iter()
+                .any(|r| r.pointer.starts_with(&format!("{}/", s.pointer)))
+        })
+        .collect()
+}

@@ -1,0 +1,127 @@
+//! What an MSP backend does — encode prose, decode a signal, compare two
+//! texts — and the spec's error classes, shared by the offline and the
+//! remote backends.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::MinimalSignal;
+
+/// The spec's error classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    Encoder,
+    Decoder,
+    Judge,
+    RateLimit,
+}
+
+impl ErrorKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Encoder => "EncoderError",
+            ErrorKind::Decoder => "DecoderError",
+            ErrorKind::Judge => "JudgeError",
+            ErrorKind::RateLimit => "RateLimitError",
+        }
+    }
+}
+
+/// A failure of one pipeline stage.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}: {message}", kind.name())]
+pub struct MspError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl MspError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        MspError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// An encoder, a decoder and a similarity measure.
+pub trait Backend {
+    /// Prose → signal. The text is never empty (see [`encode`]).
+    fn encode_text(&self, text: &str) -> Result<MinimalSignal, MspError>;
+    /// Signal (1.0 or 2.0, as JSON) → prose in a style.
+    fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError>;
+    /// How alike two texts are in meaning, in [0, 1].
+    fn similarity(&self, a: &str, b: &str) -> Result<f64, MspError>;
+}
+
+/// Encodes prose, refusing empty input as the spec does.
+pub fn encode(backend: &dyn Backend, text: &str) -> Result<MinimalSignal, MspError> {
+    if text.trim().is_empty() {
+        return Err(MspError::new(ErrorKind::Encoder, "Input cannot be empty"));
+    }
+    backend.encode_text(text)
+}
+
+/// Decodes a signal, refusing an empty result as the spec does.
+pub fn decode(backend: &dyn Backend, signal: &Value, style: &str) -> Result<String, MspError> {
+    let text = backend.decode_signal(signal, style)?;
+    if text.trim().is_empty() {
+        return Err(MspError::new(
+            ErrorKind::Decoder,
+            "Decoder produced empty output",
+        ));
+    }
+    Ok(text)
+}
+
+/// The judge's verdict, with the spec's field names.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeResult {
+    pub passed: bool,
+    pub confidence: f64,
+    pub similarity_score: f64,
+    pub issues: Vec<String>,
+}
+
+/// Judges whether `decoded` keeps the meaning of `original`.
+pub fn judge(
+    backend: &dyn Backend,
+    original: &str,
+    decoded: &str,
+    threshold: f64,
+) -> Result<JudgeResult, MspError> {
+    let score = backend.similarity(original, decoded)?;
+    if !score.is_finite() {
+        return Err(MspError::new(
+            ErrorKind::Judge,
+            "Failed to compute embeddings",
+        ));
+    }
+    let score = score.clamp(0.0, 1.0);
+    let passed = score >= threshold;
+    Ok(JudgeResult {
+        passed,
+        confidence: score,
+        similarity_score: score,
+        issues: if passed {
+            Vec::new()
+        } else {
+            vec![format!(
+                "Semantic drift detected (similarity {score:.3} is below the threshold {threshold:.2})"
+            )]
+        },
+    })
+}
+
+/// Cosine similarity of two vectors (0 when either is all zeros).
+pub fn cosine(a: &[f64], b: &[f64]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let nb: f64 = b.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}

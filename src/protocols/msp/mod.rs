@@ -1,0 +1,320 @@
+//! MSP: minimal signals (intent, target, parameters…) encoded from prose.
+//!
+//! `signal` is the 1.0 model; reading checks a document against the
+//! embedded schema of its version (`schemas/msp/1.0/`, and the 2.0 shape
+//! inferred from the upstream's own signals in `schemas/msp/2.0/`) plus the
+//! rules a schema cannot say well. `offline` and `remote` are the encoder,
+//! decoder and judge backends; `pipeline` runs them end to end.
+
+pub mod backend;
+pub mod offline;
+pub mod pipeline;
+pub mod rate;
+pub mod remote;
+pub mod signal;
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use super::json_doc::split::{self, Doc};
+use super::json_doc::{self, Finding, Where};
+use crate::diag::Diagnostic;
+pub use signal::{Intent, MinimalSignal, Priority};
+
+/// The MSP versions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    V1_0,
+    /// The upstream's later shape: summary and sections instead of params.
+    V2_0,
+}
+
+impl Version {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V1_0 => "1.0",
+            Version::V2_0 => "2.0",
+        }
+    }
+}
+
+/// An MSP signal as read.
+#[derive(Debug, Clone)]
+pub struct MspDoc {
+    pub json: Value,
+    pub version: Version,
+}
+
+/// A signal read from an input, with its findings placed in the text.
+pub struct Read {
+    pub doc: Option<MspDoc>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub line: usize,
+    pub end_line: usize,
+}
+
+const FIELDS_1_0: &[&str] = &[
+    "version",
+    "intent",
+    "target",
+    "params",
+    "constraints",
+    "state",
+    "priority",
+    "trace_id",
+    "timestamp",
+    "parent_id",
+];
+const FIELDS_2_0: &[&str] = &[
+    "version",
+    "intent",
+    "target",
+    "priority",
+    "summary",
+    "sections",
+    "constraints",
+    "state",
+    "encoding_strategy",
+    "total_sections",
+    "trace_id",
+    "timestamp",
+    "parent_id",
+];
+
+/// The embedded schemas.
+pub const SCHEMA_1_0: &str = include_str!("../../../schemas/msp/1.0/signal.schema.json");
+pub const SCHEMA_2_0: &str = include_str!("../../../schemas/msp/2.0/signal.schema.json");
+
+/// Whether a text looks like MSP: JSON with `intent` and `target` keys.
+pub fn detect(text: &str) -> bool {
+    let t = text.trim_start();
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return false;
+    }
+    let head = &t[..super::hsp::floor_char_boundary(t, 64 * 1024)];
+    super::csdl::has_key(head, "intent") && super::csdl::has_key(head, "target")
+}
+
+/// Reads and checks every signal in a text.
+pub fn read(text: &str, max_message_bytes: usize) -> Vec<Read> {
+    let docs = split::split(text, max_message_bytes);
+    crate::parallel::map_owned(docs, read_doc)
+}
+
+/// Checks one document of an input.
+pub fn read_doc(doc: Doc<'_>) -> Read {
+    let at = Where::of(&doc);
+    let mut read = Read {
+        doc: None,
+        diagnostics: Vec::new(),
+        line: doc.line,
+        end_line: doc.end_line,
+    };
+    let value = match &doc.value {
+        Err(e) => {
+            let d = json_doc::syntax_diagnostic(e, doc.line_offset, "MSP-JSON", "MSP-TOO-LARGE");
+            read.diagnostics.push(d);
+            return read;
+        }
+        Ok(v) => v,
+    };
+    let (version, findings) = check(value);
+    read.diagnostics = at.place_all(findings);
+    read.doc = version.map(|version| MspDoc {
+        json: doc.value.unwrap_or_default(),
+        version,
+    });
+    read
+}
+
+/// The version a signal declares (1.0 when it declares none).
+pub fn version_of(map: &Map<String, Value>) -> Result<Version, String> {
+    match map.get("version") {
+        None => Ok(Version::V1_0),
+        Some(Value::String(v)) if v == "1.0" || v == "1" => Ok(Version::V1_0),
+        Some(Value::String(v)) if v == "2.0" || v == "2" => Ok(Version::V2_0),
+        Some(other) => Err(other.to_string()),
+    }
+}
+
+/// Checks a signal; the version is `None` when it is not a JSON object.
+pub fn check(value: &Value) -> (Option<Version>, Vec<Finding>) {
+    let Value::Object(map) = value else {
+        let f = Finding::error("", "MSP-NOT-OBJECT", "an MSP signal is a JSON object");
+        return (None, vec![f]);
+    };
+    let mut rules = Vec::new();
+    let version = version_of(map).unwrap_or_else(|v| {
+        rules.push(Finding::error(
+            "/version",
+            "MSP-VERSION",
+            format!("unknown MSP version {v} (known: 1.0, 2.0); checked as 1.0"),
+        ));
+        Version::V1_0
+    });
+    let fields = match version {
+        Version::V1_0 => FIELDS_1_0,
+        Version::V2_0 => FIELDS_2_0,
+    };
+    for key in map.keys().filter(|k| !fields.contains(&k.as_str())) {
+        rules.push(Finding::error(
+            format!("/{}", super::csdl::checks::escape(key)),
+            "MSP-UNKNOWN-FIELD",
+            format!(
+                "`{key}` is not a field of an MSP {} signal (extra fields are forbidden)",
+                version.as_str()
+            ),
+        ));
+    }
+    if let Some(Value::String(intent)) = map.get("intent")
+        && !Intent::ALL.iter().any(|i| i.as_str() == intent)
+    {
+        let known: Vec<&str> = Intent::ALL.iter().map(|i| i.as_str()).collect();
+        rules.push(Finding::error(
+            "/intent",
+            "MSP-INTENT",
+            format!("unknown intent `{intent}` (one of {})", known.join(", ")),
+        ));
+    }
+    if let Some(Value::String(target)) = map.get("target")
+        && target.trim().is_empty()
+    {
+        rules.push(Finding::warning(
+            "/target",
+            "MSP-EMPTY-TARGET",
+            "the target is empty: the signal does not say what it is about",
+        ));
+    }
+    if let Some(Value::String(id)) = map.get("trace_id")
+        && uuid::Uuid::parse_str(id).is_err()
+    {
+        rules.push(Finding::error(
+            "/trace_id",
+            "MSP-TRACE-ID",
+            format!("trace_id `{id}` is not a UUID"),
+        ));
+    }
+    if let Some(Value::String(t)) = map.get("timestamp")
+        && signal::parse_timestamp(t).is_none()
+    {
+        rules.push(Finding::error(
+            "/timestamp",
+            "MSP-TIMESTAMP",
+            format!("timestamp `{t}` is not an ISO 8601 date and time"),
+        ));
+    }
+    if version == Version::V2_0
+        && let (Some(Value::Array(sections)), Some(total)) = (
+            map.get("sections"),
+            map.get("total_sections").and_then(Value::as_u64),
+        )
+        && sections.len() as u64 != total
+    {
+        rules.push(Finding::warning(
+            "/total_sections",
+            "MSP-SECTION-COUNT",
+            format!(
+                "total_sections is {total} but there are {} sections",
+                sections.len()
+            ),
+        ));
+    }
+    let schema = json_doc::schema_findings(validator(version), value, &rules, schema_code);
+    rules.extend(json_doc::unexplained_containers(schema, &rules));
+    (Some(version), rules)
+}
+
+fn schema_code(keyword: &str) -> &'static str {
+    match keyword {
+        "required" => "MSP-SCHEMA-REQUIRED",
+        "type" => "MSP-SCHEMA-TYPE",
+        "enum" | "const" => "MSP-SCHEMA-ENUM",
+        "pattern" => "MSP-SCHEMA-PATTERN",
+        "minimum" => "MSP-SCHEMA-RANGE",
+        "additionalProperties" => "MSP-UNKNOWN-FIELD",
+        _ => "MSP-SCHEMA",
+    }
+}
+
+/// The compiled schema of a version.
+pub fn validator(version: Version) -> &'static jsonschema::Validator {
+    static V1: OnceLock<jsonschema::Validator> = OnceLock::new();
+    static V2: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let (cell, text) = match version {
+        Version::V1_0 => (&V1, SCHEMA_1_0),
+        Version::V2_0 => (&V2, SCHEMA_2_0),
+    };
+    cell.get_or_init(|| {
+        let schema: Value = serde_json::from_str(text).unwrap_or_default();
+        jsonschema::options()
+            .offline()
+            .build(&schema)
+            .unwrap_or_else(|e| panic!("the embedded MSP schema does not compile: {e}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn codes_of(v: Value) -> Vec<&'static str> {
+        check(&v).1.iter().map(|f| f.diagnostic.code).collect()
+    }
+
+    #[test]
+    fn schemas_are_valid_and_compile() {
+        for text in [SCHEMA_1_0, SCHEMA_2_0] {
+            let s: Value = serde_json::from_str(text).unwrap();
+            assert!(jsonschema::meta::is_valid(&s));
+        }
+        validator(Version::V1_0);
+        validator(Version::V2_0);
+    }
+
+    #[test]
+    fn the_smallest_signal_is_valid() {
+        assert!(codes_of(json!({"intent": "QUERY", "target": "x"})).is_empty());
+        let full = MinimalSignal::new(Intent::Report, "uptime").to_json();
+        assert!(codes_of(full).is_empty());
+    }
+
+    #[test]
+    fn each_problem_reports_once() {
+        assert_eq!(
+            codes_of(json!({"intent": "QUERY", "target": "x", "mood": 1})),
+            vec!["MSP-UNKNOWN-FIELD"]
+        );
+        assert_eq!(
+            codes_of(json!({"intent": "PONDER", "target": "x"})),
+            vec!["MSP-INTENT"]
+        );
+        assert_eq!(
+            codes_of(json!({"intent": "QUERY"})),
+            vec!["MSP-SCHEMA-REQUIRED"]
+        );
+        assert_eq!(
+            codes_of(json!({"intent": "QUERY", "target": "x", "trace_id": "abc"})),
+            vec!["MSP-TRACE-ID"]
+        );
+        assert_eq!(
+            codes_of(json!({"intent": "QUERY", "target": "x", "priority": "urgent"})),
+            vec!["MSP-SCHEMA-ENUM"]
+        );
+        assert_eq!(
+            codes_of(json!({"intent": "QUERY", "target": "x", "constraints": "be quick"})),
+            vec!["MSP-SCHEMA-TYPE"]
+        );
+    }
+
+    #[test]
+    fn version_2_has_its_own_shape() {
+        let v2 = json!({"version": "2.0", "intent": "REPORT", "target": "x",
+            "summary": {"n": 1}, "sections": [{"title": "a", "content": "b", "importance": "high"}],
+            "total_sections": 2, "encoding_strategy": "detailed"});
+        assert_eq!(codes_of(v2), vec!["MSP-SECTION-COUNT"]);
+        let params = json!({"version": "2.0", "intent": "REPORT", "target": "x", "params": {}});
+        assert_eq!(codes_of(params), vec!["MSP-UNKNOWN-FIELD"]);
+    }
+}

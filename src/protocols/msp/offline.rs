@@ -1,0 +1,863 @@
+//! The offline backend: deterministic, no network, no model.
+//!
+//! - The encoder reads prose with rules: the intent from the first verb or
+//!   cue it knows (a question is a QUERY), the target from the words that
+//!   follow it, `key: value` lines, URLs, file names, dates, quantities and
+//!   formats as params, sentences with must / should / do not / only /
+//!   within… as constraints, progress and blockers as state, and urgency
+//!   words as the priority. It cannot resolve pronouns, read negation in
+//!   general, or tell two requests in one message apart: the first wins.
+//! - The decoder writes the signal back as plain sentences from templates;
+//!   it always names the intent and the target verbatim.
+//! - The judge is lexical: the mean of the cosine similarities of word
+//!   counts and of character trigram counts. It rewards shared wording, not
+//!   shared meaning: a paraphrase scores lower than an embedding model
+//!   would give it.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::backend::{Backend, MspError, cosine};
+use super::{Intent, MinimalSignal, Priority};
+
+/// The offline backend.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Offline;
+
+impl Backend for Offline {
+    fn encode_text(&self, text: &str) -> Result<MinimalSignal, MspError> {
+        Ok(encode(text))
+    }
+
+    fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError> {
+        Ok(decode(signal, style))
+    }
+
+    fn similarity(&self, a: &str, b: &str) -> Result<f64, MspError> {
+        Ok(similarity(a, b))
+    }
+}
+
+/// Cue words of each intent, looked for as whole words; the earliest cue
+/// in the text wins.
+const CUES: &[(Intent, &[&str])] = &[
+    (
+        Intent::Delegate,
+        &[
+            "delegate",
+            "assign",
+            "hand off",
+            "hand over",
+            "forward",
+            "dispatch",
+            "route",
+            "reassign",
+        ],
+    ),
+    (
+        Intent::Analyze,
+        &[
+            "analyze",
+            "analyse",
+            "investigate",
+            "examine",
+            "inspect",
+            "diagnose",
+            "audit",
+            "dig into",
+            "look into",
+            "break down",
+            "profile",
+            "compare",
+            "debug",
+            "trace",
+        ],
+    ),
+    (
+        Intent::Evaluate,
+        &[
+            "evaluate",
+            "assess",
+            "review",
+            "rate",
+            "score",
+            "grade",
+            "judge",
+            "critique",
+            "verify",
+            "validate",
+            "check",
+            "test",
+            "benchmark",
+            "approve",
+        ],
+    ),
+    (
+        Intent::Transform,
+        &[
+            "convert",
+            "translate",
+            "transform",
+            "rewrite",
+            "refactor",
+            "summarize",
+            "summarise",
+            "reformat",
+            "migrate",
+            "condense",
+            "shorten",
+            "paraphrase",
+            "restructure",
+            "port",
+        ],
+    ),
+    (
+        Intent::Generate,
+        &[
+            "write",
+            "generate",
+            "create",
+            "draft",
+            "compose",
+            "produce",
+            "build",
+            "design",
+            "implement",
+            "prepare",
+            "make",
+            "develop",
+            "plan",
+        ],
+    ),
+    (
+        Intent::Query,
+        &[
+            "find",
+            "look up",
+            "search",
+            "fetch",
+            "retrieve",
+            "list",
+            "what",
+            "which",
+            "who",
+            "where",
+            "when",
+            "how many",
+            "how much",
+            "is there",
+            "are there",
+        ],
+    ),
+    (
+        Intent::Respond,
+        &[
+            "in response",
+            "replying",
+            "reply",
+            "respond",
+            "answer",
+            "here is",
+            "here are",
+            "as requested",
+        ],
+    ),
+    (
+        Intent::Report,
+        &[
+            "report",
+            "status",
+            "update",
+            "completed",
+            "finished",
+            "deployed",
+            "fyi",
+            "alert",
+            "notify",
+            "inform",
+            "we found",
+            "results",
+        ],
+    ),
+];
+
+/// Words that end a target phrase.
+const STOP: &[&str] = &[
+    "for", "by", "with", "to", "before", "after", "within", "using", "and", "so", "because", "in",
+    "on", "from", "into", "that", "which", "if", "then", "while", "but", "as", "at", "under",
+    "without", "until", "per", "via", "asap", "please", "now", "today", "tomorrow",
+];
+
+/// Words dropped from the start of a target.
+const LEADING: &[&str] = &[
+    "the", "a", "an", "our", "your", "my", "this", "these", "those", "that", "their", "its", "me",
+    "us", "them", "it", "up", "out", "over", "on", "please", "some", "all", "of", "is", "are",
+    "was", "were", "about", "you", "can", "could", "would", "should", "do", "many", "much",
+    "there",
+];
+
+/// Encodes prose into a signal with rules (never fails on non-empty text).
+pub fn encode(text: &str) -> MinimalSignal {
+    let lower = text.to_lowercase();
+    let (intent, cue_end) = find_intent(text, &lower);
+    let target = find_target(text, cue_end);
+    let mut signal = MinimalSignal::new(intent, target);
+    signal.params = find_params(text);
+    signal.constraints = find_constraints(text);
+    signal.state = find_state(text, &mut signal.params);
+    signal.priority = find_priority(&lower);
+    signal
+}
+
+/// The intent of the earliest cue, and where the cue ends in `text`.
+fn find_intent(text: &str, lower: &str) -> (Intent, usize) {
+    if let Some(end) = question_word_end(text) {
+        return (Intent::Query, end);
+    }
+    let mut best: Option<(usize, Intent, usize)> = None;
+    for (intent, cues) in CUES {
+        for cue in *cues {
+            if let Some(at) = find_word(lower, cue)
+                && best.is_none_or(|(b, _, _)| at < b)
+            {
+                best = Some((at, *intent, at + cue.len()));
+            }
+        }
+    }
+    match best {
+        Some((_, intent, end)) => (intent, end),
+        None if text.trim_end().ends_with('?') => (Intent::Query, 0),
+        None => (Intent::Report, 0),
+    }
+}
+
+/// A first sentence that is a question ("Is the build green?", "What
+/// changed?", but not "Can you review this?", a request): where its first
+/// word ends.
+fn question_word_end(text: &str) -> Option<usize> {
+    const WH: &[&str] = &[
+        "what", "which", "who", "whom", "whose", "where", "when", "why", "how",
+    ];
+    const AUX: &[&str] = &[
+        "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could",
+        "will", "would", "should", "shall", "may", "might",
+    ];
+    let first = sentences(text).next()?;
+    if !first.ends_with('?') {
+        return None;
+    }
+    let mut words = first.split_whitespace();
+    let w0 = words.next()?.to_lowercase();
+    let w1 = words.next().unwrap_or("").to_lowercase();
+    let query =
+        WH.contains(&w0.as_str()) || (AUX.contains(&w0.as_str()) && w1 != "you" && w1 != "we");
+    let start = text.find(first)?;
+    query.then(|| start + first.split_whitespace().next().map_or(0, str::len))
+}
+
+/// The byte offset of `word` in `text` as a whole word (ASCII boundaries).
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    text.match_indices(word).map(|(i, _)| i).find(|&i| {
+        let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        let end = i + word.len();
+        let after = end >= bytes.len() || !bytes[end].is_ascii_alphanumeric();
+        before && after
+    })
+}
+
+/// The phrase after the intent's cue: up to a stop word or punctuation,
+/// leading articles and pronouns dropped, at most eight words.
+fn find_target(text: &str, from: usize) -> String {
+    let phrase = |start: usize| -> String {
+        let rest = &text[start..];
+        let clause = rest
+            .split(['.', ',', ';', ':', '!', '?', '\n', '(', ')'])
+            .find(|c| !c.trim().is_empty())
+            .unwrap_or("");
+        let words: Vec<&str> = clause.split_whitespace().collect();
+        let mut out: Vec<&str> = Vec::new();
+        for w in words {
+            let lw = w.to_lowercase();
+            let lw = lw.trim_matches(|c: char| !c.is_alphanumeric());
+            if out.is_empty() && LEADING.contains(&lw) {
+                continue;
+            }
+            if !out.is_empty() && STOP.contains(&lw) {
+                break;
+            }
+            out.push(w.trim_matches(|c: char| c == '"' || c == '\''));
+            if out.len() == 8 {
+                break;
+            }
+        }
+        out.join(" ")
+    };
+    let target = phrase(from);
+    if !target.is_empty() {
+        return target;
+    }
+    // No phrase after the cue: the first words of the text.
+    let fallback = phrase(0);
+    if fallback.is_empty() {
+        text.split_whitespace()
+            .take(6)
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        fallback
+    }
+}
+
+/// `key: value` lines, URLs, file names, dates, quantities, formats and
+/// languages.
+fn find_params(text: &str) -> Map<String, Value> {
+    let mut params = Map::new();
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches(['-', '*', '•']).trim();
+        if let Some((key, value)) = line.split_once(':')
+            && !key.is_empty()
+            && key.split_whitespace().count() <= 3
+            && !value.trim().is_empty()
+            && !value.trim_start().starts_with("//")
+        {
+            let key = snake(key);
+            if !key.is_empty() && key.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+                params.insert(key, Value::String(value.trim().to_string()));
+            }
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let clean = |w: &str| {
+        w.trim_end_matches(['.', ',', ';', ')', ':', '!', '?'])
+            .trim_start_matches('(')
+            .to_string()
+    };
+    let urls: Vec<String> = words
+        .iter()
+        .filter(|w| w.starts_with("http://") || w.starts_with("https://"))
+        .map(|w| clean(w))
+        .collect();
+    put_list(&mut params, "urls", urls);
+    let files: Vec<String> = words
+        .iter()
+        .map(|w| clean(w))
+        .filter(|w| !w.contains("://") && is_file_name(w))
+        .collect();
+    put_list(&mut params, "files", files);
+    let lower: Vec<String> = words.iter().map(|w| clean(&w.to_lowercase())).collect();
+    for (i, w) in lower.iter().enumerate() {
+        // A deadline: "by Friday", "before 5pm", "due 2026-03-01".
+        if matches!(w.as_str(), "by" | "before" | "due" | "until")
+            && let Some(next) = lower.get(i + 1)
+            && is_time_word(next)
+        {
+            let mut value = clean(words[i + 1]);
+            if let Some(after) = words.get(i + 2).map(|w| clean(w))
+                && (is_time_word(&after.to_lowercase())
+                    || after.chars().all(|c| c.is_ascii_digit()))
+            {
+                value = format!("{value} {after}");
+            }
+            params.entry("deadline").or_insert(Value::String(value));
+        }
+        // A quantity: "200 words", "top 5", "3 bullet points".
+        if let Ok(n) = w.parse::<u64>()
+            && let Some(unit) = lower.get(i + 1)
+            && unit.chars().all(|c| c.is_ascii_alphabetic())
+            && unit.len() > 2
+            && !STOP.contains(&unit.as_str())
+            && !is_time_word(unit)
+        {
+            params.entry(unit.clone()).or_insert(json!(n));
+        }
+        if w == "top"
+            && let Some(n) = lower.get(i + 1).and_then(|n| n.parse::<u64>().ok())
+        {
+            params.entry("top").or_insert(json!(n));
+        }
+        if matches!(
+            w.as_str(),
+            "json" | "markdown" | "csv" | "yaml" | "html" | "xml" | "pdf" | "table"
+        ) && lower
+            .get(i + 1)
+            .is_some_and(|n| n == "format" || n == "output")
+            || (i > 0
+                && lower[i - 1] == "as"
+                && matches!(
+                    w.as_str(),
+                    "json"
+                        | "markdown"
+                        | "csv"
+                        | "yaml"
+                        | "html"
+                        | "xml"
+                        | "pdf"
+                        | "table"
+                        | "bullets"
+                ))
+        {
+            params.entry("format").or_insert(Value::String(w.clone()));
+        }
+        if i > 0
+            && matches!(lower[i - 1].as_str(), "into" | "to" | "in")
+            && LANGUAGES.contains(&w.as_str())
+        {
+            params
+                .entry("language")
+                .or_insert(Value::String(clean(words[i])));
+        }
+    }
+    params
+}
+
+const LANGUAGES: &[&str] = &[
+    "english",
+    "french",
+    "german",
+    "spanish",
+    "italian",
+    "portuguese",
+    "japanese",
+    "chinese",
+    "korean",
+    "dutch",
+    "russian",
+    "arabic",
+    "hindi",
+    "python",
+    "rust",
+    "go",
+    "typescript",
+    "javascript",
+    "java",
+    "kotlin",
+    "swift",
+    "sql",
+];
+
+fn is_time_word(w: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "today",
+        "tomorrow",
+        "tonight",
+        "noon",
+        "midnight",
+        "eod",
+        "eow",
+        "end",
+        "next",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "q1",
+        "q2",
+        "q3",
+        "q4",
+    ];
+    WORDS.contains(&w)
+        || (w.len() >= 8 && w.as_bytes()[4] == b'-' && w[..4].chars().all(|c| c.is_ascii_digit()))
+        || ((w.ends_with("am") || w.ends_with("pm"))
+            && w[..w.len() - 2]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ':')
+            && w.len() > 2)
+}
+
+fn is_file_name(w: &str) -> bool {
+    const EXT: &[&str] = &[
+        "py", "rs", "js", "ts", "go", "java", "md", "txt", "csv", "json", "yaml", "yml", "toml",
+        "pdf", "docx", "xlsx", "log", "sql", "html", "png", "sh",
+    ];
+    match w.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && EXT.contains(&ext.to_lowercase().as_str())
+                && stem
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "_-/.".contains(c))
+        }
+        None => false,
+    }
+}
+
+fn put_list(params: &mut Map<String, Value>, key: &str, mut items: Vec<String>) {
+    items.dedup();
+    match items.len() {
+        0 => {}
+        1 => {
+            params.insert(
+                key.trim_end_matches('s').to_string(),
+                Value::String(items.remove(0)),
+            );
+        }
+        _ => {
+            params.insert(key.to_string(), json!(items));
+        }
+    }
+}
+
+/// `Due Date` → `due_date`.
+fn snake(key: &str) -> String {
+    key.trim()
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// Constraint cues, looked for as whole words.
+const CONSTRAINT_CUES: &[&str] = &[
+    "must",
+    "should",
+    "do not",
+    "don't",
+    "never",
+    "only",
+    "at most",
+    "at least",
+    "no more than",
+    "no longer than",
+    "within",
+    "without",
+    "avoid",
+    "ensure",
+    "make sure",
+    "keep it",
+    "limit",
+    "required",
+    "cannot",
+    "can't",
+    "under",
+    "maximum",
+    "minimum",
+    "deadline",
+];
+
+/// The sentences (or clauses) that state a requirement.
+fn find_constraints(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for sentence in sentences(text) {
+        let lower = sentence.to_lowercase();
+        if CONSTRAINT_CUES
+            .iter()
+            .any(|c| find_word(&lower, c).is_some())
+        {
+            let s = sentence
+                .trim()
+                .trim_end_matches(['.', '!'])
+                .trim()
+                .to_string();
+            if !s.is_empty() && !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive(['.', '!', '?', '\n'])
+        .map(str::trim)
+        .filter(|s| s.len() > 1)
+}
+
+/// Progress, blockers and status as state; `status`-like params move here.
+fn find_state(text: &str, params: &mut Map<String, Value>) -> Map<String, Value> {
+    let mut state = Map::new();
+    for key in [
+        "status", "progress", "phase", "stage", "state", "blocker", "blockers",
+    ] {
+        if let Some(v) = params.remove(key) {
+            state.insert(key.to_string(), v);
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let w = w.trim_end_matches(['.', ',', ';']);
+        if let Some(p) = w.strip_suffix('%')
+            && p.parse::<f64>().is_ok()
+            && words.get(i + 1).is_some_and(|n| {
+                let n = n.to_lowercase();
+                n.starts_with("done") || n.starts_with("complete") || n.starts_with("finished")
+            })
+        {
+            state
+                .entry("progress")
+                .or_insert(Value::String(w.to_string()));
+        }
+    }
+    for sentence in sentences(text) {
+        let lower = sentence.to_lowercase();
+        for (cue, key) in [
+            ("blocked by", "blocked_by"),
+            ("waiting on", "waiting_on"),
+            ("waiting for", "waiting_on"),
+            ("currently", "current"),
+            ("so far", "so_far"),
+            ("already", "done"),
+        ] {
+            if let Some(at) = find_word(&lower, cue) {
+                let rest = sentence[at + cue.len()..]
+                    .trim()
+                    .trim_end_matches(['.', '!', '?'])
+                    .trim();
+                if !rest.is_empty() {
+                    state.entry(key).or_insert(Value::String(rest.to_string()));
+                }
+            }
+        }
+    }
+    state
+}
+
+fn find_priority(lower: &str) -> Priority {
+    let has = |cues: &[&str]| cues.iter().any(|c| find_word(lower, c).is_some());
+    if has(&[
+        "critical",
+        "emergency",
+        "asap",
+        "immediately",
+        "outage",
+        "p0",
+        "sev1",
+        "sev-1",
+        "right now",
+        "production is down",
+    ]) {
+        Priority::Critical
+    } else if has(&[
+        "urgent",
+        "urgently",
+        "high priority",
+        "important",
+        "today",
+        "eod",
+        "end of day",
+        "p1",
+        "soon",
+        "quickly",
+    ]) {
+        Priority::High
+    } else if has(&[
+        "no rush",
+        "low priority",
+        "whenever",
+        "when you get a chance",
+        "eventually",
+        "nice to have",
+        "not urgent",
+        "someday",
+    ]) {
+        Priority::Low
+    } else {
+        Priority::Medium
+    }
+}
+
+/// The styles the template decoder knows.
+pub const STYLES: &[&str] = &["professional", "concise", "friendly"];
+
+/// Writes a signal (1.0 or 2.0) as prose from templates.
+pub fn decode(signal: &Value, style: &str) -> String {
+    let get = |k: &str| signal.get(k);
+    let intent = get("intent").and_then(Value::as_str).unwrap_or("REPORT");
+    let target = get("target").and_then(Value::as_str).unwrap_or("");
+    let verb = intent.to_lowercase();
+    let lead = match (intent, style) {
+        ("QUERY", _) => format!("Query: what can you tell me about {target}?"),
+        ("RESPOND", _) => format!("This responds to {target}."),
+        ("REPORT", _) => format!("Report on {target}."),
+        (_, "concise") => format!("{}: {target}.", capitalize(&verb)),
+        (_, "friendly") => format!("Hi! Could you {verb} {target}?"),
+        _ => format!("Please {verb} {target}."),
+    };
+    let mut out = vec![lead];
+    if let Some(Value::Object(params)) = get("params")
+        && !params.is_empty()
+    {
+        out.push(format!("Details: {}.", describe(params)));
+    }
+    if let Some(Value::Object(summary)) = get("summary")
+        && !summary.is_empty()
+    {
+        out.push(format!("Summary: {}.", describe(summary)));
+    }
+    if let Some(Value::Array(sections)) = get("sections") {
+        for s in sections {
+            let title = s.get("title").and_then(Value::as_str).unwrap_or("");
+            let content = s.get("content").and_then(Value::as_str).unwrap_or("");
+            out.push(format!("{title}: {content}"));
+        }
+    }
+    if let Some(Value::Array(constraints)) = get("constraints")
+        && !constraints.is_empty()
+    {
+        let list: Vec<String> = constraints.iter().map(plain).collect();
+        out.push(format!("Constraints: {}.", list.join("; ")));
+    }
+    if let Some(Value::Object(state)) = get("state")
+        && !state.is_empty()
+    {
+        out.push(format!("Current state: {}.", describe(state)));
+    }
+    match get("priority").and_then(Value::as_str) {
+        Some(p) if p != "medium" => out.push(format!("Priority: {p}.")),
+        _ => {}
+    }
+    out.join(" ")
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// `key is value` for each entry, keys with spaces for underscores.
+fn describe(map: &Map<String, Value>) -> String {
+    map.iter()
+        .map(|(k, v)| format!("{} is {}", k.replace('_', " "), plain(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A JSON value as plain words.
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(plain).collect::<Vec<_>>().join(", "),
+        Value::Object(map) => describe(map),
+        Value::Null => "none".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Lexical similarity in [0, 1]: the mean of word and character-trigram
+/// cosine similarities.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let words = cosine_of(&word_counts(a), &word_counts(b));
+    let trigrams = cosine_of(&trigram_counts(a), &trigram_counts(b));
+    ((words + trigrams) / 2.0).clamp(0.0, 1.0)
+}
+
+fn word_counts(text: &str) -> HashMap<String, f64> {
+    let mut counts = HashMap::new();
+    for w in text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        *counts.entry(w.to_string()).or_insert(0.0) += 1.0;
+    }
+    counts
+}
+
+fn trigram_counts(text: &str) -> HashMap<String, f64> {
+    let normal: Vec<char> = text
+        .to_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .collect();
+    let mut counts = HashMap::new();
+    for w in normal.windows(3) {
+        *counts.entry(w.iter().collect::<String>()).or_insert(0.0) += 1.0;
+    }
+    counts
+}
+
+fn cosine_of(a: &HashMap<String, f64>, b: &HashMap<String, f64>) -> f64 {
+    let keys: Vec<&String> = a
+        .keys()
+        .chain(b.keys().filter(|k| !a.contains_key(*k)))
+        .collect();
+    let va: Vec<f64> = keys
+        .iter()
+        .map(|k| a.get(*k).copied().unwrap_or(0.0))
+        .collect();
+    let vb: Vec<f64> = keys
+        .iter()
+        .map(|k| b.get(*k).copied().unwrap_or(0.0))
+        .collect();
+    cosine(&va, &vb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_intent_target_params_constraints_priority() {
+        let s = encode(
+            "Please analyze the Q3 sales data for anomalies by Friday. \
+             Only use the EU region. This is urgent.\nFormat: markdown",
+        );
+        assert_eq!(s.intent, Intent::Analyze);
+        assert_eq!(s.target, "Q3 sales data");
+        assert_eq!(s.params["deadline"], "Friday");
+        assert_eq!(s.params["format"], "markdown");
+        assert_eq!(s.constraints, vec!["Only use the EU region"]);
+        assert_eq!(s.priority, Priority::High);
+    }
+
+    #[test]
+    fn questions_are_queries() {
+        let s = encode("How many open incidents are there in the payments service?");
+        assert_eq!(s.intent, Intent::Query);
+        let s = encode("Is the nightly build green?");
+        assert_eq!(s.intent, Intent::Query);
+    }
+
+    #[test]
+    fn state_and_quantities() {
+        let s = encode(
+            "Status update: the migration is 80% done. Blocked by the schema review. \
+             Write a 200 words summary.",
+        );
+        assert_eq!(s.intent, Intent::Report);
+        assert_eq!(s.state["progress"], "80%");
+        assert_eq!(s.state["blocked_by"], "the schema review");
+        assert_eq!(s.params["words"], 200);
+    }
+
+    #[test]
+    fn decoding_names_intent_and_target() {
+        let s = encode("Translate the onboarding guide into French.");
+        assert_eq!(s.intent, Intent::Transform);
+        assert_eq!(s.params["language"], "French");
+        let text = decode(&s.to_json(), "professional");
+        assert!(
+            text.contains("transform") && text.contains(&s.target),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn similarity_is_bounded_and_reflexive() {
+        assert!((similarity("the same words", "the same words") - 1.0).abs() < 1e-9);
+        assert_eq!(similarity("", "anything"), 0.0);
+        let s = similarity("deploy the api", "deploy the web app");
+        assert!(s > 0.3 && s < 1.0, "{s}");
+    }
+}
