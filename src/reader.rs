@@ -38,13 +38,23 @@ pub fn read(
 }
 
 /// A short explanation for an input in which no message was found.
-pub fn no_message_reason(text: &str) -> &'static str {
+pub fn no_message_reason(text: &str) -> String {
     let t = text.trim_start();
     if t.is_empty() {
-        "the input is empty"
+        "the input is empty".into()
     } else if t.starts_with('{') || t.starts_with('[') {
-        "JSON, but not a protocol aiproto reads: no HSP envelope field (hsp_envelope_version, message_type \"HSP::…\"); CSDL and MSP are not supported by this version"
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Err(e) if !e.to_string().starts_with("trailing characters") => format!(
+                "starts like JSON but is not JSON ({e}); --protocol hsp|csdl|msp checks it as one of them"
+            ),
+            _ => {
+                "JSON, but no protocol aiproto reads: no HSP envelope field (hsp_envelope_version, \
+                  message_type \"HSP::…\"), no MSP intent and target, no CSDL t or T; \
+                  --protocol says which it should be"
+                    .into()
+            }
+        }
     } else {
-        "no message found: no [[SENDER→RECEIVER v1]] header line"
+        "no message found: no [[SENDER→RECEIVER v1]] header line".into()
     }
 }

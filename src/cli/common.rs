@@ -4,7 +4,7 @@ use super::args::InputArgs;
 use crate::exit::{CliError, ExitStatus};
 use crate::input;
 use crate::model::Message;
-use crate::protocols::{Found, ReadOptions, Value};
+use crate::protocols::{Found, ReadOptions};
 use crate::reader::{self, Document};
 
 /// Reads every input. Inputs without any message, and messages that cannot
@@ -24,11 +24,7 @@ pub fn read_all(args: &InputArgs) -> Result<(Vec<Document>, ExitStatus), CliErro
             );
             status = ExitStatus::Invalid;
         }
-        for found in doc
-            .messages
-            .iter()
-            .filter(|f| matches!(f.value, Value::Hsp(None)))
-        {
+        for found in doc.messages.iter().filter(|f| f.value.is_unreadable()) {
             let why = found
                 .diagnostics
                 .first()

@@ -57,6 +57,13 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
                 out.push('\n');
             }
             Value::Hsp(None) => {}
+            Value::Csdl(_) | Value::Msp(_) => {
+                return Err(CliError::usage(format!(
+                    "{}: signing {} messages inline is not supported",
+                    doc.source.name, found.protocol
+                ))
+                .with_hint("sign the file as a whole: aiproto sign --detached"));
+            }
         }
     }
     match (&args.path, args.in_place) {

@@ -68,9 +68,15 @@ pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyErro
             let claim = claim::hsp_claim(&m.json)?;
             trust::verify(&claim, &claim::hsp_input(&m.json), trust)
         }
-        Value::Hsp(None) => Err(VerifyError::Claim(ClaimError::Malformed(
-            "not a readable message".into(),
-        ))),
+        Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None) => Err(VerifyError::Claim(
+            ClaimError::Malformed("not a readable message".into()),
+        )),
+        Value::Csdl(Some(_)) | Value::Msp(Some(_)) => {
+            Err(VerifyError::Claim(ClaimError::Malformed(format!(
+                "{} messages carry no inline signature; check a detached one with --signature",
+                found.protocol
+            ))))
+        }
     }
 }
 

@@ -24,6 +24,10 @@ pub enum Protocol {
     Hsp,
     /// AI Crosstalk 1.0 / 1.1: `[[A→B v1]] … [[END]]` text envelopes.
     Crosstalk,
+    /// CSDL 1.0: token-compressed JSON (functions, workflows, messages…).
+    Csdl,
+    /// MSP 1.0 (and the later 2.0 shape): minimal signals.
+    Msp,
 }
 
 /// How inputs are read and judged.
@@ -52,12 +56,20 @@ impl Default for ReadOptions {
 
 impl Protocol {
     /// Every protocol, in detection order.
-    pub const ALL: &'static [Protocol] = &[Protocol::Hsp, Protocol::Crosstalk];
+    /// MSP comes before CSDL: a CSDL message has an intent but no target.
+    pub const ALL: &'static [Protocol] = &[
+        Protocol::Hsp,
+        Protocol::Crosstalk,
+        Protocol::Msp,
+        Protocol::Csdl,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Protocol::Hsp => "hsp",
             Protocol::Crosstalk => "crosstalk",
+            Protocol::Csdl => "csdl",
+            Protocol::Msp => "msp",
         }
     }
 
@@ -66,6 +78,8 @@ impl Protocol {
         match self {
             Protocol::Hsp => &["0.1", "1.0"],
             Protocol::Crosstalk => &["1.0", "1.1"],
+            Protocol::Csdl => &["1.0"],
+            Protocol::Msp => &["1.0", "2.0"],
         }
     }
 
@@ -74,6 +88,8 @@ impl Protocol {
         match self {
             Protocol::Hsp => "1.0",
             Protocol::Crosstalk => "1.1",
+            Protocol::Csdl => "1.0",
+            Protocol::Msp => "1.0",
         }
     }
 
@@ -82,6 +98,8 @@ impl Protocol {
         match self {
             Protocol::Hsp => hsp::detect(text),
             Protocol::Crosstalk => crosstalk::detect(text),
+            Protocol::Csdl => csdl::detect(text),
+            Protocol::Msp => msp::detect(text),
         }
     }
 
@@ -116,6 +134,35 @@ impl Protocol {
                     // The findings move to the Found; the typed value keeps none.
                     diagnostics: std::mem::take(&mut parsed.diagnostics),
                     value: Value::Crosstalk(Box::new(parsed)),
+                })
+                .collect(),
+            Protocol::Csdl => csdl::read(text, options.max_message_bytes)
+                .into_iter()
+                .enumerate()
+                .map(|(index, r)| Found {
+                    index,
+                    line: r.line,
+                    end_line: r.end_line,
+                    protocol: self,
+                    version: csdl::VERSION.to_string(),
+                    diagnostics: r.diagnostics,
+                    value: Value::Csdl(r.doc),
+                })
+                .collect(),
+            Protocol::Msp => msp::read(text, options.max_message_bytes)
+                .into_iter()
+                .enumerate()
+                .map(|(index, r)| Found {
+                    index,
+                    line: r.line,
+                    end_line: r.end_line,
+                    protocol: self,
+                    version: r
+                        .doc
+                        .as_ref()
+                        .map_or_else(String::new, |d| d.version.as_str().to_string()),
+                    diagnostics: r.diagnostics,
+                    value: Value::Msp(r.doc),
                 })
                 .collect(),
         }
@@ -192,6 +239,20 @@ pub enum Value {
     Crosstalk(Box<crosstalk::ParsedEnvelope>),
     /// An HSP message; `None` when the input was not a readable JSON object.
     Hsp(Option<hsp::HspMessage>),
+    /// A CSDL document; `None` when the input was not readable JSON.
+    Csdl(Option<csdl::CsdlDoc>),
+    /// An MSP signal; `None` when the input was not a readable JSON object.
+    Msp(Option<msp::MspDoc>),
+}
+
+impl Value {
+    /// Whether the input could not be read as a message at all.
+    pub fn is_unreadable(&self) -> bool {
+        matches!(
+            self,
+            Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None)
+        )
+    }
 }
 
 /// One message found in a source, with its findings.
@@ -229,6 +290,7 @@ impl Found {
         match &self.value {
             Value::Crosstalk(p) => Some(crosstalk::model_map::to_message(&p.envelope)),
             Value::Hsp(m) => m.as_ref().map(hsp::model_map::to_message),
+            Value::Csdl(_) | Value::Msp(_) => None,
         }
     }
 
@@ -238,6 +300,8 @@ impl Found {
         match &self.value {
             Value::Crosstalk(p) => Some(crosstalk::render(&p.envelope)),
             Value::Hsp(m) => m.as_ref().map(|m| format!("{}\n", m.json)),
+            Value::Csdl(d) => d.as_ref().map(|d| format!("{}\n", d.json)),
+            Value::Msp(d) => d.as_ref().map(|d| format!("{}\n", d.json)),
         }
     }
 
@@ -246,6 +310,11 @@ impl Found {
         match &self.value {
             Value::Crosstalk(p) => p.envelope.message.as_deref(),
             Value::Hsp(m) => m.as_ref().and_then(hsp::HspMessage::message_id),
+            Value::Csdl(_) => None,
+            Value::Msp(d) => d
+                .as_ref()
+                .and_then(|d| d.json.get("trace_id"))
+                .and_then(serde_json::Value::as_str),
         }
     }
 
@@ -268,9 +337,9 @@ pub struct Unsupported {
 /// Writes a model message in a target protocol and version, with what was lost.
 pub fn write(msg: &Message, target: ProtocolSpec) -> Result<(String, Vec<Loss>), Unsupported> {
     match target.protocol {
-        Protocol::Hsp => Err(Unsupported {
+        Protocol::Hsp | Protocol::Csdl | Protocol::Msp => Err(Unsupported {
             from: msg.protocol,
-            to: Protocol::Hsp,
+            to: target.protocol,
         }),
         Protocol::Crosstalk => {
             let version = crosstalk::Version::parse(target.version_or_default())

@@ -301,6 +301,8 @@ fn ack(found: &Found) -> String {
             let json = m.as_ref().map(|m| &m.json);
             hsp_reply(json, hsp::compose::Kind::Ack, serde_json::Map::new())
         }
+        // No route takes CSDL or MSP yet; a plain JSON receipt if one does.
+        Value::Csdl(_) | Value::Msp(_) => json!({"status": "received"}).to_string(),
     }
 }
 
@@ -371,7 +373,7 @@ fn error(
                 body: crosstalk::render(&env),
             }
         }
-        Protocol::Hsp => {
+        Protocol::Hsp | Protocol::Csdl | Protocol::Msp => {
             let json = found.and_then(|f| match &f.value {
                 Value::Hsp(Some(m)) => Some(&m.json),
                 _ => None,

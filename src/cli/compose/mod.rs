@@ -25,6 +25,10 @@ pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
             crosstalk::run(args, spec, g)
         }
         Protocol::Hsp => hsp::run(args, spec, g),
+        Protocol::Msp => Err(CliError::usage("compose writes HSP and Crosstalk messages")
+            .with_hint("`aiproto msp encode TEXT` writes an MSP signal from prose")),
+        Protocol::Csdl => Err(CliError::usage("compose writes HSP and Crosstalk messages")
+            .with_hint("write CSDL as JSON and check it with `aiproto validate --protocol csdl`")),
     }
 }
 

@@ -50,38 +50,32 @@ pub struct Read {
     pub end_line: usize,
 }
 
-/// Whether a text looks like CSDL: JSON with a `t` or `T` key, or a `type`
-/// that names a CSDL element.
+/// Whether a text looks like CSDL: JSON whose first object has a `t` or
+/// `T` key, or a `type` that names a CSDL element.
 pub fn detect(text: &str) -> bool {
     let t = text.trim_start();
     if !(t.starts_with('{') || t.starts_with('[')) {
         return false;
     }
-    let head = &t[..super::hsp::floor_char_boundary(t, 64 * 1024)];
-    has_key(head, "t")
-        || has_key(head, "T")
-        || values_of(head, "type").any(|v| {
-            checks::ELEMENT_TYPES.iter().any(|e| {
-                v.strip_prefix('"')
-                    .and_then(|v| v.strip_prefix(e))
-                    .is_some_and(|r| r.starts_with('"'))
-            })
+    let keys = json_doc::top_level_keys(t, 64 * 1024);
+    keys.iter().any(|k| *k == "t" || *k == "T")
+        || (keys.contains(&"type") && names_an_element_type(t))
+}
+
+/// Whether some `"type": "<element>"` occurs in the first 64 KiB.
+fn names_an_element_type(text: &str) -> bool {
+    let head = &text[..super::hsp::floor_char_boundary(text, 64 * 1024)];
+    head.match_indices("\"type\"").any(|(i, _)| {
+        let rest = head[i + 6..].trim_start();
+        let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
+            return false;
+        };
+        checks::ELEMENT_TYPES.iter().any(|e| {
+            value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_prefix(e))
+                .is_some_and(|r| r.starts_with('"'))
         })
-}
-
-/// Whether `"key"` occurs as an object key.
-pub fn has_key(text: &str, key: &str) -> bool {
-    values_of(text, key).next().is_some()
-}
-
-/// The text after each `"key":` in a JSON text.
-fn values_of<'a>(text: &'a str, key: &str) -> impl Iterator<Item = &'a str> {
-    let quoted = format!("\"{key}\"");
-    let len = quoted.len();
-    let starts: Vec<usize> = text.match_indices(&quoted).map(|(i, _)| i).collect();
-    starts.into_iter().filter_map(move |i| {
-        let rest = text[i + len..].trim_start();
-        rest.strip_prefix(':').map(str::trim_start)
     })
 }
 

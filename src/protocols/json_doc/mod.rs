@@ -149,3 +149,69 @@ pub fn unexplained_containers(schema: Vec<Finding>, rules: &[Finding]) -> Vec<Fi
         })
         .collect()
 }
+
+/// The keys of the first JSON object of a text (the text itself, or the
+/// first element of an array, or the first line of JSON Lines), read
+/// without parsing the values; stops at `limit` bytes. For detection.
+pub fn top_level_keys(text: &str, limit: usize) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let end = bytes.len().min(limit);
+    let mut keys = Vec::new();
+    let mut depth = 0usize;
+    // The depth at which the keys of the first object sit.
+    let mut object_depth: Option<usize> = None;
+    let mut expect_key = false;
+    let mut i = 0;
+    while i < end {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < end && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if expect_key && Some(depth) == object_depth && i <= end {
+                    if let Some(k) = text.get(start..i.min(end)) {
+                        keys.push(k);
+                    }
+                }
+                expect_key = false;
+            }
+            b'{' => {
+                depth += 1;
+                if object_depth.is_none() {
+                    object_depth = Some(depth);
+                }
+                expect_key = true;
+            }
+            b'[' => depth += 1,
+            b'}' | b']' => {
+                if Some(depth) == object_depth && bytes[i] == b'}' {
+                    return keys;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            b',' => expect_key = Some(depth) == object_depth,
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_level_keys_skip_nested_objects() {
+        let text = r#"{"a": {"b": 1, "c": [{"d": 2}]}, "e\"x": "f,g", "h": [1, {"i": 3}]}"#;
+        assert_eq!(top_level_keys(text, 1 << 20), vec!["a", "e\\\"x", "h"]);
+        assert_eq!(
+            top_level_keys(r#"[{"t": 1}, {"u": 2}]"#, 1 << 20),
+            vec!["t"]
+        );
+        assert_eq!(top_level_keys("{\"t\": 1}\n{\"u\": 2}", 1 << 20), vec!["t"]);
+        assert_eq!(top_level_keys(r#"{"t": "#, 1 << 20), vec!["t"]);
+    }
+}

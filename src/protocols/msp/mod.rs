@@ -86,14 +86,15 @@ const FIELDS_2_0: &[&str] = &[
 pub const SCHEMA_1_0: &str = include_str!("../../../schemas/msp/1.0/signal.schema.json");
 pub const SCHEMA_2_0: &str = include_str!("../../../schemas/msp/2.0/signal.schema.json");
 
-/// Whether a text looks like MSP: JSON with `intent` and `target` keys.
+/// Whether a text looks like MSP: JSON whose first object has `intent`
+/// and `target` keys.
 pub fn detect(text: &str) -> bool {
     let t = text.trim_start();
     if !(t.starts_with('{') || t.starts_with('[')) {
         return false;
     }
-    let head = &t[..super::hsp::floor_char_boundary(t, 64 * 1024)];
-    super::csdl::has_key(head, "intent") && super::csdl::has_key(head, "target")
+    let keys = json_doc::top_level_keys(t, 64 * 1024);
+    keys.contains(&"intent") && keys.contains(&"target")
 }
 
 /// Reads and checks every signal in a text.
