@@ -6,6 +6,7 @@
 //! over this library; [`run`] is the whole program.
 
 pub mod cli;
+pub mod config;
 pub mod diag;
 pub mod exit;
 pub mod ids;

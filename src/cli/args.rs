@@ -173,6 +173,30 @@ pub enum Command {
     /// verifies.
     Verify(VerifyArgs),
 
+    /// MSP: encode prose as a minimal signal, decode it, judge the round trip.
+    ///
+    /// The offline backend (the default) needs no network: rules find the
+    /// intent, target, params, constraints and priority; templates write
+    /// prose back; a lexical measure judges. --backend openai (any
+    /// OpenAI-compatible server: --base-url, --model, key in
+    /// AIPROTO_LLM_API_KEY) or groq (key in GROQ_API_KEY) use a model.
+    /// Settings also come from the [msp] table of AIPROTO_HOME/config.toml;
+    /// flags win over the environment, which wins over the file. Backend
+    /// failures exit 3.
+    ///
+    /// Example: aiproto msp pipeline --format json "Please review PR 42 by Friday."
+    #[command(subcommand)]
+    Msp(MspCommand),
+
+    /// Count tokens (tiktoken, offline) of inputs, or compare a message's forms.
+    ///
+    /// Each input is counted whole. --compare reads the messages in the
+    /// inputs and counts each in every form aiproto writes it: CSDL compact
+    /// against expanded, an MSP signal against its decoded prose.
+    ///
+    /// Example: aiproto tokens --compare examples/csdl/valid/
+    Tokens(TokensArgs),
+
     /// Print a shell completion script.
     ///
     /// Example: aiproto completions bash > /etc/bash_completion.d/aiproto
@@ -418,6 +442,14 @@ pub struct ConvertArgs {
     /// Fail (exit 1, nothing written) if anything would be lost.
     #[arg(long)]
     pub strict: bool,
+
+    /// CSDL: write the full field names (type, name, parameters, …).
+    #[arg(long, conflicts_with = "compact")]
+    pub expand: bool,
+
+    /// CSDL: write the short field codes (t, n, p, …); the default.
+    #[arg(long)]
+    pub compact: bool,
 }
 
 #[derive(Debug, Args)]
@@ -697,4 +729,153 @@ pub struct CompletionsArgs {
     /// The shell to write completions for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MspCommand {
+    /// Turn prose into an MSP signal, printed as JSON.
+    ///
+    /// Example: echo "Summarize the incident report for the CTO." | aiproto msp encode
+    Encode(MspEncodeArgs),
+
+    /// Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose.
+    ///
+    /// Example: aiproto msp decode --style concise signal.json
+    Decode(MspDecodeArgs),
+
+    /// Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold.
+    ///
+    /// Each text is given as is, as @PATH (a file), or as - (stdin, once).
+    ///
+    /// Example: aiproto msp judge @original.txt @decoded.txt
+    Judge(MspJudgeArgs),
+
+    /// Encode, decode and judge one text, with token counts and timing.
+    ///
+    /// --format json prints the spec's PipelineResult: original_text,
+    /// signal, decoded_text, judge, metrics (original_tokens, signal_tokens,
+    /// decoded_tokens, compression_ratio = signal/original, latency_ms),
+    /// trace_id, timestamp. Exit 1 when the judge fails the round trip.
+    ///
+    /// Example: aiproto msp pipeline --format json @message.txt
+    Pipeline(MspPipelineArgs),
+}
+
+/// Which backend runs the MSP stages, and how it is reached.
+#[derive(Debug, Clone, Args)]
+pub struct BackendArgs {
+    /// offline (rules, no network; the default), openai (any
+    /// OpenAI-compatible server) or groq (Groq's API; judged offline, as
+    /// Groq has no embeddings).
+    #[arg(long, value_enum, env = "AIPROTO_LLM_BACKEND")]
+    pub backend: Option<BackendKind>,
+
+    /// The API root of an OpenAI-compatible server.
+    #[arg(long, value_name = "URL", env = "AIPROTO_LLM_BASE_URL")]
+    pub base_url: Option<String>,
+
+    /// The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile).
+    #[arg(long, env = "AIPROTO_LLM_MODEL")]
+    pub model: Option<String>,
+
+    /// The embeddings model the judge uses (openai: text-embedding-3-small).
+    #[arg(long, value_name = "MODEL", env = "AIPROTO_LLM_EMBEDDING_MODEL")]
+    pub embedding_model: Option<String>,
+
+    /// Requests per minute allowed, over a sliding minute (0: no limit) [default: 30].
+    #[arg(long, value_name = "N")]
+    pub rpm: Option<u32>,
+
+    /// Seconds to wait for one reply before giving up [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// Retries after a 429, a 5xx or a failed connection [default: 3].
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    Offline,
+    Openai,
+    Groq,
+}
+
+#[derive(Debug, Args)]
+pub struct MspEncodeArgs {
+    /// The prose; - or nothing reads stdin, @PATH reads a file.
+    #[arg(value_name = "TEXT")]
+    pub text: Option<String>,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MspDecodeArgs {
+    /// The signal file; - or nothing reads stdin.
+    #[arg(value_name = "FILE")]
+    pub path: Option<PathBuf>,
+
+    /// The style of the prose: professional, concise, friendly (offline);
+    /// any word a model understands (remote) [default: professional].
+    #[arg(long)]
+    pub style: Option<String>,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MspJudgeArgs {
+    /// The original text (text, @PATH or -).
+    pub original: String,
+
+    /// The decoded text (text, @PATH or -).
+    pub decoded: String,
+
+    /// The lowest similarity that passes [default: 0.80].
+    #[arg(long, value_name = "SCORE")]
+    pub threshold: Option<f64>,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MspPipelineArgs {
+    /// The prose; - or nothing reads stdin, @PATH reads a file.
+    #[arg(value_name = "TEXT")]
+    pub text: Option<String>,
+
+    /// The style of the decoded prose [default: professional].
+    #[arg(long)]
+    pub style: Option<String>,
+
+    /// The lowest similarity that passes [default: 0.80].
+    #[arg(long, value_name = "SCORE")]
+    pub threshold: Option<f64>,
+
+    /// The tokenizer the metrics count with.
+    #[arg(long, default_value = "o200k_base")]
+    pub encoding: crate::tokens::Encoding,
+
+    #[command(flatten)]
+    pub backend: BackendArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TokensArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The tokenizer: o200k_base (GPT-4o and later) or cl100k_base (GPT-4).
+    #[arg(long, default_value = "o200k_base")]
+    pub encoding: crate::tokens::Encoding,
+
+    /// Count each message in every form aiproto writes it, with the ratio.
+    #[arg(long)]
+    pub compare: bool,
 }

@@ -9,7 +9,9 @@ use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::model::{Loss, Message, Signature};
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::{self, Found, ProtocolSpec, Unsupported};
+use crate::protocols::csdl::codes::{self, Form};
+use crate::protocols::msp;
+use crate::protocols::{self, Found, Protocol, ProtocolSpec, Unsupported, Value};
 
 /// The `--format json` loss report of one message (written to stderr).
 #[derive(Debug, Serialize)]
@@ -21,6 +23,9 @@ struct LossReport<'a> {
 }
 
 pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
+    if (args.expand || args.compact) && args.to.is_some_and(|t| t.protocol != Protocol::Csdl) {
+        return Err(CliError::usage("--expand and --compact are for --to csdl"));
+    }
     let mut converted = Vec::new();
     let mut status = ExitStatus::Ok;
     let mut any_loss = false;
@@ -35,6 +40,10 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
                     doc.source.name, found.line, doc.source.name
                 );
                 status = status.max(ExitStatus::Invalid);
+                continue;
+            }
+            if let Some(text) = rewrite_json(found, args).map_err(CliError::usage)? {
+                converted.push(text);
                 continue;
             }
             let Some(msg) = found.to_message() else {
@@ -62,6 +71,44 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
         out.write_all(text.as_bytes())?;
     }
     Ok(status)
+}
+
+/// CSDL and MSP, which have no shared-model mapping yet: rewritten within
+/// their own protocol (`None` for the other protocols).
+fn rewrite_json(found: &Found, args: &ConvertArgs) -> Result<Option<String>, Unsupported> {
+    let target = target_of(args, found);
+    let unsupported = Unsupported {
+        from: found.protocol,
+        to: target.protocol,
+    };
+    match &found.value {
+        Value::Csdl(Some(doc)) if target.protocol == Protocol::Csdl => {
+            let form = if args.expand {
+                Form::Expanded
+            } else {
+                Form::Compact
+            };
+            Ok(Some(format!("{}\n", codes::to_form(&doc.json, form))))
+        }
+        Value::Msp(Some(doc)) if target.protocol == Protocol::Msp => {
+            if target.version_or_default() != doc.version.as_str()
+                && args.to.is_some_and(|t| t.version.is_some())
+            {
+                return Err(unsupported);
+            }
+            // 1.0 is written with every field; 2.0 as it came.
+            let json = match doc.version {
+                msp::Version::V1_0 => msp::MinimalSignal::from_json(&doc.json)
+                    .map(|s| s.to_json())
+                    .unwrap_or_else(|_| doc.json.clone()),
+                msp::Version::V2_0 => doc.json.clone(),
+            };
+            Ok(Some(format!("{json}\n")))
+        }
+        Value::Csdl(_) | Value::Msp(_) => Err(unsupported),
+        _ if matches!(target.protocol, Protocol::Csdl | Protocol::Msp) => Err(unsupported),
+        _ => Ok(None),
+    }
 }
 
 /// `--to` as given (its version defaulting to the protocol's newest), or

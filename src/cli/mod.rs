@@ -8,6 +8,7 @@ pub mod convert;
 mod id;
 mod inspect;
 mod keys;
+mod msp;
 mod poll;
 mod recv;
 mod schema;
@@ -15,6 +16,7 @@ mod send;
 mod serve;
 mod sign;
 mod thread;
+mod tokens;
 mod validate;
 mod verify;
 
@@ -44,6 +46,8 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Keys(c) => keys::run(c, g),
         Command::Sign(a) => sign::run(a, g),
         Command::Verify(a) => verify::run(a, g),
+        Command::Msp(c) => msp::run(c, g),
+        Command::Tokens(a) => tokens::run(a, g),
         Command::Completions(a) => completions::run(a),
     }
 }

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
+use chrono::{DateTime, NaiveDateTime, SecondsFormat, SubsecRound, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -110,7 +110,7 @@ pub struct MinimalSignal {
     #[serde(default = "new_trace_id")]
     pub trace_id: String,
     #[serde(
-        default = "Utc::now",
+        default = "now_micros",
         serialize_with = "write_timestamp",
         deserialize_with = "read_timestamp"
     )]
@@ -131,7 +131,7 @@ impl MinimalSignal {
             state: Map::new(),
             priority: Priority::default(),
             trace_id: new_trace_id(),
-            timestamp: Utc::now(),
+            timestamp: now_micros(),
             parent_id: None,
         }
     }
@@ -150,6 +150,11 @@ impl MinimalSignal {
     pub fn to_compact_string(&self) -> String {
         self.to_json().to_string()
     }
+}
+
+/// Now, to the microsecond (as Python's `datetime` keeps it).
+fn now_micros() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
 }
 
 fn default_version() -> String {

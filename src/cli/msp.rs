@@ -1,0 +1,357 @@
+//! `aiproto msp`: encode, decode, judge and the whole pipeline, with the
+//! backend chosen from flags, the environment and `config.toml`.
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::args::{BackendArgs, BackendKind, GlobalArgs, MspCommand};
+use crate::config::{self, MspConfig};
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::output::{self, Format, Painter, SourceLines, Stream};
+use crate::protocols::json_doc::Where;
+use crate::protocols::json_doc::split;
+use crate::protocols::msp::backend::{self, Backend, ErrorKind, MspError};
+use crate::protocols::msp::offline::Offline;
+use crate::protocols::msp::pipeline::{self, Settings};
+use crate::protocols::msp::remote::{Remote, RemoteConfig};
+use crate::protocols::msp::{self as msp_protocol};
+
+const DEFAULT_THRESHOLD: f64 = 0.80;
+const DEFAULT_STYLE: &str = "professional";
+
+pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
+    let cfg = config::load()
+        .map_err(|e| CliError::usage(e).with_hint("see the [msp] table in the README"))?
+        .msp;
+    match cmd {
+        MspCommand::Encode(a) => {
+            let backend = backend(&a.backend, &cfg)?;
+            let text = read_text(a.text.as_deref())?;
+            let signal = backend::encode(backend.as_ref(), &text).map_err(failure)?;
+            print_json(&signal.to_json(), g)?;
+            Ok(ExitStatus::Ok)
+        }
+        MspCommand::Decode(a) => {
+            let backend = backend(&a.backend, &cfg)?;
+            let style = a
+                .style
+                .clone()
+                .or(cfg.style.clone())
+                .unwrap_or(DEFAULT_STYLE.into());
+            let signal = read_signal(a.path.as_deref(), g)?;
+            let Some(signal) = signal else {
+                return Ok(ExitStatus::Invalid);
+            };
+            let text = backend::decode(backend.as_ref(), &signal, &style).map_err(failure)?;
+            match g.format {
+                Format::Json => output::write_json_line(
+                    &mut std::io::stdout().lock(),
+                    &Decoded {
+                        decoded_text: &text,
+                        trace_id: signal.get("trace_id").and_then(|t| t.as_str()),
+                    },
+                )?,
+                Format::Human => writeln!(std::io::stdout().lock(), "{text}")?,
+            }
+            Ok(ExitStatus::Ok)
+        }
+        MspCommand::Judge(a) => {
+            let backend = backend(&a.backend, &cfg)?;
+            let threshold = threshold(a.threshold.or(cfg.threshold))?;
+            let (original, decoded) = read_two(&a.original, &a.decoded)?;
+            let result = backend::judge(backend.as_ref(), &original, &decoded, threshold)
+                .map_err(failure)?;
+            match g.format {
+                Format::Json => output::write_json_line(&mut std::io::stdout().lock(), &result)?,
+                Format::Human => {
+                    let p = Painter::new(g.color, Stream::Stdout);
+                    let line = verdict(&p, result.passed, result.similarity_score, threshold);
+                    writeln!(std::io::stdout().lock(), "{line}")?;
+                }
+            }
+            Ok(if result.passed {
+                ExitStatus::Ok
+            } else {
+                ExitStatus::Invalid
+            })
+        }
+        MspCommand::Pipeline(a) => {
+            let backend = backend(&a.backend, &cfg)?;
+            let settings = Settings {
+                style: a
+                    .style
+                    .clone()
+                    .or(cfg.style.clone())
+                    .unwrap_or(DEFAULT_STYLE.into()),
+                threshold: threshold(a.threshold.or(cfg.threshold))?,
+                encoding: a.encoding,
+            };
+            let text = read_text(a.text.as_deref())?;
+            let result = pipeline::process(backend.as_ref(), &text, &settings).map_err(failure)?;
+            match g.format {
+                Format::Json => output::write_json_line(&mut std::io::stdout().lock(), &result)?,
+                Format::Human => {
+                    let p = Painter::new(g.color, Stream::Stdout);
+                    let m = &result.metrics;
+                    let mut out = std::io::stdout().lock();
+                    writeln!(out, "{}", p.bold("signal"))?;
+                    writeln!(out, "{}", pretty(&result.signal.to_json()))?;
+                    writeln!(out, "{}", p.bold("decoded"))?;
+                    writeln!(out, "{}", result.decoded_text)?;
+                    writeln!(
+                        out,
+                        "{}",
+                        verdict(
+                            &p,
+                            result.judge.passed,
+                            result.judge.similarity_score,
+                            settings.threshold
+                        )
+                    )?;
+                    writeln!(
+                        out,
+                        "tokens: {} original, {} signal, {} decoded ({}); compression {:.2}; {:.1} ms",
+                        m.original_tokens,
+                        m.signal_tokens,
+                        m.decoded_tokens,
+                        settings.encoding,
+                        m.compression_ratio,
+                        m.latency_ms
+                    )?;
+                }
+            }
+            Ok(if result.judge.passed {
+                ExitStatus::Ok
+            } else {
+                ExitStatus::Invalid
+            })
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Decoded<'a> {
+    decoded_text: &'a str,
+    trace_id: Option<&'a str>,
+}
+
+fn verdict(p: &Painter, passed: bool, score: f64, threshold: f64) -> String {
+    if passed {
+        format!(
+            "{}: similarity {score:.3} ≥ {threshold:.2}",
+            p.good("passed")
+        )
+    } else {
+        format!(
+            "{}: similarity {score:.3} < {threshold:.2} (semantic drift)",
+            p.error("failed")
+        )
+    }
+}
+
+fn threshold(t: Option<f64>) -> Result<f64, CliError> {
+    let t = t.unwrap_or(DEFAULT_THRESHOLD);
+    if (0.0..=1.0).contains(&t) {
+        Ok(t)
+    } else {
+        Err(CliError::usage(format!(
+            "--threshold {t} is not between 0 and 1"
+        )))
+    }
+}
+
+/// A stage's failure: exit 3, or 1 when the input itself is the problem.
+fn failure(e: MspError) -> CliError {
+    let input_problem = e.kind == ErrorKind::Encoder && e.message == "Input cannot be empty";
+    let status = if input_problem {
+        ExitStatus::Invalid
+    } else {
+        ExitStatus::Transport
+    };
+    let hint = match e.kind {
+        ErrorKind::RateLimit => Some("lower --rpm, or wait and run again"),
+        _ if input_problem => Some("give the prose as an argument, @PATH, or on stdin"),
+        _ => None,
+    };
+    let err = CliError::new(status, e);
+    match hint {
+        Some(h) => err.with_hint(h),
+        None => err,
+    }
+}
+
+/// The backend from flags (and their environment variables), then the
+/// config file, then the defaults.
+fn backend(args: &BackendArgs, cfg: &MspConfig) -> Result<Box<dyn Backend>, CliError> {
+    let kind = args.backend.or(cfg.backend).unwrap_or(BackendKind::Offline);
+    let (base, model, embedding, key_vars): (&str, &str, Option<&str>, &[&str]) = match kind {
+        BackendKind::Offline => return Ok(Box::new(Offline)),
+        BackendKind::Openai => (
+            "https://api.openai.com/v1",
+            "gpt-4o-mini",
+            Some("text-embedding-3-small"),
+            &["AIPROTO_LLM_API_KEY"],
+        ),
+        BackendKind::Groq => (
+            "https://api.groq.com/openai/v1",
+            "llama-3.3-70b-versatile",
+            None,
+            &["GROQ_API_KEY", "AIPROTO_LLM_API_KEY"],
+        ),
+    };
+    let base_url = args
+        .base_url
+        .clone()
+        .or(cfg.base_url.clone())
+        .unwrap_or(base.into());
+    let api_key = key_vars
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|k| !k.trim().is_empty()));
+    let is_default_host = base_url == base;
+    if api_key.is_none() && is_default_host {
+        return Err(CliError::usage(format!(
+            "no API key for {base_url}: set {}",
+            key_vars.join(" or ")
+        ))
+        .with_hint(
+            "a local OpenAI-compatible server needs no key: --base-url http://127.0.0.1:PORT/v1",
+        ));
+    }
+    let timeout = args.timeout.or(cfg.timeout).unwrap_or(60.0);
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(CliError::usage(format!(
+            "--timeout {timeout} must be a positive number of seconds"
+        )));
+    }
+    let embedding_model = match kind {
+        BackendKind::Groq => args.embedding_model.clone().or(cfg.embedding_model.clone()),
+        _ => args
+            .embedding_model
+            .clone()
+            .or(cfg.embedding_model.clone())
+            .or(embedding.map(str::to_string)),
+    };
+    Ok(Box::new(Remote::new(RemoteConfig {
+        base_url,
+        model: args
+            .model
+            .clone()
+            .or(cfg.model.clone())
+            .unwrap_or(model.into()),
+        embedding_model,
+        api_key,
+        timeout: Duration::from_secs_f64(timeout),
+        retries: args.retries.or(cfg.retries).unwrap_or(3),
+        backoff: Duration::from_millis(500),
+        rpm: args.rpm.or(cfg.rpm).unwrap_or(30),
+    })))
+}
+
+/// Prose from an argument, `@PATH`, or stdin (`-` or nothing).
+fn read_text(arg: Option<&str>) -> Result<String, CliError> {
+    match arg {
+        None | Some("-") => read_stdin(),
+        Some(a) => match a.strip_prefix('@') {
+            Some(path) => read_file(path),
+            None => Ok(a.to_string()),
+        },
+    }
+}
+
+fn read_two(a: &str, b: &str) -> Result<(String, String), CliError> {
+    if a == "-" && b == "-" {
+        return Err(CliError::usage(
+            "only one of ORIGINAL and DECODED can be read from stdin",
+        ));
+    }
+    Ok((read_text(Some(a))?, read_text(Some(b))?))
+}
+
+fn read_stdin() -> Result<String, CliError> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return Err(CliError::usage("no text given")
+            .with_hint("pass it as an argument, @PATH, or pipe it in"));
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes)?;
+    String::from_utf8(bytes).map_err(|_| CliError::usage("<stdin>: not UTF-8 text"))
+}
+
+fn read_file(path: &str) -> Result<String, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| CliError::usage(format!("{path}: {e}")))?;
+    String::from_utf8(bytes).map_err(|_| CliError::usage(format!("{path}: not UTF-8 text")))
+}
+
+/// Reads and checks a signal; findings go to stderr, and `None` means it is
+/// invalid (the spec's "Invalid signal schema").
+fn read_signal(
+    path: Option<&std::path::Path>,
+    g: &GlobalArgs,
+) -> Result<Option<serde_json::Value>, CliError> {
+    let (name, text) = match path {
+        None => ("<stdin>".to_string(), read_stdin()?),
+        Some(p) if p.as_os_str() == "-" => ("<stdin>".to_string(), read_stdin()?),
+        Some(p) => (
+            p.display().to_string(),
+            read_file(&p.display().to_string())?,
+        ),
+    };
+    let doc = split::split(&text, crate::protocols::DEFAULT_MAX_MESSAGE_BYTES)
+        .into_iter()
+        .next();
+    let Some(doc) = doc else {
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!("{name}: the input is empty"),
+        ));
+    };
+    let (value, diagnostics) = match &doc.value {
+        Ok(v) => {
+            let (_, findings) = msp_protocol::check(v);
+            (Some(v.clone()), Where::of(&doc).place_all(findings))
+        }
+        Err(e) => (
+            None,
+            vec![crate::protocols::json_doc::syntax_diagnostic(
+                e,
+                doc.line_offset,
+                "MSP-JSON",
+                "MSP-TOO-LARGE",
+            )],
+        ),
+    };
+    let errors: Vec<_> = diagnostics.iter().filter(|d| d.is_error()).collect();
+    if errors.is_empty() {
+        return Ok(value);
+    }
+    let p = Painter::new(g.color, Stream::Stderr);
+    let lines = SourceLines::new(&text);
+    let mut err = std::io::stderr().lock();
+    for d in &errors {
+        write!(
+            err,
+            "{}",
+            output::format_diagnostic(&p, &name, lines.get(d.line), d, false)
+        )?;
+    }
+    writeln!(
+        err,
+        "aiproto: error: DecoderError: Invalid signal schema ({name})"
+    )?;
+    Ok(None)
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+fn print_json(v: &serde_json::Value, g: &GlobalArgs) -> Result<(), CliError> {
+    let text = match g.format {
+        Format::Json => v.to_string(),
+        Format::Human => pretty(v),
+    };
+    writeln!(std::io::stdout().lock(), "{text}")?;
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! `aiproto tokens`: token counts of inputs, or of each message in every
+//! form aiproto can write it.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::args::{GlobalArgs, TokensArgs};
+use super::common;
+use crate::exit::{CmdResult, ExitStatus};
+use crate::input;
+use crate::output::{self, Format};
+use crate::protocols::csdl::codes;
+use crate::protocols::msp::offline;
+use crate::protocols::{Found, Value};
+use crate::tokens::Encoding;
+
+#[derive(Serialize)]
+struct Count<'a> {
+    source: &'a str,
+    encoding: Encoding,
+    tokens: usize,
+}
+
+/// One message in two forms.
+#[derive(Serialize)]
+struct Comparison<'a> {
+    source: &'a str,
+    line: usize,
+    protocol: &'static str,
+    encoding: Encoding,
+    /// Form name → tokens.
+    forms: Vec<Form>,
+    /// The first form's tokens over the second's.
+    ratio: f64,
+}
+
+#[derive(Serialize)]
+struct Form {
+    form: &'static str,
+    tokens: usize,
+}
+
+pub fn run(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
+    if args.compare {
+        return compare(args, g);
+    }
+    let mut out = std::io::stdout().lock();
+    let mut total = 0;
+    let inputs = input::expand(&args.input.paths)?;
+    let many = inputs.len() > 1;
+    for i in &inputs {
+        let source = i.read()?;
+        let tokens = args.encoding.count(&source.text);
+        total += tokens;
+        match g.format {
+            Format::Json => output::write_json_line(
+                &mut out,
+                &Count {
+                    source: &source.name,
+                    encoding: args.encoding,
+                    tokens,
+                },
+            )?,
+            Format::Human => writeln!(out, "{tokens:>8}  {}", source.name)?,
+        }
+    }
+    if many && g.format == Format::Human && !g.quiet {
+        writeln!(out, "{total:>8}  total ({})", args.encoding)?;
+    }
+    Ok(ExitStatus::Ok)
+}
+
+fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
+    let (docs, mut status) = common::read_all(&args.input)?;
+    let mut out = std::io::stdout().lock();
+    let mut sums = [0usize; 2];
+    for doc in &docs {
+        for found in &doc.messages {
+            let Some((protocol, forms)) = forms(found, args.encoding) else {
+                eprintln!(
+                    "aiproto: error: {}:{}: {} messages have one form only (the other protocols arrive with `convert`)",
+                    doc.source.name, found.line, found.protocol
+                );
+                status = status.max(ExitStatus::Invalid);
+                continue;
+            };
+            sums[0] += forms[0].tokens;
+            sums[1] += forms[1].tokens;
+            let c = Comparison {
+                source: &doc.source.name,
+                line: found.line,
+                protocol,
+                encoding: args.encoding,
+                ratio: forms[0].tokens as f64 / forms[1].tokens.max(1) as f64,
+                forms,
+            };
+            match g.format {
+                Format::Json => output::write_json_line(&mut out, &c)?,
+                Format::Human => writeln!(
+                    out,
+                    "{}:{}: {} {} {}, {} {} ({:.2})",
+                    c.source,
+                    c.line,
+                    c.protocol,
+                    c.forms[0].form,
+                    c.forms[0].tokens,
+                    c.forms[1].form,
+                    c.forms[1].tokens,
+                    c.ratio
+                )?,
+            }
+        }
+    }
+    if g.format == Format::Human && !g.quiet && sums[1] > 0 {
+        writeln!(
+            out,
+            "total: {} against {} tokens ({:.2}, {:.0}% saved; {})",
+            sums[0],
+            sums[1],
+            sums[0] as f64 / sums[1] as f64,
+            100.0 * (1.0 - sums[0] as f64 / sums[1] as f64),
+            args.encoding
+        )?;
+    }
+    Ok(status)
+}
+
+/// A message's two forms, the compact one first.
+fn forms(found: &Found, encoding: Encoding) -> Option<(&'static str, Vec<Form>)> {
+    match &found.value {
+        Value::Csdl(Some(doc)) => {
+            let compact = codes::compact(&doc.json).to_string();
+            let expanded = codes::expand(&doc.json).to_string();
+            Some((
+                "csdl",
+                vec![
+                    Form {
+                        form: "compact",
+                        tokens: encoding.count(&compact),
+                    },
+                    Form {
+                        form: "expanded",
+                        tokens: encoding.count(&expanded),
+                    },
+                ],
+            ))
+        }
+        Value::Msp(Some(doc)) => {
+            let signal = doc.json.to_string();
+            let prose = offline::decode(&doc.json, "professional");
+            Some((
+                "msp",
+                vec![
+                    Form {
+                        form: "signal",
+                        tokens: encoding.count(&signal),
+                    },
+                    Form {
+                        form: "prose",
+                        tokens: encoding.count(&prose),
+                    },
+                ],
+            ))
+        }
+        _ => None,
+    }
+}
