@@ -48,6 +48,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys')
             [CompletionResult]::new('sign', 'sign', [CompletionResultType]::ParameterValue, 'Sign messages with a key from the keystore; prints the signed messages')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every message carries a good signature from a trusted key')
+            [CompletionResult]::new('msp', 'msp', [CompletionResultType]::ParameterValue, 'MSP: encode prose as a minimal signal, decode it, judge the round trip')
+            [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -130,6 +132,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('--canonical', '--canonical', [CompletionResultType]::ParameterName, 'Rewrite in canonical form, keeping each message''s version')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail (exit 1, nothing written) if anything would be lost')
+            [CompletionResult]::new('--expand', '--expand', [CompletionResultType]::ParameterName, 'CSDL: write the full field names (type, name, parameters, …)')
+            [CompletionResult]::new('--compact', '--compact', [CompletionResultType]::ParameterName, 'CSDL: write the short field codes (t, n, p, …); the default')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -552,6 +556,149 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'aiproto;msp' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn prose into an MSP signal, printed as JSON')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose')
+            [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold')
+            [CompletionResult]::new('pipeline', 'pipeline', [CompletionResultType]::ParameterValue, 'Encode, decode and judge one text, with token counts and timing')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;msp;encode' {
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API root of an OpenAI-compatible server')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)')
+            [CompletionResult]::new('--embedding-model', '--embedding-model', [CompletionResultType]::ParameterName, 'The embeddings model the judge uses (openai: text-embedding-3-small)')
+            [CompletionResult]::new('--rpm', '--rpm', [CompletionResultType]::ParameterName, 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for one reply before giving up [default: 60]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a 429, a 5xx or a failed connection [default: 3]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;msp;decode' {
+            [CompletionResult]::new('--style', '--style', [CompletionResultType]::ParameterName, 'The style of the prose: professional, concise, friendly (offline); any word a model understands (remote) [default: professional]')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API root of an OpenAI-compatible server')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)')
+            [CompletionResult]::new('--embedding-model', '--embedding-model', [CompletionResultType]::ParameterName, 'The embeddings model the judge uses (openai: text-embedding-3-small)')
+            [CompletionResult]::new('--rpm', '--rpm', [CompletionResultType]::ParameterName, 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for one reply before giving up [default: 60]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a 429, a 5xx or a failed connection [default: 3]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;msp;judge' {
+            [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'The lowest similarity that passes [default: 0.80]')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API root of an OpenAI-compatible server')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)')
+            [CompletionResult]::new('--embedding-model', '--embedding-model', [CompletionResultType]::ParameterName, 'The embeddings model the judge uses (openai: text-embedding-3-small)')
+            [CompletionResult]::new('--rpm', '--rpm', [CompletionResultType]::ParameterName, 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for one reply before giving up [default: 60]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a 429, a 5xx or a failed connection [default: 3]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;msp;pipeline' {
+            [CompletionResult]::new('--style', '--style', [CompletionResultType]::ParameterName, 'The style of the decoded prose [default: professional]')
+            [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'The lowest similarity that passes [default: 0.80]')
+            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'The tokenizer the metrics count with')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API root of an OpenAI-compatible server')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)')
+            [CompletionResult]::new('--embedding-model', '--embedding-model', [CompletionResultType]::ParameterName, 'The embeddings model the judge uses (openai: text-embedding-3-small)')
+            [CompletionResult]::new('--rpm', '--rpm', [CompletionResultType]::ParameterName, 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for one reply before giving up [default: 60]')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a 429, a 5xx or a failed connection [default: 3]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;msp;help' {
+            [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn prose into an MSP signal, printed as JSON')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose')
+            [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold')
+            [CompletionResult]::new('pipeline', 'pipeline', [CompletionResultType]::ParameterValue, 'Encode, decode and judge one text, with token counts and timing')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;msp;help;encode' {
+            break
+        }
+        'aiproto;msp;help;decode' {
+            break
+        }
+        'aiproto;msp;help;judge' {
+            break
+        }
+        'aiproto;msp;help;pipeline' {
+            break
+        }
+        'aiproto;msp;help;help' {
+            break
+        }
+        'aiproto;tokens' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'The tokenizer: o200k_base (GPT-4o and later) or cl100k_base (GPT-4)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Count each message in every form aiproto writes it, with the ratio')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'aiproto;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
@@ -583,6 +730,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys')
             [CompletionResult]::new('sign', 'sign', [CompletionResultType]::ParameterValue, 'Sign messages with a key from the keystore; prints the signed messages')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every message carries a good signature from a trusted key')
+            [CompletionResult]::new('msp', 'msp', [CompletionResultType]::ParameterValue, 'MSP: encode prose as a minimal signal, decode it, judge the round trip')
+            [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -672,6 +821,28 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;verify' {
+            break
+        }
+        'aiproto;help;msp' {
+            [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn prose into an MSP signal, printed as JSON')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose')
+            [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold')
+            [CompletionResult]::new('pipeline', 'pipeline', [CompletionResultType]::ParameterValue, 'Encode, decode and judge one text, with token counts and timing')
+            break
+        }
+        'aiproto;help;msp;encode' {
+            break
+        }
+        'aiproto;help;msp;decode' {
+            break
+        }
+        'aiproto;help;msp;judge' {
+            break
+        }
+        'aiproto;help;msp;pipeline' {
+            break
+        }
+        'aiproto;help;tokens' {
             break
         }
         'aiproto;help;completions' {

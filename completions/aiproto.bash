@@ -43,6 +43,9 @@ _aiproto() {
             aiproto,keys)
                 cmd="aiproto__subcmd__keys"
                 ;;
+            aiproto,msp)
+                cmd="aiproto__subcmd__msp"
+                ;;
             aiproto,poll)
                 cmd="aiproto__subcmd__poll"
                 ;;
@@ -66,6 +69,9 @@ _aiproto() {
                 ;;
             aiproto,thread)
                 cmd="aiproto__subcmd__thread"
+                ;;
+            aiproto,tokens)
+                cmd="aiproto__subcmd__tokens"
                 ;;
             aiproto,validate)
                 cmd="aiproto__subcmd__validate"
@@ -100,6 +106,9 @@ _aiproto() {
             aiproto__subcmd__help,keys)
                 cmd="aiproto__subcmd__help__subcmd__keys"
                 ;;
+            aiproto__subcmd__help,msp)
+                cmd="aiproto__subcmd__help__subcmd__msp"
+                ;;
             aiproto__subcmd__help,poll)
                 cmd="aiproto__subcmd__help__subcmd__poll"
                 ;;
@@ -124,6 +133,9 @@ _aiproto() {
             aiproto__subcmd__help,thread)
                 cmd="aiproto__subcmd__help__subcmd__thread"
                 ;;
+            aiproto__subcmd__help,tokens)
+                cmd="aiproto__subcmd__help__subcmd__tokens"
+                ;;
             aiproto__subcmd__help,validate)
                 cmd="aiproto__subcmd__help__subcmd__validate"
                 ;;
@@ -147,6 +159,18 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help__subcmd__keys,trust)
                 cmd="aiproto__subcmd__help__subcmd__keys__subcmd__trust"
+                ;;
+            aiproto__subcmd__help__subcmd__msp,decode)
+                cmd="aiproto__subcmd__help__subcmd__msp__subcmd__decode"
+                ;;
+            aiproto__subcmd__help__subcmd__msp,encode)
+                cmd="aiproto__subcmd__help__subcmd__msp__subcmd__encode"
+                ;;
+            aiproto__subcmd__help__subcmd__msp,judge)
+                cmd="aiproto__subcmd__help__subcmd__msp__subcmd__judge"
+                ;;
+            aiproto__subcmd__help__subcmd__msp,pipeline)
+                cmd="aiproto__subcmd__help__subcmd__msp__subcmd__pipeline"
                 ;;
             aiproto__subcmd__help__subcmd__poll,collate)
                 cmd="aiproto__subcmd__help__subcmd__poll__subcmd__collate"
@@ -199,6 +223,36 @@ _aiproto() {
             aiproto__subcmd__keys__subcmd__help,trust)
                 cmd="aiproto__subcmd__keys__subcmd__help__subcmd__trust"
                 ;;
+            aiproto__subcmd__msp,decode)
+                cmd="aiproto__subcmd__msp__subcmd__decode"
+                ;;
+            aiproto__subcmd__msp,encode)
+                cmd="aiproto__subcmd__msp__subcmd__encode"
+                ;;
+            aiproto__subcmd__msp,help)
+                cmd="aiproto__subcmd__msp__subcmd__help"
+                ;;
+            aiproto__subcmd__msp,judge)
+                cmd="aiproto__subcmd__msp__subcmd__judge"
+                ;;
+            aiproto__subcmd__msp,pipeline)
+                cmd="aiproto__subcmd__msp__subcmd__pipeline"
+                ;;
+            aiproto__subcmd__msp__subcmd__help,decode)
+                cmd="aiproto__subcmd__msp__subcmd__help__subcmd__decode"
+                ;;
+            aiproto__subcmd__msp__subcmd__help,encode)
+                cmd="aiproto__subcmd__msp__subcmd__help__subcmd__encode"
+                ;;
+            aiproto__subcmd__msp__subcmd__help,help)
+                cmd="aiproto__subcmd__msp__subcmd__help__subcmd__help"
+                ;;
+            aiproto__subcmd__msp__subcmd__help,judge)
+                cmd="aiproto__subcmd__msp__subcmd__help__subcmd__judge"
+                ;;
+            aiproto__subcmd__msp__subcmd__help,pipeline)
+                cmd="aiproto__subcmd__msp__subcmd__help__subcmd__pipeline"
+                ;;
             aiproto__subcmd__poll,collate)
                 cmd="aiproto__subcmd__poll__subcmd__collate"
                 ;;
@@ -236,7 +290,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -484,7 +538,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__convert)
-            opts="-p -q -v -h -V --protocol --to --canonical --strict --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --to --canonical --strict --expand --compact --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -518,7 +572,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help"
+            opts="validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -741,6 +795,76 @@ _aiproto() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aiproto__subcmd__help__subcmd__msp)
+            opts="encode decode judge pipeline"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__msp__subcmd__decode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__msp__subcmd__encode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__msp__subcmd__judge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__msp__subcmd__pipeline)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aiproto__subcmd__help__subcmd__poll)
             opts="collate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -882,6 +1006,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__thread)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__tokens)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1268,6 +1406,332 @@ _aiproto() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version encode decode judge pipeline help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__decode)
+            opts="-q -v -h -V --style --backend --base-url --model --embedding-model --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --style)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backend)
+                    COMPREPLY=($(compgen -W "offline openai groq" -- "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rpm)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__encode)
+            opts="-q -v -h -V --backend --base-url --model --embedding-model --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --backend)
+                    COMPREPLY=($(compgen -W "offline openai groq" -- "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rpm)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__help)
+            opts="encode decode judge pipeline help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__help__subcmd__decode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__help__subcmd__encode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__help__subcmd__judge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__help__subcmd__pipeline)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__judge)
+            opts="-q -v -h -V --threshold --backend --base-url --model --embedding-model --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backend)
+                    COMPREPLY=($(compgen -W "offline openai groq" -- "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rpm)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__msp__subcmd__pipeline)
+            opts="-q -v -h -V --style --threshold --encoding --backend --base-url --model --embedding-model --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --style)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backend)
+                    COMPREPLY=($(compgen -W "offline openai groq" -- "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rpm)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1689,6 +2153,40 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__tokens)
+            opts="-p -q -v -h -V --protocol --encoding --compare --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --protocol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -45,6 +45,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand keys 'List, export, import, trust and forget keys'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
             cand verify 'Check that every message carries a good signature from a trusted key'
+            cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
+            cand tokens 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -124,6 +126,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --canonical 'Rewrite in canonical form, keeping each message''s version'
             cand --strict 'Fail (exit 1, nothing written) if anything would be lost'
+            cand --expand 'CSDL: write the full field names (type, name, parameters, …)'
+            cand --compact 'CSDL: write the short field codes (t, n, p, …); the default'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -507,6 +511,137 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;msp'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand encode 'Turn prose into an MSP signal, printed as JSON'
+            cand decode 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+            cand judge 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
+            cand pipeline 'Encode, decode and judge one text, with token counts and timing'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;msp;encode'= {
+            cand --backend 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)'
+            cand --base-url 'The API root of an OpenAI-compatible server'
+            cand --model 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)'
+            cand --embedding-model 'The embeddings model the judge uses (openai: text-embedding-3-small)'
+            cand --rpm 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]'
+            cand --timeout 'Seconds to wait for one reply before giving up [default: 60]'
+            cand --retries 'Retries after a 429, a 5xx or a failed connection [default: 3]'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;msp;decode'= {
+            cand --style 'The style of the prose: professional, concise, friendly (offline); any word a model understands (remote) [default: professional]'
+            cand --backend 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)'
+            cand --base-url 'The API root of an OpenAI-compatible server'
+            cand --model 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)'
+            cand --embedding-model 'The embeddings model the judge uses (openai: text-embedding-3-small)'
+            cand --rpm 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]'
+            cand --timeout 'Seconds to wait for one reply before giving up [default: 60]'
+            cand --retries 'Retries after a 429, a 5xx or a failed connection [default: 3]'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;msp;judge'= {
+            cand --threshold 'The lowest similarity that passes [default: 0.80]'
+            cand --backend 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)'
+            cand --base-url 'The API root of an OpenAI-compatible server'
+            cand --model 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)'
+            cand --embedding-model 'The embeddings model the judge uses (openai: text-embedding-3-small)'
+            cand --rpm 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]'
+            cand --timeout 'Seconds to wait for one reply before giving up [default: 60]'
+            cand --retries 'Retries after a 429, a 5xx or a failed connection [default: 3]'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;msp;pipeline'= {
+            cand --style 'The style of the decoded prose [default: professional]'
+            cand --threshold 'The lowest similarity that passes [default: 0.80]'
+            cand --encoding 'The tokenizer the metrics count with'
+            cand --backend 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)'
+            cand --base-url 'The API root of an OpenAI-compatible server'
+            cand --model 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)'
+            cand --embedding-model 'The embeddings model the judge uses (openai: text-embedding-3-small)'
+            cand --rpm 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]'
+            cand --timeout 'Seconds to wait for one reply before giving up [default: 60]'
+            cand --retries 'Retries after a 429, a 5xx or a failed connection [default: 3]'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;msp;help'= {
+            cand encode 'Turn prose into an MSP signal, printed as JSON'
+            cand decode 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+            cand judge 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
+            cand pipeline 'Encode, decode and judge one text, with token counts and timing'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;msp;help;encode'= {
+        }
+        &'aiproto;msp;help;decode'= {
+        }
+        &'aiproto;msp;help;judge'= {
+        }
+        &'aiproto;msp;help;pipeline'= {
+        }
+        &'aiproto;msp;help;help'= {
+        }
+        &'aiproto;tokens'= {
+            cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --encoding 'The tokenizer: o200k_base (GPT-4o and later) or cl100k_base (GPT-4)'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --compare 'Count each message in every form aiproto writes it, with the ratio'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'aiproto;completions'= {
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
@@ -537,6 +672,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand keys 'List, export, import, trust and forget keys'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
             cand verify 'Check that every message carries a good signature from a trusted key'
+            cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
+            cand tokens 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -600,6 +737,22 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;sign'= {
         }
         &'aiproto;help;verify'= {
+        }
+        &'aiproto;help;msp'= {
+            cand encode 'Turn prose into an MSP signal, printed as JSON'
+            cand decode 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+            cand judge 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
+            cand pipeline 'Encode, decode and judge one text, with token counts and timing'
+        }
+        &'aiproto;help;msp;encode'= {
+        }
+        &'aiproto;help;msp;decode'= {
+        }
+        &'aiproto;help;msp;judge'= {
+        }
+        &'aiproto;help;msp;pipeline'= {
+        }
+        &'aiproto;help;tokens'= {
         }
         &'aiproto;help;completions'= {
         }

@@ -50,6 +50,8 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keygen" -d 'Make a 
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keys" -d 'List, export, import, trust and forget keys'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "msp" -d 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "tokens" -d 'Count tokens (tiktoken, offline) of inputs, or compare a message\'s forms'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
@@ -123,6 +125,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l format -d 'O
 json\t'One JSON object per line (JSON Lines), stable field names'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l canonical -d 'Rewrite in canonical form, keeping each message\'s version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l strict -d 'Fail (exit 1, nothing written) if anything would be lost'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l expand -d 'CSDL: write the full field names (type, name, parameters, …)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l compact -d 'CSDL: write the short field codes (t, n, p, …); the default'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -401,6 +405,114 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s q -l quiet -d
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "encode" -d 'Turn prose into an MSP signal, printed as JSON'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "decode" -d 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "judge" -d 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "pipeline" -d 'Encode, decode and judge one text, with token counts and timing'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t''
+openai\t''
+groq\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l base-url -d 'The API root of an OpenAI-compatible server' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l model -d 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l embedding-model -d 'The embeddings model the judge uses (openai: text-embedding-3-small)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l rpm -d 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l timeout -d 'Seconds to wait for one reply before giving up [default: 60]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l retries -d 'Retries after a 429, a 5xx or a failed connection [default: 3]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l style -d 'The style of the prose: professional, concise, friendly (offline); any word a model understands (remote) [default: professional]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t''
+openai\t''
+groq\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l base-url -d 'The API root of an OpenAI-compatible server' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l model -d 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l embedding-model -d 'The embeddings model the judge uses (openai: text-embedding-3-small)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l rpm -d 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l timeout -d 'Seconds to wait for one reply before giving up [default: 60]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l retries -d 'Retries after a 429, a 5xx or a failed connection [default: 3]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l threshold -d 'The lowest similarity that passes [default: 0.80]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t''
+openai\t''
+groq\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l base-url -d 'The API root of an OpenAI-compatible server' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l model -d 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l embedding-model -d 'The embeddings model the judge uses (openai: text-embedding-3-small)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l rpm -d 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l timeout -d 'Seconds to wait for one reply before giving up [default: 60]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l retries -d 'Retries after a 429, a 5xx or a failed connection [default: 3]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l style -d 'The style of the decoded prose [default: professional]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l threshold -d 'The lowest similarity that passes [default: 0.80]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l encoding -d 'The tokenizer the metrics count with' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t''
+openai\t''
+groq\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l base-url -d 'The API root of an OpenAI-compatible server' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l model -d 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l embedding-model -d 'The embeddings model the judge uses (openai: text-embedding-3-small)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l rpm -d 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l timeout -d 'Seconds to wait for one reply before giving up [default: 60]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l retries -d 'Retries after a 429, a 5xx or a failed connection [default: 3]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "encode" -d 'Turn prose into an MSP signal, printed as JSON'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "decode" -d 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "judge" -d 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "pipeline" -d 'Encode, decode and judge one text, with token counts and timing'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l encoding -d 'The tokenizer: o200k_base (GPT-4o and later) or cl100k_base (GPT-4)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l compare -d 'Count each message in every form aiproto writes it, with the ratio'
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -410,25 +522,27 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s q -l qui
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "id" -d 'Print fresh message ids (ULID by default)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "recv" -d 'Receive messages from a broker: print each as it arrives'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "request" -d 'Send an HSP TaskRequest and wait for its TaskResult'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "broker" -d 'Run an MQTT broker in this process (no other software needed)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "keys" -d 'List, export, import, trust and forget keys'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "id" -d 'Print fresh message ids (ULID by default)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "recv" -d 'Receive messages from a broker: print each as it arrives'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "request" -d 'Send an HSP TaskRequest and wait for its TaskResult'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "broker" -d 'Run an MQTT broker in this process (no other software needed)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "keys" -d 'List, export, import, trust and forget keys'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "msp" -d 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "tokens" -d 'Count tokens (tiktoken, offline) of inputs, or compare a message\'s forms'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from poll" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'Name and title of every embedded schema'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`'
@@ -438,3 +552,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "trust" -d 'Pin a key for an id: PEM, raw base64, or a file holding either'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "forget" -d 'Remove the pinned key of an id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "apply-revoke" -d 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from msp" -f -a "encode" -d 'Turn prose into an MSP signal, printed as JSON'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from msp" -f -a "decode" -d 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from msp" -f -a "judge" -d 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from msp" -f -a "pipeline" -d 'Encode, decode and judge one text, with token counts and timing'

@@ -229,10 +229,11 @@ fn cycles(flat: &[Step], edges: &[Vec<usize>], out: &mut Vec<Finding>) {
             .chain(std::iter::once(&i))
             .any(|&j| flat[j].action == Some("loop"));
         if !looped {
-            let names: Vec<&str> = on_cycle
-                .iter()
-                .map(|&j| flat[j].id.unwrap_or("?"))
-                .collect();
+            // i first and last: a → b → a.
+            let mut members = vec![i];
+            members.extend(on_cycle.iter().copied().filter(|&j| j != i));
+            members.push(i);
+            let names: Vec<&str> = members.iter().map(|&j| flat[j].id.unwrap_or("?")).collect();
             out.push(Finding::error(
                 format!("{}/id", flat[i].pointer),
                 "CSDL-CYCLE",

@@ -178,6 +178,19 @@ pub fn check(value: &Value) -> (Option<Version>, Vec<Finding>) {
             format!("unknown intent `{intent}` (one of {})", known.join(", ")),
         ));
     }
+    if let Some(Value::String(priority)) = map.get("priority")
+        && !Priority::ALL.iter().any(|p| p.as_str() == priority)
+    {
+        let known: Vec<&str> = Priority::ALL.iter().map(|p| p.as_str()).collect();
+        rules.push(Finding::error(
+            "/priority",
+            "MSP-PRIORITY",
+            format!(
+                "unknown priority `{priority}` (one of {})",
+                known.join(", ")
+            ),
+        ));
+    }
     if let Some(Value::String(target)) = map.get("target")
         && target.trim().is_empty()
     {

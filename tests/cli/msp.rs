@@ -1,0 +1,223 @@
+//! `aiproto msp` with the offline backend, MSP validation, and `tokens`.
+
+use predicates::str::contains;
+use serde_json::Value;
+
+use super::{aiproto, home, json_lines, repo};
+
+fn stdout_json(out: &[u8]) -> Value {
+    serde_json::from_slice(out).expect("stdout is one JSON value")
+}
+
+#[test]
+fn encode_prints_a_valid_signal() {
+    let dir = home();
+    let out = aiproto(dir.path())
+        .args(["msp", "encode", "--format", "json"])
+        .write_stdin("Please review the deployment checklist for the payments API by Friday. This is urgent.")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let signal = stdout_json(&out);
+    assert_eq!(signal["intent"], "EVALUATE");
+    assert_eq!(signal["target"], "deployment checklist");
+    assert_eq!(signal["params"]["deadline"], "Friday");
+    assert_eq!(signal["priority"], "high");
+    // What encode writes, validate accepts.
+    let file = dir.path().join("signal.json");
+    std::fs::write(&file, &out).unwrap();
+    aiproto(dir.path())
+        .arg("validate")
+        .arg(&file)
+        .assert()
+        .success();
+}
+
+#[test]
+fn empty_prose_is_refused_as_the_spec_says() {
+    let dir = home();
+    aiproto(dir.path())
+        .args(["msp", "encode", "   "])
+        .assert()
+        .code(1)
+        .stderr(contains("EncoderError: Input cannot be empty"));
+}
+
+#[test]
+fn decode_names_intent_and_target_and_refuses_invalid_signals() {
+    let dir = home();
+    aiproto(dir.path())
+        .args(["msp", "decode"])
+        .arg(repo("examples/msp/valid/full.json"))
+        .assert()
+        .success()
+        .stdout(contains("Please analyze Q3 churn in the EU region."))
+        .stdout(contains("Priority: high."));
+    aiproto(dir.path())
+        .args(["msp", "decode"])
+        .arg(repo("examples/msp/invalid/extra_field.json"))
+        .assert()
+        .code(1)
+        .stderr(contains("error[MSP-UNKNOWN-FIELD]"))
+        .stderr(contains("DecoderError: Invalid signal schema"));
+    aiproto(dir.path())
+        .args(["msp", "decode", "-"])
+        .write_stdin("{\"intent\": \"QUERY\", \"target\": ")
+        .assert()
+        .code(1)
+        .stderr(contains("<stdin>:1:"))
+        .stderr(contains("error[MSP-JSON]"));
+}
+
+#[test]
+fn judge_exit_code_is_the_verdict() {
+    let dir = home();
+    aiproto(dir.path())
+        .args(["msp", "judge", "deploy the api now", "deploy the api now"])
+        .assert()
+        .success()
+        .stdout(contains("passed: similarity 1.000"));
+    let out = aiproto(dir.path())
+        .args([
+            "msp",
+            "judge",
+            "--format",
+            "json",
+            "deploy the api",
+            "bake a cake",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let judge = stdout_json(&out);
+    assert_eq!(judge["passed"], false);
+    assert!(
+        judge["issues"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("Semantic drift detected")
+    );
+    aiproto(dir.path())
+        .args(["msp", "judge", "--threshold", "1.5", "a", "b"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn pipeline_json_has_the_spec_field_names() {
+    let dir = home();
+    let text = "Translate the onboarding guide into French before the Paris office opens on Monday. \
+                Keep the product names in English. Only translate the first three chapters.";
+    let out = aiproto(dir.path())
+        .args([
+            "msp",
+            "pipeline",
+            "--format",
+            "json",
+            "--threshold",
+            "0.1",
+            text,
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let r = stdout_json(&out);
+    for key in [
+        "original_text",
+        "signal",
+        "decoded_text",
+        "judge",
+        "metrics",
+        "trace_id",
+        "timestamp",
+    ] {
+        assert!(r.get(key).is_some(), "no {key} in {r}");
+    }
+    let m = &r["metrics"];
+    let ratio = m["signal_tokens"].as_f64().unwrap() / m["original_tokens"].as_f64().unwrap();
+    assert!((m["compression_ratio"].as_f64().unwrap() - ratio).abs() < 1e-12);
+    assert_eq!(r["trace_id"], r["signal"]["trace_id"]);
+    assert_eq!(r["signal"]["intent"], "TRANSFORM");
+    assert_eq!(r["signal"]["params"]["language"], "French");
+}
+
+#[test]
+fn msp_2_signals_are_recognised_by_version() {
+    let dir = home();
+    let out = aiproto(dir.path())
+        .args(["validate", "--format", "json"])
+        .arg(repo("examples/msp/valid/version_2.json"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows = json_lines(&out);
+    assert_eq!(rows[0]["protocol"], "msp");
+    assert_eq!(rows[0]["version"], "2.0");
+    let file = dir.path().join("v2.json");
+    std::fs::write(
+        &file,
+        r#"{"version": "2.0", "intent": "REPORT", "target": "x", "params": {}}"#,
+    )
+    .unwrap();
+    aiproto(dir.path())
+        .arg("validate")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stdout(contains("`params` is not a field of an MSP 2.0 signal"));
+}
+
+#[test]
+fn tokens_counts_inputs_and_compares_forms() {
+    let dir = home();
+    let out = aiproto(dir.path())
+        .args(["tokens", "--format", "json", "-"])
+        .write_stdin("hello world")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(
+        json_lines(&out)[0],
+        serde_json::json!({"source": "<stdin>", "encoding": "o200k_base", "tokens": 2})
+    );
+    let out = aiproto(dir.path())
+        .args([
+            "tokens",
+            "--compare",
+            "--format",
+            "json",
+            "--encoding",
+            "cl100k_base",
+        ])
+        .arg(repo(
+            "examples/csdl/valid/function_search_knowledge_base.json",
+        ))
+        .arg(repo("examples/msp/valid/full.json"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows = json_lines(&out);
+    assert_eq!(rows[0]["protocol"], "csdl");
+    assert_eq!(rows[0]["forms"][0]["form"], "compact");
+    assert_eq!(rows[1]["protocol"], "msp");
+    assert_eq!(rows[1]["forms"][1]["form"], "prose");
+    assert!(rows.iter().all(|r| r["encoding"] == "cl100k_base"));
+    aiproto(dir.path())
+        .args(["tokens", "--encoding", "gpt2", "-"])
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stderr(contains("unknown encoding"));
+}
