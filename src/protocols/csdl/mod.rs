@@ -10,6 +10,8 @@
 
 pub mod checks;
 pub mod codes;
+#[cfg(test)]
+mod proptests;
 pub mod workflow;
 
 use std::sync::OnceLock;

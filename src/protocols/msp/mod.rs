@@ -9,6 +9,8 @@
 pub mod backend;
 pub mod offline;
 pub mod pipeline;
+#[cfg(test)]
+mod proptests;
 pub mod rate;
 pub mod remote;
 pub mod signal;

@@ -1,0 +1,180 @@
+//! The MSP spec's correctness properties 1–6 and 8, for the offline
+//! backend, over generated signals and generated prose (256 cases each).
+
+use chrono::{DateTime, TimeZone, Utc};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+use super::backend::{self, Backend};
+use super::offline::{self, Offline};
+use super::pipeline::{self, Settings};
+use super::{Intent, MinimalSignal, Priority};
+use crate::tokens::Encoding;
+
+fn intent() -> impl Strategy<Value = Intent> {
+    prop::sample::select(Intent::ALL.to_vec())
+}
+
+fn priority() -> impl Strategy<Value = Priority> {
+    prop::sample::select(Priority::ALL.to_vec())
+}
+
+fn scalar() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        "[a-zA-Z0-9 ,.:-]{0,20}".prop_map(Value::String),
+        any::<i32>().prop_map(|n| json!(n)),
+        any::<bool>().prop_map(Value::Bool),
+        Just(Value::Null),
+    ]
+}
+
+fn object() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::btree_map("[a-z_]{1,10}", scalar(), 0..4)
+        .prop_map(|m| m.into_iter().collect())
+}
+
+fn timestamp() -> impl Strategy<Value = DateTime<Utc>> {
+    // Microsecond precision, as the spec's Python model keeps it.
+    (0i64..4_000_000_000, 0u32..1_000_000)
+        .prop_map(|(s, us)| Utc.timestamp_opt(s, us * 1000).single().unwrap_or_default())
+}
+
+fn signal() -> impl Strategy<Value = MinimalSignal> {
+    (
+        intent(),
+        "[A-Za-z0-9][A-Za-z0-9 _.-]{0,30}",
+        object(),
+        prop::collection::vec("[a-zA-Z ]{1,30}", 0..3),
+        object(),
+        priority(),
+        any::<u128>(),
+        timestamp(),
+        prop::option::of("[a-f0-9-]{8,36}"),
+    )
+        .prop_map(
+            |(intent, target, params, constraints, state, priority, id, timestamp, parent_id)| {
+                MinimalSignal {
+                    version: "1.0".into(),
+                    intent,
+                    target: target.trim().to_string(),
+                    params,
+                    constraints,
+                    state,
+                    priority,
+                    trace_id: uuid::Uuid::from_u128(id).to_string(),
+                    timestamp,
+                    parent_id,
+                }
+            },
+        )
+        .prop_filter("a target that is not empty", |s| !s.target.is_empty())
+}
+
+/// Prose an agent might send: a mix of words, cues, numbers and punctuation.
+fn prose() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        "[a-z]{1,10}",
+        "[A-Z][a-z]{1,8}",
+        prop::sample::select(vec![
+            "analyze",
+            "write",
+            "review",
+            "translate",
+            "find",
+            "report",
+            "delegate",
+            "urgent",
+            "must",
+            "only",
+            "by",
+            "Friday",
+            "200",
+            "words",
+            "status:",
+            "80%",
+            "done",
+            "?",
+            ".",
+            "https://example.com/x",
+            "plan.md",
+            "\n",
+            "asap",
+            "to",
+            "French",
+        ])
+        .prop_map(str::to_string),
+    ];
+    prop::collection::vec(word, 1..40)
+        .prop_map(|w| w.join(" "))
+        .prop_filter("non-empty prose", |s| !s.trim().is_empty())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Property 1: every field is present, the JSON is valid, and it reads back equal.
+    #[test]
+    fn p1_schema_validity(s in signal()) {
+        let json = s.to_json();
+        for field in ["intent", "target", "params", "constraints", "state", "priority", "trace_id", "timestamp"] {
+            prop_assert!(json.get(field).is_some(), "no {field}");
+        }
+        let (_, findings) = super::check(&json);
+        prop_assert!(findings.is_empty(), "{findings:?}");
+        prop_assert_eq!(MinimalSignal::from_json(&json).unwrap(), s);
+    }
+
+    /// Property 2: the encoder turns any non-empty prose into a valid signal.
+    #[test]
+    fn p2_encoder_produces_valid_msp(text in prose()) {
+        let s = backend::encode(&Offline, &text).unwrap();
+        let (_, findings) = super::check(&s.to_json());
+        prop_assert!(findings.iter().all(|f| !f.diagnostic.is_error()), "{findings:?}");
+        prop_assert!(!s.target.trim().is_empty());
+    }
+
+    /// Property 3: the decoder's output is never empty.
+    #[test]
+    fn p3_decoder_output_is_not_empty(s in signal(), style in prop::sample::select(offline::STYLES.to_vec())) {
+        let text = backend::decode(&Offline, &s.to_json(), style).unwrap();
+        prop_assert!(!text.trim().is_empty());
+    }
+
+    /// Property 4: the decoded text names the intent and the target.
+    #[test]
+    fn p4_decoder_keeps_intent_and_target(s in signal(), style in prop::sample::select(offline::STYLES.to_vec())) {
+        let text = Offline.decode_signal(&s.to_json(), style).unwrap();
+        prop_assert!(text.contains(&s.target), "{text}");
+        let verb = s.intent.as_str().to_lowercase();
+        prop_assert!(text.to_lowercase().contains(&verb), "no `{verb}` in {text}");
+    }
+
+    /// Property 5: scores are in [0, 1], and below the threshold fails.
+    #[test]
+    fn p5_judge_score_bounds(a in ".{0,80}", b in ".{0,80}", threshold in 0.0f64..=1.0) {
+        let r = backend::judge(&Offline, &a, &b, threshold).unwrap();
+        prop_assert!((0.0..=1.0).contains(&r.similarity_score));
+        prop_assert_eq!(r.passed, r.similarity_score >= threshold);
+        prop_assert_eq!(r.issues.is_empty(), r.passed);
+    }
+
+    /// Property 6: the ratio is signal over original, and counts are positive.
+    #[test]
+    fn p6_metrics(text in prose()) {
+        let settings = Settings { style: "professional".into(), threshold: 0.8, encoding: Encoding::O200kBase };
+        let r = pipeline::process(&Offline, &text, &settings).unwrap();
+        let m = &r.metrics;
+        prop_assert!(m.original_tokens > 0 && m.signal_tokens > 0 && m.decoded_tokens > 0);
+        prop_assert_eq!(m.compression_ratio, m.signal_tokens as f64 / m.original_tokens as f64);
+        prop_assert_eq!(m.signal_tokens, Encoding::O200kBase.count(&r.signal.to_compact_string()));
+    }
+
+    /// Property 8: JSON text → signal → JSON text is the identity.
+    #[test]
+    fn p8_json_round_trip(s in signal()) {
+        let text = s.to_compact_string();
+        let back: MinimalSignal = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(&back, &s);
+        prop_assert_eq!(back.to_compact_string(), text);
+    }
+}
