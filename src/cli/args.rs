@@ -11,8 +11,9 @@ use crate::protocols::ProtocolSpec;
 /// Compose, validate, convert and send AI-agent protocol messages.
 ///
 /// aiproto reads AI Crosstalk envelopes ([[A→B v1]] … [[END]]) from files,
-/// stdin or whole pasted chat transcripts, checks them against the spec, and
-/// writes new ones. Exit codes: 0 ok, 1 invalid message, 2 usage error or
+/// stdin or whole pasted chat transcripts, HSP JSON envelopes, CSDL
+/// documents and MSP signals, checks them against their specs, writes new
+/// ones, and sends them. Exit codes: 0 ok, 1 invalid message, 2 usage error or
 /// unreadable input, 3 transport failure, 4 timeout.
 #[derive(Debug, Parser)]
 #[command(

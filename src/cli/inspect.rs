@@ -17,6 +17,72 @@ use crate::sign::claim::ClaimError;
 use crate::sign::keystore::Keystore;
 use crate::sign::trust::{Trust, VerifyError};
 
+/// `--format json` for CSDL and MSP, which have no shared-model form yet:
+/// the document itself (CSDL in its expanded spelling).
+#[derive(Debug, Serialize)]
+struct InspectedDocument<'a> {
+    source: &'a str,
+    index: usize,
+    line: usize,
+    valid: bool,
+    protocol: crate::protocols::Protocol,
+    version: &'a str,
+    document: serde_json::Value,
+}
+
+/// A CSDL document in full names, or an MSP signal with its fields and the
+/// prose the offline decoder writes from it.
+fn inspect_json_document(
+    out: &mut impl Write,
+    p: &Painter,
+    g: &GlobalArgs,
+    source: &str,
+    found: &Found,
+    valid: bool,
+) -> std::io::Result<()> {
+    use crate::protocols::Value;
+    let document = match &found.value {
+        Value::Csdl(Some(d)) => crate::protocols::csdl::codes::expand(&d.json),
+        Value::Msp(Some(d)) => d.json.clone(),
+        _ => return Ok(()),
+    };
+    if g.format == Format::Json {
+        return output::write_json_line(
+            out,
+            &InspectedDocument {
+                source,
+                index: found.index,
+                line: found.line,
+                valid,
+                protocol: found.protocol,
+                version: &found.version,
+                document,
+            },
+        );
+    }
+    let verdict = if valid {
+        p.good("valid")
+    } else {
+        p.error("invalid")
+    };
+    writeln!(
+        out,
+        "{} {} {} ({verdict})",
+        p.bold(&format!("{source}:{}", found.line)),
+        found.protocol,
+        found.version
+    )?;
+    if found.protocol == crate::protocols::Protocol::Msp {
+        let prose = crate::protocols::msp::offline::decode(&document, "professional");
+        writeln!(out, "  {}", p.dim(&prose))?;
+    }
+    let pretty = serde_json::to_string_pretty(&document).unwrap_or_default();
+    for line in pretty.lines() {
+        writeln!(out, "  {line}")?;
+    }
+    writeln!(out)
+}
+
 /// `--format json`: the message in the shared model, with where it came from.
 #[derive(Debug, Serialize)]
 struct Inspected<'a> {
@@ -36,10 +102,11 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
         .map(|store| Trust::Store { store, tofu: false });
     for doc in &docs {
         for found in &doc.messages {
+            let valid = found.is_valid(false);
             let Some(msg) = found.to_message() else {
+                inspect_json_document(&mut out, &p, g, &doc.source.name, found, valid)?;
                 continue;
             };
-            let valid = found.is_valid(false);
             match g.format {
                 Format::Json => output::write_json_line(
                     &mut out,

@@ -25,6 +25,9 @@ fn all() -> Vec<(String, &'static str)> {
         .iter()
         .map(|f| (format!("hsp/{}/{}", f.version.as_str(), f.name), f.text))
         .collect();
+    out.push(("csdl/1.0/element".into(), crate::protocols::csdl::SCHEMA));
+    out.push(("msp/1.0/signal".into(), crate::protocols::msp::SCHEMA_1_0));
+    out.push(("msp/2.0/signal".into(), crate::protocols::msp::SCHEMA_2_0));
     out.push(("aiproto/validate-report".into(), REPORT));
     out
 }
