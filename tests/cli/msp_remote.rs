@@ -66,8 +66,7 @@ impl FakeLlm {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);
         thread::spawn(move || {
-            let mut n = 0;
-            for mut request in server.incoming_requests() {
+            for (n, mut request) in server.incoming_requests().enumerate() {
                 let mut body = String::new();
                 let _ = request.as_reader().read_to_string(&mut body);
                 log.lock().unwrap().push(Seen {
@@ -80,7 +79,6 @@ impl FakeLlm {
                     body: serde_json::from_str(&body).unwrap_or(Value::Null),
                 });
                 let reply = replies[n.min(replies.len() - 1)].clone();
-                n += 1;
                 thread::spawn(move || {
                     thread::sleep(reply.delay);
                     let mut response = tiny_http::Response::from_string(reply.body)

@@ -136,7 +136,7 @@ fn memory(map: &Map<String, Value>, at: &str, out: &mut Vec<Finding>) {
         Some("retrieve") => {
             required_str(map, at, "query", out);
             if let Some(limit) = map.get("limit")
-                && !limit.as_u64().is_some_and(|n| n > 0)
+                && limit.as_u64().is_none_or(|n| n == 0)
             {
                 out.push(wrong_type(
                     format!("{at}/limit"),

@@ -170,10 +170,11 @@ pub fn top_level_keys(text: &str, limit: usize) -> Vec<&str> {
                 while i < end && bytes[i] != b'"' {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
-                if expect_key && Some(depth) == object_depth && i <= end {
-                    if let Some(k) = text.get(start..i.min(end)) {
-                        keys.push(k);
-                    }
+                if expect_key
+                    && Some(depth) == object_depth
+                    && let Some(k) = text.get(start..i.min(end))
+                {
+                    keys.push(k);
                 }
                 expect_key = false;
             }
