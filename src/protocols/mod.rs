@@ -139,30 +139,18 @@ impl Protocol {
             Protocol::Csdl => csdl::read(text, options.max_message_bytes)
                 .into_iter()
                 .enumerate()
-                .map(|(index, r)| Found {
-                    index,
-                    line: r.line,
-                    end_line: r.end_line,
-                    protocol: self,
-                    version: csdl::VERSION.to_string(),
-                    diagnostics: r.diagnostics,
-                    value: Value::Csdl(r.doc),
+                .map(|(index, r)| {
+                    Found::from_json_doc(index, self, r, |d| (csdl::VERSION, Value::Csdl(d)))
                 })
                 .collect(),
             Protocol::Msp => msp::read(text, options.max_message_bytes)
                 .into_iter()
                 .enumerate()
-                .map(|(index, r)| Found {
-                    index,
-                    line: r.line,
-                    end_line: r.end_line,
-                    protocol: self,
-                    version: r
-                        .doc
-                        .as_ref()
-                        .map_or_else(String::new, |d| d.version.as_str().to_string()),
-                    diagnostics: r.diagnostics,
-                    value: Value::Msp(r.doc),
+                .map(|(index, r)| {
+                    Found::from_json_doc(index, self, r, |d| {
+                        let version = d.as_ref().map_or("", |d| d.version.as_str());
+                        (version, Value::Msp(d))
+                    })
                 })
                 .collect(),
         }
@@ -282,6 +270,26 @@ impl Found {
                 .map_or_else(String::new, |v| v.as_str().to_string()),
             diagnostics: r.diagnostics,
             value: Value::Hsp(r.message),
+        }
+    }
+
+    /// A CSDL or MSP read result as a found message; `value` gives the
+    /// version and the protocol's typed value.
+    pub fn from_json_doc<T>(
+        index: usize,
+        protocol: Protocol,
+        r: json_doc::Read<T>,
+        value: impl FnOnce(Option<T>) -> (&'static str, Value),
+    ) -> Found {
+        let (version, value) = value(r.doc);
+        Found {
+            index,
+            line: r.line,
+            end_line: r.end_line,
+            protocol,
+            version: version.to_string(),
+            diagnostics: r.diagnostics,
+            value,
         }
     }
 

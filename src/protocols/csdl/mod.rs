@@ -18,9 +18,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::json_doc::split::{self, Doc};
-use super::json_doc::{self, Finding, Where};
-use crate::diag::Diagnostic;
+use super::json_doc::{self, Finding};
 use codes::Spelling;
 
 /// The one CSDL version.
@@ -42,14 +40,6 @@ impl CsdlDoc {
     pub fn compact(&self) -> Value {
         codes::compact(&self.json)
     }
-}
-
-/// A document read from an input, with its findings placed in the text.
-pub struct Read {
-    pub doc: Option<CsdlDoc>,
-    pub diagnostics: Vec<Diagnostic>,
-    pub line: usize,
-    pub end_line: usize,
 }
 
 /// Whether a text looks like CSDL: JSON whose first object has a `t` or
@@ -82,28 +72,25 @@ fn names_an_element_type(text: &str) -> bool {
 }
 
 /// Reads and checks every document in a text.
-pub fn read(text: &str, max_message_bytes: usize) -> Vec<Read> {
-    let docs = split::split(text, max_message_bytes);
-    crate::parallel::map_owned(docs, read_doc)
+pub fn read(text: &str, max_message_bytes: usize) -> Vec<json_doc::Read<CsdlDoc>> {
+    let syntax = json_doc::SyntaxCodes {
+        json: "CSDL-JSON",
+        too_large: "CSDL-TOO-LARGE",
+    };
+    json_doc::read_all(text, max_message_bytes, syntax, |value| {
+        let (spelling, findings) = check_as_written(&value);
+        (
+            Some(CsdlDoc {
+                json: value,
+                spelling,
+            }),
+            findings,
+        )
+    })
 }
 
-/// Checks one document of an input.
-pub fn read_doc(doc: Doc<'_>) -> Read {
-    let at = Where::of(&doc);
-    let mut read = Read {
-        doc: None,
-        diagnostics: Vec::new(),
-        line: doc.line,
-        end_line: doc.end_line,
-    };
-    let value = match &doc.value {
-        Err(e) => {
-            let d = json_doc::syntax_diagnostic(e, doc.line_offset, "CSDL-JSON", "CSDL-TOO-LARGE");
-            read.diagnostics.push(d);
-            return read;
-        }
-        Ok(v) => v,
-    };
+/// Checks a document as written: findings point into its own spelling.
+pub fn check_as_written(value: &Value) -> (Spelling, Vec<Finding>) {
     let spelling = codes::spelling(value);
     let mut findings = check(value);
     if spelling == Spelling::Expanded {
@@ -119,12 +106,7 @@ pub fn read_doc(doc: Doc<'_>) -> Read {
             "short codes and full names are mixed in one document; `aiproto convert --to csdl --compact` writes it one way",
         ));
     }
-    read.diagnostics = at.place_all(findings);
-    read.doc = Some(CsdlDoc {
-        json: doc.value.unwrap_or_default(),
-        spelling,
-    });
-    read
+    (spelling, findings)
 }
 
 /// Checks a document in either spelling; pointers are to its compact form.

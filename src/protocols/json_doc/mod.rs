@@ -89,6 +89,55 @@ impl<'a> Where<'a> {
     }
 }
 
+/// A document read from an input, with its findings placed in the text.
+pub struct Read<T> {
+    /// The typed document; `None` when it could not be read.
+    pub doc: Option<T>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// 1-based first and last line in the source.
+    pub line: usize,
+    pub end_line: usize,
+}
+
+/// The codes a protocol gives to a document that is not JSON, or too large.
+#[derive(Debug, Clone, Copy)]
+pub struct SyntaxCodes {
+    pub json: &'static str,
+    pub too_large: &'static str,
+}
+
+/// Splits a text into documents and checks each with `check`, which gets
+/// the parsed JSON and returns the typed document and findings by pointer.
+pub fn read_all<T: Send>(
+    text: &str,
+    max_bytes: usize,
+    codes: SyntaxCodes,
+    check: impl Fn(Value) -> (Option<T>, Vec<Finding>) + Sync,
+) -> Vec<Read<T>> {
+    let docs = split::split(text, max_bytes);
+    crate::parallel::map_owned(docs, |mut doc| {
+        let mut read = Read {
+            doc: None,
+            diagnostics: Vec::new(),
+            line: doc.line,
+            end_line: doc.end_line,
+        };
+        let value = std::mem::replace(&mut doc.value, Ok(Value::Null));
+        match value {
+            Err(e) => {
+                let d = syntax_diagnostic(&e, doc.line_offset, codes.json, codes.too_large);
+                read.diagnostics.push(d);
+            }
+            Ok(value) => {
+                let (typed, findings) = check(value);
+                read.doc = typed;
+                read.diagnostics = Where::of(&doc).place_all(findings);
+            }
+        }
+        read
+    })
+}
+
 /// A syntax error of a split document as a placed diagnostic.
 pub fn syntax_diagnostic(
     e: &split::SyntaxError,

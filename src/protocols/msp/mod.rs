@@ -19,9 +19,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::json_doc::split::{self, Doc};
-use super::json_doc::{self, Finding, Where};
-use crate::diag::Diagnostic;
+use super::json_doc::{self, Finding};
 pub use signal::{Intent, MinimalSignal, Priority};
 
 /// The MSP versions.
@@ -46,14 +44,6 @@ impl Version {
 pub struct MspDoc {
     pub json: Value,
     pub version: Version,
-}
-
-/// A signal read from an input, with its findings placed in the text.
-pub struct Read {
-    pub doc: Option<MspDoc>,
-    pub diagnostics: Vec<Diagnostic>,
-    pub line: usize,
-    pub end_line: usize,
 }
 
 const FIELDS_1_0: &[&str] = &[
@@ -100,35 +90,21 @@ pub fn detect(text: &str) -> bool {
 }
 
 /// Reads and checks every signal in a text.
-pub fn read(text: &str, max_message_bytes: usize) -> Vec<Read> {
-    let docs = split::split(text, max_message_bytes);
-    crate::parallel::map_owned(docs, read_doc)
-}
-
-/// Checks one document of an input.
-pub fn read_doc(doc: Doc<'_>) -> Read {
-    let at = Where::of(&doc);
-    let mut read = Read {
-        doc: None,
-        diagnostics: Vec::new(),
-        line: doc.line,
-        end_line: doc.end_line,
+pub fn read(text: &str, max_message_bytes: usize) -> Vec<json_doc::Read<MspDoc>> {
+    let syntax = json_doc::SyntaxCodes {
+        json: "MSP-JSON",
+        too_large: "MSP-TOO-LARGE",
     };
-    let value = match &doc.value {
-        Err(e) => {
-            let d = json_doc::syntax_diagnostic(e, doc.line_offset, "MSP-JSON", "MSP-TOO-LARGE");
-            read.diagnostics.push(d);
-            return read;
-        }
-        Ok(v) => v,
-    };
-    let (version, findings) = check(value);
-    read.diagnostics = at.place_all(findings);
-    read.doc = version.map(|version| MspDoc {
-        json: doc.value.unwrap_or_default(),
-        version,
-    });
-    read
+    json_doc::read_all(text, max_message_bytes, syntax, |value| {
+        let (version, findings) = check(&value);
+        (
+            version.map(|version| MspDoc {
+                json: value,
+                version,
+            }),
+            findings,
+        )
+    })
 }
 
 /// The version a signal declares (1.0 when it declares none).
@@ -316,7 +292,7 @@ mod tests {
         );
         assert_eq!(
             codes_of(json!({"intent": "QUERY", "target": "x", "priority": "urgent"})),
-            vec!["MSP-SCHEMA-ENUM"]
+            vec!["MSP-PRIORITY"]
         );
         assert_eq!(
             codes_of(json!({"intent": "QUERY", "target": "x", "constraints": "be quick"})),
