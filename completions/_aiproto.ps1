@@ -568,7 +568,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn prose into an MSP signal, printed as JSON')
-            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn signals (MSP 1.0 or 2.0, as JSON) back into prose, one line each')
             [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold')
             [CompletionResult]::new('pipeline', 'pipeline', [CompletionResultType]::ParameterValue, 'Encode, decode and judge one text, with token counts and timing')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -661,7 +661,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         }
         'aiproto;msp;help' {
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn prose into an MSP signal, printed as JSON')
-            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn signals (MSP 1.0 or 2.0, as JSON) back into prose, one line each')
             [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold')
             [CompletionResult]::new('pipeline', 'pipeline', [CompletionResultType]::ParameterValue, 'Encode, decode and judge one text, with token counts and timing')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -825,7 +825,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         }
         'aiproto;help;msp' {
             [CompletionResult]::new('encode', 'encode', [CompletionResultType]::ParameterValue, 'Turn prose into an MSP signal, printed as JSON')
-            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Turn signals (MSP 1.0 or 2.0, as JSON) back into prose, one line each')
             [CompletionResult]::new('judge', 'judge', [CompletionResultType]::ParameterValue, 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold')
             [CompletionResult]::new('pipeline', 'pipeline', [CompletionResultType]::ParameterValue, 'Encode, decode and judge one text, with token counts and timing')
             break

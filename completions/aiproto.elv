@@ -523,7 +523,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand encode 'Turn prose into an MSP signal, printed as JSON'
-            cand decode 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+            cand decode 'Turn signals (MSP 1.0 or 2.0, as JSON) back into prose, one line each'
             cand judge 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
             cand pipeline 'Encode, decode and judge one text, with token counts and timing'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -611,7 +611,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;msp;help'= {
             cand encode 'Turn prose into an MSP signal, printed as JSON'
-            cand decode 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+            cand decode 'Turn signals (MSP 1.0 or 2.0, as JSON) back into prose, one line each'
             cand judge 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
             cand pipeline 'Encode, decode and judge one text, with token counts and timing'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -740,7 +740,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;help;msp'= {
             cand encode 'Turn prose into an MSP signal, printed as JSON'
-            cand decode 'Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose'
+            cand decode 'Turn signals (MSP 1.0 or 2.0, as JSON) back into prose, one line each'
             cand judge 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
             cand pipeline 'Encode, decode and judge one text, with token counts and timing'
         }

@@ -739,7 +739,10 @@ pub enum MspCommand {
     /// Example: echo "Summarize the incident report for the CTO." | aiproto msp encode
     Encode(MspEncodeArgs),
 
-    /// Turn a signal (MSP 1.0 or 2.0, as JSON) back into prose.
+    /// Turn signals (MSP 1.0 or 2.0, as JSON) back into prose, one line each.
+    ///
+    /// A file may hold one signal, an array of them, or JSON Lines; if any
+    /// is invalid, its findings are printed and nothing is decoded (exit 1).
     ///
     /// Example: aiproto msp decode --style concise signal.json
     Decode(MspDecodeArgs),
@@ -816,7 +819,7 @@ pub struct MspEncodeArgs {
 
 #[derive(Debug, Args)]
 pub struct MspDecodeArgs {
-    /// The signal file; - or nothing reads stdin.
+    /// The signals file; - or nothing reads stdin.
     #[arg(value_name = "FILE")]
     pub path: Option<PathBuf>,
 

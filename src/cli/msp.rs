@@ -10,8 +10,6 @@ use super::args::{BackendArgs, BackendKind, GlobalArgs, MspCommand};
 use crate::config::{self, MspConfig};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format, Painter, SourceLines, Stream};
-use crate::protocols::json_doc::Where;
-use crate::protocols::json_doc::split;
 use crate::protocols::msp::backend::{self, Backend, ErrorKind, MspError};
 use crate::protocols::msp::offline::Offline;
 use crate::protocols::msp::pipeline::{self, Settings};
@@ -40,20 +38,22 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                 .clone()
                 .or(cfg.style.clone())
                 .unwrap_or(DEFAULT_STYLE.into());
-            let signal = read_signal(a.path.as_deref(), g)?;
-            let Some(signal) = signal else {
+            let Some(signals) = read_signals(a.path.as_deref(), g)? else {
                 return Ok(ExitStatus::Invalid);
             };
-            let text = backend::decode(backend.as_ref(), &signal, &style).map_err(failure)?;
-            match g.format {
-                Format::Json => output::write_json_line(
-                    &mut std::io::stdout().lock(),
-                    &Decoded {
-                        decoded_text: &text,
-                        trace_id: signal.get("trace_id").and_then(|t| t.as_str()),
-                    },
-                )?,
-                Format::Human => writeln!(std::io::stdout().lock(), "{text}")?,
+            let mut out = std::io::stdout().lock();
+            for signal in &signals {
+                let text = backend::decode(backend.as_ref(), signal, &style).map_err(failure)?;
+                match g.format {
+                    Format::Json => output::write_json_line(
+                        &mut out,
+                        &Decoded {
+                            decoded_text: &text,
+                            trace_id: signal.get("trace_id").and_then(|t| t.as_str()),
+                        },
+                    )?,
+                    Format::Human => writeln!(out, "{text}")?,
+                }
             }
             Ok(ExitStatus::Ok)
         }
@@ -284,63 +284,51 @@ fn read_file(path: &str) -> Result<String, CliError> {
     String::from_utf8(bytes).map_err(|_| CliError::usage(format!("{path}: not UTF-8 text")))
 }
 
-/// Reads and checks a signal; findings go to stderr, and `None` means it is
-/// invalid (the spec's "Invalid signal schema").
-fn read_signal(
+/// Reads and checks every signal of an input (an object, an array, JSON
+/// Lines). Findings go to stderr; `None` means one is invalid (the spec's
+/// "Invalid signal schema") and none is decoded.
+fn read_signals(
     path: Option<&std::path::Path>,
     g: &GlobalArgs,
-) -> Result<Option<serde_json::Value>, CliError> {
+) -> Result<Option<Vec<serde_json::Value>>, CliError> {
     let (name, text) = match path {
-        None => ("<stdin>".to_string(), read_stdin()?),
-        Some(p) if p.as_os_str() == "-" => ("<stdin>".to_string(), read_stdin()?),
-        Some(p) => (
+        Some(p) if p.as_os_str() != "-" => (
             p.display().to_string(),
             read_file(&p.display().to_string())?,
         ),
+        _ => ("<stdin>".to_string(), read_stdin()?),
     };
-    let doc = split::split(&text, crate::protocols::DEFAULT_MAX_MESSAGE_BYTES)
-        .into_iter()
-        .next();
-    let Some(doc) = doc else {
+    if text.trim().is_empty() {
         return Err(CliError::new(
             ExitStatus::Invalid,
             anyhow::anyhow!("{name}: the input is empty"),
         ));
-    };
-    let (value, diagnostics) = match &doc.value {
-        Ok(v) => {
-            let (_, findings) = msp_protocol::check(v);
-            (Some(v.clone()), Where::of(&doc).place_all(findings))
-        }
-        Err(e) => (
-            None,
-            vec![crate::protocols::json_doc::syntax_diagnostic(
-                e,
-                doc.line_offset,
-                "MSP-JSON",
-                "MSP-TOO-LARGE",
-            )],
-        ),
-    };
-    let errors: Vec<_> = diagnostics.iter().filter(|d| d.is_error()).collect();
-    if errors.is_empty() {
-        return Ok(value);
     }
+    let read = msp_protocol::read(&text, crate::protocols::DEFAULT_MAX_MESSAGE_BYTES);
     let p = Painter::new(g.color, Stream::Stderr);
     let lines = SourceLines::new(&text);
     let mut err = std::io::stderr().lock();
-    for d in &errors {
-        write!(
-            err,
-            "{}",
-            output::format_diagnostic(&p, &name, lines.get(d.line), d, false)
-        )?;
+    let mut signals = Vec::new();
+    let mut invalid = false;
+    for r in read {
+        let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.is_error()).collect();
+        for d in &errors {
+            let shown = output::format_diagnostic(&p, &name, lines.get(d.line), d, false);
+            write!(err, "{shown}")?;
+        }
+        match r.doc {
+            Some(doc) if errors.is_empty() => signals.push(doc.json),
+            _ => invalid = true,
+        }
     }
-    writeln!(
-        err,
-        "aiproto: error: DecoderError: Invalid signal schema ({name})"
-    )?;
-    Ok(None)
+    if invalid {
+        writeln!(
+            err,
+            "aiproto: error: DecoderError: Invalid signal schema ({name}); nothing decoded"
+        )?;
+        return Ok(None);
+    }
+    Ok(Some(signals))
 }
 
 fn pretty(v: &serde_json::Value) -> String {

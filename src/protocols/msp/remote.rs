@@ -101,8 +101,7 @@ impl Remote {
                         ),
                     ));
                 }
-                Err(e) if retry => {
-                    let _ = e;
+                Err(_) if retry => {
                     std::thread::sleep(backoff);
                     continue;
                 }
