@@ -39,6 +39,7 @@ fn inspect_json_document(
     source: &str,
     found: &Found,
     valid: bool,
+    signature: &str,
 ) -> std::io::Result<()> {
     use crate::protocols::Value;
     let document = match &found.value {
@@ -72,6 +73,9 @@ fn inspect_json_document(
         found.protocol,
         found.version
     )?;
+    if found.protocol == crate::protocols::Protocol::Csdl {
+        writeln!(out, "  signature: {signature}")?;
+    }
     if found.protocol == crate::protocols::Protocol::Msp {
         let prose = crate::protocols::msp::offline::decode(&document, "professional");
         writeln!(out, "  {}", p.dim(&prose))?;
@@ -104,7 +108,8 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
         for found in &doc.messages {
             let valid = found.is_valid(false);
             let Some(msg) = found.to_message() else {
-                inspect_json_document(&mut out, &p, g, &doc.source.name, found, valid)?;
+                let signature = signature_state(&p, found, trust.as_ref());
+                inspect_json_document(&mut out, &p, g, &doc.source.name, found, valid, &signature)?;
                 continue;
             };
             match g.format {

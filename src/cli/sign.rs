@@ -48,19 +48,20 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
             Value::Hsp(Some(m)) => {
                 let mut json = m.json.clone();
                 claim::sign_hsp(&mut json, &key, &args.key, with_pk);
-                let text = if doc.messages.len() == 1 {
-                    serde_json::to_string_pretty(&json)
-                } else {
-                    serde_json::to_string(&json)
-                };
-                out.push_str(&text.map_err(|e| CliError::usage(e.to_string()))?);
-                out.push('\n');
+                push_json(&mut out, &json, doc.messages.len() == 1);
             }
             Value::Hsp(None) => {}
-            Value::Csdl(_) | Value::Msp(_) => {
+            Value::Csdl(Some(d)) => {
+                let json = claim::sign_csdl(&d.json, &key, &args.key, with_pk).map_err(|e| {
+                    CliError::usage(format!("{}:{}: {e}", doc.source.name, found.line))
+                })?;
+                push_json(&mut out, &json, doc.messages.len() == 1);
+            }
+            Value::Csdl(None) => {}
+            Value::Msp(_) => {
                 return Err(CliError::usage(format!(
-                    "{}: signing {} messages inline is not supported",
-                    doc.source.name, found.protocol
+                    "{}: an MSP signal cannot carry a signature (its schema is closed)",
+                    doc.source.name
                 ))
                 .with_hint("sign the file as a whole: aiproto sign --detached"));
             }
@@ -106,4 +107,17 @@ fn sign_detached(args: &SignArgs, key: &crate::sign::key::SigningKey, g: &Global
         );
     }
     Ok(ExitStatus::Ok)
+}
+
+/// A signed JSON message: pretty when it is the input's only one, else one
+/// line (JSON Lines).
+fn push_json(out: &mut String, json: &serde_json::Value, alone: bool) {
+    // Serialising a serde_json::Value cannot fail.
+    let text = if alone {
+        serde_json::to_string_pretty(json)
+    } else {
+        serde_json::to_string(json)
+    };
+    out.push_str(&text.unwrap_or_default());
+    out.push('\n');
 }

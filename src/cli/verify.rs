@@ -71,12 +71,14 @@ pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyErro
         Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None) => Err(VerifyError::Claim(
             ClaimError::Malformed("not a readable message".into()),
         )),
-        Value::Csdl(Some(_)) | Value::Msp(Some(_)) => {
-            Err(VerifyError::Claim(ClaimError::Malformed(format!(
-                "{} messages carry no inline signature; check a detached one with --signature",
-                found.protocol
-            ))))
+        Value::Csdl(Some(d)) => {
+            let claim = claim::csdl_claim(&d.json)?;
+            trust::verify(&claim, &claim::csdl_input(&d.json), trust)
         }
+        Value::Msp(Some(_)) => Err(VerifyError::Claim(ClaimError::Malformed(
+            "an MSP signal carries no inline signature; check a detached one with --signature"
+                .into(),
+        ))),
     }
 }
 

@@ -200,48 +200,78 @@ pub fn crosstalk_claim(env: &Envelope) -> Result<Claim, ClaimError> {
     }
 }
 
-/// The bytes an HSP signature covers.
-pub fn hsp_input(envelope: &Value) -> Vec<u8> {
-    let mut unsigned = envelope.clone();
-    if let Some(Value::Object(sp)) = unsigned.get_mut("security_parameters") {
+/// Where a JSON protocol carries its signature block (`signature_algorithm`,
+/// `key_id`, `public_key`, `signature`): HSP at the top, CSDL in `m`.
+const HSP_BLOCK: &[&str] = &["security_parameters"];
+const CSDL_BLOCK: &[&str] = &["m", "security_parameters"];
+
+/// The block at `path`, when it is an object.
+fn block<'a>(doc: &'a Value, path: &[&str]) -> Option<&'a Map<String, Value>> {
+    path.iter()
+        .try_fold(doc, |node, key| node.get(*key))
+        .and_then(Value::as_object)
+}
+
+/// The bytes a JSON signature covers: the RFC 8785 (JCS) canonical JSON of
+/// the document without the block's `signature`.
+fn json_input(doc: &Value, path: &[&str]) -> Vec<u8> {
+    let mut unsigned = doc.clone();
+    let node = path
+        .iter()
+        .try_fold(&mut unsigned, |node, key| node.get_mut(*key));
+    if let Some(Value::Object(sp)) = node {
         sp.remove("signature");
     }
     // Serialising a serde_json::Value cannot fail.
     serde_json_canonicalizer::to_vec(&unsigned).unwrap_or_default()
 }
 
-/// Signs an HSP envelope in place: `security_parameters` gets the algorithm,
-/// the key id, the public key and the signature.
-pub fn sign_hsp(envelope: &mut Value, key: &SigningKey, key_id: &str, with_public_key: bool) {
-    let Value::Object(map) = envelope else { return };
-    let sp = map
-        .entry("security_parameters")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !sp.is_object() {
-        *sp = Value::Object(Map::new());
+/// Signs a JSON document in place; the block at `path` (created as needed)
+/// gets the algorithm, the key id, the public key and the signature. Fails
+/// when a value on the path is not an object.
+fn sign_json(
+    doc: &mut Value,
+    path: &[&str],
+    key: &SigningKey,
+    key_id: &str,
+    with_public_key: bool,
+) -> Result<(), String> {
+    let mut node = &mut *doc;
+    for (depth, k) in path.iter().enumerate() {
+        let Value::Object(map) = node else {
+            return Err(format!(
+                "`{}` is not a JSON object",
+                path[..depth].join(".")
+            ));
+        };
+        node = map
+            .entry(k.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
     }
-    if let Value::Object(sp) = sp {
-        sp.insert("signature_algorithm".into(), key.algorithm.name().into());
-        sp.insert("key_id".into(), key_id.into());
-        if with_public_key {
-            sp.insert("public_key".into(), key.public_key().to_base64().into());
-        } else {
-            sp.remove("public_key");
-        }
-        sp.remove("signature");
+    let Value::Object(sp) = node else {
+        return Err(format!("`{}` is not a JSON object", path.join(".")));
+    };
+    sp.insert("signature_algorithm".into(), key.algorithm.name().into());
+    sp.insert("key_id".into(), key_id.into());
+    if with_public_key {
+        sp.insert("public_key".into(), key.public_key().to_base64().into());
+    } else {
+        sp.remove("public_key");
     }
-    let signature = STANDARD.encode(key.sign(&hsp_input(envelope)));
-    if let Some(Value::Object(sp)) = envelope.get_mut("security_parameters") {
+    sp.remove("signature");
+    let signature = STANDARD.encode(key.sign(&json_input(doc, path)));
+    let node = path
+        .iter()
+        .try_fold(&mut *doc, |node, key| node.get_mut(*key));
+    if let Some(Value::Object(sp)) = node {
         sp.insert("signature".into(), signature.into());
     }
+    Ok(())
 }
 
-/// The signature an HSP envelope carries.
-pub fn hsp_claim(envelope: &Value) -> Result<Claim, ClaimError> {
-    let sp = envelope
-        .get("security_parameters")
-        .and_then(Value::as_object)
-        .ok_or(ClaimError::Unsigned)?;
+/// The signature the block at `path` carries.
+fn json_claim(doc: &Value, path: &[&str]) -> Result<Claim, ClaimError> {
+    let sp = block(doc, path).ok_or(ClaimError::Unsigned)?;
     let text = |k: &str| sp.get(k).and_then(Value::as_str);
     let signature = text("signature").ok_or(ClaimError::Unsigned)?;
     let algorithm_name = text("signature_algorithm")
@@ -271,12 +301,86 @@ pub fn hsp_claim(envelope: &Value) -> Result<Claim, ClaimError> {
     })
 }
 
+/// The bytes an HSP signature covers.
+pub fn hsp_input(envelope: &Value) -> Vec<u8> {
+    json_input(envelope, HSP_BLOCK)
+}
+
+/// Signs an HSP envelope in place: `security_parameters` gets the algorithm,
+/// the key id, the public key and the signature.
+pub fn sign_hsp(envelope: &mut Value, key: &SigningKey, key_id: &str, with_public_key: bool) {
+    if let Some(map) = envelope.as_object_mut()
+        && !map.get("security_parameters").is_some_and(Value::is_object)
+    {
+        map.insert("security_parameters".into(), Value::Object(Map::new()));
+    }
+    // The block is an object now, so this cannot fail.
+    let _ = sign_json(envelope, HSP_BLOCK, key, key_id, with_public_key);
+}
+
+/// The signature an HSP envelope carries.
+pub fn hsp_claim(envelope: &Value) -> Result<Claim, ClaimError> {
+    json_claim(envelope, HSP_BLOCK)
+}
+
+/// CSDL: the signature block is `m.security_parameters`, and the signature
+/// covers the JCS of the document in its compact spelling, so that
+/// `convert --expand` and `--compact` keep it valid.
+pub fn csdl_input(doc: &Value) -> Vec<u8> {
+    json_input(&crate::protocols::csdl::codes::compact(doc), CSDL_BLOCK)
+}
+
+/// Signs a CSDL document; the result keeps the document's spelling.
+pub fn sign_csdl(
+    doc: &Value,
+    key: &SigningKey,
+    key_id: &str,
+    with_public_key: bool,
+) -> Result<Value, String> {
+    use crate::protocols::csdl::codes::{self, Form, Spelling};
+    let mut compact = codes::compact(doc);
+    sign_json(&mut compact, CSDL_BLOCK, key, key_id, with_public_key)
+        .map_err(|e| format!("cannot carry a signature in `m`: {e}"))?;
+    Ok(match codes::spelling(doc) {
+        Spelling::Expanded => codes::to_form(&compact, Form::Expanded),
+        Spelling::Compact | Spelling::Mixed => compact,
+    })
+}
+
+/// The signature a CSDL document carries in `m` (or `metadata`).
+pub fn csdl_claim(doc: &Value) -> Result<Claim, ClaimError> {
+    json_claim(&crate::protocols::csdl::codes::compact(doc), CSDL_BLOCK)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::protocols::crosstalk::parse_all;
 
     const ENV: &str = "[[A→B v1]]\nuser: kalle\nmessage: 01J9J3DBC4N7P2Q3R5S7T9W1V2\nintent: REQUEST\nbody: |\n  Café\n  second line\nsig: none\n[[END]]\n";
+
+    #[test]
+    fn csdl_signatures_survive_a_change_of_spelling_but_not_of_content() {
+        use crate::protocols::csdl::codes;
+        let key = SigningKey::generate(Algorithm::Ed25519).unwrap();
+        let doc = serde_json::json!({"t": "function", "n": "f", "p": {"q": {"t": "string"}}});
+        let signed = sign_csdl(&doc, &key, "k", true).unwrap();
+        assert!(signed["m"]["security_parameters"]["signature"].is_string());
+        let expanded = codes::expand(&signed);
+        for form in [&signed, &expanded] {
+            let claim = csdl_claim(form).unwrap();
+            assert!(key.public_key().verify(&csdl_input(form), &claim.signature));
+        }
+        let mut changed = signed.clone();
+        changed["n"] = "g".into();
+        let claim = csdl_claim(&changed).unwrap();
+        assert!(
+            !key.public_key()
+                .verify(&csdl_input(&changed), &claim.signature)
+        );
+        let bad = serde_json::json!({"t": "function", "n": "f", "m": "notes"});
+        assert!(sign_csdl(&bad, &key, "k", true).is_err());
+    }
 
     #[test]
     fn crosstalk_input_ignores_layout_but_not_content() {

@@ -25,10 +25,11 @@ fn sign(h: &std::path::Path, key: &str, text: &str) -> String {
 fn sign_then_verify_for_each_protocol_and_algorithm() {
     let h = home();
     let hsp = std::fs::read_to_string(repo("examples/hsp/valid/1.0/task-request.json")).unwrap();
+    let csdl = std::fs::read_to_string(repo("examples/csdl/valid/tool_expanded.json")).unwrap();
     for algorithm in ["ed25519", "p256"] {
         let id = format!("{algorithm}@example.com");
         keygen(h.path(), &id, algorithm);
-        for text in [REQUEST, hsp.as_str()] {
+        for text in [REQUEST, hsp.as_str(), csdl.as_str()] {
             let signed = sign(h.path(), &id, text);
             aiproto(h.path())
                 .arg("verify")
@@ -543,4 +544,42 @@ fn an_applied_revoke_makes_later_signatures_fail() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("not accepted"));
+}
+
+#[test]
+fn csdl_signatures_live_in_m_and_survive_a_change_of_spelling() {
+    let h = home();
+    keygen(h.path(), "alice", "ed25519");
+    let text = std::fs::read_to_string(repo(
+        "examples/csdl/valid/function_search_knowledge_base.json",
+    ))
+    .unwrap();
+    let signed = sign(h.path(), "alice", &text);
+    let json: serde_json::Value = serde_json::from_str(&signed).unwrap();
+    assert_eq!(json["m"]["security_parameters"]["key_id"], "alice");
+    let expanded = aiproto(h.path())
+        .args(["convert", "--to", "csdl", "--expand", "-"])
+        .write_stdin(signed.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    aiproto(h.path())
+        .args(["verify", "-"])
+        .write_stdin(expanded)
+        .assert()
+        .code(0);
+    aiproto(h.path())
+        .args(["verify", "-"])
+        .write_stdin(signed.replace("\"limit\"", "\"max\""))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("SIG-BAD"));
+    aiproto(h.path())
+        .args(["sign", "--key", "alice"])
+        .arg(repo("examples/msp/valid/full.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--detached"));
 }
