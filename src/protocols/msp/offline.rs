@@ -199,7 +199,9 @@ const LEADING: &[&str] = &[
 
 /// Encodes prose into a signal with rules (never fails on non-empty text).
 pub fn encode(text: &str) -> MinimalSignal {
-    let lower = text.to_lowercase();
+    // ASCII lowercasing keeps byte offsets, so a cue found in `lower` can be
+    // cut out of `text` (full Unicode lowercasing can change lengths).
+    let lower = text.to_ascii_lowercase();
     let (intent, cue_end) = find_intent(text, &lower);
     let target = find_target(text, cue_end);
     let mut signal = MinimalSignal::new(intent, target);
@@ -606,7 +608,8 @@ fn find_state(text: &str, params: &mut Map<String, Value>) -> Map<String, Value>
         }
     }
     for sentence in sentences(text) {
-        let lower = sentence.to_lowercase();
+        // ASCII only: `at` is cut out of `sentence` below.
+        let lower = sentence.to_ascii_lowercase();
         for (cue, key) in [
             ("blocked by", "blocked_by"),
             ("waiting on", "waiting_on"),
@@ -851,6 +854,14 @@ mod tests {
             text.contains("transform") && text.contains(&s.target),
             "{text}"
         );
+    }
+
+    #[test]
+    fn text_whose_lowercase_changes_length_is_cut_safely() {
+        // `İ` lowercases to two characters; offsets must still fall on boundaries.
+        let s = encode("İİ analyze the thing. Currently İİİİ blocked by the ẞẞ review.");
+        assert_eq!(s.state["blocked_by"], "the ẞẞ review");
+        assert_eq!(s.intent, Intent::Analyze);
     }
 
     #[test]

@@ -133,6 +133,15 @@ proptest! {
         prop_assert!(!s.target.trim().is_empty());
     }
 
+    /// Any text at all, not only agent-like prose, encodes without a panic.
+    #[test]
+    fn p2_any_unicode_encodes(text in "\\PC{1,80}") {
+        if !text.trim().is_empty() {
+            let s = backend::encode(&Offline, &text).unwrap();
+            prop_assert!(super::check(&s.to_json()).1.iter().all(|f| !f.diagnostic.is_error()));
+        }
+    }
+
     /// Property 3: the decoder's output is never empty.
     #[test]
     fn p3_decoder_output_is_not_empty(s in signal(), style in prop::sample::select(offline::STYLES.to_vec())) {
