@@ -18,12 +18,10 @@ pub struct Source {
 /// Why an input could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The message names the cause itself, so it is not also a `source`
+    /// (which `{:#}` would print a second time).
+    #[error("cannot read {path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{path}:{line}:{column}: not UTF-8 text (a binary file?)")]
     NotUtf8 {
         path: String,
@@ -77,9 +75,9 @@ impl Input {
             ))),
             Input::File(p) => std::fs::File::open(p)
                 .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead>)
-                .map_err(|source| InputError::Io {
+                .map_err(|error| InputError::Io {
                     path: self.name(),
-                    source,
+                    error,
                 }),
         }
     }
@@ -102,9 +100,9 @@ pub fn read_from(
 ) -> Result<Source, InputError> {
     reader
         .read_to_end(&mut head)
-        .map_err(|source| InputError::Io {
+        .map_err(|error| InputError::Io {
             path: name.clone(),
-            source,
+            error,
         })?;
     let text = decode_utf8(head, &name)?;
     Ok(Source { name, text })
@@ -150,9 +148,9 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
 }
 
 fn walk(dir: &Path, inputs: &mut Vec<Input>) -> Result<(), InputError> {
-    let io = |source| InputError::Io {
+    let io = |error| InputError::Io {
         path: dir.display().to_string(),
-        source,
+        error,
     };
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io)?

@@ -56,7 +56,7 @@ fn validate_input<W: std::io::Write>(
                 &name,
                 &InputError::Io {
                     path: name.clone(),
-                    source: e,
+                    error: e,
                 },
             );
         }
