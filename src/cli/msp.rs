@@ -1,7 +1,7 @@
 //! `aiproto msp`: encode, decode, judge and the whole pipeline, with the
 //! backend chosen from flags, the environment and `config.toml`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::args::{BackendArgs, BackendKind, GlobalArgs, MspCommand};
 use crate::config::{self, MspConfig};
 use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::input::Input;
 use crate::output::{self, Format, Painter, SourceLines, Stream};
 use crate::protocols::msp::backend::{self, Backend, ErrorKind, MspError};
 use crate::protocols::msp::offline::Offline;
@@ -274,14 +275,12 @@ fn read_stdin() -> Result<String, CliError> {
         return Err(CliError::usage("no text given")
             .with_hint("pass it as an argument, @PATH, or pipe it in"));
     }
-    let mut bytes = Vec::new();
-    std::io::stdin().read_to_end(&mut bytes)?;
-    String::from_utf8(bytes).map_err(|_| CliError::usage("<stdin>: not UTF-8 text"))
+    Ok(Input::Stdin.read()?.text)
 }
 
+/// A file's text; not UTF-8 is an error naming its line and column.
 fn read_file(path: &str) -> Result<String, CliError> {
-    let bytes = std::fs::read(path).map_err(|e| CliError::usage(format!("{path}: {e}")))?;
-    String::from_utf8(bytes).map_err(|_| CliError::usage(format!("{path}: not UTF-8 text")))
+    Ok(Input::File(path.into()).read()?.text)
 }
 
 /// Reads and checks every signal of an input (an object, an array, JSON
@@ -292,10 +291,10 @@ fn read_signals(
     g: &GlobalArgs,
 ) -> Result<Option<Vec<serde_json::Value>>, CliError> {
     let (name, text) = match path {
-        Some(p) if p.as_os_str() != "-" => (
-            p.display().to_string(),
-            read_file(&p.display().to_string())?,
-        ),
+        Some(p) if p.as_os_str() != "-" => {
+            let source = Input::File(p.to_path_buf()).read()?;
+            (source.name, source.text)
+        }
         _ => ("<stdin>".to_string(), read_stdin()?),
     };
     if text.trim().is_empty() {
