@@ -165,7 +165,7 @@ fn threshold(t: Option<f64>) -> Result<f64, CliError> {
 
 /// A stage's failure: exit 3, or 1 when the input itself is the problem.
 fn failure(e: MspError) -> CliError {
-    let input_problem = e.kind == ErrorKind::Encoder && e.message == "Input cannot be empty";
+    let input_problem = e.is_empty_input();
     let status = if input_problem {
         ExitStatus::Invalid
     } else {

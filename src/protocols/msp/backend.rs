@@ -36,7 +36,15 @@ pub struct MspError {
     pub message: String,
 }
 
+/// The spec's message for empty prose given to the encoder.
+pub const EMPTY_INPUT: &str = "Input cannot be empty";
+
 impl MspError {
+    /// Whether the input itself was the problem (empty prose), not a backend.
+    pub fn is_empty_input(&self) -> bool {
+        self.kind == ErrorKind::Encoder && self.message == EMPTY_INPUT
+    }
+
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         MspError {
             kind,
@@ -58,7 +66,7 @@ pub trait Backend {
 /// Encodes prose, refusing empty input as the spec does.
 pub fn encode(backend: &dyn Backend, text: &str) -> Result<MinimalSignal, MspError> {
     if text.trim().is_empty() {
-        return Err(MspError::new(ErrorKind::Encoder, "Input cannot be empty"));
+        return Err(MspError::new(ErrorKind::Encoder, EMPTY_INPUT));
     }
     backend.encode_text(text)
 }
