@@ -52,57 +52,52 @@ enum Ctx {
     Opaque,
 }
 
-/// The (code, full name) pairs of a context; `kind` is the element's type.
-fn pairs(ctx: Ctx, kind: Option<&str>) -> &'static [(&'static str, &'static str)] {
-    const COMMON: [(&str, &str); 3] = [("t", "type"), ("n", "name"), ("d", "description")];
-    match ctx {
-        Ctx::Element if kind == Some("class") => &[
-            COMMON[0],
-            COMMON[1],
-            COMMON[2],
-            ("p", "properties"),
-            ("r", "return"),
-            ("a", "arguments"),
-            ("v", "value"),
-            ("cx", "confidence"),
-            ("m", "metadata"),
-            ("s", "steps"),
-            ("c", "children"),
-        ],
-        Ctx::Element => &[
-            COMMON[0],
-            COMMON[1],
-            COMMON[2],
-            ("p", "parameters"),
-            ("r", "return"),
-            ("a", "arguments"),
-            ("v", "value"),
-            ("cx", "confidence"),
-            ("m", "metadata"),
-            ("s", "steps"),
-            ("c", "children"),
-        ],
-        Ctx::TypeSpec => &[
-            COMMON[0],
-            COMMON[1],
-            COMMON[2],
-            ("r", "required"),
-            ("p", "properties"),
-            ("cx", "confidence"),
-            ("m", "metadata"),
-        ],
-        Ctx::Step => &[
-            COMMON[0],
-            COMMON[1],
-            COMMON[2],
-            ("a", "arguments"),
-            ("v", "value"),
-            ("cx", "confidence"),
-            ("m", "metadata"),
-            ("s", "steps"),
-        ],
+/// The (code, full name) pairs of a context; `kind` is the element's type
+/// (a class's `p` is its properties, any other element's its parameters).
+fn pairs(ctx: Ctx, kind: Option<&str>) -> impl Iterator<Item = (&'static str, &'static str)> {
+    const ELEMENT: &[(&str, &str)] = &[
+        ("t", "type"),
+        ("n", "name"),
+        ("d", "description"),
+        ("p", "parameters"),
+        ("r", "return"),
+        ("a", "arguments"),
+        ("v", "value"),
+        ("cx", "confidence"),
+        ("m", "metadata"),
+        ("s", "steps"),
+        ("c", "children"),
+    ];
+    const TYPE_SPEC: &[(&str, &str)] = &[
+        ("t", "type"),
+        ("n", "name"),
+        ("d", "description"),
+        ("r", "required"),
+        ("p", "properties"),
+        ("cx", "confidence"),
+        ("m", "metadata"),
+    ];
+    const STEP: &[(&str, &str)] = &[
+        ("t", "type"),
+        ("n", "name"),
+        ("d", "description"),
+        ("a", "arguments"),
+        ("v", "value"),
+        ("cx", "confidence"),
+        ("m", "metadata"),
+        ("s", "steps"),
+    ];
+    let table = match ctx {
+        Ctx::Element => ELEMENT,
+        Ctx::TypeSpec => TYPE_SPEC,
+        Ctx::Step => STEP,
         Ctx::Elements | Ctx::Steps | Ctx::ParamMap | Ctx::Opaque => &[],
-    }
+    };
+    let class = ctx == Ctx::Element && kind == Some("class");
+    table.iter().map(move |&(code, full)| match code {
+        "p" if class => (code, "properties"),
+        _ => (code, full),
+    })
 }
 
 /// The context of the value under `code` (a short code, or an unmapped key).
@@ -134,7 +129,7 @@ fn rename(
     key: &str,
     to: Form,
 ) -> Option<(&'static str, &'static str)> {
-    pairs(ctx, kind).iter().find_map(|&(code, full)| match to {
+    pairs(ctx, kind).find_map(|(code, full)| match to {
         Form::Expanded if key == code => Some((code, full)),
         Form::Compact if key == full => Some((code, code)),
         _ => None,
@@ -188,14 +183,18 @@ fn convert(value: &Value, ctx: Ctx, to: Form) -> Value {
 /// The short code of a key in either spelling (the key itself if unmapped).
 fn canonical<'a>(ctx: Ctx, kind: Option<&str>, key: &'a str) -> &'a str {
     pairs(ctx, kind)
-        .iter()
         .find(|(code, full)| key == *code || key == *full)
         .map_or(key, |(code, _)| code)
 }
 
 /// Which spelling a document uses.
 pub fn spelling(doc: &Value) -> Spelling {
-    if compact(doc) == *doc {
+    spelling_of(doc, &compact(doc))
+}
+
+/// [`spelling`], given the document's compact spelling.
+pub fn spelling_of(doc: &Value, compacted: &Value) -> Spelling {
+    if compacted == doc {
         Spelling::Compact
     } else if expand(doc) == *doc {
         Spelling::Expanded

@@ -91,10 +91,10 @@ pub fn read(text: &str, max_message_bytes: usize) -> Vec<json_doc::Read<CsdlDoc>
 
 /// Checks a document as written: findings point into its own spelling.
 pub fn check_as_written(value: &Value) -> (Spelling, Vec<Finding>) {
-    let spelling = codes::spelling(value);
-    let mut findings = check(value);
+    let compact = codes::compact(value);
+    let spelling = codes::spelling_of(value, &compact);
+    let mut findings = check_compacted(value, &compact);
     if spelling == Spelling::Expanded {
-        let compact = codes::compact(value);
         for f in &mut findings {
             f.pointer = codes::expand_pointer(&compact, &f.pointer);
         }
@@ -111,6 +111,11 @@ pub fn check_as_written(value: &Value) -> (Spelling, Vec<Finding>) {
 
 /// Checks a document in either spelling; pointers are to its compact form.
 pub fn check(written: &Value) -> Vec<Finding> {
+    check_compacted(written, &codes::compact(written))
+}
+
+/// [`check`], given the document's compact spelling too.
+fn check_compacted(written: &Value, doc: &Value) -> Vec<Finding> {
     let Value::Object(map) = written else {
         return vec![Finding::error(
             "",
@@ -121,13 +126,12 @@ pub fn check(written: &Value) -> Vec<Finding> {
     if let Some(f) = other_dialect(map) {
         return vec![f];
     }
-    let doc = codes::compact(written);
-    let Value::Object(map) = &doc else {
+    let Value::Object(map) = doc else {
         return Vec::new();
     };
     let mut rules = Vec::new();
     checks::check_element(map, "", &mut rules);
-    let schema = json_doc::schema_findings(validator(), &doc, &rules, schema_code);
+    let schema = json_doc::schema_findings(validator(), doc, &rules, schema_code);
     rules.extend(json_doc::unexplained_containers(schema, &rules));
     rules
 }
