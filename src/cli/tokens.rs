@@ -128,41 +128,29 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
 
 /// A message's two forms, the compact one first.
 fn forms(found: &Found, encoding: Encoding) -> Option<(&'static str, Vec<Form>)> {
-    match &found.value {
-        Value::Csdl(Some(doc)) => {
-            let compact = codes::compact(&doc.json).to_string();
-            let expanded = codes::expand(&doc.json).to_string();
-            Some((
-                "csdl",
-                vec![
-                    Form {
-                        form: "compact",
-                        tokens: encoding.count(&compact),
-                    },
-                    Form {
-                        form: "expanded",
-                        tokens: encoding.count(&expanded),
-                    },
-                ],
-            ))
-        }
-        Value::Msp(Some(doc)) => {
-            let signal = doc.json.to_string();
-            let prose = offline::decode(&doc.json, "professional");
-            Some((
-                "msp",
-                vec![
-                    Form {
-                        form: "signal",
-                        tokens: encoding.count(&signal),
-                    },
-                    Form {
-                        form: "prose",
-                        tokens: encoding.count(&prose),
-                    },
-                ],
-            ))
-        }
-        _ => None,
-    }
+    let (protocol, texts) = match &found.value {
+        Value::Csdl(Some(doc)) => (
+            "csdl",
+            [
+                ("compact", codes::compact(&doc.json).to_string()),
+                ("expanded", codes::expand(&doc.json).to_string()),
+            ],
+        ),
+        Value::Msp(Some(doc)) => (
+            "msp",
+            [
+                ("signal", doc.json.to_string()),
+                ("prose", offline::decode(&doc.json, "professional")),
+            ],
+        ),
+        _ => return None,
+    };
+    let forms = texts
+        .iter()
+        .map(|(form, text)| Form {
+            form,
+            tokens: encoding.count(text),
+        })
+        .collect();
+    Some((protocol, forms))
 }
