@@ -55,7 +55,7 @@ and add nothing that is not in it. Reply with the message only."
 
 /// Most a reply body may be.
 const MAX_REPLY: u64 = 16 * 1024 * 1024;
-/// Longest wait a `Retry-After` is obeyed for.
+/// Longest wait a `Retry-After` is obeyed for, and the longest backoff.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 
 impl Remote {
@@ -87,7 +87,12 @@ impl Remote {
             if let Some(key) = &self.config.api_key {
                 request = request.header("Authorization", format!("Bearer {key}"));
             }
-            let backoff = self.config.backoff * 2u32.saturating_pow(attempt);
+            // Doubling from --backoff, at most as long as the longest Retry-After.
+            let backoff = self
+                .config
+                .backoff
+                .checked_mul(2u32.saturating_pow(attempt))
+                .map_or(MAX_RETRY_AFTER, |b| b.min(MAX_RETRY_AFTER));
             let retry = attempt < self.config.retries;
             attempt += 1;
             let mut response = match request.send(&body) {
