@@ -54,9 +54,46 @@ pub fn new_id(kind: IdKind) -> String {
     }
 }
 
+/// An id as Crosstalk can carry it: a ULID or UUIDv7 as it is, another
+/// UUID as the ULID of the same 128 bits (undone by [`as_uuid`]); `None`
+/// for anything else.
+pub fn as_crosstalk_id(id: &str) -> Option<String> {
+    if classify(id).is_some() {
+        return Some(id.to_string());
+    }
+    let uuid = uuid::Uuid::try_parse(id).ok()?;
+    // Only the canonical spelling comes back unchanged.
+    (uuid.hyphenated().to_string() == id).then(|| ulid::Ulid::from(uuid.as_u128()).to_string())
+}
+
+/// An id as a UUID: a UUID as it is, a ULID as the UUID of the same 128 bits;
+/// `None` for anything else.
+pub fn as_uuid(id: &str) -> Option<String> {
+    if uuid::Uuid::try_parse(id).is_ok() {
+        return Some(id.to_string());
+    }
+    let ulid = ulid::Ulid::from_str(id).ok()?;
+    // Only the canonical (upper-case) spelling comes back unchanged.
+    (ulid.to_string() == id).then(|| uuid::Uuid::from_u128(ulid.0).hyphenated().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_keep_their_bits_between_ulid_and_uuid() {
+        let v4 = "9b2f6c1e-3f4a-4d5b-8c6d-7e8f9a0b1c2d";
+        let ulid = as_crosstalk_id(v4).unwrap();
+        assert_eq!(classify(&ulid), Some(IdKind::Ulid));
+        assert_eq!(as_uuid(&ulid).as_deref(), Some(v4));
+        let u = new_ulid();
+        assert_eq!(as_crosstalk_id(&as_uuid(&u).unwrap()).as_deref(), Some(u.as_str()));
+        let v7 = new_uuid7();
+        assert_eq!(as_crosstalk_id(&v7), Some(v7.clone()));
+        assert_eq!(as_crosstalk_id("msg-1"), None);
+        assert_eq!(as_uuid("msg-1"), None);
+    }
 
     #[test]
     fn recognises_spec_examples() {

@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod convert;
 pub mod diag;
 pub mod exit;
 pub mod ids;

@@ -1,10 +1,12 @@
 //! The shared message model every protocol reads into and writes from.
 //!
 //! A codec maps its own typed value to a [`Message`] and back; `convert`,
-//! `inspect` and `thread` work on this model only. Fields a protocol has no
-//! native slot for travel in [`Message::meta`], namespaced, in order.
+//! `inspect` and `thread` work on this model only. Crosstalk `meta:` blocks
+//! travel in [`Message::meta`]; the fields of a JSON protocol that have no
+//! model slot travel in [`Message::extensions`], so that A → B → A is exact.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::protocols::Protocol;
 
@@ -81,7 +83,7 @@ impl std::fmt::Display for Intent {
 
 /// A named group of ordered `Key: value` pairs (a Crosstalk `meta:` block,
 /// or the extension slot of another protocol).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct MetaBlock {
     pub namespace: String,
     pub entries: Vec<(String, String)>,
@@ -119,6 +121,54 @@ pub struct Signature {
     pub raw: String,
 }
 
+/// The fields of one JSON protocol that have no slot in the model, by their
+/// own names (e.g. HSP's `message_type`, MSP's `params`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Extension {
+    pub protocol: Protocol,
+    pub fields: Map<String, Value>,
+}
+
+/// A slot of the model, named as in the loss report and in `generated` markers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    Id,
+    Thread,
+    Parent,
+    Sender,
+    Recipient,
+    Timestamp,
+    Intent,
+}
+
+impl Slot {
+    pub const ALL: [Slot; 7] = [
+        Slot::Id,
+        Slot::Thread,
+        Slot::Parent,
+        Slot::Sender,
+        Slot::Recipient,
+        Slot::Timestamp,
+        Slot::Intent,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Slot::Id => "id",
+            Slot::Thread => "thread",
+            Slot::Parent => "parent",
+            Slot::Sender => "sender",
+            Slot::Recipient => "recipient",
+            Slot::Timestamp => "timestamp",
+            Slot::Intent => "intent",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Slot> {
+        Slot::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
 /// One message of any protocol, in the shared shape.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Message {
@@ -133,6 +183,8 @@ pub struct Message {
     pub intent: Option<Intent>,
     pub body: Body,
     pub meta: Vec<MetaBlock>,
+    /// Fields of JSON protocols with no model slot, at most one per protocol.
+    pub extensions: Vec<Extension>,
     pub signature: Option<Signature>,
 }
 
@@ -140,6 +192,84 @@ impl Message {
     /// The meta block with this namespace, if any.
     pub fn meta_block(&self, namespace: &str) -> Option<&MetaBlock> {
         self.meta.iter().find(|b| b.namespace == namespace)
+    }
+
+    /// The extension fields of a protocol, if the message carries any.
+    pub fn extension(&self, protocol: Protocol) -> Option<&Map<String, Value>> {
+        self.extensions
+            .iter()
+            .find(|e| e.protocol == protocol)
+            .map(|e| &e.fields)
+    }
+
+    /// The extension fields of a protocol, created empty when missing.
+    pub fn extension_mut(&mut self, protocol: Protocol) -> &mut Map<String, Value> {
+        let at = match self.extensions.iter().position(|e| e.protocol == protocol) {
+            Some(at) => at,
+            None => {
+                self.extensions.push(Extension {
+                    protocol,
+                    fields: Map::new(),
+                });
+                self.extensions.len() - 1
+            }
+        };
+        &mut self.extensions[at].fields
+    }
+
+    /// Removes and returns the extension fields of a protocol.
+    pub fn take_extension(&mut self, protocol: Protocol) -> Map<String, Value> {
+        match self.extensions.iter().position(|e| e.protocol == protocol) {
+            Some(at) => self.extensions.remove(at).fields,
+            None => Map::new(),
+        }
+    }
+
+    /// Adds the extension fields of a protocol unless there are none.
+    pub fn set_extension(&mut self, protocol: Protocol, fields: Map<String, Value>) {
+        self.extensions.retain(|e| e.protocol != protocol);
+        if !fields.is_empty() {
+            self.extensions.push(Extension { protocol, fields });
+        }
+    }
+
+    /// The value of a slot as text (the intent by its wire name).
+    pub fn slot(&self, slot: Slot) -> Option<String> {
+        match slot {
+            Slot::Id => self.id.clone(),
+            Slot::Thread => self.thread.clone(),
+            Slot::Parent => self.parent.clone(),
+            Slot::Sender => self.sender.clone(),
+            Slot::Recipient => self.recipient.clone(),
+            Slot::Timestamp => self.timestamp.clone(),
+            Slot::Intent => self.intent.as_ref().map(|i| i.as_str().to_string()),
+        }
+    }
+
+    /// Sets a slot from text (the intent by its wire name).
+    pub fn set_slot(&mut self, slot: Slot, value: String) {
+        match slot {
+            Slot::Id => self.id = Some(value),
+            Slot::Thread => self.thread = Some(value),
+            Slot::Parent => self.parent = Some(value),
+            Slot::Sender => self.sender = Some(value),
+            Slot::Recipient => self.recipient = Some(value),
+            Slot::Timestamp => self.timestamp = Some(value),
+            Slot::Intent => self.intent = Some(Intent::parse(&value)),
+        }
+    }
+
+    /// Empties a slot (a value the writer of the message made up).
+    pub fn clear(&mut self, slot: Slot) {
+        match slot {
+            Slot::Id => self.id = None,
+            Slot::Thread => self.thread = None,
+            Slot::Parent => self.parent = None,
+            Slot::Sender => self.sender = None,
+            Slot::Recipient => self.recipient = None,
+            Slot::Timestamp => self.timestamp = None,
+            Slot::Intent => self.intent = None,
+        }
     }
 
     /// The body as text (JSON bodies are rendered compactly).

@@ -204,7 +204,7 @@ pub enum Command {
     Completions(CompletionsArgs),
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     /// Files or directories to read; `-` or nothing reads stdin.
     #[arg(value_name = "PATH")]
@@ -435,6 +435,10 @@ pub struct ConvertArgs {
         required_unless_present = "canonical"
     )]
     pub to: Option<ProtocolSpec>,
+
+    /// Source protocol, NAME[@VERSION], when detection is not wanted (same as -p).
+    #[arg(long, value_name = "NAME[@VERSION]", conflicts_with = "protocol")]
+    pub from: Option<ProtocolSpec>,
 
     /// Rewrite in canonical form, keeping each message's version.
     #[arg(long)]

@@ -6,12 +6,13 @@ use serde::Serialize;
 
 use super::args::{ConvertArgs, GlobalArgs};
 use super::common;
+use crate::convert::{self, Converted, WriteOptions};
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::model::{Loss, Message, Signature};
+use crate::model::{Loss, Signature};
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::csdl::codes::{self, Form};
 use crate::protocols::msp;
-use crate::protocols::{self, Found, Protocol, ProtocolSpec, Unsupported, Value};
+use crate::protocols::{Found, Protocol, ProtocolSpec, Value};
 
 /// The `--format json` loss report of one message (written to stderr).
 #[derive(Debug, Serialize)]
@@ -26,11 +27,16 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
     if (args.expand || args.compact) && args.to.is_some_and(|t| t.protocol != Protocol::Csdl) {
         return Err(CliError::usage("--expand and --compact are for --to csdl"));
     }
+    let options = WriteOptions {
+        csdl_expanded: args.expand,
+    };
+    let mut input = args.input.clone();
+    input.protocol = input.protocol.or(args.from);
     let mut converted = Vec::new();
     let mut status = ExitStatus::Ok;
     let mut any_loss = false;
     let err_painter = Painter::new(g.color, Stream::Stderr);
-    let (docs, read_status) = common::read_all(&args.input)?;
+    let (docs, read_status) = common::read_all(&input)?;
     status = status.max(read_status);
     for doc in &docs {
         for found in &doc.messages {
@@ -42,20 +48,14 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
                 status = status.max(ExitStatus::Invalid);
                 continue;
             }
-            if let Some(text) = rewrite_json(found, args).map_err(CliError::usage)? {
-                converted.push(text);
-                continue;
-            }
-            let Some(msg) = found.to_message() else {
+            let Some(out) = convert_found(found, target_of(args, found), options) else {
                 continue;
             };
-            let (text, losses) =
-                convert_one(found, msg, target_of(args, found)).map_err(CliError::usage)?;
-            if !losses.is_empty() {
+            if !out.losses.is_empty() {
                 any_loss = true;
-                report_losses(g, &err_painter, &doc.source.name, found, &losses)?;
+                report_losses(g, &err_painter, &doc.source.name, found, &out.losses)?;
             }
-            converted.push(text);
+            converted.push(out.text);
         }
     }
     if args.strict && any_loss {
@@ -71,44 +71,6 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
         out.write_all(text.as_bytes())?;
     }
     Ok(status)
-}
-
-/// CSDL and MSP, which have no shared-model mapping yet: rewritten within
-/// their own protocol (`None` for the other protocols).
-fn rewrite_json(found: &Found, args: &ConvertArgs) -> Result<Option<String>, Unsupported> {
-    let target = target_of(args, found);
-    let unsupported = Unsupported {
-        from: found.protocol,
-        to: target.protocol,
-    };
-    match &found.value {
-        Value::Csdl(Some(doc)) if target.protocol == Protocol::Csdl => {
-            let form = if args.expand {
-                Form::Expanded
-            } else {
-                Form::Compact
-            };
-            Ok(Some(format!("{}\n", codes::to_form(&doc.json, form))))
-        }
-        Value::Msp(Some(doc)) if target.protocol == Protocol::Msp => {
-            if target.version_or_default() != doc.version.as_str()
-                && args.to.is_some_and(|t| t.version.is_some())
-            {
-                return Err(unsupported);
-            }
-            // 1.0 is written with every field; 2.0 as it came.
-            let json = match doc.version {
-                msp::Version::V1_0 => msp::MinimalSignal::from_json(&doc.json)
-                    .map(|s| s.to_json())
-                    .unwrap_or_else(|_| doc.json.clone()),
-                msp::Version::V2_0 => doc.json.clone(),
-            };
-            Ok(Some(format!("{json}\n")))
-        }
-        Value::Csdl(_) | Value::Msp(_) => Err(unsupported),
-        _ if matches!(target.protocol, Protocol::Csdl | Protocol::Msp) => Err(unsupported),
-        _ => Ok(None),
-    }
 }
 
 /// `--to` as given (its version defaulting to the protocol's newest), or
@@ -128,30 +90,54 @@ fn target_of(args: &ConvertArgs, found: &Found) -> ProtocolSpec {
     }
 }
 
-/// Converts one message. A signature covers the source form, so it is
-/// dropped (and reported) whenever the version or protocol changes.
-pub fn convert_one(
-    found: &Found,
-    mut msg: Message,
-    target: ProtocolSpec,
-) -> Result<(String, Vec<Loss>), Unsupported> {
+/// Converts one valid message (`None` for input that is not a message).
+/// A signature covers the source form, so it is dropped (and reported)
+/// whenever the version or protocol changes.
+pub fn convert_found(found: &Found, target: ProtocolSpec, options: WriteOptions) -> Option<Converted> {
     let moves = target.protocol != found.protocol || target.version_or_default() != found.version;
-    if !moves && let Some(text) = found.render() {
-        // Same protocol and version: a rewrite in canonical form, nothing to map.
-        return Ok((text, Vec::new()));
+    if !moves {
+        return canonical(found, options).map(|text| Converted {
+            text,
+            losses: Vec::new(),
+        });
     }
+    let mut msg = found.to_message()?;
     let mut dropped = Vec::new();
     if let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
         dropped.push(Loss {
-            field: "sig".into(),
+            field: "signature".into(),
             value: sig.raw,
             reason: "the signature covers the source form and would not verify".into(),
         });
         msg.signature = Some(Signature { raw: "none".into() });
     }
-    let (text, mut losses) = protocols::write(&msg, target)?;
-    dropped.append(&mut losses);
-    Ok((text, dropped))
+    let mut out = convert::write(&msg, target, options);
+    dropped.append(&mut out.losses);
+    out.losses = dropped;
+    Some(out)
+}
+
+/// A message rewritten in its own protocol and version, canonically: a
+/// Crosstalk envelope re-rendered, CSDL in the asked spelling, an MSP 1.0
+/// signal with every field, HSP as compact JSON.
+fn canonical(found: &Found, options: WriteOptions) -> Option<String> {
+    match &found.value {
+        Value::Csdl(Some(doc)) => {
+            let form = if options.csdl_expanded {
+                Form::Expanded
+            } else {
+                Form::Compact
+            };
+            Some(format!("{}\n", codes::to_form(&doc.json, form)))
+        }
+        Value::Msp(Some(doc)) if doc.version == msp::Version::V1_0 => {
+            let json = msp::MinimalSignal::from_json(&doc.json)
+                .map(|s| s.to_json())
+                .unwrap_or_else(|_| doc.json.clone());
+            Some(format!("{json}\n"))
+        }
+        _ => found.render(),
+    }
 }
 
 fn report_losses(

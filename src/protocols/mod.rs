@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::diag::Diagnostic;
-use crate::model::{Loss, Message};
+use crate::model::Message;
 
 /// A protocol aiproto speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -298,7 +298,8 @@ impl Found {
         match &self.value {
             Value::Crosstalk(p) => Some(crosstalk::model_map::to_message(&p.envelope)),
             Value::Hsp(m) => m.as_ref().map(hsp::model_map::to_message),
-            Value::Csdl(_) | Value::Msp(_) => None,
+            Value::Csdl(d) => d.as_ref().map(csdl::model_map::to_message),
+            Value::Msp(d) => d.as_ref().map(msp::model_map::to_message),
         }
     }
 
@@ -331,35 +332,5 @@ impl Found {
         crate::diag::partition(&self.diagnostics, strict)
             .0
             .is_empty()
-    }
-}
-
-/// Why a message cannot be written in a target.
-#[derive(Debug, thiserror::Error)]
-#[error("converting {from} to {to} is not supported by this version")]
-pub struct Unsupported {
-    pub from: Protocol,
-    pub to: Protocol,
-}
-
-/// Writes a model message in a target protocol and version, with what was lost.
-pub fn write(msg: &Message, target: ProtocolSpec) -> Result<(String, Vec<Loss>), Unsupported> {
-    match target.protocol {
-        Protocol::Hsp | Protocol::Csdl | Protocol::Msp => Err(Unsupported {
-            from: msg.protocol,
-            to: target.protocol,
-        }),
-        Protocol::Crosstalk => {
-            let version = crosstalk::Version::parse(target.version_or_default())
-                .unwrap_or(crosstalk::Version::V1_1);
-            if msg.protocol != Protocol::Crosstalk {
-                return Err(Unsupported {
-                    from: msg.protocol,
-                    to: Protocol::Crosstalk,
-                });
-            }
-            let (env, losses) = crosstalk::model_map::from_message(msg, version);
-            Ok((crosstalk::render(&env), losses))
-        }
     }
 }

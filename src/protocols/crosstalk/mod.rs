@@ -9,6 +9,7 @@ pub mod check;
 pub mod envelope;
 pub mod extract;
 pub mod intent;
+pub mod json_meta;
 pub mod meta_rules;
 pub mod model_map;
 pub mod parse;

@@ -3,12 +3,16 @@
 //!
 //! Headers with no home in the model (user, session, context, unknown
 //! headers, the version token) travel in a `meta: crosstalk` block of the
-//! model so that Crosstalk → model → Crosstalk is the identity.
+//! model so that Crosstalk → model → Crosstalk is the identity. The fields
+//! of JSON protocols travel in `meta: hsp` / `csdl` / `msp` blocks
+//! ([`json_meta`] spells them), aiproto's notes in `meta: aiproto`.
 
 use super::envelope::{Envelope, Version};
 use super::intent::{self, IntentClass};
+use super::json_meta;
+use crate::convert::{self, AIPROTO_NAMESPACE, address};
 use crate::ids;
-use crate::model::{Body, Intent, Loss, Message, MetaBlock, Signature};
+use crate::model::{Body, Intent, Loss, Message, MetaBlock, Signature, Slot};
 use crate::protocols::Protocol;
 
 /// The model meta namespace holding Crosstalk-only headers.
@@ -17,6 +21,10 @@ pub const ENVELOPE_NAMESPACE: &str = "crosstalk";
 pub const COMPAT_NAMESPACE: &str = "compat";
 const LEGACY_INTENT_KEY: &str = "Legacy-Intent";
 const EXTRA_HEADER_PREFIX: &str = "Header-";
+/// The `meta: aiproto` key listing the slots a writer made up.
+const GENERATED_KEY: &str = "Generated";
+/// The JSON protocols whose fields travel in a meta block of their name.
+const JSON_PROTOCOLS: [Protocol; 3] = [Protocol::Hsp, Protocol::Csdl, Protocol::Msp];
 
 /// Reads an envelope into the shared model.
 pub fn to_message(env: &Envelope) -> Message {
@@ -38,12 +46,7 @@ pub fn to_message(env: &Envelope) -> Message {
         own.entries
             .push(("Version-Token".to_string(), env.version_token.clone()));
     }
-    let mut meta = Vec::with_capacity(env.meta.len() + 1);
-    if !own.entries.is_empty() {
-        meta.push(own);
-    }
-    meta.extend(env.meta.iter().cloned());
-    Message {
+    let mut msg = Message {
         protocol: Protocol::Crosstalk,
         version: env.version().as_str().to_string(),
         id: env.message.clone(),
@@ -54,30 +57,91 @@ pub fn to_message(env: &Envelope) -> Message {
         timestamp: None,
         intent: env.intent.as_deref().map(Intent::parse),
         body: Body::Text(env.body.clone().unwrap_or_default()),
-        meta,
+        meta: Vec::with_capacity(env.meta.len() + 1),
+        extensions: Vec::new(),
         signature: env.sig.clone().map(|raw| Signature { raw }),
+    };
+    if !own.entries.is_empty() {
+        msg.meta.push(own);
     }
+    let mut generated = Vec::new();
+    for block in &env.meta {
+        if block.namespace == AIPROTO_NAMESPACE {
+            generated.extend(
+                block
+                    .get(GENERATED_KEY)
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(str::to_string),
+            );
+            continue;
+        }
+        match extension_of(block) {
+            Some(protocol) if msg.extension(protocol).is_none() => {
+                let fields = json_meta::fields_of(&block.entries);
+                msg.set_extension(protocol, fields);
+            }
+            _ => msg.meta.push(block.clone()),
+        }
+    }
+    convert::forget_generated(&mut msg, generated.iter().map(String::as_str));
+    msg
+}
+
+/// The JSON protocol whose fields a meta block carries, when the block reads
+/// back exactly as written (a hand-written block that would not stays text).
+fn extension_of(block: &MetaBlock) -> Option<Protocol> {
+    let protocol = JSON_PROTOCOLS
+        .into_iter()
+        .find(|p| p.name() == block.namespace)?;
+    let (again, unwritable) = json_meta::entries_of(&json_meta::fields_of(&block.entries));
+    (unwritable.is_empty() && again == block.entries).then_some(protocol)
 }
 
 /// Writes the model as an envelope of the target version, with what was lost.
 /// A Crosstalk message already in the target version is written as it is.
 pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
+    let mut msg = msg.clone();
+    let foreign = msg.protocol != Protocol::Crosstalk;
+    let mut generated = Vec::new();
+    let mut losses = Vec::new();
     let mut env = Envelope {
-        sender: msg.sender.clone().unwrap_or_else(|| "UNKNOWN".into()),
-        receiver: msg.recipient.clone().unwrap_or_else(|| "UNKNOWN".into()),
         version_token: "v1".into(),
-        thread: msg.thread.clone(),
-        parent: msg.parent.clone(),
-        message: msg.id.clone(),
-        intent: msg.intent.as_ref().map(|i| i.as_str().to_string()),
-        body: Some(msg.body_text()),
-        sig: Some(
-            msg.signature
-                .as_ref()
-                .map_or_else(|| "none".to_string(), |s| s.raw.clone()),
-        ),
         ..Envelope::default()
     };
+    if foreign {
+        env.sender = foreign_address(&mut msg, Slot::Sender, &mut generated);
+        env.receiver = foreign_address(&mut msg, Slot::Recipient, &mut generated);
+        env.message = foreign_id(&mut msg, Slot::Id, &mut generated);
+        env.thread = foreign_id(&mut msg, Slot::Thread, &mut generated);
+        env.parent = foreign_id(&mut msg, Slot::Parent, &mut generated);
+        if let Some(ts) = msg.timestamp.take() {
+            convert::stash(&mut msg, Slot::Timestamp, ts);
+        }
+        env.intent = Some(match &msg.intent {
+            Some(i) => i.as_str().to_string(),
+            None => {
+                generated.push(Slot::Intent);
+                Intent::Broadcast.as_str().to_string()
+            }
+        });
+    } else {
+        env.sender = msg.sender.clone().unwrap_or_else(|| "UNKNOWN".into());
+        env.receiver = msg.recipient.clone().unwrap_or_else(|| "UNKNOWN".into());
+        env.message = msg.id.clone();
+        env.thread = msg.thread.clone();
+        env.parent = msg.parent.clone();
+        env.intent = msg.intent.as_ref().map(|i| i.as_str().to_string());
+    }
+    env.body = Some(match &msg.body {
+        Body::Text(t) => t.clone(),
+        Body::Json(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+    });
+    env.sig = Some(
+        msg.signature
+            .as_ref()
+            .map_or_else(|| "none".to_string(), |s| s.raw.clone()),
+    );
     for block in &msg.meta {
         if block.namespace == ENVELOPE_NAMESPACE {
             restore_headers(&mut env, block);
@@ -85,14 +149,108 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
             env.meta.push(block.clone());
         }
     }
-    let mut losses = Vec::new();
-    let same_version = msg.protocol == Protocol::Crosstalk && msg.version == target.as_str();
+    for ext in &msg.extensions {
+        let (entries, unwritable) = json_meta::entries_of(&ext.fields);
+        for field in unwritable {
+            let value = ext.fields.get(&field).map(convert::value_text);
+            losses.push(convert::loss(
+                format!("{}.{field}", ext.protocol),
+                value.unwrap_or_default(),
+                "the field name cannot be a meta key",
+            ));
+        }
+        if !entries.is_empty() {
+            env.meta.push(MetaBlock {
+                namespace: ext.protocol.name().to_string(),
+                entries,
+            });
+        }
+    }
+    if !generated.is_empty() {
+        let names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
+        let mut note = MetaBlock::new(AIPROTO_NAMESPACE);
+        note.entries.push((GENERATED_KEY.into(), names.join(" ")));
+        env.meta.push(note);
+    }
+    // The 1.0 → 1.1 upgrade is for Crosstalk sources; the ids of other
+    // protocols were mapped above.
+    let same_version = !foreign && msg.version == target.as_str();
     match target {
         _ if same_version => {}
+        Version::V1_1 if foreign => {}
         Version::V1_1 => upgrade(&mut env),
         Version::V1_0 => downgrade(&mut env, &mut losses),
     }
     (env, losses)
+}
+
+/// A model address as a Crosstalk address. One that cannot be written is
+/// kept in the source's extension and written with the offending characters
+/// replaced; a missing one is made up.
+fn foreign_address(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> String {
+    let Some(value) = msg.slot(slot) else {
+        generated.push(slot);
+        return "UNKNOWN".into();
+    };
+    if let Some(address) = address::to_crosstalk(&value) {
+        return address;
+    }
+    let name: String = address::plain(&value)
+        .chars()
+        .map(|c| if c.is_alphanumeric() || "_.-@+".contains(c) { c } else { '-' })
+        .collect();
+    convert::stash(msg, slot, value);
+    if name.is_empty() { "UNKNOWN".into() } else { name }
+}
+
+/// A model id as a Crosstalk id (ULID or UUIDv7). Another id is kept in the
+/// source's extension; the envelope gets the ULID of a UUID's bits, or a
+/// fresh one for `message`, which 1.1 requires.
+fn foreign_id(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> Option<String> {
+    let Some(value) = msg.slot(slot) else {
+        if slot == Slot::Id {
+            generated.push(slot);
+            return Some(ids::new_ulid());
+        }
+        return None;
+    };
+    if ids::classify(&value).is_some() {
+        return Some(value);
+    }
+    let mapped = ids::as_crosstalk_id(&value);
+    // MSP turns the ULID back into its UUID by itself.
+    let undone = msg.protocol == Protocol::Msp
+        && mapped.as_deref().and_then(ids::as_uuid).as_deref() == Some(value.as_str());
+    if !undone {
+        convert::stash(msg, slot, value);
+    }
+    match (mapped, slot) {
+        (Some(id), _) => Some(id),
+        (None, Slot::Id) => Some(ids::new_ulid()),
+        (None, _) => None,
+    }
+}
+
+/// Keeps a slot's original value in the model's `meta: crosstalk` block.
+pub fn stash(msg: &mut Message, slot: Slot, value: String) {
+    let key = match slot {
+        Slot::Id => "Message",
+        Slot::Thread => "Thread",
+        Slot::Parent => "Parent",
+        Slot::Sender => "Sender",
+        Slot::Recipient => "Receiver",
+        Slot::Timestamp => "Timestamp",
+        Slot::Intent => "Intent",
+    };
+    let block = match msg.meta.iter().position(|b| b.namespace == ENVELOPE_NAMESPACE) {
+        Some(at) => &mut msg.meta[at],
+        None => {
+            msg.meta.insert(0, MetaBlock::new(ENVELOPE_NAMESPACE));
+            &mut msg.meta[0]
+        }
+    };
+    block.entries.retain(|(k, _)| k != key);
+    block.entries.push((key.to_string(), value));
 }
 
 fn restore_headers(env: &mut Envelope, block: &MetaBlock) {
@@ -103,6 +261,12 @@ fn restore_headers(env: &mut Envelope, block: &MetaBlock) {
             "Session" => env.session = v,
             "Context" => env.context = v,
             "Version-Token" => env.version_token = value.clone(),
+            "Message" => env.message = v,
+            "Thread" => env.thread = v,
+            "Parent" => env.parent = v,
+            "Sender" => env.sender = value.clone(),
+            "Receiver" => env.receiver = value.clone(),
+            "Intent" => env.intent = v,
             other => match other.strip_prefix(EXTRA_HEADER_PREFIX) {
                 Some(name) => env.extra_headers.push((name.to_string(), value.clone())),
                 None => env

@@ -10,6 +10,7 @@
 
 pub mod checks;
 pub mod codes;
+pub mod model_map;
 #[cfg(test)]
 mod proptests;
 pub mod workflow;

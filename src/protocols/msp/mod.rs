@@ -7,6 +7,7 @@
 //! decoder and judge backends; `pipeline` runs them end to end.
 
 pub mod backend;
+pub mod model_map;
 pub mod offline;
 pub mod pipeline;
 #[cfg(test)]
@@ -46,7 +47,7 @@ pub struct MspDoc {
     pub version: Version,
 }
 
-const FIELDS_1_0: &[&str] = &[
+pub const FIELDS_1_0: &[&str] = &[
     "version",
     "intent",
     "target",
@@ -58,7 +59,7 @@ const FIELDS_1_0: &[&str] = &[
     "timestamp",
     "parent_id",
 ];
-const FIELDS_2_0: &[&str] = &[
+pub const FIELDS_2_0: &[&str] = &[
     "version",
     "intent",
     "target",
