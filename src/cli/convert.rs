@@ -6,13 +6,11 @@ use serde::Serialize;
 
 use super::args::{ConvertArgs, GlobalArgs};
 use super::common;
-use crate::convert::{self, Converted, WriteOptions};
+use crate::convert::{self, WriteOptions};
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::model::{Loss, Signature};
+use crate::model::Loss;
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::csdl::codes::{self, Form};
-use crate::protocols::msp;
-use crate::protocols::{Found, Protocol, ProtocolSpec, Value};
+use crate::protocols::{Found, Protocol, ProtocolSpec};
 
 /// The `--format json` loss report of one message (written to stderr).
 #[derive(Debug, Serialize)]
@@ -48,7 +46,7 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
                 status = status.max(ExitStatus::Invalid);
                 continue;
             }
-            let Some(out) = convert_found(found, target_of(args, found), options) else {
+            let Some(out) = convert::convert(found, target_of(args, found), options) else {
                 continue;
             };
             if !out.losses.is_empty() {
@@ -87,56 +85,6 @@ fn target_of(args: &ConvertArgs, found: &Found) -> ProtocolSpec {
                 .copied()
                 .find(|v| *v == found.version),
         },
-    }
-}
-
-/// Converts one valid message (`None` for input that is not a message).
-/// A signature covers the source form, so it is dropped (and reported)
-/// whenever the version or protocol changes.
-pub fn convert_found(found: &Found, target: ProtocolSpec, options: WriteOptions) -> Option<Converted> {
-    let moves = target.protocol != found.protocol || target.version_or_default() != found.version;
-    if !moves {
-        return canonical(found, options).map(|text| Converted {
-            text,
-            losses: Vec::new(),
-        });
-    }
-    let mut msg = found.to_message()?;
-    let mut dropped = Vec::new();
-    if let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
-        dropped.push(Loss {
-            field: "signature".into(),
-            value: sig.raw,
-            reason: "the signature covers the source form and would not verify".into(),
-        });
-        msg.signature = Some(Signature { raw: "none".into() });
-    }
-    let mut out = convert::write(&msg, target, options);
-    dropped.append(&mut out.losses);
-    out.losses = dropped;
-    Some(out)
-}
-
-/// A message rewritten in its own protocol and version, canonically: a
-/// Crosstalk envelope re-rendered, CSDL in the asked spelling, an MSP 1.0
-/// signal with every field, HSP as compact JSON.
-fn canonical(found: &Found, options: WriteOptions) -> Option<String> {
-    match &found.value {
-        Value::Csdl(Some(doc)) => {
-            let form = if options.csdl_expanded {
-                Form::Expanded
-            } else {
-                Form::Compact
-            };
-            Some(format!("{}\n", codes::to_form(&doc.json, form)))
-        }
-        Value::Msp(Some(doc)) if doc.version == msp::Version::V1_0 => {
-            let json = msp::MinimalSignal::from_json(&doc.json)
-                .map(|s| s.to_json())
-                .unwrap_or_else(|_| doc.json.clone());
-            Some(format!("{json}\n"))
-        }
-        _ => found.render(),
     }
 }
 

@@ -40,7 +40,8 @@ pub fn to_hsp_address(address: &str) -> String {
     }
 }
 
-/// A Crosstalk address for a model address, or `None` when it cannot be one.
+/// A Crosstalk address (or comma-separated list of them, as a header line
+/// may name several receivers) for a model address; `None` when it cannot be one.
 pub fn to_crosstalk(address: &str) -> Option<String> {
     let plain = plain(address);
     let candidate = if is_topic(&plain) {
@@ -48,7 +49,10 @@ pub fn to_crosstalk(address: &str) -> Option<String> {
     } else {
         plain
     };
-    crosstalk_address::check(&candidate).ok().map(|_| candidate)
+    candidate
+        .split(',')
+        .all(|part| crosstalk_address::check(part).is_ok())
+        .then_some(candidate)
 }
 
 /// Everything but ASCII letters, digits, `.`, `_` and `-` as `%XX`: what a
@@ -104,5 +108,6 @@ mod tests {
         assert_eq!(to_crosstalk("did:aiproto:CLAUDE").as_deref(), Some("CLAUDE"));
         assert_eq!(to_crosstalk("did:key:z6Mk").as_deref(), Some("did:key:z6Mk"));
         assert_eq!(to_crosstalk("two words"), None);
+        assert_eq!(to_crosstalk("did:aiproto:A%2CB").as_deref(), Some("A,B"));
     }
 }

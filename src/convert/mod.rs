@@ -16,8 +16,8 @@ pub mod address;
 
 use serde_json::{Map, Value};
 
-use crate::model::{Loss, Message, MetaBlock, Slot};
-use crate::protocols::{Protocol, ProtocolSpec, crosstalk, csdl, hsp, msp};
+use crate::model::{Intent, Loss, Message, MetaBlock, Signature, Slot};
+use crate::protocols::{Found, Protocol, ProtocolSpec, Value as Typed, crosstalk, csdl, hsp, msp};
 
 /// The namespace of aiproto's own notes in a converted message.
 pub const AIPROTO_NAMESPACE: &str = "aiproto";
@@ -39,6 +39,56 @@ pub struct WriteOptions {
     pub csdl_expanded: bool,
 }
 
+/// Converts one valid message (`None` for input that is not a message).
+/// A signature covers the source form, so it is dropped (and reported)
+/// whenever the version or protocol changes.
+pub fn convert(found: &Found, target: ProtocolSpec, options: WriteOptions) -> Option<Converted> {
+    let moves = target.protocol != found.protocol || target.version_or_default() != found.version;
+    if !moves {
+        return canonical(found, options).map(|text| Converted {
+            text,
+            losses: Vec::new(),
+        });
+    }
+    let mut msg = found.to_message()?;
+    let mut dropped = Vec::new();
+    if let Some(sig) = msg.signature.take_if(|s| s.raw != "none") {
+        dropped.push(Loss {
+            field: "signature".into(),
+            value: sig.raw,
+            reason: "the signature covers the source form and would not verify".into(),
+        });
+        msg.signature = Some(Signature { raw: "none".into() });
+    }
+    let mut out = write(&msg, target, options);
+    dropped.append(&mut out.losses);
+    out.losses = dropped;
+    Some(out)
+}
+
+/// A message rewritten in its own protocol and version, canonically: a
+/// Crosstalk envelope re-rendered, CSDL in the asked spelling, an MSP 1.0
+/// signal with every field, HSP as compact JSON.
+fn canonical(found: &Found, options: WriteOptions) -> Option<String> {
+    match &found.value {
+        Typed::Csdl(Some(doc)) => {
+            let form = if options.csdl_expanded {
+                csdl::codes::Form::Expanded
+            } else {
+                csdl::codes::Form::Compact
+            };
+            Some(format!("{}\n", csdl::codes::to_form(&doc.json, form)))
+        }
+        Typed::Msp(Some(doc)) if doc.version == msp::Version::V1_0 => {
+            let json = msp::MinimalSignal::from_json(&doc.json)
+                .map(|s| s.to_json())
+                .unwrap_or_else(|_| doc.json.clone());
+            Some(format!("{json}\n"))
+        }
+        _ => found.render(),
+    }
+}
+
 /// Writes a model message in a target protocol and version.
 pub fn write(msg: &Message, target: ProtocolSpec, options: WriteOptions) -> Converted {
     let version = target.version_or_default();
@@ -53,8 +103,8 @@ pub fn write(msg: &Message, target: ProtocolSpec, options: WriteOptions) -> Conv
         }
         Protocol::Hsp => {
             let version = hsp::Version::parse(version).unwrap_or(hsp::Version::V1_0);
-            let json = hsp::model_map::from_message(msg, version);
-            json_line(json, Vec::new())
+            let (json, losses) = hsp::model_map::from_message(msg, version);
+            json_line(json, losses)
         }
         Protocol::Csdl => {
             let json = csdl::model_map::from_message(msg);
@@ -92,6 +142,23 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
         Protocol::Hsp => hsp::model_map::stash(msg, slot, value),
         Protocol::Csdl => csdl::model_map::stash(msg, slot, value),
         Protocol::Msp => msp::model_map::stash(msg, slot, value),
+    }
+}
+
+/// Maps a Crosstalk 1.0 intent (`QUESTION`, `NOTE`…) to the 1.1 intent that
+/// replaces it before another protocol's writer maps it; one that 1.0 would
+/// not give back (`STATUS`, `PATCH`) is kept in the source's extension.
+pub fn modernize_intent(msg: &mut Message) {
+    let Some(Intent::Other(name)) = msg.intent.clone() else {
+        return;
+    };
+    if let crosstalk::intent::IntentClass::Legacy { replacement, .. } =
+        crosstalk::intent::classify(&name)
+    {
+        if crosstalk::intent::downgrade(replacement.as_str()) != Some(name.as_str()) {
+            stash(msg, Slot::Intent, name);
+        }
+        msg.intent = Some(replacement);
     }
 }
 
@@ -152,3 +219,6 @@ pub fn loss(field: impl Into<String>, value: impl Into<String>, reason: impl Int
 pub fn value_text(v: &Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
+
+#[cfg(test)]
+mod round_trip_tests;

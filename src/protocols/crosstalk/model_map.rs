@@ -23,6 +23,9 @@ const LEGACY_INTENT_KEY: &str = "Legacy-Intent";
 const EXTRA_HEADER_PREFIX: &str = "Header-";
 /// The `meta: aiproto` key listing the slots a writer made up.
 const GENERATED_KEY: &str = "Generated";
+/// The `meta: aiproto` key saying the body is JSON (`Body: json`).
+const BODY_KEY: &str = "Body";
+const JSON_BODY: &str = "json";
 /// The JSON protocols whose fields travel in a meta block of their name.
 const JSON_PROTOCOLS: [Protocol; 3] = [Protocol::Hsp, Protocol::Csdl, Protocol::Msp];
 
@@ -67,6 +70,11 @@ pub fn to_message(env: &Envelope) -> Message {
     let mut generated = Vec::new();
     for block in &env.meta {
         if block.namespace == AIPROTO_NAMESPACE {
+            if block.get(BODY_KEY) == Some(JSON_BODY)
+                && let Ok(json) = serde_json::from_str(env.body.as_deref().unwrap_or_default())
+            {
+                msg.body = Body::Json(json);
+            }
             generated.extend(
                 block
                     .get(GENERATED_KEY)
@@ -166,10 +174,15 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
             });
         }
     }
+    let mut note = MetaBlock::new(AIPROTO_NAMESPACE);
+    if matches!(msg.body, Body::Json(_)) {
+        note.entries.push((BODY_KEY.into(), JSON_BODY.into()));
+    }
     if !generated.is_empty() {
         let names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
-        let mut note = MetaBlock::new(AIPROTO_NAMESPACE);
         note.entries.push((GENERATED_KEY.into(), names.join(" ")));
+    }
+    if !note.entries.is_empty() {
         env.meta.push(note);
     }
     // The 1.0 → 1.1 upgrade is for Crosstalk sources; the ids of other
@@ -317,6 +330,15 @@ fn downgrade(env: &mut Envelope, losses: &mut Vec<Loss>) {
         env.intent = Some(
             legacy.unwrap_or_else(|| intent::downgrade(&current).map_or(current, str::to_string)),
         );
+    }
+    // An ERROR envelope needs a `meta: error` block, which 1.0 cannot have.
+    if env.intent.as_deref() == Some(Intent::Error.as_str()) {
+        env.intent = Some("NOTE".into());
+        losses.push(Loss {
+            field: "intent".into(),
+            value: Intent::Error.as_str().into(),
+            reason: "Crosstalk 1.0 has no ERROR intent (it needs a meta: error block); written as NOTE".into(),
+        });
     }
     for (name, slot) in [
         ("thread", &mut env.thread),

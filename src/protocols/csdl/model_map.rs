@@ -155,6 +155,7 @@ fn read_m(msg: &mut Message, mut m: Map<String, Value>, generated: &mut Vec<Stri
 /// what CSDL has no field for travels in `m`.
 pub fn from_message(msg: &Message) -> Value {
     let mut msg = msg.clone();
+    convert::modernize_intent(&mut msg);
     let mut own = msg.take_extension(Protocol::Csdl);
     let foreign = msg.protocol != Protocol::Csdl;
     let mut generated = Vec::new();

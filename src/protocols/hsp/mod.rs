@@ -78,8 +78,15 @@ pub fn detect(text: &str) -> bool {
     if !(t.starts_with('{') || t.starts_with('[')) {
         return false;
     }
+    let keys = super::json_doc::top_level_keys(t, 64 * 1024);
+    if keys.contains(&"hsp_envelope_version") || keys.contains(&"message_type") {
+        return true;
+    }
+    // A CSDL or MSP message may carry HSP fields inside (a converted message's `m.hsp`).
+    let other = keys.iter().any(|k| *k == "t" || *k == "T")
+        || (keys.contains(&"intent") && keys.contains(&"target"));
     let head = &t[..floor_char_boundary(t, 64 * 1024)];
-    head.contains("\"hsp_envelope_version\"") || head.contains("\"HSP::")
+    !other && (head.contains("\"hsp_envelope_version\"") || head.contains("\"HSP::"))
 }
 
 pub fn floor_char_boundary(s: &str, mut i: usize) -> usize {

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use super::message_type::{self, MessageType, PAYLOAD_TYPES};
 use super::{HspMessage, Version, schemas};
 use crate::convert::{self, AIPROTO_NAMESPACE, address};
-use crate::model::{Body, Intent, Message, Signature, Slot};
+use crate::model::{Body, Intent, Loss, Message, Signature, Slot};
 use crate::protocols::Protocol;
 
 /// The model extension namespace holding HSP envelope fields with no model slot.
@@ -64,15 +64,18 @@ pub fn intent_of(json: &Value) -> Option<Intent> {
     }
 }
 
-/// The communication pattern and payload type written for an intent.
-fn kind_for(intent: Option<&Intent>) -> (&'static str, &'static str) {
-    match intent {
+/// The communication pattern and payload type written for a message's
+/// intent. HSP answers must name what they answer: without a parent an
+/// answer is published as a fact (and its intent kept, see `stash`).
+fn kind_for(msg: &Message) -> (&'static str, &'static str) {
+    let answers = msg.parent.is_some();
+    match &msg.intent {
         Some(Intent::Request | Intent::Escalate | Intent::Handoff | Intent::Poll) => {
             ("request", "TaskRequest")
         }
-        Some(Intent::Respond) => ("response", "TaskResult"),
-        Some(Intent::Ack) => ("response", "Acknowledgement"),
-        Some(Intent::Nack | Intent::Error) => ("response", "NegativeAcknowledgement"),
+        Some(Intent::Respond) if answers => ("response", "TaskResult"),
+        Some(Intent::Ack) if answers => ("response", "Acknowledgement"),
+        Some(Intent::Nack | Intent::Error) if answers => ("response", "NegativeAcknowledgement"),
         _ => ("publish", "Fact"),
     }
 }
@@ -134,7 +137,7 @@ pub fn to_message(m: &HspMessage) -> Message {
         .and_then(MessageType::parse)
         .map_or("", |t| t.name);
     if let Some(payload) = j.get("payload") {
-        msg.body = body_of(&msg, type_name, m.version, payload);
+        msg.body = body_of(&msg, type_name, payload);
     }
     convert::keep_unexplained(&mut rest, &envelope_defaults(&msg, m.version));
     convert::forget_generated(&mut msg, generated.iter().map(String::as_str));
@@ -144,7 +147,7 @@ pub fn to_message(m: &HspMessage) -> Message {
 
 /// The fields the writer derives from the model: versions, message type, pattern.
 fn envelope_defaults(msg: &Message, version: Version) -> Map<String, Value> {
-    let (pattern, type_name) = kind_for(msg.intent.as_ref());
+    let (pattern, type_name) = kind_for(msg);
     let v = version.as_str();
     let mut out = Map::new();
     out.insert("hsp_envelope_version".into(), json!(v));
@@ -156,7 +159,7 @@ fn envelope_defaults(msg: &Message, version: Version) -> Map<String, Value> {
 
 /// The body a payload stands for: the text or value it wraps, when the
 /// writer would wrap exactly that into exactly this payload; else the payload.
-fn body_of(msg: &Message, type_name: &str, version: Version, payload: &Value) -> Body {
+fn body_of(msg: &Message, type_name: &str, payload: &Value) -> Body {
     let slot = |k: &str| payload.get(k).cloned();
     let inner = match type_name {
         "TaskRequest" => slot("parameters"),
@@ -181,7 +184,7 @@ fn body_of(msg: &Message, type_name: &str, version: Version, payload: &Value) ->
     });
     let ids = Derived::of(msg);
     for body in candidates {
-        if payload_for(&body, type_name, version, &ids) == *payload {
+        if payload_for(&body, type_name, &ids) == *payload {
             return body;
         }
     }
@@ -213,13 +216,22 @@ impl Derived {
 /// The payload for a body: the body itself when it already is a payload of
 /// the type (a JSON object with the type's required fields, or text holding
 /// one), else the body wrapped in a payload of the type.
-fn payload_for(body: &Body, type_name: &str, version: Version, d: &Derived) -> Value {
+fn payload_for(body: &Body, type_name: &str, d: &Derived) -> Value {
     let own = match body {
         Body::Json(v) => Some(v.clone()),
         Body::Text(t) => serde_json::from_str::<Value>(t).ok(),
     };
+    // An object with the required fields of the type (in either version) is
+    // a payload already; a type aiproto has no schema for takes any object.
+    let is_payload = |obj: &Map<String, Value>| {
+        let known: Vec<Vec<&str>> = [Version::V0_1, Version::V1_0]
+            .into_iter()
+            .filter_map(|v| required_fields(type_name, v))
+            .collect();
+        known.is_empty() || known.iter().any(|req| req.iter().all(|f| obj.contains_key(*f)))
+    };
     if let Some(Value::Object(obj)) = &own
-        && required_fields(type_name, version).is_some_and(|req| req.iter().all(|f| obj.contains_key(f)))
+        && is_payload(obj)
     {
         return Value::Object(obj.clone());
     }
@@ -296,20 +308,19 @@ fn payload_for(body: &Body, type_name: &str, version: Version, d: &Derived) -> V
     Value::Object(p)
 }
 
-/// The required payload fields of a known type, from its embedded schema.
-fn required_fields(type_name: &str, version: Version) -> Option<&'static [String]> {
-    type Table = Vec<(Version, &'static str, Vec<String>)>;
+/// The embedded payload schema of a known type in a version.
+fn payload_schema(type_name: &str, version: Version) -> Option<&'static Value> {
+    type Table = Vec<(Version, &'static str, Value)>;
     static TABLE: OnceLock<Table> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         let mut out = Vec::new();
         for v in [Version::V0_1, Version::V1_0] {
             for t in PAYLOAD_TYPES {
-                let required = schemas::find(&format!("{}/{}", v.as_str(), t.schema))
+                if let Some(schema) = schemas::find(&format!("{}/{}", v.as_str(), t.schema))
                     .and_then(|f| serde_json::from_str::<Value>(f.text).ok())
-                    .and_then(|s| s.get("required").cloned())
-                    .and_then(|r| serde_json::from_value::<Vec<String>>(r).ok())
-                    .unwrap_or_default();
-                out.push((v, t.name, required));
+                {
+                    out.push((v, t.name, schema));
+                }
             }
         }
         out
@@ -317,13 +328,90 @@ fn required_fields(type_name: &str, version: Version) -> Option<&'static [String
     table
         .iter()
         .find(|(v, name, _)| *v == version && *name == type_name)
-        .map(|(_, _, required)| required.as_slice())
+        .map(|(_, _, schema)| schema)
+}
+
+/// The required payload fields of a known type, from its embedded schema.
+fn required_fields(type_name: &str, version: Version) -> Option<Vec<&'static str>> {
+    let schema = payload_schema(type_name, version)?;
+    let required = schema.get("required").and_then(Value::as_array);
+    Some(required.into_iter().flatten().filter_map(Value::as_str).collect())
+}
+
+/// Fills the fields a payload of this type needs in this version but does
+/// not have (0.1 and 1.0 capability advertisements need different ones),
+/// each reported: the value written is made up, not converted.
+fn fill_required(payload: &mut Value, type_name: &str, version: Version, d: &Derived) -> Vec<Loss> {
+    let mut losses = Vec::new();
+    fill_object(payload, "payload", type_name, version, d, &mut losses);
+    if type_name == "CapabilityDiscoveryResponse"
+        && let Some(Value::Array(items)) = payload.get_mut("capabilities")
+    {
+        for (i, item) in items.iter_mut().enumerate() {
+            let at = format!("payload.capabilities.{i}");
+            fill_object(item, &at, "CapabilityAdvertisement", version, d, &mut losses);
+        }
+    }
+    losses
+}
+
+fn fill_object(
+    object: &mut Value,
+    at: &str,
+    type_name: &str,
+    version: Version,
+    d: &Derived,
+    losses: &mut Vec<Loss>,
+) {
+    let (Some(schema), Value::Object(map)) = (payload_schema(type_name, version), object) else {
+        return;
+    };
+    for field in required_fields(type_name, version).unwrap_or_default() {
+        if map.contains_key(field) {
+            continue;
+        }
+        let property = schema.pointer(&format!("/properties/{field}")).unwrap_or(&Value::Null);
+        let value = placeholder(property, d);
+        losses.push(convert::loss(
+            format!("{at}.{field}"),
+            "(absent)",
+            format!(
+                "HSP {} requires it of a {type_name}; written as {value}",
+                version.as_str()
+            ),
+        ));
+        map.insert(field.to_string(), value);
+    }
+}
+
+/// The emptiest value a schema property accepts (the sender for an AI id,
+/// the message time for a timestamp).
+fn placeholder(property: &Value, d: &Derived) -> Value {
+    if let Some(first) = property.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+        return first.clone();
+    }
+    let reference = property.get("$ref").and_then(Value::as_str).unwrap_or("");
+    if reference.ends_with("/ai_id") {
+        return json!(d.sender);
+    }
+    if reference.ends_with("/timestamp") {
+        return json!(d.timestamp);
+    }
+    match property.get("type").and_then(Value::as_str) {
+        Some("array") => json!([]),
+        Some("string") => json!("unspecified"),
+        Some("integer" | "number") => json!(0),
+        Some("boolean") => json!(false),
+        _ => json!({}),
+    }
 }
 
 /// Writes the model as an HSP envelope of a version. Nothing is lost: what
-/// HSP has no field for travels in `x_<protocol>` fields.
-pub fn from_message(msg: &Message, version: Version) -> Value {
+/// HSP has no field for travels in `x_<protocol>` fields. Payload fields
+/// the version requires and the message lacks are filled and reported.
+pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
     let mut msg = msg.clone();
+    convert::modernize_intent(&mut msg);
     let mut own = msg.take_extension(Protocol::Hsp);
     // Values kept by an earlier conversion (see `stash`) win over the model's.
     for (slot, field) in SLOT_FIELDS {
@@ -336,7 +424,7 @@ pub fn from_message(msg: &Message, version: Version) -> Value {
     let mut generated = Vec::new();
     let v = version.as_str();
     // A type or pattern kept from an HSP source wins over the intent's.
-    let (mut pattern, mut type_name) = kind_for(msg.intent.as_ref());
+    let (mut pattern, mut type_name) = kind_for(&msg);
     let kept_type = own
         .get("message_type")
         .and_then(Value::as_str)
@@ -415,14 +503,17 @@ pub fn from_message(msg: &Message, version: Version) -> Value {
     env.insert("message_type".into(), json!(message_type::format(type_name, v)));
     env.insert("protocol_version".into(), json!(v));
     env.insert("communication_pattern".into(), json!(pattern));
-    env.insert(
-        "payload".into(),
-        payload_for(&msg.body, type_name, version, &derived),
-    );
+    let mut payload = payload_for(&msg.body, type_name, &derived);
+    let losses = fill_required(&mut payload, type_name, version, &derived);
+    env.insert("payload".into(), payload);
     if foreign {
         if let Some(thread) = msg.thread.clone() {
             convert::stash(&mut msg, Slot::Thread, thread);
         }
+    }
+    // A type or pattern kept from an HSP origin says the intent exactly.
+    let kept_kind = own.contains_key("message_type") || own.contains_key("communication_pattern");
+    if foreign && !kept_kind {
         let written = intent_of(&Value::Object(own.clone().into_iter().chain(env.clone()).collect()));
         if let Some(intent) = msg.intent.clone()
             && written.as_ref() != Some(&intent)
@@ -440,7 +531,7 @@ pub fn from_message(msg: &Message, version: Version) -> Value {
     if let Some(note) = convert::generated_note(&generated) {
         env.insert(carry_field(AIPROTO_NAMESPACE), note);
     }
-    Value::Object(env)
+    (Value::Object(env), losses)
 }
 
 /// A timestamp as HSP writes it (RFC 3339 in UTC), `None` when unreadable.
@@ -464,16 +555,22 @@ fn now() -> String {
 /// envelope field that held it (an intent as its pattern and message type).
 pub fn stash(msg: &mut Message, slot: Slot, value: String) {
     let version = msg.version.clone();
-    let ext = msg.extension_mut(Protocol::Hsp);
     if slot == Slot::Intent {
-        let (pattern, type_name) = kind_for(Some(&Intent::parse(&value)));
+        let answer = Message {
+            intent: Some(Intent::parse(&value)),
+            parent: Some(String::new()),
+            ..msg.clone()
+        };
+        let (pattern, type_name) = kind_for(&answer);
+        let ext = msg.extension_mut(Protocol::Hsp);
         ext.insert("communication_pattern".into(), json!(pattern));
         ext.insert(
             "message_type".into(),
             json!(message_type::format(type_name, &version)),
         );
     } else if let Some((_, field)) = SLOT_FIELDS.iter().find(|(s, _)| *s == slot) {
-        ext.insert((*field).to_string(), Value::String(value));
+        msg.extension_mut(Protocol::Hsp)
+            .insert((*field).to_string(), Value::String(value));
     }
     // HSP has no thread: an HSP source never has one to keep.
 }

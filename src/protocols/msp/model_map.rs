@@ -107,6 +107,7 @@ fn defaults(msg: &Message, version: Version) -> Map<String, Value> {
 /// Writes the model as an MSP signal of a version, with what it cannot hold.
 pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
     let mut msg = msg.clone();
+    convert::modernize_intent(&mut msg);
     let mut own = msg.take_extension(Protocol::Msp);
     // Values kept by an earlier conversion (see `stash`) win over the model's.
     for (slot, field) in SLOT_FIELDS {
@@ -156,7 +157,9 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
         }
     };
     out.insert("timestamp".into(), json!(timestamp));
-    out.insert("parent_id".into(), json!(msg.parent));
+    // A ULID parent (from Crosstalk) goes back to the UUID of its bits.
+    let parent = msg.parent.as_deref().map(|p| ids::as_uuid(p).unwrap_or_else(|| p.to_string()));
+    out.insert("parent_id".into(), json!(parent));
     let allowed = match version {
         Version::V1_0 => FIELDS_1_0,
         Version::V2_0 => FIELDS_2_0,
