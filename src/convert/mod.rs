@@ -146,8 +146,8 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
 }
 
 /// Maps a Crosstalk 1.0 intent (`QUESTION`, `NOTE`…) to the 1.1 intent that
-/// replaces it before another protocol's writer maps it; one that 1.0 would
-/// not give back (`STATUS`, `PATCH`) is kept in the source's extension.
+/// replaces it before another protocol's writer maps it, keeping the 1.0
+/// name in the source's extension so that the way back restores it.
 pub fn modernize_intent(msg: &mut Message) {
     let Some(Intent::Other(name)) = msg.intent.clone() else {
         return;
@@ -155,9 +155,7 @@ pub fn modernize_intent(msg: &mut Message) {
     if let crosstalk::intent::IntentClass::Legacy { replacement, .. } =
         crosstalk::intent::classify(&name)
     {
-        if crosstalk::intent::downgrade(replacement.as_str()) != Some(name.as_str()) {
-            stash(msg, Slot::Intent, name);
-        }
+        stash(msg, Slot::Intent, name);
         msg.intent = Some(replacement);
     }
 }
@@ -220,5 +218,7 @@ pub fn value_text(v: &Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
 
+#[cfg(test)]
+mod proptests;
 #[cfg(test)]
 mod round_trip_tests;

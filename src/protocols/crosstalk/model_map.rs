@@ -118,15 +118,26 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         ..Envelope::default()
     };
     if foreign {
+        take_kept(&mut msg);
         env.sender = foreign_address(&mut msg, Slot::Sender, &mut generated);
         env.receiver = foreign_address(&mut msg, Slot::Recipient, &mut generated);
         env.message = foreign_id(&mut msg, Slot::Id, &mut generated);
+        if target == Version::V1_0 && generated.contains(&Slot::Id) {
+            // 1.0 has no ids: nothing to make up.
+            generated.retain(|s| *s != Slot::Id);
+            env.message = None;
+        }
         env.thread = foreign_id(&mut msg, Slot::Thread, &mut generated);
         env.parent = foreign_id(&mut msg, Slot::Parent, &mut generated);
         if let Some(ts) = msg.timestamp.take() {
             convert::stash(&mut msg, Slot::Timestamp, ts);
         }
-        env.intent = Some(match &msg.intent {
+        env.intent = Some(match msg.intent.clone() {
+            // An ERROR envelope needs a `meta: error` block with its code.
+            Some(Intent::Error) if !has_error_code(&msg) => {
+                convert::stash(&mut msg, Slot::Intent, Intent::Error.as_str().to_string());
+                Intent::Nack.as_str().to_string()
+            }
             Some(i) => i.as_str().to_string(),
             None => {
                 generated.push(Slot::Intent);
@@ -192,9 +203,13 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         _ if same_version => {}
         Version::V1_1 if foreign => {}
         Version::V1_1 => upgrade(&mut env),
-        Version::V1_0 => downgrade(&mut env, &mut losses),
+        Version::V1_0 => downgrade(&mut env, !foreign, &mut losses),
     }
     (env, losses)
+}
+
+fn has_error_code(msg: &Message) -> bool {
+    msg.meta_block("error").is_some_and(|b| b.get("Code").is_some())
 }
 
 /// A model address as a Crosstalk address. One that cannot be written is
@@ -244,17 +259,39 @@ fn foreign_id(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> Optio
     }
 }
 
+/// The `meta: crosstalk` key keeping each slot's value (see [`stash`]).
+const KEPT_KEYS: [(Slot, &str); 7] = [
+    (Slot::Id, "Message"),
+    (Slot::Thread, "Thread"),
+    (Slot::Parent, "Parent"),
+    (Slot::Sender, "Sender"),
+    (Slot::Recipient, "Receiver"),
+    (Slot::Timestamp, "Timestamp"),
+    (Slot::Intent, "Intent"),
+];
+
+/// Values kept by an earlier conversion win over the model's approximations.
+fn take_kept(msg: &mut Message) {
+    let Some(at) = msg.meta.iter().position(|b| b.namespace == ENVELOPE_NAMESPACE) else {
+        return;
+    };
+    for (slot, key) in KEPT_KEYS {
+        if let Some(value) = msg.meta[at].get(key).map(str::to_string) {
+            msg.meta[at].entries.retain(|(k, _)| k != key);
+            msg.set_slot(slot, value);
+        }
+    }
+    if msg.meta[at].entries.is_empty() {
+        msg.meta.remove(at);
+    }
+}
+
 /// Keeps a slot's original value in the model's `meta: crosstalk` block.
 pub fn stash(msg: &mut Message, slot: Slot, value: String) {
-    let key = match slot {
-        Slot::Id => "Message",
-        Slot::Thread => "Thread",
-        Slot::Parent => "Parent",
-        Slot::Sender => "Sender",
-        Slot::Recipient => "Receiver",
-        Slot::Timestamp => "Timestamp",
-        Slot::Intent => "Intent",
-    };
+    let key = KEPT_KEYS
+        .iter()
+        .find(|(s, _)| *s == slot)
+        .map_or("Intent", |(_, k)| *k);
     let block = match msg.meta.iter().position(|b| b.namespace == ENVELOPE_NAMESPACE) {
         Some(at) => &mut msg.meta[at],
         None => {
@@ -262,8 +299,11 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
             &mut msg.meta[0]
         }
     };
-    block.entries.retain(|(k, _)| k != key);
-    block.entries.push((key.to_string(), value));
+    // The first value kept is the original (a 1.0 intent, say, before an
+    // approximation of its 1.1 replacement is kept too).
+    if block.get(key).is_none() {
+        block.entries.push((key.to_string(), value));
+    }
 }
 
 fn restore_headers(env: &mut Envelope, block: &MetaBlock) {
@@ -274,12 +314,6 @@ fn restore_headers(env: &mut Envelope, block: &MetaBlock) {
             "Session" => env.session = v,
             "Context" => env.context = v,
             "Version-Token" => env.version_token = value.clone(),
-            "Message" => env.message = v,
-            "Thread" => env.thread = v,
-            "Parent" => env.parent = v,
-            "Sender" => env.sender = value.clone(),
-            "Receiver" => env.receiver = value.clone(),
-            "Intent" => env.intent = v,
             other => match other.strip_prefix(EXTRA_HEADER_PREFIX) {
                 Some(name) => env.extra_headers.push((name.to_string(), value.clone())),
                 None => env
@@ -307,18 +341,24 @@ fn upgrade(env: &mut Envelope) {
     let Some(current) = env.intent.clone() else {
         return;
     };
-    if let IntentClass::Legacy { replacement, .. } = intent::classify(&current) {
-        env.intent = Some(replacement.as_str().to_string());
-        if intent::downgrade(replacement.as_str()) != Some(current.as_str()) {
-            env.meta_block_mut(COMPAT_NAMESPACE)
-                .entries
-                .push((LEGACY_INTENT_KEY.into(), current));
-        }
+    let written = match intent::classify(&current) {
+        IntentClass::Legacy { replacement, .. } => replacement.as_str().to_string(),
+        _ => current.clone(),
+    };
+    // Going back to 1.0 renames the intent; keep the 1.0 name when that
+    // would not give it back (STATUS, PATCH, or a 1.1 name used in 1.0).
+    if intent::downgrade(&written).unwrap_or(&written) != current {
+        env.meta_block_mut(COMPAT_NAMESPACE)
+            .entries
+            .push((LEGACY_INTENT_KEY.into(), current));
     }
+    env.intent = Some(written);
 }
 
 /// Crosstalk 1.0 has no ids and no meta blocks: each is reported as a loss.
-fn downgrade(env: &mut Envelope, losses: &mut Vec<Loss>) {
+/// A 1.1 envelope's intents go back to their 1.0 names; another protocol's
+/// intent is written as it is (1.0 reads the 1.1 names too).
+fn downgrade(env: &mut Envelope, rename_intent: bool, losses: &mut Vec<Loss>) {
     if env.version_token == "v1.1" {
         env.version_token = "v1".into();
     }
@@ -326,7 +366,9 @@ fn downgrade(env: &mut Envelope, losses: &mut Vec<Loss>) {
         .meta_block(COMPAT_NAMESPACE)
         .and_then(|b| b.get(LEGACY_INTENT_KEY))
         .map(str::to_string);
-    if let Some(current) = env.intent.clone() {
+    if let Some(current) = env.intent.clone()
+        && rename_intent
+    {
         env.intent = Some(
             legacy.unwrap_or_else(|| intent::downgrade(&current).map_or(current, str::to_string)),
         );

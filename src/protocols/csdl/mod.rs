@@ -12,7 +12,7 @@ pub mod checks;
 pub mod codes;
 pub mod model_map;
 #[cfg(test)]
-mod proptests;
+pub(crate) mod proptests;
 pub mod workflow;
 
 use std::sync::OnceLock;

@@ -71,9 +71,15 @@ pub fn to_message(doc: &CsdlDoc) -> Message {
         }
     };
     let mut generated = Vec::new();
-    if let Some(Value::Object(m)) = rest.remove("m") {
-        let m = read_m(&mut msg, m, &mut generated);
-        rest.insert("m".into(), Value::Object(m));
+    match rest.remove("m") {
+        Some(Value::Object(m)) => {
+            let m = read_m(&mut msg, m, &mut generated);
+            rest.insert("m".into(), Value::Object(m));
+        }
+        Some(other) => {
+            rest.insert("m".into(), other);
+        }
+        None => {}
     }
     if rest.get("t").and_then(Value::as_str) == Some("message") {
         let mut take_str = |k: &str| match rest.get(k) {
@@ -161,7 +167,12 @@ pub fn from_message(msg: &Message) -> Value {
     let mut generated = Vec::new();
     let mut m = match own.remove("m") {
         Some(Value::Object(m)) => Some(m),
-        _ => None,
+        // An `m` that is not an object is written back as it was.
+        Some(other) => {
+            own.insert("m".into(), other);
+            None
+        }
+        None => None,
     };
     // Values kept by an earlier conversion (see `stash`) win over the model's.
     for (slot, key) in [(Slot::Sender, "from"), (Slot::Recipient, "to")] {
@@ -230,6 +241,9 @@ pub fn from_message(msg: &Message) -> Value {
     if !carried.is_empty() {
         m.get_or_insert_with(Map::new).extend(carried);
     }
+    if m.is_some() {
+        own.remove("m");
+    }
     out.extend(own);
     if let Some(intent) = kept_intent {
         out.insert("intent".into(), intent);
@@ -247,7 +261,11 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
     let key = match slot {
         Slot::Sender => "from",
         Slot::Recipient => "to",
-        Slot::Intent => "intent",
+        Slot::Intent => {
+            let intent = csdl_intent(Some(&Intent::parse(&value)));
+            ext.insert("intent".into(), json!(intent));
+            return;
+        }
         _ => {
             let key = M_SLOTS.iter().find(|(s, _)| *s == slot).map_or("id", |(_, k)| *k);
             let m = ext.entry("m").or_insert_with(|| json!({}));

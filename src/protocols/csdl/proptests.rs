@@ -118,7 +118,7 @@ fn step() -> impl Strategy<Value = Value> {
     })
 }
 
-fn element() -> impl Strategy<Value = Value> {
+pub(crate) fn element() -> impl Strategy<Value = Value> {
     prop_oneof![
         function(),
         ("[A-Z][a-z]{1,8}", params(), prop::collection::vec(function(), 0..3))

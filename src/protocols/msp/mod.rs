@@ -11,7 +11,7 @@ pub mod model_map;
 pub mod offline;
 pub mod pipeline;
 #[cfg(test)]
-mod proptests;
+pub(crate) mod proptests;
 pub mod rate;
 pub mod remote;
 pub mod signal;

@@ -39,7 +39,7 @@ fn timestamp() -> impl Strategy<Value = DateTime<Utc>> {
         .prop_map(|(s, us)| Utc.timestamp_opt(s, us * 1000).single().unwrap_or_default())
 }
 
-fn signal() -> impl Strategy<Value = MinimalSignal> {
+pub(crate) fn signal() -> impl Strategy<Value = MinimalSignal> {
     (
         intent(),
         "[A-Za-z0-9][A-Za-z0-9 _.-]{0,30}",

@@ -1,0 +1,204 @@
+//! Property tests: generated messages of every protocol go to every other
+//! protocol and back with `round_trip_tests::check_message`'s promises kept.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::round_trip_tests::check_message;
+use crate::model::MetaBlock;
+use crate::protocols::crosstalk::{self, envelope::Envelope};
+use crate::protocols::{Protocol, ReadOptions, csdl, msp};
+
+fn ulid() -> impl Strategy<Value = String> {
+    any::<u128>().prop_map(|n| ulid::Ulid::from(n >> 2).to_string())
+}
+
+fn uuid7() -> impl Strategy<Value = String> {
+    any::<u128>().prop_map(|n| {
+        let bits = (n & !(0xF << 76) & !(0x3 << 62)) | (0x7 << 76) | (0x2 << 62);
+        uuid::Uuid::from_u128(bits).hyphenated().to_string()
+    })
+}
+
+fn words() -> impl Strategy<Value = String> {
+    "[A-Za-z0-9][A-Za-z0-9 ,.?!'()-]{0,40}".prop_map(|s| s.trim().to_string())
+}
+
+fn address() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[A-Z][A-Z0-9_-]{0,10}",
+        "(claude|chatgpt|human)://[a-z]{1,6}/[a-z0-9]{1,8}",
+        "did:[a-z]{2,5}:[A-Za-z0-9_]{1,10}",
+    ]
+}
+
+fn text_body() -> impl Strategy<Value = String> {
+    prop::collection::vec(words(), 1..4).prop_map(|lines| lines.join("\n").trim().to_string())
+}
+
+fn meta_block() -> impl Strategy<Value = MetaBlock> {
+    let key = prop_oneof!["[A-Z][a-z0-9]{0,8}(-[A-Z][a-z]{0,4})?", "X-[A-Za-z]{1,6}"];
+    (
+        prop_oneof![Just("routing".to_string()), Just("audit".to_string()), "custom-[a-z]{1,6}"],
+        prop::collection::vec((key, words().prop_filter("a value", |v| !v.is_empty())), 1..4),
+    )
+        .prop_map(|(namespace, entries)| MetaBlock { namespace, entries })
+}
+
+/// Valid Crosstalk 1.1 envelopes.
+fn crosstalk_1_1() -> impl Strategy<Value = String> {
+    (
+        (address(), address(), prop::option::of(words()), prop::option::of(words())),
+        (prop_oneof![ulid(), uuid7()], prop::option::of(ulid()), prop::option::of(ulid())),
+        prop::sample::select(vec!["REQUEST", "RESPOND", "ESCALATE", "HANDOFF", "POLL", "ACK", "NACK", "BROADCAST", "REVOKE", "CLOSE"]),
+        prop::collection::vec(meta_block(), 0..3),
+        text_body(),
+    )
+        .prop_map(|((sender, receiver, user, context), (message, thread, parent), intent, meta, body)| {
+            let env = Envelope {
+                sender,
+                receiver,
+                version_token: "v1".into(),
+                user: user.filter(|u| !u.is_empty()),
+                context: context.filter(|c| !c.is_empty()),
+                message: Some(message),
+                thread,
+                parent,
+                intent: Some(intent.to_string()),
+                meta,
+                body: Some(body),
+                sig: Some("none".into()),
+                ..Envelope::default()
+            };
+            crosstalk::render(&env)
+        })
+}
+
+/// Valid Crosstalk 1.0 envelopes (no ids, no meta, the old intents too).
+fn crosstalk_1_0() -> impl Strategy<Value = String> {
+    (
+        address(),
+        address(),
+        prop::sample::select(vec!["QUESTION", "ANSWER", "STATUS", "PATCH", "NOTE", "REQUEST", "RESPOND"]),
+        text_body(),
+    )
+        .prop_map(|(sender, receiver, intent, body)| {
+            let env = Envelope {
+                sender,
+                receiver,
+                version_token: "v1".into(),
+                intent: Some(intent.to_string()),
+                body: Some(body),
+                sig: Some("none".into()),
+                ..Envelope::default()
+            };
+            crosstalk::render(&env)
+        })
+}
+
+fn did() -> impl Strategy<Value = String> {
+    "did:hsp:[a-z_]{1,10}"
+}
+
+/// Valid HSP envelopes of both versions: facts, task requests and results, ACKs.
+fn hsp() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(vec!["0.1", "1.0"]),
+        uuid7(),
+        (did(), prop_oneof![did(), Just("hsp/knowledge/facts/general".to_string())]),
+        0u8..4,
+        (words(), 0.0f64..=1.0, prop::option::of(uuid7())),
+        prop::option::of(prop::sample::select(vec!["low", "medium", "high"])),
+        prop::option::of(words()),
+    )
+        .prop_map(|(v, id, (sender, recipient), kind, (text, score, parent), priority, extra)| {
+            let ts = "2025-01-02T03:04:05Z";
+            let (pattern, type_name, payload, parent) = match kind {
+                0 => ("publish", "Fact", json!({"id": format!("fact_{id}"), "statement_type": "natural_language", "statement_nl": text, "source_ai_id": sender, "timestamp_created": ts, "confidence_score": score}), parent),
+                1 => ("request", "TaskRequest", json!({"request_id": id, "requester_ai_id": sender, "capability_id_filter": "cap_x", "parameters": {"q": text}, "callback_address": "hsp/results/x"}), parent),
+                2 => ("response", "TaskResult", json!({"result_id": id, "request_id": "r1", "executing_ai_id": sender, "status": "success", "payload": {"answer": text}}), Some(parent.unwrap_or_else(|| "r1".into()))),
+                _ => ("response", "Acknowledgement", json!({"status": "received", "ack_timestamp": ts, "target_message_id": "m1"}), Some(parent.unwrap_or_else(|| "m1".into()))),
+            };
+            let mut env = json!({
+                "hsp_envelope_version": v, "message_id": id, "sender_ai_id": sender,
+                "recipient_ai_id": recipient, "timestamp_sent": ts,
+                "message_type": format!("HSP::{type_name}_v{v}"), "protocol_version": v,
+                "communication_pattern": pattern, "payload": payload,
+            });
+            if let Some(p) = parent {
+                env["correlation_id"] = json!(p);
+            }
+            if let Some(p) = priority {
+                env["qos_parameters"] = json!({"priority": p, "requires_ack": false});
+            }
+            if let Some(e) = extra {
+                env["trace_note"] = json!(e);
+            }
+            env.to_string()
+        })
+}
+
+/// Valid CSDL: messages with every intent and `m` metadata, and other elements.
+fn csdl() -> impl Strategy<Value = String> {
+    let message = (
+        "[a-z_]{1,8}",
+        "[a-z_]{1,8}",
+        prop::sample::select(csdl::checks::INTENTS.to_vec()),
+        prop_oneof![words().prop_map(Value::from), Just(json!({"action": "x", "data": {"n": 1}}))],
+        prop::option::of(0.0f64..=1.0),
+        prop::option::of(("[a-z]{1,6}", words())),
+    )
+        .prop_map(|(from, to, intent, v, cx, m)| {
+            let mut msg = json!({"t": "message", "from": from, "to": to, "intent": intent, "v": v});
+            if let Some(cx) = cx {
+                msg["cx"] = json!(cx);
+            }
+            if let Some((k, val)) = m {
+                msg["m"] = json!({ k: val });
+            }
+            msg
+        });
+    prop_oneof![message, csdl::proptests::element()].prop_map(|v| v.to_string())
+}
+
+fn msp() -> impl Strategy<Value = String> {
+    msp::proptests::signal().prop_map(|s| s.to_compact_string())
+}
+
+/// Reads a generated text; generators write valid messages, a few may not be.
+fn check(text: &str, protocol: Protocol) -> Result<(), TestCaseError> {
+    let found = protocol.read(text, &ReadOptions::default());
+    let Some(found) = found.first().filter(|f| f.is_valid(false)) else {
+        return Err(TestCaseError::reject("generated message is not valid"));
+    };
+    check_message(found).map_err(TestCaseError::fail)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn crosstalk_1_1_round_trips(text in crosstalk_1_1()) {
+        check(&text, Protocol::Crosstalk)?;
+    }
+
+    #[test]
+    fn crosstalk_1_0_round_trips(text in crosstalk_1_0()) {
+        check(&text, Protocol::Crosstalk)?;
+    }
+
+    #[test]
+    fn hsp_round_trips(text in hsp()) {
+        check(&text, Protocol::Hsp)?;
+    }
+
+    #[test]
+    fn csdl_round_trips(text in csdl()) {
+        check(&text, Protocol::Csdl)?;
+    }
+
+    #[test]
+    fn msp_round_trips(text in msp()) {
+        check(&text, Protocol::Msp)?;
+    }
+}
