@@ -128,6 +128,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('--canonical', '--canonical', [CompletionResultType]::ParameterName, 'Rewrite in canonical form, keeping each message''s version')

@@ -122,6 +122,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
             cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
             cand --to 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)'
+            cand --from 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --canonical 'Rewrite in canonical form, keeping each message''s version'

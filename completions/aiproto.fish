@@ -118,6 +118,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s v -l verbose
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l to -d 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l from -d 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

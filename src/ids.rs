@@ -88,7 +88,10 @@ mod tests {
         assert_eq!(classify(&ulid), Some(IdKind::Ulid));
         assert_eq!(as_uuid(&ulid).as_deref(), Some(v4));
         let u = new_ulid();
-        assert_eq!(as_crosstalk_id(&as_uuid(&u).unwrap()).as_deref(), Some(u.as_str()));
+        assert_eq!(
+            as_crosstalk_id(&as_uuid(&u).unwrap()).as_deref(),
+            Some(u.as_str())
+        );
         let v7 = new_uuid7();
         assert_eq!(as_crosstalk_id(&v7), Some(v7.clone()));
         assert_eq!(as_crosstalk_id("msg-1"), None);

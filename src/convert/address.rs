@@ -92,7 +92,14 @@ mod tests {
 
     #[test]
     fn names_become_dids_and_come_back() {
-        for name in ["CLAUDE", "dr-smith", "kalle@home", "Zoë", "human://kalle", "a%b"] {
+        for name in [
+            "CLAUDE",
+            "dr-smith",
+            "kalle@home",
+            "Zoë",
+            "human://kalle",
+            "a%b",
+        ] {
             let did = to_hsp_ai_id(name);
             assert!(is_did(&did), "{did}");
             assert_eq!(plain(&did), name);
@@ -105,8 +112,14 @@ mod tests {
         let ct = to_crosstalk("hsp/knowledge/facts").unwrap();
         assert_eq!(ct, "topic:hsp/knowledge/facts");
         assert_eq!(to_hsp_address(&ct), "hsp/knowledge/facts");
-        assert_eq!(to_crosstalk("did:aiproto:CLAUDE").as_deref(), Some("CLAUDE"));
-        assert_eq!(to_crosstalk("did:key:z6Mk").as_deref(), Some("did:key:z6Mk"));
+        assert_eq!(
+            to_crosstalk("did:aiproto:CLAUDE").as_deref(),
+            Some("CLAUDE")
+        );
+        assert_eq!(
+            to_crosstalk("did:key:z6Mk").as_deref(),
+            Some("did:key:z6Mk")
+        );
         assert_eq!(to_crosstalk("two words"), None);
         assert_eq!(to_crosstalk("did:aiproto:A%2CB").as_deref(), Some("A,B"));
     }

@@ -21,7 +21,10 @@ fn uuid7() -> impl Strategy<Value = String> {
 }
 
 fn words() -> impl Strategy<Value = String> {
-    "[A-Za-z0-9][A-Za-z0-9 ,.?!'()-]{0,40}".prop_map(|s| s.trim().to_string())
+    prop_oneof![
+        "[A-Za-z0-9][A-Za-z0-9 ,.?!'()-]{0,40}".prop_map(|s| s.trim().to_string()),
+        "\\PC{0,30}"
+    ]
 }
 
 fn address() -> impl Strategy<Value = String> {
@@ -39,8 +42,15 @@ fn text_body() -> impl Strategy<Value = String> {
 fn meta_block() -> impl Strategy<Value = MetaBlock> {
     let key = prop_oneof!["[A-Z][a-z0-9]{0,8}(-[A-Z][a-z]{0,4})?", "X-[A-Za-z]{1,6}"];
     (
-        prop_oneof![Just("routing".to_string()), Just("audit".to_string()), "custom-[a-z]{1,6}"],
-        prop::collection::vec((key, words().prop_filter("a value", |v| !v.is_empty())), 1..4),
+        prop_oneof![
+            Just("routing".to_string()),
+            Just("audit".to_string()),
+            "custom-[a-z]{1,6}"
+        ],
+        prop::collection::vec(
+            (key, words().prop_filter("a value", |v| !v.is_empty())),
+            1..4,
+        ),
     )
         .prop_map(|(namespace, entries)| MetaBlock { namespace, entries })
 }
@@ -48,30 +58,52 @@ fn meta_block() -> impl Strategy<Value = MetaBlock> {
 /// Valid Crosstalk 1.1 envelopes.
 fn crosstalk_1_1() -> impl Strategy<Value = String> {
     (
-        (address(), address(), prop::option::of(words()), prop::option::of(words())),
-        (prop_oneof![ulid(), uuid7()], prop::option::of(ulid()), prop::option::of(ulid())),
-        prop::sample::select(vec!["REQUEST", "RESPOND", "ESCALATE", "HANDOFF", "POLL", "ACK", "NACK", "BROADCAST", "REVOKE", "CLOSE"]),
+        (
+            address(),
+            address(),
+            prop::option::of(words()),
+            prop::option::of(words()),
+        ),
+        (
+            prop_oneof![ulid(), uuid7()],
+            prop::option::of(ulid()),
+            prop::option::of(ulid()),
+        ),
+        prop::sample::select(vec![
+            "REQUEST",
+            "RESPOND",
+            "ESCALATE",
+            "HANDOFF",
+            "POLL",
+            "ACK",
+            "NACK",
+            "BROADCAST",
+            "REVOKE",
+            "CLOSE",
+        ]),
         prop::collection::vec(meta_block(), 0..3),
         text_body(),
     )
-        .prop_map(|((sender, receiver, user, context), (message, thread, parent), intent, meta, body)| {
-            let env = Envelope {
-                sender,
-                receiver,
-                version_token: "v1".into(),
-                user: user.filter(|u| !u.is_empty()),
-                context: context.filter(|c| !c.is_empty()),
-                message: Some(message),
-                thread,
-                parent,
-                intent: Some(intent.to_string()),
-                meta,
-                body: Some(body),
-                sig: Some("none".into()),
-                ..Envelope::default()
-            };
-            crosstalk::render(&env)
-        })
+        .prop_map(
+            |((sender, receiver, user, context), (message, thread, parent), intent, meta, body)| {
+                let env = Envelope {
+                    sender,
+                    receiver,
+                    version_token: "v1".into(),
+                    user: user.filter(|u| !u.is_empty()),
+                    context: context.filter(|c| !c.is_empty()),
+                    message: Some(message),
+                    thread,
+                    parent,
+                    intent: Some(intent.to_string()),
+                    meta,
+                    body: Some(body),
+                    sig: Some("none".into()),
+                    ..Envelope::default()
+                };
+                crosstalk::render(&env)
+            },
+        )
 }
 
 /// Valid Crosstalk 1.0 envelopes (no ids, no meta, the old intents too).
@@ -79,7 +111,9 @@ fn crosstalk_1_0() -> impl Strategy<Value = String> {
     (
         address(),
         address(),
-        prop::sample::select(vec!["QUESTION", "ANSWER", "STATUS", "PATCH", "NOTE", "REQUEST", "RESPOND"]),
+        prop::sample::select(vec![
+            "QUESTION", "ANSWER", "STATUS", "PATCH", "NOTE", "REQUEST", "RESPOND",
+        ]),
         text_body(),
     )
         .prop_map(|(sender, receiver, intent, body)| {
@@ -144,7 +178,10 @@ fn csdl() -> impl Strategy<Value = String> {
         "[a-z_]{1,8}",
         "[a-z_]{1,8}",
         prop::sample::select(csdl::checks::INTENTS.to_vec()),
-        prop_oneof![words().prop_map(Value::from), Just(json!({"action": "x", "data": {"n": 1}}))],
+        prop_oneof![
+            words().prop_map(Value::from),
+            Just(json!({"action": "x", "data": {"n": 1}}))
+        ],
         prop::option::of(0.0f64..=1.0),
         prop::option::of(("[a-z]{1,6}", words())),
     )

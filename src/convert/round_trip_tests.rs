@@ -57,7 +57,13 @@ fn same(a: &str, b: &str, protocol: Protocol) -> bool {
 }
 
 /// Whether a reported loss is really gone from the message read back.
-fn is_real(loss: &Loss, back: &Message, back_text: &str, canonical: &str, protocol: Protocol) -> bool {
+fn is_real(
+    loss: &Loss,
+    back: &Message,
+    back_text: &str,
+    canonical: &str,
+    protocol: Protocol,
+) -> bool {
     let field = loss.field.as_str();
     if field == "signature" {
         return back.signature.as_ref().is_none_or(|s| s.raw != loss.value);
@@ -88,30 +94,50 @@ fn is_real(loss: &Loss, back: &Message, back_text: &str, canonical: &str, protoc
 pub fn check_message(found: &Found) -> Result<(), String> {
     let source = spec_of(found);
     let options = WriteOptions::default();
-    let canonical = convert(found, source, options).ok_or("no canonical form")?.text;
+    let canonical = convert(found, source, options)
+        .ok_or("no canonical form")?
+        .text;
     let original = read(&canonical, source.protocol)
         .into_iter()
         .next()
         .ok_or("canonical form not read back")?;
     for target in targets() {
-        let what = format!("{}@{} → {}@{}", source.protocol, found.version, target.protocol, target.version_or_default());
+        let what = format!(
+            "{}@{} → {}@{}",
+            source.protocol,
+            found.version,
+            target.protocol,
+            target.version_or_default()
+        );
         let out = convert(&original, target, options).ok_or(format!("{what}: not converted"))?;
         let written = read(&out.text, target.protocol);
         let [written] = written.as_slice() else {
-            return Err(format!("{what}: {} messages written:\n{}", written.len(), out.text));
+            return Err(format!(
+                "{what}: {} messages written:\n{}",
+                written.len(),
+                out.text
+            ));
         };
         if !written.is_valid(false) {
-            return Err(format!("{what}: invalid output ({}):\n{}", errors(written), out.text));
+            return Err(format!(
+                "{what}: invalid output ({}):\n{}",
+                errors(written),
+                out.text
+            ));
         }
         if written.version != target.version_or_default() {
             return Err(format!("{what}: written as version {}", written.version));
         }
-        let back = convert(written, source, options).ok_or(format!("{what}: not converted back"))?;
+        let back =
+            convert(written, source, options).ok_or(format!("{what}: not converted back"))?;
         let back_found = read(&back.text, source.protocol);
         let back_msg = back_found
             .first()
             .and_then(Found::to_message)
-            .ok_or(format!("{what}: the way back is unreadable:\n{}", back.text))?;
+            .ok_or(format!(
+                "{what}: the way back is unreadable:\n{}",
+                back.text
+            ))?;
         if out.losses.is_empty() {
             if !same(&back.text, &canonical, source.protocol) {
                 return Err(format!(
@@ -143,7 +169,10 @@ fn every_example_converts_to_every_protocol_and_back() {
             let path = entry.path();
             if path.is_dir() {
                 // Invalid examples are not converted; prose is MSP encoder input.
-                if !matches!(path.file_name().and_then(|n| n.to_str()), Some("invalid" | "prose")) {
+                if !matches!(
+                    path.file_name().and_then(|n| n.to_str()),
+                    Some("invalid" | "prose")
+                ) {
                     dirs.push(path);
                 }
             } else {

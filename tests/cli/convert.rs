@@ -118,7 +118,7 @@ fn signature_is_dropped_when_the_version_changes() {
         .code(0)
         .stdout(predicate::str::contains("sig: none"))
         .stderr(predicate::str::contains(
-            "dropped sig = ed25519:pkid=alice;sig=AAAA",
+            "dropped signature = ed25519:pkid=alice;sig=AAAA",
         ));
     aiproto(h.path())
         .args(["convert", "--canonical"])
@@ -138,4 +138,134 @@ fn invalid_messages_are_not_converted() {
         .code(1)
         .stdout("")
         .stderr(predicate::str::contains("invalid, not converted"));
+}
+
+/// The HSP TaskRequest of the examples, as a chat assistant receives it.
+fn task_request_as_crosstalk(h: &std::path::Path) -> String {
+    let out = aiproto(h)
+        .args(["convert", "--to", "crosstalk"])
+        .arg(super::repo("examples/hsp/valid/1.0/task-request.json"))
+        .assert()
+        .code(0)
+        .stderr("");
+    String::from_utf8_lossy(&out.get_output().stdout).to_string()
+}
+
+#[test]
+fn an_hsp_task_request_reaches_crosstalk_and_its_answer_comes_back_as_a_task_result() {
+    let h = home();
+    let envelope = task_request_as_crosstalk(h.path());
+    assert!(
+        envelope.starts_with("[[did:hsp:agent_A→did:hsp:agent_B v1]]\n"),
+        "{envelope}"
+    );
+    assert!(envelope.contains("intent: REQUEST\n"), "{envelope}");
+    assert!(
+        envelope.contains("\"csv_content\": \"a,b\\n1,2\\n\""),
+        "{envelope}"
+    );
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(envelope.clone())
+        .assert()
+        .code(0);
+    // The assistant answers with a RESPOND whose parent is the request.
+    let request_id = envelope
+        .lines()
+        .find_map(|l| l.strip_prefix("message: "))
+        .unwrap();
+    let reply = format!(
+        "[[did:hsp:agent_B→did:hsp:agent_A v1]]\nparent: {request_id}\nmessage: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nintent: RESPOND\nbody: |\n  a sums to 1, b to 2.\nsig: none\n[[END]]\n"
+    );
+    let result = aiproto(h.path())
+        .args(["convert", "--to", "hsp", "--format", "json"])
+        .write_stdin(reply)
+        .assert()
+        .code(0)
+        .stderr("");
+    let result = &json_lines(&result.get_output().stdout)[0];
+    assert_eq!(result["message_type"], "HSP::TaskResult_v1.0");
+    assert_eq!(result["communication_pattern"], "response");
+    assert_eq!(result["correlation_id"], request_id);
+    assert_eq!(result["payload"]["status"], "success");
+    assert_eq!(result["payload"]["payload"], "a sums to 1, b to 2.");
+    aiproto(h.path())
+        .args(["validate", "--strict", "-"])
+        .write_stdin(result.to_string())
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn hsp_to_crosstalk_and_back_is_the_identity() {
+    let h = home();
+    let envelope = task_request_as_crosstalk(h.path());
+    let back = aiproto(h.path())
+        .args(["convert", "--to", "hsp"])
+        .write_stdin(envelope)
+        .assert()
+        .code(0)
+        .stderr("");
+    let back = &json_lines(&back.get_output().stdout)[0];
+    let original: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(super::repo("examples/hsp/valid/1.0/task-request.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(*back, original);
+}
+
+#[test]
+fn converting_to_msp_reports_what_the_signal_cannot_hold() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["convert", "--to", "msp", "--format", "json"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let report = json_lines(&out.get_output().stderr);
+    let fields: Vec<&str> = report[0]["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["field"].as_str().unwrap())
+        .collect();
+    assert!(
+        fields.contains(&"sender") && fields.contains(&"recipient"),
+        "{fields:?}"
+    );
+    let signal = &json_lines(&out.get_output().stdout)[0];
+    assert_eq!(signal["intent"], "DELEGATE");
+    aiproto(h.path())
+        .args(["convert", "--to", "msp", "--strict"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("--strict"));
+}
+
+#[test]
+fn many_messages_in_many_out_and_from_forces_the_source() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["convert", "--to", "crosstalk"])
+        .arg(super::repo("examples/hsp/valid/0.1/facts.jsonl"))
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let envelopes = text.matches("[[END]]").count();
+    assert!(envelopes >= 2, "{text}");
+    let back = aiproto(h.path())
+        .args(["convert", "--from", "crosstalk", "--to", "hsp@0.1"])
+        .write_stdin(text)
+        .assert()
+        .code(0)
+        .stderr("");
+    assert_eq!(json_lines(&back.get_output().stdout).len(), envelopes);
+    aiproto(h.path())
+        .args(["convert", "--from", "hsp", "--to", "crosstalk"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("message is invalid"));
 }

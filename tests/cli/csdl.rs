@@ -89,14 +89,25 @@ fn expanded_findings_point_at_expanded_names() {
 }
 
 #[test]
-fn converting_to_another_protocol_is_refused_not_dropped() {
+fn converts_to_another_protocol_and_back() {
     let dir = home();
-    aiproto(dir.path())
+    let out = aiproto(dir.path())
         .args(["convert", "--to", "crosstalk"])
         .arg(repo("examples/csdl/valid/agent_message.json"))
         .assert()
-        .code(2)
-        .stderr(contains("converting csdl to crosstalk is not supported"));
+        .code(0)
+        .stdout(contains("[[atlas→nexus v1]]"))
+        .stdout(contains("intent: REQUEST"))
+        .get_output()
+        .stdout
+        .clone();
+    aiproto(dir.path())
+        .args(["convert", "--to", "csdl"])
+        .write_stdin(out)
+        .assert()
+        .code(0)
+        .stdout(contains(r#""from":"atlas""#))
+        .stdout(contains(r#""v":{"action":"execute_searches""#));
     aiproto(dir.path())
         .args(["convert", "--to", "hsp", "--expand"])
         .arg(repo("examples/csdl/valid/agent_message.json"))

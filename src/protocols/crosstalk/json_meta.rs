@@ -89,11 +89,14 @@ fn is_snake(s: &str) -> bool {
     let first_ok = parts.next().is_some_and(|p| {
         p != "x"
             && p.starts_with(|c: char| c.is_ascii_lowercase())
-            && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && p.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
     });
     first_ok
         && parts.all(|p| {
-            !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         })
 }
 
@@ -117,7 +120,18 @@ mod tests {
 
     #[test]
     fn keys_read_back() {
-        for field in ["message_type", "v2", "a_2b", "t", "fooBar", "FOO", "Foo", "x_foo", "$schema", "k-1"] {
+        for field in [
+            "message_type",
+            "v2",
+            "a_2b",
+            "t",
+            "fooBar",
+            "FOO",
+            "Foo",
+            "x_foo",
+            "$schema",
+            "k-1",
+        ] {
             let key = key_of(field).unwrap();
             assert_eq!(field_of(&key), field, "{field} → {key}");
         }

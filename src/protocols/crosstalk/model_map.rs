@@ -14,6 +14,7 @@ use crate::convert::{self, AIPROTO_NAMESPACE, address};
 use crate::ids;
 use crate::model::{Body, Intent, Loss, Message, MetaBlock, Signature, Slot};
 use crate::protocols::Protocol;
+use serde_json::Value;
 
 /// The model meta namespace holding Crosstalk-only headers.
 pub const ENVELOPE_NAMESPACE: &str = "crosstalk";
@@ -73,7 +74,10 @@ pub fn to_message(env: &Envelope) -> Message {
             if block.get(BODY_KEY) == Some(JSON_BODY)
                 && let Ok(json) = serde_json::from_str(env.body.as_deref().unwrap_or_default())
             {
-                msg.body = Body::Json(json);
+                msg.body = match json {
+                    Value::String(text) => Body::Text(text),
+                    other => Body::Json(other),
+                };
             }
             generated.extend(
                 block
@@ -152,9 +156,19 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         env.parent = msg.parent.clone();
         env.intent = msg.intent.as_ref().map(|i| i.as_str().to_string());
     }
-    env.body = Some(match &msg.body {
-        Body::Text(t) => t.clone(),
-        Body::Json(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+    // A JSON body is written pretty and marked; so is text that an envelope
+    // body cannot hold exactly (edge blanks, trailing spaces, CR), as a JSON string.
+    let json_body = match &msg.body {
+        Body::Text(t) if !survives_as_body(t) => Some(Value::String(t.clone())),
+        Body::Text(_) => None,
+        Body::Json(v) => Some(v.clone()),
+    };
+    env.body = Some(match (&json_body, &msg.body) {
+        (Some(v), _) => serde_json::to_string_pretty(v).unwrap_or_default(),
+        (None, body) => match body {
+            Body::Text(t) => t.clone(),
+            Body::Json(_) => String::new(),
+        },
     });
     env.sig = Some(
         msg.signature
@@ -186,7 +200,7 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         }
     }
     let mut note = MetaBlock::new(AIPROTO_NAMESPACE);
-    if matches!(msg.body, Body::Json(_)) {
+    if json_body.is_some() {
         note.entries.push((BODY_KEY.into(), JSON_BODY.into()));
     }
     if !generated.is_empty() {
@@ -208,8 +222,24 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
     (env, losses)
 }
 
+/// Whether an envelope body gives back exactly this text when read.
+fn survives_as_body(text: &str) -> bool {
+    let env = Envelope {
+        sender: "A".into(),
+        receiver: "B".into(),
+        version_token: "v1".into(),
+        intent: Some("NOTE".into()),
+        body: Some(text.to_string()),
+        ..Envelope::default()
+    };
+    super::parse_all(&super::render(&env))
+        .first()
+        .is_some_and(|p| p.envelope.body.as_deref() == Some(text))
+}
+
 fn has_error_code(msg: &Message) -> bool {
-    msg.meta_block("error").is_some_and(|b| b.get("Code").is_some())
+    msg.meta_block("error")
+        .is_some_and(|b| b.get("Code").is_some())
 }
 
 /// A model address as a Crosstalk address. One that cannot be written is
@@ -225,10 +255,20 @@ fn foreign_address(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> 
     }
     let name: String = address::plain(&value)
         .chars()
-        .map(|c| if c.is_alphanumeric() || "_.-@+".contains(c) { c } else { '-' })
+        .map(|c| {
+            if c.is_alphanumeric() || "_.-@+".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     convert::stash(msg, slot, value);
-    if name.is_empty() { "UNKNOWN".into() } else { name }
+    if name.is_empty() {
+        "UNKNOWN".into()
+    } else {
+        name
+    }
 }
 
 /// A model id as a Crosstalk id (ULID or UUIDv7). Another id is kept in the
@@ -272,7 +312,11 @@ const KEPT_KEYS: [(Slot, &str); 7] = [
 
 /// Values kept by an earlier conversion win over the model's approximations.
 fn take_kept(msg: &mut Message) {
-    let Some(at) = msg.meta.iter().position(|b| b.namespace == ENVELOPE_NAMESPACE) else {
+    let Some(at) = msg
+        .meta
+        .iter()
+        .position(|b| b.namespace == ENVELOPE_NAMESPACE)
+    else {
         return;
     };
     for (slot, key) in KEPT_KEYS {
@@ -292,7 +336,11 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
         .iter()
         .find(|(s, _)| *s == slot)
         .map_or("Intent", |(_, k)| *k);
-    let block = match msg.meta.iter().position(|b| b.namespace == ENVELOPE_NAMESPACE) {
+    let block = match msg
+        .meta
+        .iter()
+        .position(|b| b.namespace == ENVELOPE_NAMESPACE)
+    {
         Some(at) => &mut msg.meta[at],
         None => {
             msg.meta.insert(0, MetaBlock::new(ENVELOPE_NAMESPACE));
@@ -379,7 +427,9 @@ fn downgrade(env: &mut Envelope, rename_intent: bool, losses: &mut Vec<Loss>) {
         losses.push(Loss {
             field: "intent".into(),
             value: Intent::Error.as_str().into(),
-            reason: "Crosstalk 1.0 has no ERROR intent (it needs a meta: error block); written as NOTE".into(),
+            reason:
+                "Crosstalk 1.0 has no ERROR intent (it needs a meta: error block); written as NOTE"
+                    .into(),
         });
     }
     for (name, slot) in [

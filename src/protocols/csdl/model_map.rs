@@ -66,7 +66,10 @@ pub fn to_message(doc: &CsdlDoc) -> Message {
         Value::Object(map) => map,
         other => {
             msg.body = Body::Json(other);
-            msg.set_extension(Protocol::Csdl, Map::from_iter([(ELEMENT.into(), json!(true))]));
+            msg.set_extension(
+                Protocol::Csdl,
+                Map::from_iter([(ELEMENT.into(), json!(true))]),
+            );
             return msg;
         }
     };
@@ -111,8 +114,13 @@ pub fn to_message(doc: &CsdlDoc) -> Message {
         }
     }
     // An `m` emptied by the slots taken out of it is written again by them.
-    if rest.get("m").is_some_and(|m| m.as_object().is_some_and(Map::is_empty))
-        && (msg.id.is_some() || msg.thread.is_some() || msg.parent.is_some() || msg.timestamp.is_some())
+    if rest
+        .get("m")
+        .is_some_and(|m| m.as_object().is_some_and(Map::is_empty))
+        && (msg.id.is_some()
+            || msg.thread.is_some()
+            || msg.parent.is_some()
+            || msg.timestamp.is_some())
     {
         rest.remove("m");
     }
@@ -122,7 +130,11 @@ pub fn to_message(doc: &CsdlDoc) -> Message {
 }
 
 /// Takes the model's slots, carried fields and signature out of `m`; returns what is left.
-fn read_m(msg: &mut Message, mut m: Map<String, Value>, generated: &mut Vec<String>) -> Map<String, Value> {
+fn read_m(
+    msg: &mut Message,
+    mut m: Map<String, Value>,
+    generated: &mut Vec<String>,
+) -> Map<String, Value> {
     for (slot, key) in M_SLOTS {
         if let Some(Value::String(s)) = m.get(key) {
             let s = s.clone();
@@ -148,7 +160,11 @@ fn read_m(msg: &mut Message, mut m: Map<String, Value>, generated: &mut Vec<Stri
     if let Some(note) = m.remove(AIPROTO_NAMESPACE) {
         generated.extend(convert::generated_in(&note).into_iter().map(str::to_string));
     }
-    if let Some(sig) = m.get(SECURITY).and_then(|s| s.get("signature")).and_then(Value::as_str) {
+    if let Some(sig) = m
+        .get(SECURITY)
+        .and_then(|s| s.get("signature"))
+        .and_then(Value::as_str)
+    {
         msg.signature = Some(Signature {
             raw: sig.to_string(),
         });
@@ -233,7 +249,10 @@ pub fn from_message(msg: &Message) -> Value {
         carried.insert("crosstalk".into(), meta);
     }
     for ext in &msg.extensions {
-        carried.insert(ext.protocol.name().into(), Value::Object(ext.fields.clone()));
+        carried.insert(
+            ext.protocol.name().into(),
+            Value::Object(ext.fields.clone()),
+        );
     }
     if let Some(note) = convert::generated_note(&generated) {
         carried.insert(AIPROTO_NAMESPACE.into(), note);
@@ -267,7 +286,10 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
             return;
         }
         _ => {
-            let key = M_SLOTS.iter().find(|(s, _)| *s == slot).map_or("id", |(_, k)| *k);
+            let key = M_SLOTS
+                .iter()
+                .find(|(s, _)| *s == slot)
+                .map_or("id", |(_, k)| *k);
             let m = ext.entry("m").or_insert_with(|| json!({}));
             if let Value::Object(m) = m {
                 m.insert(key.into(), json!(value));

@@ -121,7 +121,11 @@ pub fn to_message(m: &HspMessage) -> Message {
                 generated.extend(convert::generated_in(value).into_iter().map(str::to_string));
             }
             (_, Some(name @ ("csdl" | "msp"))) if value.is_object() => {
-                let protocol = if name == "csdl" { Protocol::Csdl } else { Protocol::Msp };
+                let protocol = if name == "csdl" {
+                    Protocol::Csdl
+                } else {
+                    Protocol::Msp
+                };
                 if let Value::Object(fields) = value {
                     msg.set_extension(protocol, fields.clone());
                 }
@@ -152,7 +156,10 @@ fn envelope_defaults(msg: &Message, version: Version) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("hsp_envelope_version".into(), json!(v));
     out.insert("protocol_version".into(), json!(v));
-    out.insert("message_type".into(), json!(message_type::format(type_name, v)));
+    out.insert(
+        "message_type".into(),
+        json!(message_type::format(type_name, v)),
+    );
     out.insert("communication_pattern".into(), json!(pattern));
     out
 }
@@ -228,7 +235,10 @@ fn payload_for(body: &Body, type_name: &str, d: &Derived) -> Value {
             .into_iter()
             .filter_map(|v| required_fields(type_name, v))
             .collect();
-        known.is_empty() || known.iter().any(|req| req.iter().all(|f| obj.contains_key(*f)))
+        known.is_empty()
+            || known
+                .iter()
+                .any(|req| req.iter().all(|f| obj.contains_key(*f)))
     };
     if let Some(Value::Object(obj)) = &own
         && is_payload(obj)
@@ -291,11 +301,12 @@ fn payload_for(body: &Body, type_name: &str, d: &Derived) -> Value {
         _ => {
             p.insert("id".into(), json!(d.id));
             match body {
-                Body::Text(t) => {
+                // A natural-language statement may not be empty.
+                Body::Text(t) if !t.is_empty() => {
                     p.insert("statement_type".into(), json!("natural_language"));
                     p.insert("statement_nl".into(), json!(t));
                 }
-                Body::Json(_) => {
+                _ => {
                     p.insert("statement_type".into(), json!("json_ld"));
                     p.insert("statement_structured".into(), as_object());
                 }
@@ -335,7 +346,13 @@ fn payload_schema(type_name: &str, version: Version) -> Option<&'static Value> {
 fn required_fields(type_name: &str, version: Version) -> Option<Vec<&'static str>> {
     let schema = payload_schema(type_name, version)?;
     let required = schema.get("required").and_then(Value::as_array);
-    Some(required.into_iter().flatten().filter_map(Value::as_str).collect())
+    Some(
+        required
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect(),
+    )
 }
 
 /// Fills the fields a payload of this type needs in this version but does
@@ -349,7 +366,14 @@ fn fill_required(payload: &mut Value, type_name: &str, version: Version, d: &Der
     {
         for (i, item) in items.iter_mut().enumerate() {
             let at = format!("payload.capabilities.{i}");
-            fill_object(item, &at, "CapabilityAdvertisement", version, d, &mut losses);
+            fill_object(
+                item,
+                &at,
+                "CapabilityAdvertisement",
+                version,
+                d,
+                &mut losses,
+            );
         }
     }
     losses
@@ -370,7 +394,9 @@ fn fill_object(
         if map.contains_key(field) {
             continue;
         }
-        let property = schema.pointer(&format!("/properties/{field}")).unwrap_or(&Value::Null);
+        let property = schema
+            .pointer(&format!("/properties/{field}"))
+            .unwrap_or(&Value::Null);
         let value = placeholder(property, d);
         losses.push(convert::loss(
             format!("{at}.{field}"),
@@ -387,7 +413,11 @@ fn fill_object(
 /// The emptiest value a schema property accepts (the sender for an AI id,
 /// the message time for a timestamp).
 fn placeholder(property: &Value, d: &Derived) -> Value {
-    if let Some(first) = property.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+    if let Some(first) = property
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
         return first.clone();
     }
     let reference = property.get("$ref").and_then(Value::as_str).unwrap_or("");
@@ -500,21 +530,24 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
         json!(recipient.unwrap_or_else(|| UNKNOWN_AI.to_string())),
     );
     env.insert("timestamp_sent".into(), json!(timestamp));
-    env.insert("message_type".into(), json!(message_type::format(type_name, v)));
+    env.insert(
+        "message_type".into(),
+        json!(message_type::format(type_name, v)),
+    );
     env.insert("protocol_version".into(), json!(v));
     env.insert("communication_pattern".into(), json!(pattern));
     let mut payload = payload_for(&msg.body, type_name, &derived);
     let losses = fill_required(&mut payload, type_name, version, &derived);
     env.insert("payload".into(), payload);
-    if foreign {
-        if let Some(thread) = msg.thread.clone() {
-            convert::stash(&mut msg, Slot::Thread, thread);
-        }
+    if foreign && let Some(thread) = msg.thread.clone() {
+        convert::stash(&mut msg, Slot::Thread, thread);
     }
     // A type or pattern kept from an HSP origin says the intent exactly.
     let kept_kind = own.contains_key("message_type") || own.contains_key("communication_pattern");
     if foreign && !kept_kind {
-        let written = intent_of(&Value::Object(own.clone().into_iter().chain(env.clone()).collect()));
+        let written = intent_of(&Value::Object(
+            own.clone().into_iter().chain(env.clone()).collect(),
+        ));
         if let Some(intent) = msg.intent.clone()
             && written.as_ref() != Some(&intent)
         {
@@ -526,7 +559,10 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
         env.insert(carry_field("crosstalk"), meta);
     }
     for ext in &msg.extensions {
-        env.insert(carry_field(ext.protocol.name()), Value::Object(ext.fields.clone()));
+        env.insert(
+            carry_field(ext.protocol.name()),
+            Value::Object(ext.fields.clone()),
+        );
     }
     if let Some(note) = convert::generated_note(&generated) {
         env.insert(carry_field(AIPROTO_NAMESPACE), note);

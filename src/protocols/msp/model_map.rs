@@ -141,7 +141,11 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
     );
     let trace_id = match msg.id.as_deref() {
         Some(id) => ids::as_uuid(id).unwrap_or_else(|| {
-            losses.push(loss("id", id, "an MSP trace_id is a UUID; a new one was written"));
+            losses.push(loss(
+                "id",
+                id,
+                "an MSP trace_id is a UUID; a new one was written",
+            ));
             super::signal::new_trace_id()
         }),
         None => super::signal::new_trace_id(),
@@ -151,14 +155,21 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
         Some(t) if super::signal::parse_timestamp(t).is_some() => t.to_string(),
         other => {
             if let Some(t) = other {
-                losses.push(loss("timestamp", t, "not an ISO 8601 time; now was written"));
+                losses.push(loss(
+                    "timestamp",
+                    t,
+                    "not an ISO 8601 time; now was written",
+                ));
             }
             Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true)
         }
     };
     out.insert("timestamp".into(), json!(timestamp));
     // A ULID parent (from Crosstalk) goes back to the UUID of its bits.
-    let parent = msg.parent.as_deref().map(|p| ids::as_uuid(p).unwrap_or_else(|| p.to_string()));
+    let parent = msg
+        .parent
+        .as_deref()
+        .map(|p| ids::as_uuid(p).unwrap_or_else(|| p.to_string()));
     out.insert("parent_id".into(), json!(parent));
     let allowed = match version {
         Version::V1_0 => FIELDS_1_0,
