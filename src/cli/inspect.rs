@@ -107,7 +107,14 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
     for doc in &docs {
         for found in &doc.messages {
             let valid = found.is_valid(false);
-            let Some(msg) = found.to_message() else {
+            // CSDL and MSP read best as their own document (full names; the
+            // signal with its decoded prose) rather than as the shared model.
+            let document = matches!(
+                found.value,
+                crate::protocols::Value::Csdl(_) | crate::protocols::Value::Msp(_)
+            );
+            let msg = found.to_message().filter(|_| !document);
+            let Some(msg) = msg else {
                 let signature = signature_state(&p, found, trust.as_ref());
                 inspect_json_document(&mut out, &p, g, &doc.source.name, found, valid, &signature)?;
                 continue;

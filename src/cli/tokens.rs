@@ -7,12 +7,13 @@ use serde::Serialize;
 
 use super::args::{GlobalArgs, TokensArgs};
 use super::common;
+use crate::convert::{self, WriteOptions};
 use crate::exit::{CmdResult, ExitStatus};
 use crate::input;
 use crate::output::{self, Format};
 use crate::protocols::csdl::codes;
 use crate::protocols::msp::offline;
-use crate::protocols::{Found, Value};
+use crate::protocols::{Found, Protocol, ProtocolSpec, Value};
 use crate::tokens::Encoding;
 
 #[derive(Serialize)]
@@ -79,7 +80,7 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
         for found in &doc.messages {
             let Some((protocol, forms)) = forms(found, args.encoding) else {
                 eprintln!(
-                    "aiproto: error: {}:{}: {} messages have one form only (the other protocols arrive with `convert`)",
+                    "aiproto: error: {}:{}: an unreadable {} message has no forms to compare",
                     doc.source.name, found.line, found.protocol
                 );
                 status = status.max(ExitStatus::Invalid);
@@ -126,7 +127,8 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
     Ok(status)
 }
 
-/// A message's two forms, the compact one first.
+/// A message's two forms, the compact one first (for Crosstalk and HSP:
+/// the Crosstalk envelope first).
 fn forms(found: &Found, encoding: Encoding) -> Option<(&'static str, Vec<Form>)> {
     let (protocol, texts) = match &found.value {
         Value::Csdl(Some(doc)) => (
@@ -143,6 +145,23 @@ fn forms(found: &Found, encoding: Encoding) -> Option<(&'static str, Vec<Form>)>
                 ("prose", offline::decode(&doc.json, "professional")),
             ],
         ),
+        // The same message as a Crosstalk envelope and as an HSP envelope.
+        Value::Crosstalk(_) | Value::Hsp(Some(_)) => {
+            let as_ = |protocol| {
+                let target = ProtocolSpec {
+                    protocol,
+                    version: None,
+                };
+                convert::convert(found, target, WriteOptions::default()).map(|c| c.text)
+            };
+            (
+                "crosstalk/hsp",
+                [
+                    ("crosstalk", as_(Protocol::Crosstalk)?),
+                    ("hsp", as_(Protocol::Hsp)?),
+                ],
+            )
+        }
         _ => return None,
     };
     let forms = texts

@@ -269,3 +269,22 @@ fn many_messages_in_many_out_and_from_forces_the_source() {
         .code(1)
         .stderr(predicate::str::contains("message is invalid"));
 }
+
+#[test]
+fn tokens_compare_counts_a_message_as_crosstalk_and_as_hsp() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["tokens", "--compare", "--format", "json"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let c = &json_lines(&out.get_output().stdout)[0];
+    assert_eq!(c["protocol"], "crosstalk/hsp");
+    assert_eq!(c["forms"][0]["form"], "crosstalk");
+    assert_eq!(c["forms"][1]["form"], "hsp");
+    let (ct, hsp) = (
+        c["forms"][0]["tokens"].as_u64().unwrap(),
+        c["forms"][1]["tokens"].as_u64().unwrap(),
+    );
+    assert!(ct > 10 && hsp > ct, "{c}");
+}
