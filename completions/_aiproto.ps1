@@ -33,7 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check messages against their protocol; the exit code is the verdict')
             [CompletionResult]::new('compose', 'compose', [CompletionResultType]::ParameterValue, 'Write a new message, or a reply to one; the result always validates')
-            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Rewrite messages in another protocol version (or the canonical form)')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Rewrite messages in another protocol or version (or the canonical form)')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show messages in a readable form: who, thread, intent, meta, body, signature')
             [CompletionResult]::new('thread', 'thread', [CompletionResultType]::ParameterValue, 'Draw the conversation tree of many envelopes from their parent links')
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
@@ -127,7 +127,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;convert' {
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp)')
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
@@ -716,7 +716,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;help' {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check messages against their protocol; the exit code is the verdict')
             [CompletionResult]::new('compose', 'compose', [CompletionResultType]::ParameterValue, 'Write a new message, or a reply to one; the result always validates')
-            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Rewrite messages in another protocol version (or the canonical form)')
+            [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Rewrite messages in another protocol or version (or the canonical form)')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show messages in a readable form: who, thread, intent, meta, body, signature')
             [CompletionResult]::new('thread', 'thread', [CompletionResultType]::ParameterValue, 'Draw the conversation tree of many envelopes from their parent links')
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')

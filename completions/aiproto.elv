@@ -30,7 +30,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
             cand validate 'Check messages against their protocol; the exit code is the verdict'
             cand compose 'Write a new message, or a reply to one; the result always validates'
-            cand convert 'Rewrite messages in another protocol version (or the canonical form)'
+            cand convert 'Rewrite messages in another protocol or version (or the canonical form)'
             cand inspect 'Show messages in a readable form: who, thread, intent, meta, body, signature'
             cand thread 'Draw the conversation tree of many envelopes from their parent links'
             cand poll 'Work with POLL envelopes and their answers'
@@ -121,7 +121,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;convert'= {
             cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
             cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
-            cand --to 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)'
+            cand --to 'Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp)'
             cand --from 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
@@ -658,7 +658,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help'= {
             cand validate 'Check messages against their protocol; the exit code is the verdict'
             cand compose 'Write a new message, or a reply to one; the result always validates'
-            cand convert 'Rewrite messages in another protocol version (or the canonical form)'
+            cand convert 'Rewrite messages in another protocol or version (or the canonical form)'
             cand inspect 'Show messages in a readable form: who, thread, intent, meta, body, signature'
             cand thread 'Draw the conversation tree of many envelopes from their parent links'
             cand poll 'Work with POLL envelopes and their answers'

@@ -35,7 +35,7 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -s h -l help -d 'Print hel
 complete -c aiproto -n "__fish_aiproto_needs_command" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
-complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "convert" -d 'Rewrite messages in another protocol or version (or the canonical form)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "poll" -d 'Work with POLL envelopes and their answers'
@@ -117,7 +117,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s q -l quiet -
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l to -d 'Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l to -d 'Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l from -d 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
@@ -525,7 +525,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s h -l hel
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "validate" -d 'Check messages against their protocol; the exit code is the verdict'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "compose" -d 'Write a new message, or a reply to one; the result always validates'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "convert" -d 'Rewrite messages in another protocol version (or the canonical form)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "convert" -d 'Rewrite messages in another protocol or version (or the canonical form)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "inspect" -d 'Show messages in a readable form: who, thread, intent, meta, body, signature'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "thread" -d 'Draw the conversation tree of many envelopes from their parent links'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'

@@ -74,12 +74,17 @@ pub enum Command {
     #[command(disable_version_flag = true)]
     Compose(Box<ComposeArgs>),
 
-    /// Rewrite messages in another protocol version (or the canonical form).
+    /// Rewrite messages in another protocol or version (or the canonical form).
     ///
-    /// --to crosstalk@1.1 migrates 1.0 envelopes: missing thread and message
-    /// ids are generated, legacy intents mapped (QUESTION→REQUEST, …).
-    /// --to crosstalk@1.0 goes back; what 1.0 cannot hold (ids, meta blocks) is
-    /// listed on stderr. --canonical rewrites in canonical form, same version.
+    /// Any protocol to any other: --to hsp, crosstalk, csdl or msp, with
+    /// @VERSION for a version (hsp@0.1, crosstalk@1.0, msp@2.0). Fields the
+    /// target has no place for travel in its extension slot (meta: hsp,
+    /// x_crosstalk, m.hsp), so converting back gives the original; what the
+    /// target cannot hold at all (MSP is closed, Crosstalk 1.0 has no ids or
+    /// meta blocks) is listed on stderr, and --strict refuses it (exit 1).
+    /// --to crosstalk@1.1 migrates 1.0 envelopes (ids generated, QUESTION →
+    /// REQUEST, …). --canonical rewrites in canonical form, same version.
+    /// The mapping table: docs/convert.md.
     Convert(ConvertArgs),
 
     /// Show messages in a readable form: who, thread, intent, meta, body, signature.
@@ -428,7 +433,7 @@ pub struct ConvertArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// Target protocol and version, NAME[@VERSION] (e.g. crosstalk@1.0).
+    /// Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp).
     #[arg(
         long,
         value_name = "NAME[@VERSION]",
