@@ -133,6 +133,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('--canonical', '--canonical', [CompletionResultType]::ParameterName, 'Rewrite in canonical form, keeping each message''s version')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail (exit 1, nothing written) if anything would be lost')
+            [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'HSP: convert what real implementations send (non-DID ids, …), as `validate --lenient` accepts it')
             [CompletionResult]::new('--expand', '--expand', [CompletionResultType]::ParameterName, 'CSDL: write the full field names (type, name, parameters, …)')
             [CompletionResult]::new('--compact', '--compact', [CompletionResultType]::ParameterName, 'CSDL: write the short field codes (t, n, p, …); the default')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')

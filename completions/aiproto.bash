@@ -538,7 +538,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__convert)
-            opts="-p -q -v -h -V --protocol --to --from --canonical --strict --expand --compact --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --to --from --canonical --strict --lenient --expand --compact --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -127,6 +127,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --canonical 'Rewrite in canonical form, keeping each message''s version'
             cand --strict 'Fail (exit 1, nothing written) if anything would be lost'
+            cand --lenient 'HSP: convert what real implementations send (non-DID ids, …), as `validate --lenient` accepts it'
             cand --expand 'CSDL: write the full field names (type, name, parameters, …)'
             cand --compact 'CSDL: write the short field codes (t, n, p, …); the default'
             cand -q 'Print only findings and data: no summary lines'

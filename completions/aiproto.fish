@@ -126,6 +126,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l format -d 'O
 json\t'One JSON object per line (JSON Lines), stable field names'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l canonical -d 'Rewrite in canonical form, keeping each message\'s version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l strict -d 'Fail (exit 1, nothing written) if anything would be lost'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l lenient -d 'HSP: convert what real implementations send (non-DID ids, …), as `validate --lenient` accepts it'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l expand -d 'CSDL: write the full field names (type, name, parameters, …)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l compact -d 'CSDL: write the short field codes (t, n, p, …); the default'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s q -l quiet -d 'Print only findings and data: no summary lines'

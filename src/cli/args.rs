@@ -453,6 +453,11 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub strict: bool,
 
+    /// HSP: convert what real implementations send (non-DID ids, …), as
+    /// `validate --lenient` accepts it.
+    #[arg(long)]
+    pub lenient: bool,
+
     /// CSDL: write the full field names (type, name, parameters, …).
     #[arg(long, conflicts_with = "compact")]
     pub expand: bool,

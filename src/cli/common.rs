@@ -11,11 +11,18 @@ use crate::reader::{self, Document};
 /// be read at all (JSON syntax errors), are reported on stderr and raise the
 /// status to 1.
 pub fn read_all(args: &InputArgs) -> Result<(Vec<Document>, ExitStatus), CliError> {
-    let options = ReadOptions::default();
+    read_all_with(args, &ReadOptions::default())
+}
+
+/// [`read_all`] with the given read options (e.g. lenient HSP).
+pub fn read_all_with(
+    args: &InputArgs,
+    options: &ReadOptions,
+) -> Result<(Vec<Document>, ExitStatus), CliError> {
     let mut docs = Vec::new();
     let mut status = ExitStatus::Ok;
     for input in input::expand(&args.paths)? {
-        let doc = reader::read(&input, args.protocol, &options)?;
+        let doc = reader::read(&input, args.protocol, options)?;
         if doc.messages.is_empty() {
             eprintln!(
                 "aiproto: error: {}: {}",

@@ -10,7 +10,7 @@ use crate::convert::{self, WriteOptions};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::model::Loss;
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::{Found, Protocol, ProtocolSpec};
+use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 
 /// The `--format json` loss report of one message (written to stderr).
 #[derive(Debug, Serialize)]
@@ -34,7 +34,11 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
     let mut status = ExitStatus::Ok;
     let mut any_loss = false;
     let err_painter = Painter::new(g.color, Stream::Stderr);
-    let (docs, read_status) = common::read_all(&input)?;
+    let read_options = ReadOptions {
+        lenient: args.lenient,
+        ..ReadOptions::default()
+    };
+    let (docs, read_status) = common::read_all_with(&input, &read_options)?;
     status = status.max(read_status);
     for doc in &docs {
         for found in &doc.messages {

@@ -66,6 +66,11 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
             .with_hint("add a line holding only [[END]] after the sig: line"),
         );
     }
+    // The upstream 1.0 reply shape names no intent: it is an answer, and is
+    // read (and written again) as `intent: RESPOND` with a `body:`.
+    if p.legacy_response && p.env.intent.is_none() {
+        p.env.intent = Some(crate::model::Intent::Respond.as_str().to_string());
+    }
     ParsedEnvelope {
         envelope: p.env,
         locations: p.loc,
