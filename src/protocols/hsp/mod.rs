@@ -9,6 +9,7 @@ pub mod checks;
 pub mod compose;
 pub mod message_type;
 pub mod model_map;
+pub mod payload_map;
 pub mod schemas;
 pub mod types;
 
