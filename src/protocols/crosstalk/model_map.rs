@@ -163,13 +163,10 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         Body::Text(_) => None,
         Body::Json(v) => Some(v.clone()),
     };
-    env.body = Some(match (&json_body, &msg.body) {
-        (Some(v), _) => serde_json::to_string_pretty(v).unwrap_or_default(),
-        (None, body) => match body {
-            Body::Text(t) => t.clone(),
-            Body::Json(_) => String::new(),
-        },
-    });
+    env.body = Some(json_body.as_ref().map_or_else(
+        || msg.body_text(),
+        |v| serde_json::to_string_pretty(v).unwrap_or_default(),
+    ));
     env.sig = Some(
         msg.signature
             .as_ref()
