@@ -39,9 +39,10 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List or print the embedded JSON Schemas (the published contract)')
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
-            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`')
-            [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages from a broker: print each as it arrives')
+            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`')
+            [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages: from a broker, the clipboard or a file; print each once')
             [CompletionResult]::new('request', 'request', [CompletionResultType]::ParameterValue, 'Send an HSP TaskRequest and wait for its TaskResult')
+            [CompletionResult]::new('clipboard-hold', 'clipboard-hold', [CompletionResultType]::ParameterValue, 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
@@ -291,7 +292,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;send' {
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), or - for stdout')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service: 0, 1 or 2')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
@@ -308,13 +309,15 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;recv' {
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed)')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, or file:PATH')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'More topic filters on the same broker')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this many seconds; with --count, not reaching it by then exits 4')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service for the subscription')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'clipboard: keep reading and print each new message once')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'file:PATH: keep reading as the file grows')
             [CompletionResult]::new('--no-ack', '--no-ack', [CompletionResultType]::ParameterName, 'Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`) with an ACK to `hsp/agents/<sender>`')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -330,6 +333,19 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The broker: mqtt://[user:pass@]host[:port][/topic]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for the TaskResult')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;clipboard-hold' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -723,9 +739,10 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List or print the embedded JSON Schemas (the published contract)')
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
-            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`')
-            [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages from a broker: print each as it arrives')
+            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`')
+            [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages: from a broker, the clipboard or a file; print each once')
             [CompletionResult]::new('request', 'request', [CompletionResultType]::ParameterValue, 'Send an HSP TaskRequest and wait for its TaskResult')
+            [CompletionResult]::new('clipboard-hold', 'clipboard-hold', [CompletionResultType]::ParameterValue, 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
@@ -781,6 +798,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;request' {
+            break
+        }
+        'aiproto;help;clipboard-hold' {
             break
         }
         'aiproto;help;broker' {

@@ -19,6 +19,9 @@ _aiproto() {
             aiproto,broker)
                 cmd="aiproto__subcmd__broker"
                 ;;
+            aiproto,clipboard-hold)
+                cmd="aiproto__subcmd__clipboard__subcmd__hold"
+                ;;
             aiproto,completions)
                 cmd="aiproto__subcmd__completions"
                 ;;
@@ -81,6 +84,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,broker)
                 cmd="aiproto__subcmd__help__subcmd__broker"
+                ;;
+            aiproto__subcmd__help,clipboard-hold)
+                cmd="aiproto__subcmd__help__subcmd__clipboard__subcmd__hold"
                 ;;
             aiproto__subcmd__help,completions)
                 cmd="aiproto__subcmd__help__subcmd__completions"
@@ -290,7 +296,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -322,6 +328,28 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__clipboard__subcmd__hold)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -576,7 +604,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose convert inspect thread poll schema id send recv request broker serve keygen keys sign verify msp tokens completions help"
+            opts="validate compose convert inspect thread poll schema id send recv request clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -590,6 +618,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__broker)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__clipboard__subcmd__hold)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1846,7 +1888,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --filter --count --timeout --qos --no-ack --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --no-ack --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

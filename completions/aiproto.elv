@@ -36,9 +36,10 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand poll 'Work with POLL envelopes and their answers'
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
-            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
-            cand recv 'Receive messages from a broker: print each as it arrives'
+            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`'
+            cand recv 'Receive messages: from a broker, the clipboard or a file; print each once'
             cand request 'Send an HSP TaskRequest and wait for its TaskResult'
+            cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
@@ -269,7 +270,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;send'= {
-            cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout'
+            cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), or - for stdout'
             cand --qos 'MQTT quality of service: 0, 1 or 2'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
@@ -285,13 +286,15 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;recv'= {
-            cand --via 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed)'
+            cand --via 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, or file:PATH'
             cand --filter 'More topic filters on the same broker'
             cand --count 'Stop after N messages'
             cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
             cand --qos 'MQTT quality of service for the subscription'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand --watch 'clipboard: keep reading and print each new message once'
+            cand --follow 'file:PATH: keep reading as the file grows'
             cand --no-ack 'Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`) with an ACK to `hsp/agents/<sender>`'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
@@ -306,6 +309,18 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --via 'The broker: mqtt://[user:pass@]host[:port][/topic]'
             cand --timeout 'Seconds to wait for the TaskResult'
             cand --qos 'MQTT quality of service'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;clipboard-hold'= {
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand -q 'Print only findings and data: no summary lines'
@@ -665,9 +680,10 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand poll 'Work with POLL envelopes and their answers'
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
-            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`'
-            cand recv 'Receive messages from a broker: print each as it arrives'
+            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`'
+            cand recv 'Receive messages: from a broker, the clipboard or a file; print each once'
             cand request 'Send an HSP TaskRequest and wait for its TaskResult'
+            cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
@@ -709,6 +725,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;recv'= {
         }
         &'aiproto;help;request'= {
+        }
+        &'aiproto;help;clipboard-hold'= {
         }
         &'aiproto;help;broker'= {
         }

@@ -109,18 +109,28 @@ pub enum Command {
     /// Print fresh message ids (ULID by default).
     Id(IdArgs),
 
-    /// Deliver messages to a destination: `file:PATH`, `http(s)://…` or `-`.
+    /// Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`.
     ///
     /// Each message is sent as written, ids kept. file: appends under an
     /// exclusive lock and flushes to disk, so concurrent writers never
     /// interleave or lose an envelope. http(s): POSTs each message
     /// (text/plain for Crosstalk, application/json for HSP) and prints the
-    /// reply; a non-2xx reply is printed too and exits 3.
+    /// reply; a non-2xx reply is printed too and exits 3. clipboard: puts all
+    /// the messages on the clipboard and returns at once; the text stays
+    /// pasteable after aiproto exits, until something else is copied. No
+    /// display or clipboard: exit 3.
     Send(SendArgs),
 
-    /// Receive messages from a broker: print each as it arrives.
+    /// Receive messages: from a broker, the clipboard or a file; print each once.
+    ///
+    /// mqtt://: subscribes and prints each message as it arrives. clipboard:
+    /// finds every envelope in the pasted text (chatter, code fences and >
+    /// quotes around them are fine); --watch keeps reading and prints each new
+    /// one. file:PATH: the same for a file; --follow waits for more.
     ///
     /// Example: aiproto recv --via mqtt://127.0.0.1/hsp/knowledge/# --count 10 --timeout 30
+    ///
+    /// Example: aiproto recv --via clipboard --watch
     Recv(RecvArgs),
 
     /// Send an HSP TaskRequest and wait for its TaskResult.
@@ -132,6 +142,10 @@ pub enum Command {
     ///
     /// Example: aiproto request task.json --via mqtt://127.0.0.1 --timeout 30
     Request(RequestArgs),
+
+    /// Internal: keeps copied text on the clipboard after `send --via clipboard` exits.
+    #[command(name = "clipboard-hold", hide = true)]
+    ClipboardHold,
 
     /// Run an MQTT broker in this process (no other software needed).
     ///
@@ -523,7 +537,8 @@ pub struct SendArgs {
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
 
-    /// Destination: file:PATH (appends), http(s)://HOST/PATH (POST), or - for stdout.
+    /// Destination: file:PATH (appends), http(s)://HOST/PATH (POST),
+    /// mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), or - for stdout.
     #[arg(long, value_name = "URI")]
     pub via: String,
 
@@ -542,9 +557,18 @@ pub struct SendArgs {
 
 #[derive(Debug, Args)]
 pub struct RecvArgs {
-    /// Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed).
+    /// Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards
+    /// allowed), clipboard, or file:PATH.
     #[arg(long, value_name = "URI")]
     pub via: String,
+
+    /// clipboard: keep reading and print each new message once.
+    #[arg(long)]
+    pub watch: bool,
+
+    /// file:PATH: keep reading as the file grows.
+    #[arg(long)]
+    pub follow: bool,
 
     /// More topic filters on the same broker.
     #[arg(long = "filter", value_name = "FILTER")]

@@ -65,13 +65,7 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
         return Ok(ExitStatus::Invalid);
     }
     let mut out = std::io::stdout().lock();
-    // Crosstalk envelopes are separated by a blank line; JSON messages are JSON Lines.
-    for (i, text) in converted.iter().enumerate() {
-        if i > 0 && text.starts_with("[[") {
-            out.write_all(b"\n")?;
-        }
-        out.write_all(text.as_bytes())?;
-    }
+    out.write_all(crate::transport::join_messages(&converted).as_bytes())?;
     Ok(status)
 }
 

@@ -11,6 +11,7 @@ mod keys;
 mod msp;
 mod poll;
 mod recv;
+mod recv_text;
 mod schema;
 mod send;
 mod serve;
@@ -42,6 +43,9 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Recv(a) => recv::run(a, g),
         Command::Request(a) => recv::request(a, g),
         Command::Broker(a) => recv::broker(a, g),
+        Command::ClipboardHold => crate::transport::clipboard::hold()
+            .map(|()| crate::exit::ExitStatus::Ok)
+            .map_err(|e| crate::exit::CliError::new(crate::exit::ExitStatus::Transport, e)),
         Command::Keygen(a) => keys::keygen(a, g),
         Command::Keys(c) => keys::run(c, g),
         Command::Sign(a) => sign::run(a, g),

@@ -20,8 +20,13 @@ struct Received<'a> {
 }
 
 pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
+    if let Some(source) = super::recv_text::TextSource::parse(&args.via) {
+        return super::recv_text::run(&source, args, g);
+    }
     let uri = MqttUri::parse(&args.via).map_err(|why| {
-        CliError::usage(format!("{why} (recv reads from mqtt://host[:port]/FILTER)"))
+        CliError::usage(format!(
+            "{why} (recv reads from mqtt://host[:port]/FILTER, clipboard or file:PATH)"
+        ))
     })?;
     let mut filters: Vec<String> = uri.topic.iter().cloned().collect();
     filters.extend(args.filters.iter().cloned());

@@ -5,6 +5,7 @@ use std::io::Write;
 use super::args::{GlobalArgs, SendArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Painter, Stream};
+use crate::protocols::{Found, Protocol};
 use crate::reader::Document;
 use crate::transport::{Destination, TransportError};
 
@@ -20,6 +21,24 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     }
     if let Destination::Mqtt(uri) = &destination {
         return send_mqtt(uri, &doc, args, g);
+    }
+    if destination == Destination::Clipboard {
+        // One paste for all the messages: copying each would keep only the last.
+        let texts: Vec<String> = doc.messages.iter().filter_map(Found::render).collect();
+        let any_envelope = doc
+            .messages
+            .iter()
+            .any(|f| f.protocol == Protocol::Crosstalk);
+        destination
+            .send(&crate::transport::join_messages(&texts), any_envelope)
+            .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+        if !g.quiet {
+            eprintln!(
+                "aiproto: copied {} message(s) to the clipboard",
+                texts.len()
+            );
+        }
+        return Ok(ExitStatus::Ok);
     }
     for found in &doc.messages {
         // Sent as written: same protocol and version, ids and signature kept,

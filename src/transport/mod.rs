@@ -1,7 +1,8 @@
 //! Moving messages to a destination named by a URI: `file:PATH` (append to
 //! a .crosstalk or .jsonl file), `http(s)://…` (POST; `serve` is the other
-//! side) and `-` (stdout).
+//! side), `mqtt://…`, `clipboard` and `-` (stdout).
 
+pub mod clipboard;
 pub mod file;
 pub mod http;
 pub mod mqtt;
@@ -19,13 +20,15 @@ pub enum Destination {
     Http(String),
     /// An MQTT broker (and topic) messages are published to.
     Mqtt(mqtt::MqttUri),
+    /// The system clipboard: all messages at once, ready to paste.
+    Clipboard,
 }
 
 /// Why a destination could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
     #[error(
-        "unknown destination `{0}`: this version sends to file:PATH, http(s)://…, mqtt://… or - (stdout)"
+        "unknown destination `{0}`: this version sends to file:PATH, http(s)://…, mqtt://…, clipboard or - (stdout)"
     )]
     Unsupported(String),
     #[error("{url}: {why}")]
@@ -36,6 +39,8 @@ pub enum TransportError {
         status: u16,
         reply: String,
     },
+    #[error(transparent)]
+    Clipboard(#[from] clipboard::ClipboardError),
     #[error("cannot write to {path}: {source}")]
     Io {
         path: String,
@@ -50,6 +55,9 @@ impl std::str::FromStr for Destination {
     fn from_str(uri: &str) -> Result<Self, Self::Err> {
         if uri == "-" || uri == "stdout:" {
             return Ok(Destination::Stdout);
+        }
+        if uri == "clipboard" || uri == "clipboard:" {
+            return Ok(Destination::Clipboard);
         }
         if uri.starts_with("http://") || uri.starts_with("https://") {
             return Ok(Destination::Http(uri.to_string()));
@@ -72,6 +80,19 @@ impl std::str::FromStr for Destination {
     }
 }
 
+/// Rendered messages as one text: Crosstalk envelopes with a blank line
+/// between them, JSON messages one per line.
+pub fn join_messages(texts: &[String]) -> String {
+    let mut out = String::with_capacity(texts.iter().map(|t| t.len() + 1).sum());
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 && text.starts_with("[[") {
+            out.push('\n');
+        }
+        out.push_str(text);
+    }
+    out
+}
+
 impl Destination {
     /// Delivers one rendered message; `text_envelope` says it is Crosstalk
     /// (a blank line between envelopes in a file; `text/plain` over HTTP,
@@ -79,6 +100,7 @@ impl Destination {
     pub fn send(&self, text: &str, text_envelope: bool) -> Result<Option<String>, TransportError> {
         let blank_line = text_envelope;
         match self {
+            Destination::Clipboard => clipboard::copy(text).map(|()| None).map_err(Into::into),
             Destination::Mqtt(uri) => {
                 let topic = uri.topic.clone().ok_or_else(|| TransportError::Http {
                     url: "mqtt".into(),

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bad_input;
+mod clipboard;
 mod completions;
 mod compose;
 mod compose_hsp;

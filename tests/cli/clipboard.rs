@@ -1,0 +1,277 @@
+//! The clipboard transport against a real X server (Xvfb) and a real peer
+//! (xclip): what aiproto copies is pasteable after it exits, what xclip
+//! copies is read back envelope by envelope, and no display is exit 3.
+//! Without Xvfb and xclip the tests say they skipped and why.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{REQUEST, aiproto, home, json_lines, repo};
+
+/// A private X display for one test; the server stops when it is dropped.
+struct Display {
+    name: String,
+    server: Child,
+}
+
+impl Display {
+    fn start(test: &str) -> Option<Display> {
+        for tool in ["Xvfb", "xclip"] {
+            let found = Command::new("which")
+                .arg(tool)
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !found {
+                eprintln!("SKIPPED {test}: `{tool}` is not installed (apt-get install xvfb xclip)");
+                return None;
+            }
+        }
+        // A display number of our own: tests run in parallel.
+        for n in 0..50 {
+            let number = 100 + (std::process::id() % 400) * 10 + n;
+            if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists() {
+                continue;
+            }
+            let server = Command::new("Xvfb")
+                .args([format!(":{number}"), "-nolisten".into(), "tcp".into()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .ok()?;
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(10) {
+                if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists() {
+                    return Some(Display {
+                        name: format!(":{number}"),
+                        server,
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        eprintln!("SKIPPED {test}: Xvfb did not start");
+        None
+    }
+
+    fn xclip_out(&self) -> String {
+        let out = Command::new("xclip")
+            .args(["-o", "-selection", "clipboard"])
+            .env("DISPLAY", &self.name)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn xclip_in(&self, text: &str) {
+        let mut xclip = Command::new("xclip")
+            .args(["-i", "-selection", "clipboard"])
+            .env("DISPLAY", &self.name)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        xclip
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        xclip.wait().unwrap();
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+#[test]
+fn what_aiproto_copies_is_pasteable_after_it_exits() {
+    let Some(display) = Display::start("what_aiproto_copies_is_pasteable_after_it_exits") else {
+        return;
+    };
+    let h = home();
+    let file = repo("examples/crosstalk/valid/v1_1-poll-and-answers.crosstalk");
+    let started = Instant::now();
+    aiproto(h.path())
+        .args(["send", "--via", "clipboard"])
+        .arg(&file)
+        .env("DISPLAY", &display.name)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains(
+            "copied 3 message(s) to the clipboard",
+        ));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "send returns at once"
+    );
+    let canonical = aiproto(h.path())
+        .args(["convert", "--canonical"])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(display.xclip_out(), String::from_utf8_lossy(&canonical));
+    // Another program takes the clipboard: that text wins.
+    display.xclip_in("something else");
+    assert_eq!(display.xclip_out(), "something else");
+}
+
+#[test]
+fn what_xclip_copies_is_read_envelope_by_envelope() {
+    let Some(display) = Display::start("what_xclip_copies_is_read_envelope_by_envelope") else {
+        return;
+    };
+    let h = home();
+    let second = REQUEST
+        .replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DK0000000000000000NK")
+        .replace("[[CLAUDE→CHATGPT v1]]", "[[CHATGPT→CLAUDE v1]]");
+    display.xclip_in(&format!(
+        "Sure! Here is the envelope:\n\n```\n{REQUEST}```\n\n> {}\nThanks.\n",
+        second.replace('\n', "\n> ")
+    ));
+    let out = aiproto(h.path())
+        .args(["recv", "--via", "clipboard", "--format", "json"])
+        .env("DISPLAY", &display.name)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(0);
+    let found = json_lines(&out.get_output().stdout);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found
+            .iter()
+            .all(|f| f["valid"] == true && f["protocol"] == "crosstalk")
+    );
+    assert!(
+        found[1]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("[[CHATGPT→CLAUDE v1]]")
+    );
+}
+
+#[test]
+fn a_watched_clipboard_prints_each_new_envelope_once() {
+    let Some(display) = Display::start("a_watched_clipboard_prints_each_new_envelope_once") else {
+        return;
+    };
+    let h = home();
+    let bin = assert_cmd::cargo::cargo_bin("aiproto");
+    let watcher = Command::new(bin)
+        .args([
+            "recv",
+            "--via",
+            "clipboard",
+            "--watch",
+            "--count",
+            "2",
+            "--timeout",
+            "20",
+        ])
+        .env("DISPLAY", &display.name)
+        .env("AIPROTO_HOME", h.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    display.xclip_in(REQUEST);
+    std::thread::sleep(Duration::from_millis(600));
+    // The same envelope again, then a new one.
+    display.xclip_in(&format!("again:\n{REQUEST}"));
+    std::thread::sleep(Duration::from_millis(600));
+    let reply = REQUEST.replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DK0000000000000000NK");
+    display.xclip_in(&reply);
+    let out = watcher.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("[[END]]").count(), 2, "{text}");
+    assert!(text.contains("01J9J3DK0000000000000000NK"));
+}
+
+#[test]
+fn no_display_is_exit_3_with_a_message_that_says_so() {
+    let h = home();
+    for args in [
+        vec!["send", "--via", "clipboard", "-"],
+        vec!["recv", "--via", "clipboard"],
+    ] {
+        aiproto(h.path())
+            .args(&args)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .write_stdin(REQUEST)
+            .timeout(Duration::from_secs(30))
+            .assert()
+            .code(3)
+            .stderr(predicates::str::contains("no clipboard"));
+    }
+}
+
+#[test]
+fn a_followed_file_prints_each_appended_envelope() {
+    let h = home();
+    let path = h.path().join("inbox.crosstalk");
+    let bin = assert_cmd::cargo::cargo_bin("aiproto");
+    let follower = Command::new(bin)
+        .args(["recv", "--via"])
+        .arg(format!("file:{}", path.display()))
+        .args([
+            "--follow",
+            "--count",
+            "2",
+            "--timeout",
+            "20",
+            "--format",
+            "json",
+        ])
+        .env("AIPROTO_HOME", h.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(&path, REQUEST).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let reply = REQUEST.replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DK0000000000000000NK");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    write!(file, "\n{reply}").unwrap();
+    let out = follower.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_lines(&out.stdout).len(), 2);
+    // Read once, without --follow: both, then exit.
+    let once = aiproto(h.path())
+        .args(["recv", "--via"])
+        .arg(format!("file:{}", path.display()))
+        .assert()
+        .code(0);
+    assert_eq!(
+        String::from_utf8_lossy(&once.get_output().stdout)
+            .matches("[[END]]")
+            .count(),
+        2
+    );
+}
