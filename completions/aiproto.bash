@@ -55,6 +55,9 @@ _aiproto() {
             aiproto,recv)
                 cmd="aiproto__subcmd__recv"
                 ;;
+            aiproto,relay)
+                cmd="aiproto__subcmd__relay"
+                ;;
             aiproto,request)
                 cmd="aiproto__subcmd__request"
                 ;;
@@ -120,6 +123,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,recv)
                 cmd="aiproto__subcmd__help__subcmd__recv"
+                ;;
+            aiproto__subcmd__help,relay)
+                cmd="aiproto__subcmd__help__subcmd__relay"
                 ;;
             aiproto__subcmd__help,request)
                 cmd="aiproto__subcmd__help__subcmd__request"
@@ -296,7 +302,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request relay clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -604,7 +610,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose convert inspect thread poll schema id send recv request clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
+            opts="validate compose convert inspect thread poll schema id send recv request relay clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -940,6 +946,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__recv)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__relay)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1899,6 +1919,56 @@ _aiproto() {
                     return 0
                     ;;
                 --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__relay)
+            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --convert-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relay-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -39,6 +39,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`'
             cand recv 'Receive messages: from a broker, the clipboard or a file; print each once'
             cand request 'Send an HSP TaskRequest and wait for its TaskResult'
+            cand relay 'Move each message from one transport to another, optionally converted'
             cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
@@ -309,6 +310,25 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --via 'The broker: mqtt://[user:pass@]host[:port][/topic]'
             cand --timeout 'Seconds to wait for the TaskResult'
             cand --qos 'MQTT quality of service'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;relay'= {
+            cand --from 'Source: clipboard, file:PATH, mqtt://HOST[:PORT]/FILTER, or - (stdin)'
+            cand --to 'Destination: file:PATH, http(s)://…, mqtt://HOST/TOPIC, clipboard, or - (stdout)'
+            cand --convert-to 'Convert each message on the way, NAME[@VERSION] (losses on stderr)'
+            cand --relay-id 'The name this relay writes in `meta: audit` hops'
+            cand --count 'Stop after N messages'
+            cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
+            cand --qos 'MQTT quality of service for the subscription'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand -q 'Print only findings and data: no summary lines'
@@ -683,6 +703,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`'
             cand recv 'Receive messages: from a broker, the clipboard or a file; print each once'
             cand request 'Send an HSP TaskRequest and wait for its TaskResult'
+            cand relay 'Move each message from one transport to another, optionally converted'
             cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
@@ -725,6 +746,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;recv'= {
         }
         &'aiproto;help;request'= {
+        }
+        &'aiproto;help;relay'= {
         }
         &'aiproto;help;clipboard-hold'= {
         }

@@ -143,6 +143,17 @@ pub enum Command {
     /// Example: aiproto request task.json --via mqtt://127.0.0.1 --timeout 30
     Request(RequestArgs),
 
+    /// Move each message from one transport to another, optionally converted.
+    ///
+    /// --from: clipboard (watched), file:PATH (followed), mqtt://HOST/FILTER,
+    /// or - (stdin, read once). --to: any `send` destination. Each relayed
+    /// Crosstalk envelope gets a `meta: audit` hop (Hop-N: relay id, time,
+    /// sha256 of the envelope as received), unless it is signed (a hop would
+    /// break the signature). Invalid messages are reported and not relayed.
+    ///
+    /// Example: aiproto relay --from clipboard --to mqtt://127.0.0.1/hsp/inbox --convert-to hsp
+    Relay(RelayArgs),
+
     /// Internal: keeps copied text on the clipboard after `send --via clipboard` exits.
     #[command(name = "clipboard-hold", hide = true)]
     ClipboardHold,
@@ -574,6 +585,18 @@ pub struct RecvArgs {
     #[arg(long = "filter", value_name = "FILTER")]
     pub filters: Vec<String>,
 
+    #[command(flatten)]
+    pub listen: ListenArgs,
+
+    /// Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`)
+    /// with an ACK to `hsp/agents/<sender>`.
+    #[arg(long)]
+    pub no_ack: bool,
+}
+
+/// When a receiving command stops, and how it subscribes.
+#[derive(Debug, Args)]
+pub struct ListenArgs {
     /// Stop after N messages.
     #[arg(long, value_name = "N")]
     pub count: Option<usize>,
@@ -585,11 +608,28 @@ pub struct RecvArgs {
     /// MQTT quality of service for the subscription.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
+}
 
-    /// Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`)
-    /// with an ACK to `hsp/agents/<sender>`.
-    #[arg(long)]
-    pub no_ack: bool,
+#[derive(Debug, Args)]
+pub struct RelayArgs {
+    /// Source: clipboard, file:PATH, mqtt://HOST[:PORT]/FILTER, or - (stdin).
+    #[arg(long, value_name = "URI")]
+    pub from: String,
+
+    /// Destination: file:PATH, http(s)://…, mqtt://HOST/TOPIC, clipboard, or - (stdout).
+    #[arg(long, value_name = "URI")]
+    pub to: String,
+
+    /// Convert each message on the way, NAME[@VERSION] (losses on stderr).
+    #[arg(long, value_name = "NAME[@VERSION]")]
+    pub convert_to: Option<ProtocolSpec>,
+
+    /// The name this relay writes in `meta: audit` hops.
+    #[arg(long, value_name = "NAME", default_value = "aiproto-relay")]
+    pub relay_id: String,
+
+    #[command(flatten)]
+    pub listen: ListenArgs,
 }
 
 #[derive(Debug, Args)]

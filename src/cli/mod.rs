@@ -12,6 +12,7 @@ mod msp;
 mod poll;
 mod recv;
 mod recv_text;
+mod relay;
 mod schema;
 mod send;
 mod serve;
@@ -43,6 +44,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Recv(a) => recv::run(a, g),
         Command::Request(a) => recv::request(a, g),
         Command::Broker(a) => recv::broker(a, g),
+        Command::Relay(a) => relay::run(a, g),
         Command::ClipboardHold => crate::transport::clipboard::hold()
             .map(|()| crate::exit::ExitStatus::Ok)
             .map_err(|e| crate::exit::CliError::new(crate::exit::ExitStatus::Transport, e)),

@@ -35,14 +35,14 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
             "no topic filter: give it in the URI (mqtt://host/hsp/#) or with --filter",
         ));
     }
-    let timeout = args.timeout.map(Duration::from_secs_f64);
+    let timeout = args.listen.timeout.map(Duration::from_secs_f64);
     let quiet = g.quiet;
     let mut out = std::io::stdout().lock();
     let ended = mqtt::subscribe(
         &uri,
         &filters,
-        args.qos,
-        args.count,
+        args.listen.qos,
+        args.listen.count,
         timeout,
         || {
             if !quiet {
@@ -71,7 +71,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         },
     )
     .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
-    match (ended, args.count) {
+    match (ended, args.listen.count) {
         (Ended::Timeout, Some(n)) => {
             eprintln!("aiproto: timed out before {n} message(s) arrived");
             Ok(ExitStatus::Timeout)

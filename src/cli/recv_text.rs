@@ -75,17 +75,29 @@ struct Found<'a> {
     message: &'a str,
 }
 
-pub fn run(source: &TextSource, args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
-    let keep_reading = args.watch || args.follow;
-    let deadline = args
-        .timeout
-        .map(|t| Instant::now() + Duration::from_secs_f64(t));
+/// How reading a text source ended.
+pub enum Ended {
+    /// Read through (or the count reached): this many messages were new.
+    Done(usize),
+    /// The deadline passed first.
+    Timeout,
+}
+
+/// Reads a text source once, or with `keep_reading` on and on, and calls
+/// `each` with every message not seen before (by its canonical text);
+/// stops after `count` messages or at `timeout`.
+pub fn each_new_message(
+    source: &TextSource,
+    keep_reading: bool,
+    count: Option<usize>,
+    timeout: Option<f64>,
+    mut each: impl FnMut(&crate::protocols::Found, &str) -> Result<(), CliError>,
+) -> Result<Ended, CliError> {
+    let deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
     let name = source.name();
     let mut seen = HashSet::new();
-    let mut emitted = 0usize;
-    let mut invalid = false;
+    let mut new = 0usize;
     let mut last: Option<String> = None;
-    let mut out = std::io::stdout().lock();
     loop {
         let text = source.read(keep_reading)?;
         if text.is_some() && text != last {
@@ -101,62 +113,86 @@ pub fn run(source: &TextSource, args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
                 let Some(message) = found.render() else {
                     continue;
                 };
-                // Each message once, however often it is read again.
                 if !seen.insert(message.clone()) {
                     continue;
                 }
-                let valid = found.is_valid(false);
-                invalid |= !valid;
-                match g.format {
-                    Format::Json => output::write_json_line(
-                        &mut out,
-                        &Found {
-                            source: &name,
-                            protocol: found.protocol.name(),
-                            valid,
-                            message: &message,
-                        },
-                    )?,
-                    Format::Human => {
-                        if !valid {
-                            eprintln!(
-                                "aiproto: warning: {name}:{}: invalid message (see `aiproto validate`)",
-                                found.line
-                            );
-                        }
-                        if emitted > 0 && message.starts_with("[[") {
-                            out.write_all(b"\n")?;
-                        }
-                        out.write_all(message.as_bytes())?;
-                    }
-                }
-                out.flush()?;
-                emitted += 1;
-                if args.count.is_some_and(|n| emitted >= n) {
-                    return Ok(ExitStatus::Ok);
+                each(found, &message)?;
+                new += 1;
+                if count.is_some_and(|n| new >= n) {
+                    return Ok(Ended::Done(new));
                 }
             }
             last = text;
         }
         if !keep_reading {
-            break;
+            return Ok(Ended::Done(new));
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            if let Some(n) = args.count {
-                eprintln!("aiproto: timed out before {n} message(s) arrived");
-                return Ok(ExitStatus::Timeout);
-            }
-            break;
+            return Ok(if count.is_some() {
+                Ended::Timeout
+            } else {
+                Ended::Done(new)
+            });
         }
         std::thread::sleep(POLL);
     }
-    if emitted == 0 && !keep_reading {
-        eprintln!("aiproto: error: {name}: no message found");
-        return Ok(ExitStatus::Invalid);
+}
+
+pub fn run(source: &TextSource, args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
+    let keep_reading = args.watch || args.follow;
+    let name = source.name();
+    let mut invalid = false;
+    let mut emitted = 0usize;
+    let mut out = std::io::stdout().lock();
+    let ended = each_new_message(
+        source,
+        keep_reading,
+        args.listen.count,
+        args.listen.timeout,
+        |found, message| {
+            let valid = found.is_valid(false);
+            invalid |= !valid;
+            match g.format {
+                Format::Json => output::write_json_line(
+                    &mut out,
+                    &Found {
+                        source: &name,
+                        protocol: found.protocol.name(),
+                        valid,
+                        message,
+                    },
+                )?,
+                Format::Human => {
+                    if !valid {
+                        eprintln!(
+                            "aiproto: warning: {name}:{}: invalid message (see `aiproto validate`)",
+                            found.line
+                        );
+                    }
+                    if emitted > 0 && message.starts_with("[[") {
+                        out.write_all(b"\n")?;
+                    }
+                    out.write_all(message.as_bytes())?;
+                }
+            }
+            out.flush()?;
+            emitted += 1;
+            Ok(())
+        },
+    )?;
+    match ended {
+        Ended::Timeout => {
+            eprintln!(
+                "aiproto: timed out before {} message(s) arrived",
+                args.listen.count.unwrap_or_default()
+            );
+            Ok(ExitStatus::Timeout)
+        }
+        Ended::Done(0) if !keep_reading => {
+            eprintln!("aiproto: error: {name}: no message found");
+            Ok(ExitStatus::Invalid)
+        }
+        Ended::Done(_) if invalid => Ok(ExitStatus::Invalid),
+        Ended::Done(_) => Ok(ExitStatus::Ok),
     }
-    Ok(if invalid {
-        ExitStatus::Invalid
-    } else {
-        ExitStatus::Ok
-    })
 }

@@ -16,6 +16,7 @@ mod http;
 mod mqtt;
 mod msp;
 mod msp_remote;
+mod relay;
 mod send;
 mod sign;
 mod transcripts;

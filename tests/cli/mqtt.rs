@@ -428,3 +428,37 @@ fn receivers_acknowledge_messages_that_ask_for_it() {
         .assert()
         .code(0);
 }
+
+#[test]
+fn a_relay_moves_messages_from_the_broker_to_a_file() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let outbox = h.path().join("outbox.crosstalk");
+    let mut relay = aiproto_child(
+        h.path(),
+        &[
+            "relay",
+            "--from",
+            &format!("mqtt://127.0.0.1:{port}/crosstalk/inbox"),
+            "--to",
+            &format!("file:{}", outbox.display()),
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+        ],
+    );
+    wait_for(&mut relay, "subscribed");
+    aiproto(h.path())
+        .args([
+            "send",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/crosstalk/inbox"),
+        ])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    assert_eq!(relay.wait().unwrap().code(), Some(0));
+    let relayed = std::fs::read_to_string(&outbox).unwrap();
+    assert!(relayed.contains("\nHop-1: aiproto-relay "), "{relayed}");
+}

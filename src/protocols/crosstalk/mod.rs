@@ -5,6 +5,7 @@
 //! `model_map` moves it to and from the shared [`crate::model::Message`].
 
 pub mod address;
+pub mod audit;
 pub mod check;
 pub mod envelope;
 pub mod extract;
