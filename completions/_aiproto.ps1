@@ -43,6 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages: from a broker, the clipboard or a file; print each once')
             [CompletionResult]::new('request', 'request', [CompletionResultType]::ParameterValue, 'Send an HSP TaskRequest and wait for its TaskResult')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Move each message from one transport to another, optionally converted')
+            [CompletionResult]::new('directory', 'directory', [CompletionResultType]::ParameterValue, 'Run a capability directory on a broker (HSP 0.1 §5.1)')
             [CompletionResult]::new('clipboard-hold', 'clipboard-hold', [CompletionResultType]::ParameterValue, 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
@@ -351,6 +352,24 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Destination: file:PATH, http(s)://…, mqtt://HOST/TOPIC, clipboard, or - (stdout)')
             [CompletionResult]::new('--convert-to', '--convert-to', [CompletionResultType]::ParameterName, 'Convert each message on the way, NAME[@VERSION] (losses on stderr)')
             [CompletionResult]::new('--relay-id', '--relay-id', [CompletionResultType]::ParameterName, 'The name this relay writes in `meta: audit` hops')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this many seconds; with --count, not reaching it by then exits 4')
+            [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service for the subscription')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;directory' {
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The broker: mqtt://[user:pass@]host[:port]')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The directory''s own AI id: the sender of its answers')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this many seconds; with --count, not reaching it by then exits 4')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service for the subscription')
@@ -764,6 +783,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages: from a broker, the clipboard or a file; print each once')
             [CompletionResult]::new('request', 'request', [CompletionResultType]::ParameterValue, 'Send an HSP TaskRequest and wait for its TaskResult')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Move each message from one transport to another, optionally converted')
+            [CompletionResult]::new('directory', 'directory', [CompletionResultType]::ParameterValue, 'Run a capability directory on a broker (HSP 0.1 §5.1)')
             [CompletionResult]::new('clipboard-hold', 'clipboard-hold', [CompletionResultType]::ParameterValue, 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
@@ -823,6 +843,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;relay' {
+            break
+        }
+        'aiproto;help;directory' {
             break
         }
         'aiproto;help;clipboard-hold' {

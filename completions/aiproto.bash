@@ -31,6 +31,9 @@ _aiproto() {
             aiproto,convert)
                 cmd="aiproto__subcmd__convert"
                 ;;
+            aiproto,directory)
+                cmd="aiproto__subcmd__directory"
+                ;;
             aiproto,help)
                 cmd="aiproto__subcmd__help"
                 ;;
@@ -99,6 +102,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,convert)
                 cmd="aiproto__subcmd__help__subcmd__convert"
+                ;;
+            aiproto__subcmd__help,directory)
+                cmd="aiproto__subcmd__help__subcmd__directory"
                 ;;
             aiproto__subcmd__help,help)
                 cmd="aiproto__subcmd__help__subcmd__help"
@@ -302,7 +308,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request relay clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -609,8 +615,50 @@ _aiproto() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aiproto__subcmd__directory)
+            opts="-q -v -h -V --via --id --count --timeout --qos --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --via)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aiproto__subcmd__help)
-            opts="validate compose convert inspect thread poll schema id send recv request relay clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
+            opts="validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,6 +728,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__convert)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__directory)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

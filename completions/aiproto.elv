@@ -40,6 +40,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand recv 'Receive messages: from a broker, the clipboard or a file; print each once'
             cand request 'Send an HSP TaskRequest and wait for its TaskResult'
             cand relay 'Move each message from one transport to another, optionally converted'
+            cand directory 'Run a capability directory on a broker (HSP 0.1 §5.1)'
             cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
@@ -326,6 +327,23 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --to 'Destination: file:PATH, http(s)://…, mqtt://HOST/TOPIC, clipboard, or - (stdout)'
             cand --convert-to 'Convert each message on the way, NAME[@VERSION] (losses on stderr)'
             cand --relay-id 'The name this relay writes in `meta: audit` hops'
+            cand --count 'Stop after N messages'
+            cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
+            cand --qos 'MQTT quality of service for the subscription'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;directory'= {
+            cand --via 'The broker: mqtt://[user:pass@]host[:port]'
+            cand --id 'The directory''s own AI id: the sender of its answers'
             cand --count 'Stop after N messages'
             cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
             cand --qos 'MQTT quality of service for the subscription'
@@ -704,6 +722,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand recv 'Receive messages: from a broker, the clipboard or a file; print each once'
             cand request 'Send an HSP TaskRequest and wait for its TaskResult'
             cand relay 'Move each message from one transport to another, optionally converted'
+            cand directory 'Run a capability directory on a broker (HSP 0.1 §5.1)'
             cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
@@ -748,6 +767,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;request'= {
         }
         &'aiproto;help;relay'= {
+        }
+        &'aiproto;help;directory'= {
         }
         &'aiproto;help;clipboard-hold'= {
         }

@@ -154,6 +154,20 @@ pub enum Command {
     /// Example: aiproto relay --from clipboard --to mqtt://127.0.0.1/hsp/inbox --convert-to hsp
     Relay(RelayArgs),
 
+    /// Run a capability directory on a broker (HSP 0.1 §5.1).
+    ///
+    /// Keeps every CapabilityAdvertisement published under
+    /// hsp/capabilities/advertisements/ (the newest per capability_id, with
+    /// its availability_status) and answers each CapabilityDiscoveryQuery
+    /// (on hsp/capabilities/discovery or hsp/agents/<ID>) with a
+    /// CapabilityDiscoveryResponse to hsp/agents/<asker>: the advertisements
+    /// of the query's version that carry every tag asked for
+    /// (capability_tags), whose name or id contains capability_name, and that
+    /// are not offline.
+    ///
+    /// Example: aiproto directory --via mqtt://127.0.0.1 --id did:hsp:directory
+    Directory(DirectoryArgs),
+
     /// Internal: keeps copied text on the clipboard after `send --via clipboard` exits.
     #[command(name = "clipboard-hold", hide = true)]
     ClipboardHold,
@@ -608,6 +622,20 @@ pub struct ListenArgs {
     /// MQTT quality of service for the subscription.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
+}
+
+#[derive(Debug, Args)]
+pub struct DirectoryArgs {
+    /// The broker: mqtt://[user:pass@]host[:port].
+    #[arg(long, value_name = "URI")]
+    pub via: String,
+
+    /// The directory's own AI id: the sender of its answers.
+    #[arg(long, value_name = "DID", default_value = "did:hsp:directory")]
+    pub id: String,
+
+    #[command(flatten)]
+    pub listen: ListenArgs,
 }
 
 #[derive(Debug, Args)]

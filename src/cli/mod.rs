@@ -5,6 +5,7 @@ mod common;
 pub mod completions;
 mod compose;
 pub mod convert;
+mod directory;
 mod id;
 mod inspect;
 mod keys;
@@ -45,6 +46,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Request(a) => recv::request(a, g),
         Command::Broker(a) => recv::broker(a, g),
         Command::Relay(a) => relay::run(a, g),
+        Command::Directory(a) => directory::run(a, g),
         Command::ClipboardHold => crate::transport::clipboard::hold()
             .map(|()| crate::exit::ExitStatus::Ok)
             .map_err(|e| crate::exit::CliError::new(crate::exit::ExitStatus::Transport, e)),

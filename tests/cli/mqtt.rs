@@ -462,3 +462,128 @@ fn a_relay_moves_messages_from_the_broker_to_a_file() {
     let relayed = std::fs::read_to_string(&outbox).unwrap();
     assert!(relayed.contains("\nHop-1: aiproto-relay "), "{relayed}");
 }
+
+/// An HSP message composed with `aiproto compose hsp`.
+fn composed(h: &std::path::Path, args: &[&str]) -> Vec<u8> {
+    aiproto(h)
+        .args(["compose", "hsp"])
+        .args(args)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone()
+}
+
+#[test]
+fn the_directory_answers_discovery_queries_with_the_matching_advertisements() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let uri = format!("mqtt://127.0.0.1:{port}");
+    let mut directory = aiproto_child(
+        h.path(),
+        &[
+            "directory",
+            "--via",
+            &uri,
+            "--count",
+            "3",
+            "--timeout",
+            "20",
+            "--format",
+            "json",
+        ],
+    );
+    wait_for(&mut directory, "subscribed");
+    for (id, tags) in [("translate", "nlp,translation"), ("vision", "images")] {
+        let ad = composed(
+            h.path(),
+            &[
+                "capability",
+                "--version",
+                "0.1",
+                "--from",
+                "did:hsp:gamma",
+                "--capability-id",
+                id,
+                "--name",
+                id,
+                "--description",
+                "a service",
+                "--tags",
+                tags,
+                "--availability",
+                "online",
+                "--set",
+                "version=\"1.0\"",
+            ],
+        );
+        aiproto(h.path())
+            .args(["send", "--via", &uri])
+            .write_stdin(ad)
+            .assert()
+            .code(0);
+    }
+    let mut asker = aiproto_child(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            &format!("{uri}/hsp/agents/did:hsp:alpha"),
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+            "--format",
+            "json",
+            "--no-ack",
+        ],
+    );
+    wait_for(&mut asker, "subscribed");
+    let query = composed(
+        h.path(),
+        &[
+            "discovery-query",
+            "--version",
+            "0.1",
+            "--from",
+            "did:hsp:alpha",
+            "--tags",
+            "nlp",
+        ],
+    );
+    let query_id =
+        serde_json::from_slice::<serde_json::Value>(&query).unwrap()["message_id"].clone();
+    aiproto(h.path())
+        .args(["send", "--via", &uri])
+        .write_stdin(query)
+        .assert()
+        .code(0);
+    let answer = asker.wait_with_output().unwrap();
+    assert_eq!(answer.status.code(), Some(0));
+    let received = &json_lines(&answer.stdout)[0];
+    let response: serde_json::Value =
+        serde_json::from_str(received["message"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        response["message_type"],
+        "HSP::CapabilityDiscoveryResponse_v0.1"
+    );
+    assert_eq!(response["correlation_id"], query_id);
+    let found: Vec<&str> = response["payload"]["capabilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["capability_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(found, vec!["translate"]);
+    aiproto(h.path())
+        .args(["validate", "--strict", "-"])
+        .write_stdin(received["message"].as_str().unwrap().to_string())
+        .assert()
+        .code(0);
+    let out = directory.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let events = json_lines(&out.stdout);
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[2]["answered"]["capabilities"], 1);
+}

@@ -7,6 +7,7 @@
 
 pub mod checks;
 pub mod compose;
+pub mod directory;
 pub mod message_type;
 pub mod model_map;
 pub mod payload_map;
