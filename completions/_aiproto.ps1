@@ -294,8 +294,11 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;send' {
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), or - for stdout')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service: 0, 1 or 2')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'email: write the mail (RFC 5322) to this file instead of sending it')
+            [CompletionResult]::new('--smtp', '--smtp', [CompletionResultType]::ParameterName, 'email: send over SMTP, e.g. smtps://user:pass@mail.example.com or smtp://127.0.0.1:2525')
+            [CompletionResult]::new('--mail-from', '--mail-from', [CompletionResultType]::ParameterName, 'email: the From address (default: the sender when it is an email: address, else aiproto@localhost)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Send even if the message has errors')

@@ -2218,7 +2218,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__send)
-            opts="-q -v -h -V --via --force --qos --retain --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --force --qos --retain --out --smtp --mail-from --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2229,6 +2229,18 @@ _aiproto() {
                     return 0
                     ;;
                 --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --smtp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mail-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

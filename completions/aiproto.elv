@@ -272,8 +272,11 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;send'= {
-            cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), or - for stdout'
+            cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout'
             cand --qos 'MQTT quality of service: 0, 1 or 2'
+            cand --out 'email: write the mail (RFC 5322) to this file instead of sending it'
+            cand --smtp 'email: send over SMTP, e.g. smtps://user:pass@mail.example.com or smtp://127.0.0.1:2525'
+            cand --mail-from 'email: the From address (default: the sender when it is an email: address, else aiproto@localhost)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --force 'Send even if the message has errors'

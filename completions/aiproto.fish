@@ -223,8 +223,11 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s q -l quiet -d 'Pr
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), or - for stdout' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l qos -d 'MQTT quality of service: 0, 1 or 2' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l out -d 'email: write the mail (RFC 5322) to this file instead of sending it' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l smtp -d 'email: send over SMTP, e.g. smtps://user:pass@mail.example.com or smtp://127.0.0.1:2525' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l mail-from -d 'email: the From address (default: the sender when it is an email: address, else aiproto@localhost)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

@@ -563,7 +563,8 @@ pub struct SendArgs {
     pub path: Option<PathBuf>,
 
     /// Destination: file:PATH (appends), http(s)://HOST/PATH (POST),
-    /// mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), or - for stdout.
+    /// mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste),
+    /// email:ADDRESS (with --out or --smtp), or - for stdout.
     #[arg(long, value_name = "URI")]
     pub via: String,
 
@@ -578,6 +579,19 @@ pub struct SendArgs {
     /// MQTT: ask the broker to retain the message for later subscribers.
     #[arg(long)]
     pub retain: bool,
+
+    /// email: write the mail (RFC 5322) to this file instead of sending it.
+    #[arg(long, value_name = "FILE.eml", conflicts_with = "smtp")]
+    pub out: Option<PathBuf>,
+
+    /// email: send over SMTP, e.g. smtps://user:pass@mail.example.com or smtp://127.0.0.1:2525.
+    #[arg(long, value_name = "URL")]
+    pub smtp: Option<String>,
+
+    /// email: the From address (default: the sender when it is an email:
+    /// address, else aiproto@localhost).
+    #[arg(long, value_name = "ADDRESS")]
+    pub mail_from: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,9 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     if let Destination::Mqtt(uri) = &destination {
         return send_mqtt(uri, &doc, args, g);
     }
+    if let Destination::Email(address) = &destination {
+        return send_email(address, &doc, args, g);
+    }
     if destination == Destination::Clipboard {
         // One paste for all the messages: copying each would keep only the last.
         let texts: Vec<String> = doc.messages.iter().filter_map(Found::render).collect();
@@ -152,4 +155,60 @@ pub fn topic_for(
             "no topic: give it in the URI, mqtt://host/topic",
         )),
     }
+}
+
+/// Each message as a mail to `address`: written to `--out` (one message) or
+/// sent over `--smtp`.
+fn send_email(address: &str, doc: &Document, args: &SendArgs, g: &GlobalArgs) -> CmdResult {
+    use crate::protocols::Value;
+    use crate::transport::email;
+    if args.out.is_none() && args.smtp.is_none() {
+        return Err(CliError::usage(TransportError::EmailHow(
+            address.to_string(),
+        )));
+    }
+    if args.out.is_some() && doc.messages.len() != 1 {
+        return Err(CliError::usage(format!(
+            "--out writes one mail; {} holds {} messages (use --smtp, or split the input)",
+            doc.source.name,
+            doc.messages.len()
+        )));
+    }
+    let transport = |e: email::EmailError| CliError::new(ExitStatus::Transport, e);
+    for found in &doc.messages {
+        let (mail, sender) = match &found.value {
+            Value::Crosstalk(p) => (
+                email::crosstalk_mail(&p.envelope),
+                p.envelope.sender.strip_prefix("email:").map(str::to_string),
+            ),
+            Value::Hsp(Some(m)) => (email::json_mail("hsp", &m.json), None),
+            Value::Csdl(Some(d)) => (email::json_mail("csdl", &d.json), None),
+            Value::Msp(Some(d)) => (email::json_mail("msp", &d.json), None),
+            _ => continue,
+        };
+        let from = args
+            .mail_from
+            .clone()
+            .or(sender)
+            .unwrap_or_else(|| "aiproto@localhost".into());
+        let message = email::build(&mail, &from, address).map_err(CliError::usage)?;
+        if let Some(path) = &args.out {
+            std::fs::write(path, message.formatted()).map_err(|e| {
+                CliError::new(
+                    ExitStatus::Transport,
+                    anyhow::anyhow!("cannot write {}: {e}", path.display()),
+                )
+            })?;
+        } else if let Some(url) = &args.smtp {
+            email::send(&message, url).map_err(transport)?;
+        }
+    }
+    if !g.quiet {
+        let how = args.out.as_ref().map_or_else(
+            || "sent over SMTP".to_string(),
+            |p| format!("written to {}", p.display()),
+        );
+        eprintln!("aiproto: {} mail(s) to {address} {how}", doc.messages.len());
+    }
+    Ok(ExitStatus::Ok)
 }

@@ -3,6 +3,7 @@
 //! side), `mqtt://…`, `clipboard` and `-` (stdout).
 
 pub mod clipboard;
+pub mod email;
 pub mod file;
 pub mod http;
 pub mod mqtt;
@@ -22,13 +23,15 @@ pub enum Destination {
     Mqtt(mqtt::MqttUri),
     /// The system clipboard: all messages at once, ready to paste.
     Clipboard,
+    /// A mailbox (`email:ADDRESS`): see [`email`]; `send` writes or sends the mails.
+    Email(String),
 }
 
 /// Why a destination could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
     #[error(
-        "unknown destination `{0}`: this version sends to file:PATH, http(s)://…, mqtt://…, clipboard or - (stdout)"
+        "unknown destination `{0}`: this version sends to file:PATH, http(s)://…, mqtt://…, clipboard, email:ADDRESS or - (stdout)"
     )]
     Unsupported(String),
     #[error("{url}: {why}")]
@@ -41,6 +44,10 @@ pub enum TransportError {
     },
     #[error(transparent)]
     Clipboard(#[from] clipboard::ClipboardError),
+    #[error(transparent)]
+    Email(#[from] email::EmailError),
+    #[error("email:{0}: give --out FILE.eml to write the mail, or --smtp URL to send it")]
+    EmailHow(String),
     #[error("cannot write to {path}: {source}")]
     Io {
         path: String,
@@ -58,6 +65,9 @@ impl std::str::FromStr for Destination {
         }
         if uri == "clipboard" || uri == "clipboard:" {
             return Ok(Destination::Clipboard);
+        }
+        if let Some(address) = uri.strip_prefix("email:").filter(|a| a.contains('@')) {
+            return Ok(Destination::Email(address.to_string()));
         }
         if uri.starts_with("http://") || uri.starts_with("https://") {
             return Ok(Destination::Http(uri.to_string()));
@@ -101,6 +111,8 @@ impl Destination {
         let blank_line = text_envelope;
         match self {
             Destination::Clipboard => clipboard::copy(text).map(|()| None).map_err(Into::into),
+            // A mail needs more than the text (From, --out or --smtp): `send` writes it.
+            Destination::Email(address) => Err(TransportError::EmailHow(address.clone())),
             Destination::Mqtt(uri) => {
                 let topic = uri.topic.clone().ok_or_else(|| TransportError::Http {
                     url: "mqtt".into(),

@@ -1,0 +1,159 @@
+//! `send --via email:ADDRESS`: an RFC 5322 mail written to a file, and sent
+//! to a real SMTP server (Python's aiosmtpd, which `.ci/run` installs) on a
+//! loopback port. Without aiosmtpd the SMTP test says it skipped and why.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+
+use super::{REQUEST, aiproto, home};
+
+#[test]
+fn a_mail_file_carries_the_envelope_with_its_subject_and_threading() {
+    let h = home();
+    let eml = h.path().join("out.eml");
+    aiproto(h.path())
+        .args([
+            "send",
+            "--via",
+            "email:kalle@example.com",
+            "--mail-from",
+            "relay@example.com",
+            "--out",
+        ])
+        .arg(&eml)
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "1 mail(s) to kalle@example.com written to",
+        ));
+    let mail = std::fs::read_to_string(&eml).unwrap();
+    for header in [
+        "From: relay@example.com\r\n",
+        "To: kalle@example.com\r\n",
+        "Subject: [AI Crosstalk] review - REQUEST\r\n",
+        "Message-ID: <01J9J3DBC4N7P2Q3R5S7T9W1V2@aiproto.invalid>\r\n",
+    ] {
+        assert!(mail.contains(header), "{header:?} missing in\n{mail}");
+    }
+    // The mail itself is a message source: the envelope (with its meta: email
+    // block) is found in it and is valid.
+    aiproto(h.path())
+        .args(["validate", "--strict"])
+        .arg(&eml)
+        .assert()
+        .code(0);
+    aiproto(h.path())
+        .arg("inspect")
+        .arg(&eml)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Message-ID"));
+}
+
+#[test]
+fn email_needs_a_way_out() {
+    let h = home();
+    aiproto(h.path())
+        .args(["send", "--via", "email:kalle@example.com"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "give --out FILE.eml to write the mail, or --smtp URL",
+        ));
+    aiproto(h.path())
+        .args([
+            "send",
+            "--via",
+            "email:kalle@example.com",
+            "--smtp",
+            "smtp://127.0.0.1:1",
+        ])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("SMTP smtp://127.0.0.1:1"));
+}
+
+/// A real SMTP server storing what it receives in a maildir; stopped when dropped.
+struct SmtpServer(Child);
+
+impl Drop for SmtpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn mail_is_delivered_to_a_real_smtp_server() {
+    let available = Command::new("python3")
+        .args(["-c", "import aiosmtpd"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        eprintln!(
+            "SKIPPED mail_is_delivered_to_a_real_smtp_server: python3 -m pip install aiosmtpd"
+        );
+        return;
+    }
+    let h = home();
+    let maildir = h.path().join("maildir");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _server = SmtpServer(
+        Command::new("python3")
+            .args([
+                "-m",
+                "aiosmtpd",
+                "-n",
+                "-l",
+                &format!("127.0.0.1:{port}"),
+                "-c",
+                "aiosmtpd.handlers.Mailbox",
+            ])
+            .arg(&maildir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "aiosmtpd did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    aiproto(h.path())
+        .args([
+            "send",
+            "--via",
+            "email:kalle@example.com",
+            "--smtp",
+            &format!("smtp://127.0.0.1:{port}"),
+        ])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("sent over SMTP"));
+    let delivered: Vec<_> = std::fs::read_dir(maildir.join("new"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(delivered.len(), 1);
+    let mail = std::fs::read_to_string(delivered[0].path()).unwrap();
+    assert!(
+        mail.contains("Subject: [AI Crosstalk] review - REQUEST"),
+        "{mail}"
+    );
+    assert!(mail.contains("[[CLAUDE→CHATGPT v1]]"), "{mail}");
+}
