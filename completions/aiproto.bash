@@ -616,7 +616,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__directory)
-            opts="-q -v -h -V --via --id --count --timeout --qos --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --id --count --timeout --qos --session --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -639,6 +639,10 @@ _aiproto() {
                     return 0
                     ;;
                 --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1970,7 +1974,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --no-ack --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --session --no-ack --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1996,6 +2000,10 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2012,7 +2020,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__relay)
-            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --session --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2043,6 +2051,10 @@ _aiproto() {
                     return 0
                     ;;
                 --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

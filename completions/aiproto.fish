@@ -244,6 +244,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l filter -d 'More
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l count -d 'Stop after N messages' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l qos -d 'MQTT quality of service for the subscription' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -275,6 +276,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l relay-id -d 'T
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l count -d 'Stop after N messages' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l qos -d 'MQTT quality of service for the subscription' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -289,6 +291,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l id -d 'The
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l count -d 'Stop after N messages' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l qos -d 'MQTT quality of service for the subscription' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

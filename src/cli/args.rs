@@ -636,6 +636,12 @@ pub struct ListenArgs {
     /// MQTT quality of service for the subscription.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
+
+    /// MQTT: a persistent session under this client id: the broker keeps the
+    /// subscription and queues QoS 1/2 messages while aiproto is away (a
+    /// lost connection, a broker restart, or the next run with the same NAME).
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -28,7 +28,8 @@ enum Event<'a> {
 }
 
 pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
-    let uri = MqttUri::parse(&args.via).map_err(CliError::usage)?;
+    let mut uri = MqttUri::parse(&args.via).map_err(CliError::usage)?;
+    uri.session = args.listen.session.clone();
     let filters = vec![
         ADVERTISEMENTS.to_string(),
         QUERIES.to_string(),

@@ -23,11 +23,12 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     if let Some(source) = super::recv_text::TextSource::parse(&args.via) {
         return super::recv_text::run(&source, args, g);
     }
-    let uri = MqttUri::parse(&args.via).map_err(|why| {
+    let mut uri = MqttUri::parse(&args.via).map_err(|why| {
         CliError::usage(format!(
             "{why} (recv reads from mqtt://host[:port]/FILTER, clipboard or file:PATH)"
         ))
     })?;
+    uri.session = args.listen.session.clone();
     let mut filters: Vec<String> = uri.topic.iter().cloned().collect();
     filters.extend(args.filters.iter().cloned());
     if filters.is_empty() {

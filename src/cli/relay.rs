@@ -153,11 +153,12 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
 /// Subscribes to the `--from` broker and relays each message; true on timeout.
 fn from_mqtt(relay: &mut Relay<'_>) -> Result<bool, CliError> {
     let args = relay.args;
-    let uri = MqttUri::parse(&args.from).map_err(|why| {
+    let mut uri = MqttUri::parse(&args.from).map_err(|why| {
         CliError::usage(format!(
             "{why} (relay reads from clipboard, file:PATH, mqtt://HOST/FILTER or -)"
         ))
     })?;
+    uri.session = args.listen.session.clone();
     let filters: Vec<String> = uri.topic.iter().cloned().collect();
     if filters.is_empty() {
         return Err(CliError::usage(

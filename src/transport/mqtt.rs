@@ -17,6 +17,9 @@ pub struct MqttUri {
     pub port: u16,
     pub credentials: Option<(String, String)>,
     pub topic: Option<String>,
+    /// A persistent session: this client id, and the broker keeps the
+    /// subscriptions and queues QoS 1/2 messages while the client is away.
+    pub session: Option<String>,
 }
 
 impl MqttUri {
@@ -51,12 +54,17 @@ impl MqttUri {
             port,
             credentials,
             topic,
+            session: None,
         })
     }
 
     fn options(&self, role: &str) -> MqttOptions {
-        let id = format!("aiproto-{role}-{}", &crate::ids::new_ulid()[16..]);
+        let id = self
+            .session
+            .clone()
+            .unwrap_or_else(|| format!("aiproto-{role}-{}", &crate::ids::new_ulid()[16..]));
         let mut options = MqttOptions::new(id, self.host.clone(), self.port);
+        options.set_clean_session(self.session.is_none());
         options.set_keep_alive(Duration::from_secs(30));
         options.set_max_packet_size(16 * 1024 * 1024, 16 * 1024 * 1024);
         if let Some((user, pass)) = &self.credentials {
@@ -98,8 +106,18 @@ fn failure(uri: &MqttUri, why: impl std::fmt::Display) -> TransportError {
     }
 }
 
+/// How many messages may be on their way (sent or queued, not acknowledged).
+const WINDOW: usize = 1024;
+/// The longest wait between two reconnection attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
 /// Publishes each (topic, payload) and returns once the broker has
 /// acknowledged every one (QoS 1 and 2) or it is written (QoS 0).
+///
+/// A lost connection is reconnected with backoff until `timeout`. Whatever
+/// was not acknowledged is published again when the broker comes back
+/// without the session (rumqttc drops its own copies then), so QoS 1 and 2
+/// lose nothing across a broker restart (duplicates are possible: at least once).
 pub fn publish(
     uri: &MqttUri,
     items: Vec<(String, Vec<u8>)>,
@@ -108,41 +126,174 @@ pub fn publish(
     timeout: Duration,
 ) -> Result<(), TransportError> {
     let total = items.len();
-    let (client, mut connection) = Client::new(uri.options("pub"), 64);
-    let publisher = std::thread::spawn(move || {
-        for (topic, payload) in items {
-            client.publish(topic, qos(level), retain, payload)?;
-        }
-        Ok::<Client, rumqttc::ClientError>(client)
-    });
-    let mut done = 0;
+    let (client, mut connection) = Client::new(uri.options("pub"), WINDOW);
     let deadline = Instant::now() + timeout;
-    while done < total {
+    let mut window = Window::new(total);
+    let mut link = Link::default();
+    while window.done < total {
+        window.fill(|i| {
+            let (topic, payload) = &items[i];
+            client
+                .try_publish(topic.clone(), qos(level), retain, payload.clone())
+                .is_ok()
+        });
         let left = deadline.saturating_duration_since(Instant::now());
-        match connection.recv_timeout(left) {
+        if left.is_zero() {
+            return Err(failure(
+                uri,
+                format!(
+                    "timed out with {} of {total} messages acknowledged",
+                    window.done
+                ),
+            ));
+        }
+        match connection.recv_timeout(left.min(Duration::from_millis(200))) {
             Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if refused(&ack) => {
                 return Err(refusal(uri, &ack));
             }
-            Ok(Ok(Event::Incoming(Packet::PubAck(_)))) if level == 1 => done += 1,
-            Ok(Ok(Event::Incoming(Packet::PubComp(_)))) if level >= 2 => done += 1,
-            Ok(Ok(Event::Outgoing(Outgoing::Publish(_)))) if level == 0 => done += 1,
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(failure(uri, e)),
-            Err(_) => {
-                return Err(failure(
-                    uri,
-                    format!("timed out with {done} of {total} messages acknowledged"),
-                ));
+            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => {
+                if link.reconnected() && !ack.session_present {
+                    window.resend_unacknowledged();
+                }
             }
+            Ok(Ok(Event::Outgoing(Outgoing::Publish(pkid)))) => window.sent(pkid, level),
+            Ok(Ok(Event::Incoming(Packet::PubAck(ack)))) if level == 1 => window.acked(ack.pkid),
+            Ok(Ok(Event::Incoming(Packet::PubComp(c)))) if level >= 2 => window.acked(c.pkid),
+            Ok(Ok(_)) | Err(_) => {}
+            Ok(Err(e)) => link.lost(uri, e)?,
         }
     }
-    let client = publisher
-        .join()
-        .map_err(|_| failure(uri, "the publisher stopped"))?
-        .map_err(|e| failure(uri, e))?;
     let _ = client.disconnect();
     drain_until_disconnect(&mut connection);
     Ok(())
+}
+
+/// The messages of one `publish`: which are queued, sent (by packet id) or done.
+struct Window {
+    total: usize,
+    /// The next message never handed to the client.
+    next: usize,
+    /// Messages to hand to the client again, before `next`.
+    again: std::collections::VecDeque<usize>,
+    /// Handed to the client, not yet seen going out (in order).
+    queued: std::collections::VecDeque<usize>,
+    /// Gone out at QoS 1/2, waiting for the acknowledgement, by packet id.
+    in_flight: HashMap<u16, usize>,
+    done: usize,
+}
+
+impl Window {
+    fn new(total: usize) -> Window {
+        Window {
+            total,
+            next: 0,
+            again: std::collections::VecDeque::new(),
+            queued: std::collections::VecDeque::new(),
+            in_flight: HashMap::new(),
+            done: 0,
+        }
+    }
+
+    /// Hands messages to the client (`try_send` says whether it took one)
+    /// while fewer than [`WINDOW`] are on their way.
+    fn fill(&mut self, mut try_send: impl FnMut(usize) -> bool) {
+        while self.queued.len() + self.in_flight.len() < WINDOW {
+            let Some(i) = self
+                .again
+                .pop_front()
+                .or_else(|| (self.next < self.total).then_some(self.next))
+            else {
+                return;
+            };
+            if !try_send(i) {
+                if i == self.next {
+                    return;
+                }
+                self.again.push_front(i);
+                return;
+            }
+            if i == self.next {
+                self.next += 1;
+            }
+            self.queued.push_back(i);
+        }
+    }
+
+    /// A PUBLISH went out. A packet id already in flight is a resend of the
+    /// resumed session; otherwise it is the oldest queued message.
+    fn sent(&mut self, pkid: u16, level: u8) {
+        if level > 0 && self.in_flight.contains_key(&pkid) {
+            return;
+        }
+        let Some(i) = self.queued.pop_front() else {
+            return;
+        };
+        if level == 0 {
+            self.done += 1;
+        } else {
+            self.in_flight.insert(pkid, i);
+        }
+    }
+
+    fn acked(&mut self, pkid: u16) {
+        if self.in_flight.remove(&pkid).is_some() {
+            self.done += 1;
+        }
+    }
+
+    /// The broker came back without the session: everything not yet
+    /// acknowledged (in flight or still queued in the client) goes again, in order.
+    fn resend_unacknowledged(&mut self) {
+        let mut lost: Vec<usize> = self.in_flight.drain().map(|(_, i)| i).collect();
+        lost.extend(self.queued.drain(..));
+        lost.sort_unstable();
+        for i in lost.into_iter().rev() {
+            self.again.push_front(i);
+        }
+    }
+}
+
+/// The state of the connection across reconnects.
+#[derive(Default)]
+struct Link {
+    /// A connection was established once (a later failure is a lost link).
+    up_once: bool,
+    /// The current outage, if any: when it began and the next wait.
+    outage: Option<Duration>,
+}
+
+impl Link {
+    /// A CONNACK arrived: true when it ends an outage.
+    fn reconnected(&mut self) -> bool {
+        let was_down = self.outage.take().is_some();
+        if was_down {
+            eprintln!("aiproto: reconnected");
+        }
+        self.up_once = true;
+        was_down
+    }
+
+    /// The connection failed: before it ever stood, that is the error;
+    /// afterwards wait (doubling, at most [`MAX_BACKOFF`]) and let the next
+    /// poll reconnect.
+    fn lost(&mut self, uri: &MqttUri, e: rumqttc::ConnectionError) -> Result<(), TransportError> {
+        if !self.up_once {
+            return Err(failure(uri, e));
+        }
+        let wait = match self.outage {
+            None => {
+                eprintln!(
+                    "aiproto: connection to {} lost ({e}); reconnecting",
+                    uri.describe()
+                );
+                Duration::from_millis(100)
+            }
+            Some(w) => (w * 2).min(MAX_BACKOFF),
+        };
+        self.outage = Some(wait);
+        std::thread::sleep(wait);
+        Ok(())
+    }
 }
 
 /// Drives the connection until the DISCONNECT asked for has gone out, so
@@ -187,6 +338,7 @@ pub fn subscribe(
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut received = 0;
     let mut acked = 0;
+    let mut link = Link::default();
     loop {
         let wait = deadline.map_or(Duration::from_secs(3600), |d| {
             d.saturating_duration_since(Instant::now())
@@ -194,6 +346,16 @@ pub fn subscribe(
         match connection.recv_timeout(wait) {
             Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if refused(&ack) => {
                 return Err(refusal(uri, &ack));
+            }
+            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => {
+                // A broker that lost the session lost the subscriptions too.
+                if link.reconnected() && !ack.session_present {
+                    for filter in filters {
+                        client
+                            .subscribe(filter.clone(), qos(level))
+                            .map_err(|e| failure(uri, e))?;
+                    }
+                }
             }
             Ok(Ok(Event::Incoming(Packet::SubAck(_)))) => {
                 acked += 1;
@@ -219,8 +381,10 @@ pub fn subscribe(
                 }
             }
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(failure(uri, e)),
-            Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => return Ok(Ended::Timeout),
+            Ok(Err(_)) | Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => {
+                return Ok(Ended::Timeout);
+            }
+            Ok(Err(e)) => link.lost(uri, e)?,
             Err(_) => {}
         }
     }

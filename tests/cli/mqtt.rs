@@ -222,16 +222,38 @@ fn timeouts_and_unreachable_brokers() {
         .code(3);
 }
 
+/// The Mosquitto binary, or `None` (with a SKIPPED line) when it is not installed.
+fn mosquitto(test: &str) -> Option<&'static str> {
+    // Debian installs it in /usr/sbin, which a CI PATH may lack.
+    let found = ["mosquitto", "/usr/sbin/mosquitto"]
+        .into_iter()
+        .find(|b| Command::new(b).arg("-h").output().is_ok());
+    if found.is_none() {
+        eprintln!("SKIPPED {test}: mosquitto is not installed (apt-get install mosquitto)");
+    }
+    found
+}
+
+/// Starts Mosquitto with `conf` (its listener on `port`) and waits until it listens.
+fn start_mosquitto(binary: &str, conf: &std::path::Path, port: u16) -> Running {
+    let broker = Command::new(binary)
+        .arg("-c")
+        .arg(conf)
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed().as_secs() < 10, "mosquitto did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Running(broker)
+}
+
 #[test]
 fn hsp_over_mosquitto() {
-    // Debian installs it in /usr/sbin, which a CI PATH may lack.
-    let Some(mosquitto) = ["mosquitto", "/usr/sbin/mosquitto"]
-        .into_iter()
-        .find(|b| Command::new(b).arg("-h").output().is_ok())
-    else {
-        eprintln!(
-            "SKIPPED: mosquitto is not installed (apt-get install mosquitto); the external broker test did not run"
-        );
+    let Some(binary) = mosquitto("hsp_over_mosquitto") else {
         return;
     };
     let h = home();
@@ -242,21 +264,121 @@ fn hsp_over_mosquitto() {
         format!("listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n"),
     )
     .unwrap();
-    let mut broker = Command::new(mosquitto)
-        .arg("-c")
-        .arg(&conf)
+    let _broker = start_mosquitto(binary, &conf, port);
+    exchange(h.path(), port);
+}
+
+/// A TCP relay to `target` that cuts the first connection after `cut_after`
+/// bytes from the client (a network failure, the broker keeps running);
+/// later connections pass through. Returns its port.
+fn cutting_proxy(target: u16, cut_after: usize) -> u16 {
+    use std::io::{Read, Write};
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(mut client) = client else { continue };
+            let Ok(mut server) = TcpStream::connect(("127.0.0.1", target)) else {
+                continue;
+            };
+            let (mut client_r, mut server_w) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut server, &mut client);
+                let _ = client.shutdown(Shutdown::Both);
+            });
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 16 * 1024];
+                let mut forwarded = 0;
+                while let Ok(read) = client_r.read(&mut buf) {
+                    if read == 0 || server_w.write_all(&buf[..read]).is_err() {
+                        break;
+                    }
+                    forwarded += read;
+                    if n == 0 && forwarded >= cut_after {
+                        break;
+                    }
+                }
+                let _ = server_w.shutdown(Shutdown::Both);
+                let _ = client_r.shutdown(Shutdown::Both);
+            });
+        }
+    });
+    port
+}
+
+/// A QoS 1 stream whose connection is cut in the middle: `aiproto send`
+/// reconnects with backoff and publishes again what was not acknowledged,
+/// so the subscriber gets every message (at least once).
+#[test]
+fn a_connection_lost_in_the_middle_of_a_qos_1_stream_loses_nothing() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let proxy = cutting_proxy(port, 300_000);
+    let total = 20_000;
+    let received = h.path().join("received.jsonl");
+    let mut sub = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
+        .args([
+            "recv",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/cut/stream"),
+            "--qos",
+            "1",
+        ])
+        .args(["--timeout", "60", "--format", "json"])
+        .env("AIPROTO_HOME", h.path())
+        .stdout(std::fs::File::create(&received).unwrap())
         .stderr(Stdio::piped())
-        .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed().as_secs() < 10, "mosquitto did not start");
-        std::thread::sleep(std::time::Duration::from_millis(50));
+    wait_for(&mut sub, "subscribed");
+    let _sub = Running(sub);
+    let stream: String = (0..total)
+        .map(|i| format!("{{\"intent\":\"REPORT\",\"target\":\"{i}\"}}\n"))
+        .collect();
+    let sent = aiproto(h.path())
+        .args([
+            "send",
+            "--qos",
+            "1",
+            "--via",
+            &format!("mqtt://127.0.0.1:{proxy}/cut/stream"),
+        ])
+        .write_stdin(stream)
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(0);
+    let stderr = String::from_utf8_lossy(&sent.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("lost") && stderr.contains("reconnected"),
+        "{stderr}"
+    );
+    // Every message arrives at least once (the ones in flight at the cut may twice).
+    let target = |l: &str| -> Option<i64> {
+        let line: serde_json::Value = serde_json::from_str(l).ok()?;
+        let m: serde_json::Value = serde_json::from_str(line["message"].as_str()?).ok()?;
+        m["target"].as_str()?.parse().ok()
+    };
+    let started = std::time::Instant::now();
+    let mut got = std::collections::HashSet::new();
+    while got.len() < total && started.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        got = std::fs::read_to_string(&received)
+            .unwrap()
+            .lines()
+            .filter_map(target)
+            .collect();
     }
-    let _ = broker.stderr.take();
-    let _guard = Running(broker);
-    exchange(h.path(), port);
+    let missing: Vec<i64> = (0..total as i64)
+        .filter(|n| !got.contains(n))
+        .take(10)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "lost, e.g. {missing:?} ({} of {total} arrived)",
+        got.len()
+    );
 }
 
 /// A TaskRequest goes out, a worker answers with `compose hsp --reply-to`,
