@@ -14,8 +14,8 @@ use crate::input::Source;
 use crate::protocols::crosstalk::{self, audit};
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::Document;
+use crate::transport::Destination;
 use crate::transport::mqtt::{self, MqttUri};
-use crate::transport::{Destination, TransportError};
 
 /// What every forwarded message needs.
 struct Relay<'a> {
@@ -57,9 +57,6 @@ impl Relay<'_> {
         match self.destination.send(&text, envelope) {
             Ok(Some(reply)) if !reply.is_empty() => println!("{}", reply.trim_end()),
             Ok(_) => {}
-            Err(e @ TransportError::Status { .. }) => {
-                return Err(CliError::new(ExitStatus::Transport, e));
-            }
             Err(e) => return Err(CliError::new(ExitStatus::Transport, e)),
         }
         self.forwarded += 1;

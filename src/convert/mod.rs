@@ -39,6 +39,16 @@ pub struct WriteOptions {
     pub csdl_expanded: bool,
 }
 
+impl WriteOptions {
+    fn csdl_form(self) -> csdl::codes::Form {
+        if self.csdl_expanded {
+            csdl::codes::Form::Expanded
+        } else {
+            csdl::codes::Form::Compact
+        }
+    }
+}
+
 /// Converts one valid message (`None` for input that is not a message).
 /// A signature covers the source form, so it is dropped (and reported)
 /// whenever the version or protocol changes.
@@ -71,14 +81,10 @@ pub fn convert(found: &Found, target: ProtocolSpec, options: WriteOptions) -> Op
 /// signal with every field, HSP as compact JSON.
 fn canonical(found: &Found, options: WriteOptions) -> Option<String> {
     match &found.value {
-        Typed::Csdl(Some(doc)) => {
-            let form = if options.csdl_expanded {
-                csdl::codes::Form::Expanded
-            } else {
-                csdl::codes::Form::Compact
-            };
-            Some(format!("{}\n", csdl::codes::to_form(&doc.json, form)))
-        }
+        Typed::Csdl(Some(doc)) => Some(format!(
+            "{}\n",
+            csdl::codes::to_form(&doc.json, options.csdl_form())
+        )),
         Typed::Msp(Some(doc)) if doc.version == msp::Version::V1_0 => {
             let json = msp::MinimalSignal::from_json(&doc.json)
                 .map(|s| s.to_json())
@@ -108,12 +114,7 @@ pub fn write(msg: &Message, target: ProtocolSpec, options: WriteOptions) -> Conv
         }
         Protocol::Csdl => {
             let json = csdl::model_map::from_message(msg);
-            let form = if options.csdl_expanded {
-                csdl::codes::Form::Expanded
-            } else {
-                csdl::codes::Form::Compact
-            };
-            json_line(csdl::codes::to_form(&json, form), Vec::new())
+            json_line(csdl::codes::to_form(&json, options.csdl_form()), Vec::new())
         }
         Protocol::Msp => {
             let version = match version {
