@@ -644,6 +644,17 @@ pub struct ListenArgs {
     pub session: Option<String>,
 }
 
+impl ListenArgs {
+    /// Says that `--timeout` passed before `--count` messages arrived: exit 4.
+    pub fn timed_out(&self) -> crate::exit::ExitStatus {
+        eprintln!(
+            "aiproto: timed out before {} message(s) arrived",
+            self.count.unwrap_or_default()
+        );
+        crate::exit::ExitStatus::Timeout
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct DirectoryArgs {
     /// The broker: mqtt://[user:pass@]host[:port].

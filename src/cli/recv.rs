@@ -73,10 +73,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     )
     .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
     match (ended, args.listen.count) {
-        (Ended::Timeout, Some(n)) => {
-            eprintln!("aiproto: timed out before {n} message(s) arrived");
-            Ok(ExitStatus::Timeout)
-        }
+        (Ended::Timeout, Some(_)) => Ok(args.listen.timed_out()),
         _ => Ok(ExitStatus::Ok),
     }
 }

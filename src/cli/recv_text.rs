@@ -38,7 +38,8 @@ impl TextSource {
             .map(|p| TextSource::File(PathBuf::from(p)))
     }
 
-    fn name(&self) -> String {
+    /// The name findings and warnings give the source.
+    pub fn name(&self) -> String {
         match self {
             TextSource::Clipboard => "<clipboard>".into(),
             TextSource::File(p) => p.display().to_string(),
@@ -181,13 +182,7 @@ pub fn run(source: &TextSource, args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         },
     )?;
     match ended {
-        Ended::Timeout => {
-            eprintln!(
-                "aiproto: timed out before {} message(s) arrived",
-                args.listen.count.unwrap_or_default()
-            );
-            Ok(ExitStatus::Timeout)
-        }
+        Ended::Timeout => Ok(args.listen.timed_out()),
         Ended::Done(0) if !keep_reading => {
             eprintln!("aiproto: error: {name}: no message found");
             Ok(ExitStatus::Invalid)

@@ -28,10 +28,11 @@ struct Relay<'a> {
 
 impl Relay<'_> {
     /// Converts (when asked), adds the hop and delivers one message.
-    fn forward(&mut self, found: &Found, received: &str) -> Result<(), CliError> {
+    /// `source` names where the message came from (a path, `<clipboard>`, a topic).
+    fn forward(&mut self, source: &str, found: &Found, received: &str) -> Result<(), CliError> {
         if !found.is_valid(false) {
             eprintln!(
-                "aiproto: warning: line {}: invalid {} message not relayed (see `aiproto validate`)",
+                "aiproto: warning: {source}:{}: invalid {} message not relayed (see `aiproto validate`)",
                 found.line, found.protocol
             );
             self.skipped += 1;
@@ -44,7 +45,7 @@ impl Relay<'_> {
             };
             for loss in &converted.losses {
                 eprintln!(
-                    "aiproto: line {}: dropped {} = {} ({})",
+                    "aiproto: {source}:{}: dropped {} = {} ({})",
                     found.line, loss.field, loss.value, loss.reason
                 );
             }
@@ -103,18 +104,19 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
             .take(args.listen.count.unwrap_or(usize::MAX))
         {
             if let Some(received) = found.render() {
-                relay.forward(found, &received)?;
+                relay.forward(&doc.source.name, found, &received)?;
             }
         }
         false
     } else if let Some(source) = TextSource::parse(&args.from) {
         // A clipboard is watched and a file followed: a relay keeps going.
+        let name = source.name();
         let ended = recv_text::each_new_message(
             &source,
             true,
             args.listen.count,
             args.listen.timeout,
-            |found, received| relay.forward(found, received),
+            |found, received| relay.forward(&name, found, received),
         )?;
         matches!(ended, Ended::Timeout)
     } else {
@@ -134,11 +136,7 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
         );
     }
     if timed_out {
-        eprintln!(
-            "aiproto: timed out before {} message(s) arrived",
-            args.listen.count.unwrap_or_default()
-        );
-        return Ok(ExitStatus::Timeout);
+        return Ok(args.listen.timed_out());
     }
     Ok(if relay.skipped > 0 {
         ExitStatus::Invalid
@@ -188,7 +186,7 @@ fn from_mqtt(relay: &mut Relay<'_>) -> Result<bool, CliError> {
                 let Some(received) = found.render() else {
                     continue;
                 };
-                if let Err(e) = relay.forward(found, &received) {
+                if let Err(e) = relay.forward(topic, found, &received) {
                     let why = "the destination failed".to_string();
                     failure = Some(e);
                     return Err(std::io::Error::other(why));

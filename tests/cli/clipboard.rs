@@ -29,13 +29,16 @@ impl Display {
                 return None;
             }
         }
-        // A display number of our own: tests run in parallel.
-        for n in 0..50 {
-            let number = 100 + (std::process::id() % 400) * 10 + n;
+        // A display number of our own: tests run in parallel in this process
+        // (a shared counter), and other test processes may run beside it.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        for _ in 0..50 {
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let number = 100 + (std::process::id() % 400) * 50 + n;
             if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists() {
                 continue;
             }
-            let server = Command::new("Xvfb")
+            let mut server = Command::new("Xvfb")
                 .args([format!(":{number}"), "-nolisten".into(), "tcp".into()])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -43,6 +46,10 @@ impl Display {
                 .ok()?;
             let started = Instant::now();
             while started.elapsed() < Duration::from_secs(10) {
+                // Our server, not one another process started on this number.
+                if server.try_wait().is_ok_and(|ended| ended.is_some()) {
+                    break;
+                }
                 if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists() {
                     return Some(Display {
                         name: format!(":{number}"),
