@@ -86,6 +86,13 @@ pub fn to_message(env: &Envelope) -> Message {
                     .split_whitespace()
                     .map(str::to_string),
             );
+            // Entries aiproto does not write are someone's data: kept.
+            let mut rest = block.clone();
+            rest.entries
+                .retain(|(k, _)| k != BODY_KEY && k != GENERATED_KEY);
+            if !rest.entries.is_empty() {
+                msg.meta.push(rest);
+            }
             continue;
         }
         match extension_of(block) {
@@ -196,16 +203,17 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
             });
         }
     }
-    let mut note = MetaBlock::new(AIPROTO_NAMESPACE);
+    let mut notes = Vec::new();
     if json_body.is_some() {
-        note.entries.push((BODY_KEY.into(), JSON_BODY.into()));
+        notes.push((BODY_KEY.to_string(), JSON_BODY.to_string()));
     }
     if !generated.is_empty() {
         let names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
-        note.entries.push((GENERATED_KEY.into(), names.join(" ")));
+        notes.push((GENERATED_KEY.to_string(), names.join(" ")));
     }
-    if !note.entries.is_empty() {
-        env.meta.push(note);
+    if !notes.is_empty() {
+        // Into the envelope's own `meta: aiproto` block when it has one.
+        env.meta_block_mut(AIPROTO_NAMESPACE).entries.extend(notes);
     }
     // The 1.0 → 1.1 upgrade is for Crosstalk sources; the ids of other
     // protocols were mapped above.
@@ -469,6 +477,17 @@ mod tests {
         let (back, losses) = from_message(&to_message(&env), Version::V1_0);
         assert_eq!(back, env);
         assert!(losses.is_empty());
+    }
+
+    #[test]
+    fn other_entries_of_an_aiproto_block_are_kept() {
+        let text = "[[A→B v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9W1V2\nintent: REQUEST\n\nmeta: aiproto\nGenerated: timestamp\nX-Note: keep me\n\nbody: |\n  hi\nsig: none\n[[END]]\n";
+        let msg = to_message(&parse_all(text).remove(0).envelope);
+        let kept = msg.meta_block(AIPROTO_NAMESPACE).unwrap();
+        assert_eq!(
+            kept.entries,
+            vec![("X-Note".to_string(), "keep me".to_string())]
+        );
     }
 
     #[test]
