@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::round_trip_tests::check_message;
-use crate::model::MetaBlock;
+use crate::model::{Intent, MetaBlock};
 use crate::protocols::crosstalk::{self, envelope::Envelope};
 use crate::protocols::{Protocol, ReadOptions, csdl, msp};
 
@@ -69,18 +69,14 @@ fn crosstalk_1_1() -> impl Strategy<Value = String> {
             prop::option::of(ulid()),
             prop::option::of(ulid()),
         ),
-        prop::sample::select(vec![
-            "REQUEST",
-            "RESPOND",
-            "ESCALATE",
-            "HANDOFF",
-            "POLL",
-            "ACK",
-            "NACK",
-            "BROADCAST",
-            "REVOKE",
-            "CLOSE",
-        ]),
+        // Every registry intent but ERROR, which needs a `meta: error` block.
+        prop::sample::select(
+            Intent::REGISTRY
+                .iter()
+                .filter(|i| **i != Intent::Error)
+                .map(|i| i.as_str().to_string())
+                .collect::<Vec<_>>(),
+        ),
         prop::collection::vec(meta_block(), 0..3),
         text_body(),
     )
