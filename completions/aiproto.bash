@@ -616,7 +616,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__directory)
-            opts="-q -v -h -V --via --id --count --timeout --qos --session --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --id --count --timeout --qos --session --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -643,6 +643,10 @@ _aiproto() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cafile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1974,7 +1978,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --session --no-ack --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --session --cafile --no-ack --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2004,6 +2008,10 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cafile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2020,7 +2028,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__relay)
-            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --session --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --session --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2058,6 +2066,10 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cafile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2074,7 +2086,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__request)
-            opts="-q -v -h -V --via --timeout --qos --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --timeout --qos --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2089,6 +2101,10 @@ _aiproto() {
                     return 0
                     ;;
                 --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cafile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2230,7 +2246,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__send)
-            opts="-q -v -h -V --via --force --qos --retain --out --smtp --mail-from --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --force --qos --retain --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2241,6 +2257,10 @@ _aiproto() {
                     return 0
                     ;;
                 --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cafile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

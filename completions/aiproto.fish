@@ -225,6 +225,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s h -l help -d 'Pri
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l qos -d 'MQTT quality of service: 0, 1 or 2' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l out -d 'email: write the mail (RFC 5322) to this file instead of sending it' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l smtp -d 'email: send over SMTP, e.g. smtps://user:pass@mail.example.com or smtp://127.0.0.1:2525' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l mail-from -d 'email: the From address (default: the sender when it is an email: address, else aiproto@localhost)' -r
@@ -245,6 +246,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l count -d 'Stop 
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l qos -d 'MQTT quality of service for the subscription' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -260,6 +262,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s V -l version -d
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l via -d 'The broker: mqtt://[user:pass@]host[:port][/topic]' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l timeout -d 'Seconds to wait for the TaskResult' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l qos -d 'MQTT quality of service' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -277,6 +280,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l count -d 'Stop
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l qos -d 'MQTT quality of service for the subscription' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -292,6 +296,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l count -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l qos -d 'MQTT quality of service for the subscription' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

@@ -48,6 +48,16 @@ impl CliError {
     }
 }
 
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.error)
+    }
+}
+
+/// So that a command's error can travel through a transport's callback
+/// (wrapped in `anyhow`) and come out with its exit status.
+impl std::error::Error for CliError {}
+
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
         CliError::new(ExitStatus::Usage, e)

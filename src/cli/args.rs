@@ -580,6 +580,11 @@ pub struct SendArgs {
     #[arg(long)]
     pub retain: bool,
 
+    /// mqtts://: trust the CA certificates in this PEM file too (a private
+    /// CA, a self-signed broker); the Mozilla roots are always trusted.
+    #[arg(long = "cafile", value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
+
     /// email: write the mail (RFC 5322) to this file instead of sending it.
     #[arg(long, value_name = "FILE.eml", conflicts_with = "smtp")]
     pub out: Option<PathBuf>,
@@ -642,6 +647,11 @@ pub struct ListenArgs {
     /// lost connection, a broker restart, or the next run with the same NAME).
     #[arg(long, value_name = "NAME")]
     pub session: Option<String>,
+
+    /// mqtts://: trust the CA certificates in this PEM file too (a private
+    /// CA, a self-signed broker); the Mozilla roots are always trusted.
+    #[arg(long = "cafile", value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
 }
 
 impl ListenArgs {
@@ -708,6 +718,11 @@ pub struct RequestArgs {
     /// MQTT quality of service.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
+
+    /// mqtts://: trust the CA certificates in this PEM file too (a private
+    /// CA, a self-signed broker); the Mozilla roots are always trusted.
+    #[arg(long = "cafile", value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -2,15 +2,16 @@
 //! §5.1): keeps the advertisements it sees, answers discovery queries.
 
 use std::io::Write;
-use std::time::Duration;
 
 use serde::Serialize;
 
 use super::args::{DirectoryArgs, GlobalArgs};
+use super::endpoints::{endpoint, failure};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory, QUERIES, Seen};
-use crate::transport::mqtt::{self, Ended, MqttUri};
+use crate::transport::inbox::Inbox;
+use crate::transport::{self, Ended, Endpoint};
 
 /// `--format json`: one line per message the directory acted on.
 #[derive(Serialize)]
@@ -28,72 +29,57 @@ enum Event<'a> {
 }
 
 pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
-    let mut uri = MqttUri::parse(&args.via).map_err(CliError::usage)?;
-    uri.session = args.listen.session.clone();
-    let filters = vec![
+    let broker = endpoint(&args.via)?;
+    if !matches!(broker, Endpoint::Mqtt(_)) {
+        return Err(CliError::usage(
+            "the directory lives on an MQTT broker: --via mqtt://HOST[:PORT] (or mqtts://)",
+        ));
+    }
+    let mut listen = args.listen.listen(false, g.quiet);
+    listen.filters = vec![
         ADVERTISEMENTS.to_string(),
         QUERIES.to_string(),
         format!("hsp/agents/{}", args.id),
     ];
+    if !g.quiet {
+        eprintln!("aiproto: directory {} starting", args.id);
+    }
     let mut directory = Directory::new(args.id.clone());
     let mut out = std::io::stdout().lock();
-    let quiet = g.quiet;
-    let ended = mqtt::subscribe(
-        &uri,
-        &filters,
-        args.listen.qos,
-        args.listen.count,
-        args.listen.timeout.map(Duration::from_secs_f64),
-        || {
-            if !quiet {
-                eprintln!(
-                    "aiproto: directory {} subscribed to {}",
-                    args.id,
-                    filters.join(", ")
-                );
-            }
-        },
-        |_topic, payload| {
-            let Ok(message) = serde_json::from_slice::<serde_json::Value>(payload) else {
-                return Ok(None);
+    let mut transport = transport::open(broker, args.listen.settings());
+    let ended = Inbox::new(args.listen.count)
+        .receive(&mut *transport, &listen, |r| {
+            let Ok(message) = serde_json::from_str::<serde_json::Value>(r.text) else {
+                return Ok(Vec::new());
             };
             let query = message
                 .get("message_id")
                 .and_then(|v| v.as_str())
                 .unwrap_or("");
-            let (event, reply) = match directory.see(&message) {
-                Seen::Stored(id) => (Some((Some(id), None)), None),
-                Seen::Answered(reply) => {
-                    let topic = format!("hsp/agents/{}", reply.recipient_ai_id);
-                    let body = serde_json::to_vec(&*reply).map_err(std::io::Error::other)?;
-                    (Some((None, Some(reply))), Some((topic, body)))
-                }
-                Seen::Ignored => (None, None),
-            };
-            match event {
-                Some((Some(id), _)) => write_event(
-                    &mut out,
-                    g.format,
-                    &Event::Stored {
+            match directory.see(&message) {
+                Seen::Stored(id) => {
+                    let known = directory.len();
+                    let stored = Event::Stored {
                         capability_id: &id,
-                        known: directory.len(),
-                    },
-                )?,
-                Some((None, Some(reply))) => write_event(
-                    &mut out,
-                    g.format,
-                    &Event::Answered {
+                        known,
+                    };
+                    write_event(&mut out, g.format, &stored)?;
+                    Ok(Vec::new())
+                }
+                Seen::Answered(reply) => {
+                    let answered = Event::Answered {
                         query,
                         to: &reply.recipient_ai_id,
                         capabilities: reply.payload["capabilities"].as_array().map_or(0, Vec::len),
-                    },
-                )?,
-                _ => {}
+                    };
+                    write_event(&mut out, g.format, &answered)?;
+                    let topic = format!("hsp/agents/{}", reply.recipient_ai_id);
+                    Ok(vec![(topic, serde_json::to_vec(&*reply)?)])
+                }
+                Seen::Ignored => Ok(Vec::new()),
             }
-            Ok(reply)
-        },
-    )
-    .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+        })
+        .map_err(failure)?;
     match (ended, args.listen.count) {
         (Ended::Timeout, Some(_)) => Ok(args.listen.timed_out()),
         _ => Ok(ExitStatus::Ok),

@@ -1,4 +1,6 @@
-//! `aiproto recv` (subscribe and print) and `aiproto broker` (an embedded MQTT broker).
+//! `aiproto recv` (print each message that arrives, once), `aiproto
+//! request` (a TaskRequest out, its TaskResult back) and `aiproto broker`
+//! (an embedded MQTT broker).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -8,72 +10,91 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::args::{BrokerArgs, GlobalArgs, RecvArgs, RequestArgs};
+use super::endpoints::{endpoint, failure};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
-use crate::transport::mqtt::{self, Ended, MqttUri};
+use crate::protocols::Value;
+use crate::transport::inbox::Inbox;
+use crate::transport::mqtt::{self, MqttTransport};
+use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
 
-/// `--format json`: one line per received message.
+/// `--format json`: one line per message.
 #[derive(Serialize)]
 struct Received<'a> {
-    topic: &'a str,
+    /// Where it came from: a topic, a path, `<clipboard>`, `<stdin>`.
+    source: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topic: Option<&'a str>,
+    /// `null` when no protocol reads it.
+    protocol: Option<&'static str>,
+    valid: bool,
     message: &'a str,
 }
 
 pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
-    if let Some(source) = super::recv_text::TextSource::parse(&args.via) {
-        return super::recv_text::run(&source, args, g);
-    }
-    let mut uri = MqttUri::parse(&args.via).map_err(|why| {
-        CliError::usage(format!(
-            "{why} (recv reads from mqtt://host[:port]/FILTER, clipboard or file:PATH)"
-        ))
-    })?;
-    uri.session = args.listen.session.clone();
-    let mut filters: Vec<String> = uri.topic.iter().cloned().collect();
-    filters.extend(args.filters.iter().cloned());
-    if filters.is_empty() {
-        return Err(CliError::usage(
-            "no topic filter: give it in the URI (mqtt://host/hsp/#) or with --filter",
-        ));
-    }
-    let timeout = args.listen.timeout.map(Duration::from_secs_f64);
-    let quiet = g.quiet;
+    let source = endpoint(&args.via)?;
+    let keep_reading = args.watch || args.follow;
+    let mut listen = args.listen.listen(keep_reading, g.quiet);
+    listen.filters = args.filters.clone();
+    let mut transport = transport::open(source, args.listen.settings());
+    let mut inbox = Inbox::new(args.listen.count);
+    let mut invalid = false;
     let mut out = std::io::stdout().lock();
-    let ended = mqtt::subscribe(
-        &uri,
-        &filters,
-        args.listen.qos,
-        args.listen.count,
-        timeout,
-        || {
-            if !quiet {
-                eprintln!("aiproto: subscribed to {}", filters.join(", "));
-            }
-        },
-        |topic, payload| {
-            let text = String::from_utf8_lossy(payload);
+    let mut printed = 0usize;
+    let ended = inbox
+        .receive(&mut *transport, &listen, |r| {
+            let valid = r.found.is_some_and(|f| f.is_valid(false));
+            invalid |= !valid;
             match g.format {
                 Format::Json => output::write_json_line(
                     &mut out,
                     &Received {
-                        topic,
-                        message: &text,
+                        source: r.origin,
+                        topic: r.topic,
+                        protocol: r.found.map(|f| f.protocol.name()),
+                        valid,
+                        message: r.text,
                     },
                 )?,
                 Format::Human => {
-                    out.write_all(text.as_bytes())?;
-                    if !text.ends_with('\n') {
+                    if !valid {
+                        let line = r.found.map_or(1, |f| f.line);
+                        eprintln!(
+                            "aiproto: warning: {}:{line}: invalid message (see `aiproto validate`)",
+                            r.origin
+                        );
+                    }
+                    if printed > 0 && r.text.starts_with("[[") {
+                        out.write_all(b"\n")?;
+                    }
+                    out.write_all(r.text.as_bytes())?;
+                    if !r.text.ends_with('\n') {
                         out.write_all(b"\n")?;
                     }
                 }
             }
             out.flush()?;
-            Ok(if args.no_ack { None } else { ack_for(payload) })
-        },
-    )
-    .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
-    match (ended, args.listen.count) {
-        (Ended::Timeout, Some(_)) => Ok(args.listen.timed_out()),
+            printed += 1;
+            let ack = match r.found.map(|f| &f.value) {
+                Some(Value::Hsp(Some(m))) if !args.no_ack => ack_for(&m.json),
+                _ => None,
+            };
+            Ok(ack.into_iter().collect())
+        })
+        .map_err(failure)?;
+    if inbox.redeliveries() > 0 && !g.quiet {
+        eprintln!(
+            "aiproto: {} redelivered message(s) not printed again (same id as one before)",
+            inbox.redeliveries()
+        );
+    }
+    match ended {
+        Ended::Timeout if args.listen.count.is_some() => Ok(args.listen.timed_out()),
+        Ended::Exhausted if printed == 0 => {
+            eprintln!("aiproto: error: {}: no message found", args.via);
+            Ok(ExitStatus::Invalid)
+        }
+        _ if invalid => Ok(ExitStatus::Invalid),
         _ => Ok(ExitStatus::Ok),
     }
 }
@@ -113,10 +134,15 @@ pub fn broker(args: &BrokerArgs, g: &GlobalArgs) -> CmdResult {
     Ok(ExitStatus::Ok)
 }
 
-/// `aiproto request`: a TaskRequest out, its TaskResult back.
+/// `aiproto request`: publishes a TaskRequest once the subscription to its
+/// callback topic stands, and prints the TaskResult whose correlation id
+/// names it.
 pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
-    use crate::protocols::Value;
-    let uri = MqttUri::parse(&args.via).map_err(CliError::usage)?;
+    let Endpoint::Mqtt(uri) = endpoint(&args.via)? else {
+        return Err(CliError::usage(
+            "request goes over MQTT: --via mqtt://HOST[:PORT] (or mqtts://)",
+        ));
+    };
     let doc = super::common::read_one(args.path.as_deref())?;
     let [found] = doc.messages.as_slice() else {
         return Err(CliError::usage(
@@ -150,33 +176,47 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         .with_hint("compose one with `aiproto compose hsp task-request --callback TOPIC …`"));
     };
     let id = message.message_id().unwrap_or_default().to_string();
-    let topic = super::send::topic_for(&uri, found)?;
-    let text = found.render().unwrap_or_default();
-    let is_reply = |payload: &[u8]| {
-        serde_json::from_slice::<serde_json::Value>(payload).is_ok_and(|v| {
-            v.get("correlation_id").and_then(|c| c.as_str()) == Some(id.as_str())
-                && v.get("message_type")
-                    .and_then(|t| t.as_str())
-                    .is_some_and(|t| t.starts_with("HSP::TaskResult_v"))
-        })
+    let settings = Settings {
+        qos: args.qos,
+        ca_file: args.ca_file.clone(),
+        ..Settings::default()
     };
-    let timeout = Duration::from_secs_f64(args.timeout);
-    let reply = mqtt::request(
-        &uri,
-        &topic,
-        text.into_bytes(),
-        callback,
-        args.qos,
-        timeout,
-        is_reply,
-    )
-    .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
-    let Some((_, payload)) = reply else {
+    let mut transport = MqttTransport { uri, settings };
+    let topic = transport.topic_for(found).map_err(failure)?;
+    let text = found.render().unwrap_or_default();
+    // The URI's topic is where the request goes; the reply comes on the callback.
+    transport.uri.topic = None;
+    let listen = Listen {
+        timeout: Some(Duration::from_secs_f64(args.timeout)),
+        filters: vec![callback.to_string()],
+        first: vec![(topic, text.into_bytes())],
+        quiet: true,
+        ..Listen::default()
+    };
+    let mut reply = None;
+    transport
+        .receive(&listen, &mut |arrival| {
+            let answers = serde_json::from_str::<serde_json::Value>(arrival.text).is_ok_and(|v| {
+                v.get("correlation_id").and_then(|c| c.as_str()) == Some(id.as_str())
+                    && v.get("message_type")
+                        .and_then(|t| t.as_str())
+                        .is_some_and(|t| t.starts_with("HSP::TaskResult_v"))
+            });
+            if answers {
+                reply = Some(arrival.text.to_string());
+            }
+            Ok(Answer {
+                stop: answers,
+                ..Answer::default()
+            })
+        })
+        .map_err(failure)?;
+    let Some(payload) = reply else {
         eprintln!("aiproto: no TaskResult for {id} within {} s", args.timeout);
         return Ok(ExitStatus::Timeout);
     };
     let mut out = std::io::stdout().lock();
-    out.write_all(&payload)?;
+    out.write_all(payload.trim_end().as_bytes())?;
     out.write_all(b"\n")?;
     if !g.quiet {
         eprintln!("aiproto: TaskResult for {id} received on {callback}");
@@ -186,14 +226,13 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
 
 /// hsp-0.1 §4.3: the ACK a received HSP message asks for, and the topic of
 /// its sender (`hsp/agents/<did>`), for `recv` to publish.
-fn ack_for(payload: &[u8]) -> Option<(String, Vec<u8>)> {
+fn ack_for(message: &serde_json::Value) -> Option<(String, Vec<u8>)> {
     use crate::protocols::hsp::compose::{self, Kind};
-    let message: serde_json::Value = serde_json::from_slice(payload).ok()?;
-    if !compose::requires_ack(&message) {
+    if !compose::requires_ack(message) {
         return None;
     }
     let ack = compose::acknowledge(
-        Some(&message),
+        Some(message),
         Kind::Ack,
         serde_json::Map::new(),
         "did:aiproto:receiver",

@@ -2,25 +2,23 @@
 //! optionally converting it, and adds a `meta: audit` hop to Crosstalk
 //! envelopes so the route can be audited.
 
-use std::time::Duration;
-
 use chrono::Utc;
 
 use super::args::{GlobalArgs, RelayArgs};
-use super::recv_text::{self, Ended, TextSource};
+use super::endpoints::{endpoint, failure};
 use crate::convert::{self, WriteOptions};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Source;
+use crate::protocols::ReadOptions;
 use crate::protocols::crosstalk::{self, audit};
-use crate::protocols::{Found, ReadOptions};
 use crate::reader::Document;
-use crate::transport::Destination;
-use crate::transport::mqtt::{self, MqttUri};
+use crate::transport::inbox::{Inbox, Received};
+use crate::transport::{self, Ended, Endpoint, Outgoing, Transport};
 
 /// What every forwarded message needs.
 struct Relay<'a> {
     args: &'a RelayArgs,
-    destination: Destination,
+    destination: Box<dyn Transport>,
     quiet: bool,
     forwarded: usize,
     skipped: usize,
@@ -28,8 +26,13 @@ struct Relay<'a> {
 
 impl Relay<'_> {
     /// Converts (when asked), adds the hop and delivers one message.
-    /// `source` names where the message came from (a path, `<clipboard>`, a topic).
-    fn forward(&mut self, source: &str, found: &Found, received: &str) -> Result<(), CliError> {
+    fn forward(&mut self, r: &Received<'_>) -> Result<(), CliError> {
+        let (source, received) = (r.origin, r.text);
+        let Some(found) = r.found else {
+            eprintln!("aiproto: warning: {source}: not a message of a known protocol, not relayed");
+            self.skipped += 1;
+            return Ok(());
+        };
         if !found.is_valid(false) {
             eprintln!(
                 "aiproto: warning: {source}:{}: invalid {} message not relayed (see `aiproto validate`)",
@@ -55,11 +58,21 @@ impl Relay<'_> {
         if envelope {
             text = self.with_hop(&text, received);
         }
-        match self.destination.send(&text, envelope) {
-            Ok(Some(reply)) if !reply.is_empty() => println!("{}", reply.trim_end()),
-            Ok(_) => {}
-            Err(e) => return Err(CliError::new(ExitStatus::Transport, e)),
-        }
+        // The destination routes by the message it gets (an MQTT topic, a mail's Subject).
+        let doc = Document::from_source(
+            Source {
+                name: source.to_string(),
+                text: text.clone(),
+            },
+            None,
+            &ReadOptions::default(),
+        );
+        let Some(found) = doc.messages.first() else {
+            return Ok(());
+        };
+        self.destination
+            .send(&[Outgoing { text, found }], &mut super::send::print_reply)
+            .map_err(failure)?;
         self.forwarded += 1;
         Ok(())
     }
@@ -88,40 +101,31 @@ impl Relay<'_> {
 }
 
 pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
-    let destination: Destination = args.to.parse().map_err(CliError::usage)?;
+    let from = endpoint(&args.from)?;
+    let to = endpoint(&args.to)?;
+    let settings = args.listen.settings();
+    // A clipboard is watched and a file followed: a relay keeps going
+    // (stdin is read once).
+    let keep_reading = from != Endpoint::Stdio;
+    let mut source = transport::open(from, settings.clone());
     let mut relay = Relay {
         args,
-        destination,
+        destination: transport::open(to, settings),
         quiet: g.quiet,
         forwarded: 0,
         skipped: 0,
     };
-    let timed_out = if args.from == "-" {
-        let doc = super::common::read_one(None)?;
-        for found in doc
-            .messages
-            .iter()
-            .take(args.listen.count.unwrap_or(usize::MAX))
-        {
-            if let Some(received) = found.render() {
-                relay.forward(&doc.source.name, found, &received)?;
-            }
-        }
-        false
-    } else if let Some(source) = TextSource::parse(&args.from) {
-        // A clipboard is watched and a file followed: a relay keeps going.
-        let name = source.name();
-        let ended = recv_text::each_new_message(
-            &source,
-            true,
-            args.listen.count,
-            args.listen.timeout,
-            |found, received| relay.forward(&name, found, received),
-        )?;
-        matches!(ended, Ended::Timeout)
-    } else {
-        from_mqtt(&mut relay)?
-    };
+    let mut inbox = Inbox::new(args.listen.count);
+    let ended = inbox
+        .receive(
+            &mut *source,
+            &args.listen.listen(keep_reading, g.quiet),
+            |r| {
+                relay.forward(&r)?;
+                Ok(Vec::new())
+            },
+        )
+        .map_err(failure)?;
     if !g.quiet {
         eprintln!(
             "aiproto: relayed {} message(s) from {} to {}{}",
@@ -129,13 +133,13 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
             args.from,
             args.to,
             if relay.skipped > 0 {
-                format!(" ({} invalid, not relayed)", relay.skipped)
+                format!(" ({} not relayed)", relay.skipped)
             } else {
                 String::new()
             }
         );
     }
-    if timed_out {
+    if ended == Ended::Timeout && args.listen.count.is_some() {
         return Ok(args.listen.timed_out());
     }
     Ok(if relay.skipped > 0 {
@@ -143,61 +147,4 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
     } else {
         ExitStatus::Ok
     })
-}
-
-/// Subscribes to the `--from` broker and relays each message; true on timeout.
-fn from_mqtt(relay: &mut Relay<'_>) -> Result<bool, CliError> {
-    let args = relay.args;
-    let mut uri = MqttUri::parse(&args.from).map_err(|why| {
-        CliError::usage(format!(
-            "{why} (relay reads from clipboard, file:PATH, mqtt://HOST/FILTER or -)"
-        ))
-    })?;
-    uri.session = args.listen.session.clone();
-    let filters: Vec<String> = uri.topic.iter().cloned().collect();
-    if filters.is_empty() {
-        return Err(CliError::usage(
-            "no topic filter: give it in the URI (mqtt://host/hsp/#)",
-        ));
-    }
-    let quiet = relay.quiet;
-    let mut failure = None;
-    let ended = mqtt::subscribe(
-        &uri,
-        &filters,
-        args.listen.qos,
-        args.listen.count,
-        args.listen.timeout.map(Duration::from_secs_f64),
-        || {
-            if !quiet {
-                eprintln!("aiproto: subscribed to {}", filters.join(", "));
-            }
-        },
-        |topic, payload| {
-            let doc = Document::from_source(
-                Source {
-                    name: topic.to_string(),
-                    text: String::from_utf8_lossy(payload).into_owned(),
-                },
-                None,
-                &ReadOptions::default(),
-            );
-            for found in &doc.messages {
-                let Some(received) = found.render() else {
-                    continue;
-                };
-                if let Err(e) = relay.forward(topic, found, &received) {
-                    let why = "the destination failed".to_string();
-                    failure = Some(e);
-                    return Err(std::io::Error::other(why));
-                }
-            }
-            Ok(None)
-        },
-    );
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    let ended = ended.map_err(|e| CliError::new(ExitStatus::Transport, e))?;
-    Ok(matches!(ended, mqtt::Ended::Timeout) && args.listen.count.is_some())
 }

@@ -8,9 +8,11 @@ use std::time::SystemTime;
 
 use lettre::message::Body;
 use lettre::message::header::{ContentTransferEncoding, ContentType};
-use lettre::{Message, SmtpTransport, Transport};
+use lettre::{Message, SmtpTransport, Transport as _};
 use serde_json::Value;
 
+use super::{Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
+use crate::protocols::Value as Parsed;
 use crate::protocols::crosstalk::{self, Envelope};
 
 /// The right-hand side of the Message-IDs aiproto writes.
@@ -25,6 +27,77 @@ pub enum EmailError {
     Build(String),
     #[error("SMTP {url}: {why}")]
     Smtp { url: String, why: String },
+}
+
+/// How mails leave: written to a file, or sent over SMTP.
+#[derive(Debug, Clone, Default)]
+pub struct Delivery {
+    /// Write the (one) mail to this `.eml` file.
+    pub out: Option<std::path::PathBuf>,
+    /// Send over SMTP: `smtp://…`, `smtps://…`.
+    pub smtp: Option<String>,
+    /// The From address; by default the sender when it is an `email:`
+    /// address, else `aiproto@localhost`.
+    pub from: Option<String>,
+}
+
+/// `email:ADDRESS`.
+pub struct EmailTransport {
+    pub address: String,
+    pub delivery: Delivery,
+}
+
+impl Transport for EmailTransport {
+    fn send(
+        &mut self,
+        messages: &[Outgoing<'_>],
+        _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> Result<(), TransportError> {
+        let Delivery { out, smtp, from } = &self.delivery;
+        if out.is_none() && smtp.is_none() {
+            return Err(TransportError::EmailHow(self.address.clone()));
+        }
+        if out.is_some() && messages.len() != 1 {
+            return Err(TransportError::EmailOneFile(messages.len()));
+        }
+        for message in messages {
+            let (mail, sender) = match &message.found.value {
+                Parsed::Crosstalk(p) => (
+                    crosstalk_mail(&p.envelope),
+                    p.envelope.sender.strip_prefix("email:").map(str::to_string),
+                ),
+                Parsed::Hsp(Some(m)) => (json_mail("hsp", &m.json), None),
+                Parsed::Csdl(Some(d)) => (json_mail("csdl", &d.json), None),
+                Parsed::Msp(Some(d)) => (json_mail("msp", &d.json), None),
+                _ => continue,
+            };
+            let from = from
+                .clone()
+                .or(sender)
+                .unwrap_or_else(|| "aiproto@localhost".into());
+            let built = build(&mail, &from, &self.address)?;
+            if let Some(path) = out {
+                std::fs::write(path, built.formatted()).map_err(|source| TransportError::Io {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+            } else if let Some(url) = smtp {
+                send(&built, url)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn receive(
+        &mut self,
+        _listen: &Listen,
+        _on_arrival: &mut OnArrival<'_>,
+    ) -> Result<Ended, TransportError> {
+        Err(TransportError::CannotReceive(
+            format!("email:{}", self.address),
+            ": save the mail and read it with file:PATH",
+        ))
+    }
 }
 
 /// What a mail says, before it is built.

@@ -1,8 +1,82 @@
-//! `.crosstalk` / `.aict` files as a mailbox: envelopes appended one after another.
+//! `.crosstalk` / `.aict` files as a mailbox: envelopes appended one after
+//! another, read back once or followed as they grow.
 
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
+use crate::input::{Input, InputError};
+
+/// How often a followed file is read again.
+const POLL: Duration = Duration::from_millis(200);
+
+/// `file:PATH`.
+pub struct FileTransport {
+    pub path: PathBuf,
+}
+
+impl Transport for FileTransport {
+    fn send(
+        &mut self,
+        messages: &[Outgoing<'_>],
+        _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> Result<(), TransportError> {
+        for message in messages {
+            append(&self.path, &message.text, message.is_envelope()).map_err(|source| {
+                TransportError::Io {
+                    path: self.path.display().to_string(),
+                    source,
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The file as it is; with `keep_reading`, again each time it changes
+    /// (waiting for it to appear first).
+    fn receive(
+        &mut self,
+        listen: &Listen,
+        on_arrival: &mut OnArrival<'_>,
+    ) -> Result<Ended, TransportError> {
+        let deadline = listen.timeout.map(|t| Instant::now() + t);
+        let input = Input::File(self.path.clone());
+        let name = input.name();
+        let mut last: Option<String> = None;
+        loop {
+            let text = match input.read() {
+                Ok(source) => Some(source.text),
+                Err(InputError::Io { error, .. })
+                    if listen.keep_reading && error.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    None
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if let Some(text) = text.filter(|t| last.as_ref() != Some(t)) {
+                let answer = on_arrival(Arrival {
+                    origin: &name,
+                    topic: None,
+                    text: &text,
+                    snapshot: true,
+                })
+                .map_err(TransportError::Handler)?;
+                if answer.stop {
+                    return Ok(Ended::Stopped);
+                }
+                last = Some(text);
+            }
+            if !listen.keep_reading {
+                return Ok(Ended::Exhausted);
+            }
+            if !super::wait_for_more(deadline, POLL) {
+                return Ok(Ended::Timeout);
+            }
+        }
+    }
+}
 
 /// Appends one message to a file, creating it if needed. The file is locked
 /// exclusively for the whole append and the data is flushed to disk before

@@ -1,39 +1,72 @@
-//! Moving messages to a destination named by a URI: `file:PATH` (append to
-//! a .crosstalk or .jsonl file), `http(s)://…` (POST; `serve` is the other
-//! side), `mqtt://…`, `clipboard` and `-` (stdout).
+//! One shape for every transport: a URI names an [`Endpoint`], and
+//! [`open`] gives the [`Transport`] that sends messages to it and receives
+//! messages from it. `send`, `recv`, `relay`, `request` and `directory` all
+//! go through it; `serve` is the HTTP server side (see [`server`]).
+//!
+//! | URI                         | sends                         | receives                      |
+//! |-----------------------------|-------------------------------|-------------------------------|
+//! | `-`                         | stdout                        | stdin, read once              |
+//! | `file:PATH`                 | appends (locked)              | the file, or `--follow` it    |
+//! | `http(s)://…`               | POST, prints the reply        | — (`aiproto serve`)           |
+//! | `mqtt(s)://…/TOPIC`         | publishes (QoS 0/1/2)         | subscribes to topic filters   |
+//! | `clipboard`                 | all messages, one paste       | the clipboard, or `--watch` it|
+//! | `email:ADDRESS`             | a mail per message            | —                             |
 
 pub mod clipboard;
 pub mod email;
 pub mod file;
 pub mod http;
+pub mod inbox;
 pub mod mqtt;
 pub mod server;
+mod stdio;
+mod tls;
 
-use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
-/// A destination for `send`.
+use crate::protocols::{Found, Protocol};
+
+/// Where messages go or come from, parsed from a URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Destination {
-    Stdout,
+pub enum Endpoint {
+    /// `-`: stdout when sending, stdin when receiving.
+    Stdio,
     File(PathBuf),
     /// An `http://` or `https://` URL the message is POSTed to.
     Http(String),
-    /// An MQTT broker (and topic) messages are published to.
+    /// An MQTT broker (and topic or topic filter), `mqtt://` or `mqtts://`.
     Mqtt(mqtt::MqttUri),
     /// The system clipboard: all messages at once, ready to paste.
     Clipboard,
-    /// A mailbox (`email:ADDRESS`): see [`email`]; `send` writes or sends the mails.
+    /// A mailbox (`email:ADDRESS`): see [`email`].
     Email(String),
 }
 
-/// Why a destination could not be used.
+/// What the command line adds to a URI.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// MQTT quality of service (publishing and subscribing).
+    pub qos: u8,
+    /// MQTT: ask the broker to retain what is published.
+    pub retain: bool,
+    /// MQTT: a persistent session under this client id.
+    pub session: Option<String>,
+    /// `mqtts://`: a PEM file of CA certificates to trust besides the system's.
+    pub ca_file: Option<PathBuf>,
+    /// email: how a mail leaves.
+    pub mail: email::Delivery,
+}
+
+/// Why a transport could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
     #[error(
-        "unknown destination `{0}`: this version sends to file:PATH, http(s)://…, mqtt://…, clipboard, email:ADDRESS or - (stdout)"
+        "unknown transport `{0}`: this version knows file:PATH, http(s)://…, mqtt(s)://…, clipboard, email:ADDRESS and - (stdin/stdout)"
     )]
     Unsupported(String),
+    #[error("{0} cannot be received from{1}")]
+    CannotReceive(String, &'static str),
     #[error("{url}: {why}")]
     Http { url: String, why: String },
     #[error("{url} answered HTTP {status}")]
@@ -46,35 +79,63 @@ pub enum TransportError {
     Clipboard(#[from] clipboard::ClipboardError),
     #[error(transparent)]
     Email(#[from] email::EmailError),
+    #[error(
+        "no topic: give it in the URI (mqtt://host/TOPIC or a filter such as mqtt://host/hsp/#)"
+    )]
+    NoTopic,
     #[error("email:{0}: give --out FILE.eml to write the mail, or --smtp URL to send it")]
     EmailHow(String),
+    #[error("--out writes one mail; there are {0} messages (use --smtp, or split the input)")]
+    EmailOneFile(usize),
     #[error("cannot write to {path}: {source}")]
     Io {
         path: String,
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
+    /// The receiver's own handling of a message failed (it says why).
+    #[error(transparent)]
+    Handler(anyhow::Error),
 }
 
-impl std::str::FromStr for Destination {
+impl TransportError {
+    /// Whether the fault is the command line's (exit 2) rather than the
+    /// peer's or the network's (exit 3).
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            TransportError::Unsupported(_)
+                | TransportError::CannotReceive(..)
+                | TransportError::NoTopic
+                | TransportError::Email(email::EmailError::Address(_))
+                | TransportError::EmailHow(_)
+                | TransportError::EmailOneFile(_)
+                | TransportError::Input(_)
+        )
+    }
+}
+
+impl std::str::FromStr for Endpoint {
     type Err = TransportError;
 
     fn from_str(uri: &str) -> Result<Self, Self::Err> {
-        if uri == "-" || uri == "stdout:" {
-            return Ok(Destination::Stdout);
+        if uri == "-" || uri == "stdout:" || uri == "stdin:" {
+            return Ok(Endpoint::Stdio);
         }
         if uri == "clipboard" || uri == "clipboard:" {
-            return Ok(Destination::Clipboard);
+            return Ok(Endpoint::Clipboard);
         }
         if let Some(address) = uri.strip_prefix("email:").filter(|a| a.contains('@')) {
-            return Ok(Destination::Email(address.to_string()));
+            return Ok(Endpoint::Email(address.to_string()));
         }
         if uri.starts_with("http://") || uri.starts_with("https://") {
-            return Ok(Destination::Http(uri.to_string()));
+            return Ok(Endpoint::Http(uri.to_string()));
         }
-        if uri.starts_with("mqtt://") {
+        if uri.starts_with("mqtt://") || uri.starts_with("mqtts://") {
             return mqtt::MqttUri::parse(uri)
-                .map(Destination::Mqtt)
+                .map(Endpoint::Mqtt)
                 .map_err(|why| TransportError::Http {
                     url: uri.to_string(),
                     why,
@@ -84,9 +145,108 @@ impl std::str::FromStr for Destination {
             .strip_prefix("file://")
             .or_else(|| uri.strip_prefix("file:"))
         {
-            Some(path) if !path.is_empty() => Ok(Destination::File(PathBuf::from(path))),
+            Some(path) if !path.is_empty() => Ok(Endpoint::File(PathBuf::from(path))),
             _ => Err(TransportError::Unsupported(uri.to_string())),
         }
+    }
+}
+
+/// A message on its way out: its wire text and the message it came from
+/// (for what a transport derives from it: an MQTT topic, a mail's Subject).
+pub struct Outgoing<'a> {
+    pub text: String,
+    pub found: &'a Found,
+}
+
+impl Outgoing<'_> {
+    /// A Crosstalk envelope (text) rather than a JSON message.
+    pub fn is_envelope(&self) -> bool {
+        self.found.protocol == Protocol::Crosstalk
+    }
+}
+
+/// How a receiving transport listens.
+#[derive(Debug, Clone, Default)]
+pub struct Listen {
+    /// Keep going after the current content: a watched clipboard, a
+    /// followed file. A subscription always keeps going.
+    pub keep_reading: bool,
+    /// Stop after this long.
+    pub timeout: Option<Duration>,
+    /// MQTT: more topic filters besides the URI's.
+    pub filters: Vec<String>,
+    /// Published once the subscription stands (`request`).
+    pub first: Vec<(String, Vec<u8>)>,
+    /// No "subscribed" line on stderr.
+    pub quiet: bool,
+}
+
+/// Something that came in.
+pub struct Arrival<'a> {
+    /// Where it came from: a topic, a path, `<clipboard>`, `<stdin>`.
+    pub origin: &'a str,
+    /// The MQTT topic it was published on.
+    pub topic: Option<&'a str>,
+    pub text: &'a str,
+    /// The whole current content of a source read again and again (a
+    /// clipboard, a file): what was in it before comes again.
+    pub snapshot: bool,
+}
+
+/// What the receiver does after an arrival.
+#[derive(Debug, Default)]
+pub struct Answer {
+    /// (topic, payload) to publish in answer (an ACK, a directory's response).
+    pub publish: Vec<(String, Vec<u8>)>,
+    /// Stop receiving.
+    pub stop: bool,
+}
+
+/// How receiving ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The receiver said stop.
+    Stopped,
+    /// The source was read through (a file or stdin read once).
+    Exhausted,
+    /// The timeout passed first.
+    Timeout,
+}
+
+/// The receiver's handling of one arrival.
+pub type OnArrival<'h> = dyn FnMut(Arrival<'_>) -> anyhow::Result<Answer> + 'h;
+
+/// A transport: sends messages to its endpoint, and receives from it.
+pub trait Transport {
+    /// Delivers the messages in order. `on_reply` gets what an HTTP peer
+    /// answers to each.
+    fn send(
+        &mut self,
+        messages: &[Outgoing<'_>],
+        on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> Result<(), TransportError>;
+
+    /// Hands each arrival to `on_arrival` until it says stop, the source is
+    /// read through, or `listen.timeout` passes.
+    fn receive(
+        &mut self,
+        listen: &Listen,
+        on_arrival: &mut OnArrival<'_>,
+    ) -> Result<Ended, TransportError>;
+}
+
+/// The transport of an endpoint.
+pub fn open(endpoint: Endpoint, settings: Settings) -> Box<dyn Transport> {
+    match endpoint {
+        Endpoint::Stdio => Box::new(stdio::Stdio),
+        Endpoint::File(path) => Box::new(file::FileTransport { path }),
+        Endpoint::Http(url) => Box::new(http::HttpTransport { url }),
+        Endpoint::Mqtt(uri) => Box::new(mqtt::MqttTransport { uri, settings }),
+        Endpoint::Clipboard => Box::new(clipboard::ClipboardTransport),
+        Endpoint::Email(address) => Box::new(email::EmailTransport {
+            address,
+            delivery: settings.mail,
+        }),
     }
 }
 
@@ -103,63 +263,50 @@ pub fn join_messages(texts: &[String]) -> String {
     out
 }
 
-impl Destination {
-    /// Delivers one rendered message; `text_envelope` says it is Crosstalk
-    /// (a blank line between envelopes in a file; `text/plain` over HTTP,
-    /// else `application/json`). Returns the reply of an HTTP peer.
-    pub fn send(&self, text: &str, text_envelope: bool) -> Result<Option<String>, TransportError> {
-        let blank_line = text_envelope;
-        match self {
-            Destination::Clipboard => clipboard::copy(text).map(|()| None).map_err(Into::into),
-            // A mail needs more than the text (From, --out or --smtp): `send` writes it.
-            Destination::Email(address) => Err(TransportError::EmailHow(address.clone())),
-            Destination::Mqtt(uri) => {
-                let topic = uri.topic.clone().ok_or_else(|| TransportError::Http {
-                    url: "mqtt".into(),
-                    why: "give the topic in the URI: mqtt://host/topic".into(),
-                })?;
-                mqtt::publish(
-                    uri,
-                    vec![(topic, text.as_bytes().to_vec())],
-                    1,
-                    false,
-                    std::time::Duration::from_secs(30),
-                )
-                .map(|()| None)
-            }
-            Destination::Http(url) => {
-                let content_type = if text_envelope {
-                    "text/plain; charset=utf-8"
-                } else {
-                    "application/json"
-                };
-                let (status, reply) = http::post(url, text, content_type)?;
-                if (200..300).contains(&status) {
-                    Ok(Some(reply))
-                } else {
-                    Err(TransportError::Status {
-                        url: url.clone(),
-                        status,
-                        reply,
-                    })
-                }
-            }
-            Destination::Stdout => std::io::stdout()
-                .lock()
-                .write_all(text.as_bytes())
-                .map(|()| None)
-                .map_err(|source| TransportError::Io {
-                    path: "<stdout>".into(),
-                    source,
-                }),
-            Destination::File(path) => {
-                file::append(path, text, blank_line)
-                    .map(|()| None)
-                    .map_err(|source| TransportError::Io {
-                        path: path.display().to_string(),
-                        source,
-                    })
-            }
+/// Sleeps one polling interval unless `deadline` comes first; false when it has passed.
+fn wait_for_more(deadline: Option<std::time::Instant>, poll: Duration) -> bool {
+    let now = std::time::Instant::now();
+    match deadline {
+        Some(d) if now >= d => false,
+        Some(d) => {
+            std::thread::sleep(poll.min(d - now));
+            true
         }
+        None => {
+            std::thread::sleep(poll);
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_name_their_endpoints() {
+        assert_eq!("-".parse::<Endpoint>().unwrap(), Endpoint::Stdio);
+        assert_eq!(
+            "clipboard".parse::<Endpoint>().unwrap(),
+            Endpoint::Clipboard
+        );
+        assert_eq!(
+            "file:box.crosstalk".parse::<Endpoint>().unwrap(),
+            Endpoint::File("box.crosstalk".into())
+        );
+        assert_eq!(
+            "email:bob@example.com".parse::<Endpoint>().unwrap(),
+            Endpoint::Email("bob@example.com".into())
+        );
+        let Endpoint::Mqtt(u) = "mqtts://broker.example/hsp/#".parse().unwrap() else {
+            panic!("not mqtt");
+        };
+        assert!(u.tls);
+        assert_eq!(u.port, 8883);
+        assert!(matches!(
+            "gopher://x".parse::<Endpoint>(),
+            Err(TransportError::Unsupported(_))
+        ));
+        assert!("email:nobody".parse::<Endpoint>().is_err());
     }
 }

@@ -5,28 +5,30 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use rumqttc::{Client, Event, MqttOptions, Outgoing, Packet, QoS};
+use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
 
-use super::TransportError;
+use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
+use crate::protocols::{Found, Value};
 
-/// `mqtt://[user:pass@]host[:port][/topic]`. The topic keeps `+` and `#`
-/// (so it is not parsed as a URL fragment).
+/// `mqtt://[user:pass@]host[:port][/topic]`, or `mqtts://…` (TLS, port
+/// 8883 by default). The topic keeps `+` and `#` (so it is not parsed as a
+/// URL fragment).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MqttUri {
     pub host: String,
     pub port: u16,
+    pub tls: bool,
     pub credentials: Option<(String, String)>,
     pub topic: Option<String>,
-    /// A persistent session: this client id, and the broker keeps the
-    /// subscriptions and queues QoS 1/2 messages while the client is away.
-    pub session: Option<String>,
 }
 
 impl MqttUri {
     pub fn parse(uri: &str) -> Result<MqttUri, String> {
-        let rest = uri
-            .strip_prefix("mqtt://")
-            .ok_or_else(|| format!("`{uri}` is not mqtt://…"))?;
+        let (rest, tls) = match (uri.strip_prefix("mqtt://"), uri.strip_prefix("mqtts://")) {
+            (Some(rest), _) => (rest, false),
+            (_, Some(rest)) => (rest, true),
+            _ => return Err(format!("`{uri}` is not mqtt://… or mqtts://…")),
+        };
         let (authority, topic) = match rest.split_once('/') {
             Some((a, t)) => (a, (!t.is_empty()).then(|| t.to_string())),
             None => (rest, None),
@@ -44,7 +46,7 @@ impl MqttUri {
                 p.parse::<u16>()
                     .map_err(|_| format!("`{p}` is not a port"))?,
             ),
-            None => (hostport, 1883),
+            None => (hostport, if tls { 8883 } else { 1883 }),
         };
         if host.is_empty() {
             return Err(format!("`{uri}` has no host"));
@@ -52,29 +54,102 @@ impl MqttUri {
         Ok(MqttUri {
             host: host.to_string(),
             port,
+            tls,
             credentials,
             topic,
-            session: None,
         })
     }
 
-    fn options(&self, role: &str) -> MqttOptions {
-        let id = self
-            .session
+    fn describe(&self) -> String {
+        let scheme = if self.tls { "mqtts" } else { "mqtt" };
+        format!("{scheme}://{}:{}", self.host, self.port)
+    }
+}
+
+/// `mqtt://…` and `mqtts://…`.
+pub struct MqttTransport {
+    pub uri: MqttUri,
+    pub settings: super::Settings,
+}
+
+impl MqttTransport {
+    /// Client options; `session` (a client id) asks for a persistent
+    /// session: the broker keeps the subscriptions and queues QoS 1/2
+    /// messages while the client is away.
+    fn options(&self, role: &str) -> Result<MqttOptions, TransportError> {
+        let session = &self.settings.session;
+        let id = session
             .clone()
             .unwrap_or_else(|| format!("aiproto-{role}-{}", &crate::ids::new_ulid()[16..]));
-        let mut options = MqttOptions::new(id, self.host.clone(), self.port);
-        options.set_clean_session(self.session.is_none());
+        let uri = &self.uri;
+        let mut options = MqttOptions::new(id, uri.host.clone(), uri.port);
+        options.set_clean_session(session.is_none());
         options.set_keep_alive(Duration::from_secs(30));
         options.set_max_packet_size(16 * 1024 * 1024, 16 * 1024 * 1024);
-        if let Some((user, pass)) = &self.credentials {
+        if let Some((user, pass)) = &uri.credentials {
             options.set_credentials(user.clone(), pass.clone());
         }
-        options
+        if uri.tls {
+            let config = super::tls::client_config(self.settings.ca_file.as_deref())
+                .map_err(|why| failure(uri, why))?;
+            options.set_transport(rumqttc::Transport::tls_with_config(
+                rumqttc::TlsConfiguration::Rustls(std::sync::Arc::new(config)),
+            ));
+        }
+        Ok(options)
     }
 
-    fn describe(&self) -> String {
-        format!("mqtt://{}:{}", self.host, self.port)
+    /// The topic a message goes to: the URI's, or for an HSP message the
+    /// one its recipient names (hsp-0.1 §4.4): an `hsp/…` topic as is, a
+    /// DID as `hsp/agents/<did>`.
+    pub fn topic_for(&self, found: &Found) -> Result<String, TransportError> {
+        let recipient = match &found.value {
+            Value::Hsp(Some(m)) => m
+                .json
+                .get("recipient_ai_id")
+                .and_then(|r| r.as_str())
+                .map(str::to_string),
+            _ => None,
+        };
+        match (&self.uri.topic, recipient) {
+            (Some(t), _) => Ok(t.clone()),
+            (None, Some(r)) if r.starts_with("hsp/") => Ok(r),
+            (None, Some(r)) => Ok(format!("hsp/agents/{r}")),
+            (None, None) => Err(TransportError::NoTopic),
+        }
+    }
+}
+
+impl Transport for MqttTransport {
+    /// Publishes every message over one connection, and returns once the
+    /// broker has acknowledged each (QoS 1 and 2) or it is written (QoS 0).
+    fn send(
+        &mut self,
+        messages: &[Outgoing<'_>],
+        _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> Result<(), TransportError> {
+        let mut items = Vec::with_capacity(messages.len());
+        for message in messages {
+            items.push((
+                self.topic_for(message.found)?,
+                message.text.as_bytes().to_vec(),
+            ));
+        }
+        publish(self, items, Duration::from_secs(60))
+    }
+
+    /// Subscribes to the URI's topic filter and `listen.filters`.
+    fn receive(
+        &mut self,
+        listen: &Listen,
+        on_arrival: &mut OnArrival<'_>,
+    ) -> Result<Ended, TransportError> {
+        let mut filters: Vec<String> = self.uri.topic.iter().cloned().collect();
+        filters.extend(listen.filters.iter().cloned());
+        if filters.is_empty() {
+            return Err(TransportError::NoTopic);
+        }
+        subscribe(self, &filters, listen, on_arrival)
     }
 }
 
@@ -118,15 +193,18 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// was not acknowledged is published again when the broker comes back
 /// without the session (rumqttc drops its own copies then), so QoS 1 and 2
 /// lose nothing across a broker restart (duplicates are possible: at least once).
-pub fn publish(
-    uri: &MqttUri,
+fn publish(
+    transport: &MqttTransport,
     items: Vec<(String, Vec<u8>)>,
-    level: u8,
-    retain: bool,
     timeout: Duration,
 ) -> Result<(), TransportError> {
+    let (uri, level, retain) = (
+        &transport.uri,
+        transport.settings.qos,
+        transport.settings.retain,
+    );
     let total = items.len();
-    let (client, mut connection) = Client::new(uri.options("pub"), WINDOW);
+    let (client, mut connection) = Client::new(transport.options("pub")?, WINDOW);
     let deadline = Instant::now() + timeout;
     let mut window = Window::new(total);
     let mut link = Link::default();
@@ -156,7 +234,7 @@ pub fn publish(
                     window.resend_unacknowledged();
                 }
             }
-            Ok(Ok(Event::Outgoing(Outgoing::Publish(pkid)))) => window.sent(pkid, level),
+            Ok(Ok(Event::Outgoing(rumqttc::Outgoing::Publish(pkid)))) => window.sent(pkid, level),
             Ok(Ok(Event::Incoming(Packet::PubAck(ack)))) if level == 1 => window.acked(ack.pkid),
             Ok(Ok(Event::Incoming(Packet::PubComp(c)))) if level >= 2 => window.acked(c.pkid),
             Ok(Ok(_)) | Err(_) => {}
@@ -301,43 +379,40 @@ impl Link {
 fn drain_until_disconnect(connection: &mut rumqttc::Connection) {
     for _ in 0..16 {
         match connection.recv_timeout(Duration::from_millis(500)) {
-            Ok(Ok(Event::Outgoing(Outgoing::Disconnect))) | Ok(Err(_)) | Err(_) => break,
+            Ok(Ok(Event::Outgoing(rumqttc::Outgoing::Disconnect))) | Ok(Err(_)) | Err(_) => break,
             Ok(Ok(_)) => {}
         }
     }
 }
 
-/// How a subscription ended.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Ended {
-    /// `count` messages arrived.
-    Count,
-    /// The timeout passed first.
-    Timeout,
-}
-
-/// Subscribes to `filters` and hands each message to `on_message` until
-/// `count` messages arrived or `timeout` passed. `on_subscribed` runs once
-/// the broker has confirmed the subscription. A (topic, payload) that
-/// `on_message` returns is published in answer (an ACK).
-pub fn subscribe(
-    uri: &MqttUri,
+/// Subscribes to `filters` and hands each message to `on_arrival` until it
+/// says stop or `listen.timeout` passes; publishes what it answers, and
+/// `listen.first` once the broker has confirmed the subscription.
+fn subscribe(
+    transport: &MqttTransport,
     filters: &[String],
-    level: u8,
-    count: Option<usize>,
-    timeout: Option<Duration>,
-    mut on_subscribed: impl FnMut(),
-    mut on_message: impl FnMut(&str, &[u8]) -> std::io::Result<Option<(String, Vec<u8>)>>,
+    listen: &Listen,
+    on_arrival: &mut OnArrival<'_>,
 ) -> Result<Ended, TransportError> {
-    let (client, mut connection) = Client::new(uri.options("sub"), 64);
-    for filter in filters {
+    let (uri, level) = (&transport.uri, qos(transport.settings.qos));
+    let (client, mut connection) = Client::new(transport.options("sub")?, 64);
+    let subscribe_all = || -> Result<(), TransportError> {
+        for filter in filters {
+            client
+                .subscribe(filter.clone(), level)
+                .map_err(|e| failure(uri, e))?;
+        }
+        Ok(())
+    };
+    let publish = |(topic, payload): (String, Vec<u8>)| {
         client
-            .subscribe(filter.clone(), qos(level))
-            .map_err(|e| failure(uri, e))?;
-    }
-    let deadline = timeout.map(|t| Instant::now() + t);
-    let mut received = 0;
+            .publish(topic, level, false, payload)
+            .map_err(|e| failure(uri, e))
+    };
+    subscribe_all()?;
+    let deadline = listen.timeout.map(|t| Instant::now() + t);
     let mut acked = 0;
+    let mut first = listen.first.clone();
     let mut link = Link::default();
     loop {
         let wait = deadline.map_or(Duration::from_secs(3600), |d| {
@@ -350,34 +425,32 @@ pub fn subscribe(
             Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => {
                 // A broker that lost the session lost the subscriptions too.
                 if link.reconnected() && !ack.session_present {
-                    for filter in filters {
-                        client
-                            .subscribe(filter.clone(), qos(level))
-                            .map_err(|e| failure(uri, e))?;
-                    }
+                    subscribe_all()?;
                 }
             }
             Ok(Ok(Event::Incoming(Packet::SubAck(_)))) => {
                 acked += 1;
                 if acked == filters.len() {
-                    on_subscribed();
+                    if !listen.quiet {
+                        eprintln!("aiproto: subscribed to {}", filters.join(", "));
+                    }
+                    first.drain(..).try_for_each(publish)?;
                 }
             }
             Ok(Ok(Event::Incoming(Packet::Publish(p)))) => {
-                let answer = on_message(&p.topic, &p.payload).map_err(|e| TransportError::Io {
-                    path: "<stdout>".into(),
-                    source: e,
-                })?;
-                if let Some((topic, payload)) = answer {
-                    client
-                        .publish(topic, qos(level), false, payload)
-                        .map_err(|e| failure(uri, e))?;
-                }
-                received += 1;
-                if count.is_some_and(|c| received >= c) {
+                let text = String::from_utf8_lossy(&p.payload);
+                let answer = on_arrival(Arrival {
+                    origin: &p.topic,
+                    topic: Some(&p.topic),
+                    text: &text,
+                    snapshot: false,
+                })
+                .map_err(TransportError::Handler)?;
+                answer.publish.into_iter().try_for_each(publish)?;
+                if answer.stop {
                     let _ = client.disconnect();
                     drain_until_disconnect(&mut connection);
-                    return Ok(Ended::Count);
+                    return Ok(Ended::Stopped);
                 }
             }
             Ok(Ok(_)) => {}
@@ -386,48 +459,6 @@ pub fn subscribe(
             }
             Ok(Err(e)) => link.lost(uri, e)?,
             Err(_) => {}
-        }
-    }
-}
-
-/// Request/response: subscribes to `reply_filter`, publishes `payload` on
-/// `topic` once the subscription stands, and returns the first reply that
-/// `is_reply` accepts; `None` when `timeout` passes first.
-pub fn request(
-    uri: &MqttUri,
-    topic: &str,
-    payload: Vec<u8>,
-    reply_filter: &str,
-    level: u8,
-    timeout: Duration,
-    is_reply: impl Fn(&[u8]) -> bool,
-) -> Result<Option<(String, Vec<u8>)>, TransportError> {
-    let (client, mut connection) = Client::new(uri.options("req"), 64);
-    client
-        .subscribe(reply_filter.to_string(), qos(level))
-        .map_err(|e| failure(uri, e))?;
-    let deadline = Instant::now() + timeout;
-    let mut payload = Some(payload);
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match connection.recv_timeout(left) {
-            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if refused(&ack) => {
-                return Err(refusal(uri, &ack));
-            }
-            Ok(Ok(Event::Incoming(Packet::SubAck(_)))) => {
-                if let Some(p) = payload.take() {
-                    client
-                        .publish(topic.to_string(), qos(level), false, p)
-                        .map_err(|e| failure(uri, e))?;
-                }
-            }
-            Ok(Ok(Event::Incoming(Packet::Publish(p)))) if is_reply(&p.payload) => {
-                let _ = client.disconnect();
-                return Ok(Some((p.topic.clone(), p.payload.to_vec())));
-            }
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(failure(uri, e)),
-            Err(_) => return Ok(None),
         }
     }
 }

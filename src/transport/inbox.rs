@@ -1,0 +1,268 @@
+//! From arrivals to messages: each arrival is read into its messages, each
+//! message is handed on once, and they are counted.
+//!
+//! "Once" has two sides. A source read again and again (a watched
+//! clipboard, a followed file) shows what it held before each time, so a
+//! message whose canonical text was seen is skipped. A stream delivers at
+//! least once: after a reconnect an MQTT broker sends again what was not
+//! acknowledged, and a publisher sends again what the broker did not
+//! acknowledge, so a message whose id was seen is skipped (a message
+//! without an id is always handed on).
+
+use std::collections::{HashSet, VecDeque};
+
+use super::{Answer, Arrival, Ended, Listen, Transport, TransportError};
+use crate::input::Source;
+use crate::protocols::{Found, ReadOptions};
+use crate::reader::Document;
+
+/// How many ids or texts are remembered to spot a redelivery; redeliveries
+/// come within the window of unacknowledged messages (1,024 at most from
+/// aiproto, a broker's in-flight queue), far fewer than this.
+const REMEMBERED: usize = 100_000;
+
+/// One message handed on.
+pub struct Received<'a> {
+    /// Where it came from (a topic, a path, `<clipboard>`, `<stdin>`).
+    pub origin: &'a str,
+    /// The MQTT topic it arrived on.
+    pub topic: Option<&'a str>,
+    /// The message as read (`None`: no known protocol in the arrival).
+    pub found: Option<&'a Found>,
+    /// Its canonical text, or the text as it came when it cannot be read.
+    pub text: &'a str,
+}
+
+/// Counts what was handed on and what was skipped as a repeat.
+pub struct Inbox {
+    count: Option<usize>,
+    handed_on: usize,
+    repeats: usize,
+    seen: Remembered,
+}
+
+impl Inbox {
+    /// An inbox that says stop after `count` messages.
+    pub fn new(count: Option<usize>) -> Inbox {
+        Inbox {
+            count,
+            handed_on: 0,
+            repeats: 0,
+            seen: Remembered::default(),
+        }
+    }
+
+    /// Messages handed on so far.
+    pub fn handed_on(&self) -> usize {
+        self.handed_on
+    }
+
+    /// Messages of a stream skipped because their id came before.
+    pub fn redeliveries(&self) -> usize {
+        self.repeats
+    }
+
+    /// Receives from `transport` and calls `each` with every new message;
+    /// what it returns is published in answer.
+    pub fn receive(
+        &mut self,
+        transport: &mut dyn Transport,
+        listen: &Listen,
+        mut each: impl FnMut(Received<'_>) -> anyhow::Result<Vec<(String, Vec<u8>)>>,
+    ) -> Result<Ended, TransportError> {
+        if self.count == Some(0) {
+            return Ok(Ended::Stopped);
+        }
+        transport.receive(listen, &mut |arrival| self.take(&arrival, &mut each))
+    }
+
+    fn take(
+        &mut self,
+        arrival: &Arrival<'_>,
+        each: &mut impl FnMut(Received<'_>) -> anyhow::Result<Vec<(String, Vec<u8>)>>,
+    ) -> anyhow::Result<Answer> {
+        let doc = Document::from_source(
+            Source {
+                name: arrival.origin.to_string(),
+                text: arrival.text.to_string(),
+            },
+            None,
+            &ReadOptions::default(),
+        );
+        let mut answer = Answer::default();
+        let whole = [arrival.text.to_string()];
+        let unread =
+            (doc.messages.is_empty() && !arrival.snapshot && !arrival.text.trim().is_empty())
+                .then_some(&whole);
+        let texts = doc
+            .messages
+            .iter()
+            .map(|found| (Some(found), text_of(found, arrival.text)))
+            .chain(unread.into_iter().flatten().map(|t| (None, t.clone())));
+        for (found, text) in texts {
+            let key = match (arrival.snapshot, found.and_then(Found::id)) {
+                (true, _) => Some(text.clone()),
+                (false, Some(id)) => {
+                    Some(format!("{}:{id}", found.map_or("", |f| f.protocol.name())))
+                }
+                (false, None) => None,
+            };
+            if let Some(key) = key
+                && !self.seen.first_time(key)
+            {
+                self.repeats += usize::from(!arrival.snapshot);
+                continue;
+            }
+            answer.publish.extend(each(Received {
+                origin: arrival.origin,
+                topic: arrival.topic,
+                found,
+                text: &text,
+            })?);
+            self.handed_on += 1;
+            if self.count.is_some_and(|n| self.handed_on >= n) {
+                answer.stop = true;
+                break;
+            }
+        }
+        Ok(answer)
+    }
+}
+
+/// A message's canonical text, or its own line(s) of the arrival when it
+/// cannot be read (broken JSON is passed on as it came, not lost).
+fn text_of(found: &Found, arrival: &str) -> String {
+    found.render().unwrap_or_else(|| {
+        let line = arrival
+            .lines()
+            .nth(found.line.saturating_sub(1))
+            .unwrap_or(arrival);
+        format!("{line}\n")
+    })
+}
+
+/// The last [`REMEMBERED`] keys, oldest forgotten first.
+#[derive(Default)]
+struct Remembered {
+    keys: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl Remembered {
+    /// True the first time `key` is offered (among the ones remembered).
+    fn first_time(&mut self, key: String) -> bool {
+        if self.keys.contains(&key) {
+            return false;
+        }
+        if self.order.len() == REMEMBERED
+            && let Some(old) = self.order.pop_front()
+        {
+            self.keys.remove(&old);
+        }
+        self.order.push_back(key.clone());
+        self.keys.insert(key);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transport that delivers fixed arrivals.
+    struct Fixed(Vec<(&'static str, bool)>);
+
+    impl Transport for Fixed {
+        fn send(
+            &mut self,
+            _: &[super::super::Outgoing<'_>],
+            _: &mut dyn FnMut(&str) -> std::io::Result<()>,
+        ) -> Result<(), TransportError> {
+            Ok(())
+        }
+
+        fn receive(
+            &mut self,
+            _: &Listen,
+            on_arrival: &mut super::super::OnArrival<'_>,
+        ) -> Result<Ended, TransportError> {
+            for (text, snapshot) in &self.0 {
+                let answer = on_arrival(Arrival {
+                    origin: "t",
+                    topic: None,
+                    text,
+                    snapshot: *snapshot,
+                })
+                .map_err(TransportError::Handler)?;
+                if answer.stop {
+                    return Ok(Ended::Stopped);
+                }
+            }
+            Ok(Ended::Exhausted)
+        }
+    }
+
+    const FACT: &str =
+        r#"{"intent":"REPORT","target":"x","trace_id":"6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f"}"#;
+    const OTHER: &str =
+        r#"{"intent":"REPORT","target":"y","trace_id":"0b9f3a8e-2c4d-4e6f-8a1b-3c5d7e9f1a2b"}"#;
+    const NO_ID: &str = r#"{"intent":"REPORT","target":"z"}"#;
+
+    fn received(arrivals: Vec<(&'static str, bool)>, count: Option<usize>) -> (Vec<String>, Inbox) {
+        let mut inbox = Inbox::new(count);
+        let mut texts = Vec::new();
+        inbox
+            .receive(&mut Fixed(arrivals), &Listen::default(), |r| {
+                texts.push(r.text.trim_end().to_string());
+                Ok(Vec::new())
+            })
+            .unwrap();
+        (texts, inbox)
+    }
+
+    #[test]
+    fn a_redelivered_message_is_handed_on_once() {
+        let (texts, inbox) = received(vec![(FACT, false), (OTHER, false), (FACT, false)], None);
+        assert_eq!(texts.len(), 2);
+        assert_eq!(inbox.redeliveries(), 1);
+    }
+
+    #[test]
+    fn messages_without_an_id_are_all_handed_on() {
+        let (texts, _) = received(vec![(NO_ID, false), (NO_ID, false)], None);
+        assert_eq!(texts.len(), 2);
+    }
+
+    #[test]
+    fn a_snapshot_hands_on_only_what_is_new() {
+        let both =
+            "{\"intent\":\"REPORT\",\"target\":\"z\"}\n{\"intent\":\"REPORT\",\"target\":\"w\"}\n";
+        let (texts, inbox) = received(vec![(NO_ID, true), (both, true)], None);
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert_eq!(inbox.redeliveries(), 0);
+    }
+
+    #[test]
+    fn the_count_stops_in_the_middle_of_an_arrival() {
+        let both = format!("{FACT}\n{OTHER}\n");
+        let both: &'static str = Box::leak(both.into_boxed_str());
+        let (texts, _) = received(vec![(both, false), (NO_ID, false)], Some(1));
+        assert_eq!(texts.len(), 1);
+    }
+
+    #[test]
+    fn what_no_protocol_reads_is_passed_on_as_it_came() {
+        let (texts, _) = received(vec![("hello there", false), ("{\"broken\": ", false)], None);
+        assert_eq!(texts, ["hello there", "{\"broken\":"]);
+    }
+
+    #[test]
+    fn the_oldest_keys_are_forgotten_first() {
+        let mut r = Remembered::default();
+        for i in 0..=REMEMBERED {
+            assert!(r.first_time(i.to_string()));
+        }
+        assert!(r.first_time("0".into()));
+        assert!(!r.first_time(REMEMBERED.to_string()));
+    }
+}

@@ -1,0 +1,45 @@
+//! `-`: messages written to stdout, or read once from stdin.
+
+use std::io::Write;
+
+use super::{Answer, Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
+
+pub struct Stdio;
+
+impl Transport for Stdio {
+    fn send(
+        &mut self,
+        messages: &[Outgoing<'_>],
+        _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> Result<(), TransportError> {
+        let texts: Vec<String> = messages.iter().map(|m| m.text.clone()).collect();
+        let mut out = std::io::stdout().lock();
+        out.write_all(super::join_messages(&texts).as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|source| TransportError::Io {
+                path: "<stdout>".into(),
+                source,
+            })
+    }
+
+    fn receive(
+        &mut self,
+        _listen: &Listen,
+        on_arrival: &mut OnArrival<'_>,
+    ) -> Result<Ended, TransportError> {
+        let source = crate::input::Input::Stdin.read()?;
+        let text = source.text;
+        let Answer { stop, .. } = on_arrival(super::Arrival {
+            origin: "<stdin>",
+            topic: None,
+            text: &text,
+            snapshot: false,
+        })
+        .map_err(TransportError::Handler)?;
+        Ok(if stop {
+            Ended::Stopped
+        } else {
+            Ended::Exhausted
+        })
+    }
+}
