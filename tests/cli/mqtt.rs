@@ -381,6 +381,116 @@ fn a_connection_lost_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     );
 }
 
+/// Many HSP Facts, one per line, each with its own message id (`m000000`…).
+fn numbered_facts(n: usize) -> String {
+    let template = std::fs::read_to_string(repo("examples/hsp/valid/0.1/facts.jsonl")).unwrap();
+    let line = template.lines().next().unwrap().to_string();
+    (0..n)
+        .map(|i| line.replace("018f4a6e-8c1b-7d2a-9e3f-000000000000", &format!("m{i:06}")) + "\n")
+        .collect()
+}
+
+/// Stops a broker the way a service manager does (SIGTERM: Mosquitto saves
+/// its persistence file and exits) and waits for it.
+fn stop_gracefully(broker: &mut Running) {
+    let pid = broker.0.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    broker.0.wait().unwrap();
+}
+
+/// A Mosquitto restart in the middle of a QoS 1 stream: the publisher
+/// reconnects and publishes again what was not acknowledged, the subscriber
+/// (a persistent session) reconnects and the broker delivers what it queued
+/// for it. Every message arrives, and each is printed once.
+#[test]
+fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
+    let Some(binary) = mosquitto("a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing")
+    else {
+        return;
+    };
+    let h = home();
+    let port = free_port();
+    let store = h.path().join("store");
+    std::fs::create_dir(&store).unwrap();
+    let conf = h.path().join("mosquitto.conf");
+    // Run as root (CI), Mosquitto would switch to its own user, which cannot
+    // write the store in this private directory.
+    std::fs::write(
+        &conf,
+        format!(
+            "listener {port} 127.0.0.1\nallow_anonymous true\nuser root\npersistence true\npersistence_location {}/\nmax_queued_messages 0\n",
+            store.display()
+        ),
+    )
+    .unwrap();
+    let mut broker = start_mosquitto(binary, &conf, port);
+    let total = 30_000;
+    let file = h.path().join("stream.jsonl");
+    std::fs::write(&file, numbered_facts(total)).unwrap();
+    let received = h.path().join("received.jsonl");
+    let mut sub = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
+        .args([
+            "recv",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/restart/stream"),
+        ])
+        .args([
+            "--qos",
+            "1",
+            "--session",
+            "restart-test",
+            "--format",
+            "json",
+        ])
+        .args(["--count", &total.to_string(), "--timeout", "120"])
+        .env("AIPROTO_HOME", h.path())
+        .stdout(std::fs::File::create(&received).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&mut sub, "subscribed");
+    let publisher = aiproto_child(
+        h.path(),
+        &[
+            "send",
+            "--qos",
+            "1",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/restart/stream"),
+            file.to_str().unwrap(),
+        ],
+    );
+    let lines = || std::fs::read_to_string(&received).unwrap().lines().count();
+    let started = std::time::Instant::now();
+    while lines() < 2_000 {
+        assert!(started.elapsed().as_secs() < 60, "the stream did not start");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    stop_gracefully(&mut broker);
+    let at_restart = lines();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let _broker = start_mosquitto(binary, &conf, port);
+    let sent = publisher.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&sent.stderr);
+    assert_eq!(sent.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("reconnected"), "{stderr}");
+    assert!(at_restart < total, "the stream ended before the restart");
+    assert_eq!(sub.wait().unwrap().code(), Some(0));
+    let ids: Vec<String> = std::fs::read_to_string(&received)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let line: serde_json::Value = serde_json::from_str(l).unwrap();
+            let m: serde_json::Value =
+                serde_json::from_str(line["message"].as_str().unwrap()).unwrap();
+            m["message_id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), total, "lost {}", total - distinct.len());
+    assert_eq!(ids.len(), total, "printed twice: {}", ids.len() - total);
+}
+
 /// A TaskRequest goes out, a worker answers with `compose hsp --reply-to`,
 /// and `request` prints the TaskResult that carries its correlation id.
 #[test]
