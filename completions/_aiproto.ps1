@@ -39,7 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List or print the embedded JSON Schemas (the published contract)')
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
-            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`')
+            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`')
             [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages: from a broker, the clipboard or a file; print each once')
             [CompletionResult]::new('request', 'request', [CompletionResultType]::ParameterValue, 'Send an HSP TaskRequest and wait for its TaskResult')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Move each message from one transport to another, optionally converted')
@@ -294,7 +294,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;send' {
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service: 0, 1 or 2')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'email: write the mail (RFC 5322) to this file instead of sending it')
@@ -315,7 +315,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;recv' {
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, or file:PATH')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, file:PATH, or - (stdin)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'More topic filters on the same broker')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this many seconds; with --count, not reaching it by then exits 4')
@@ -338,7 +338,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;request' {
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The broker: mqtt://[user:pass@]host[:port][/topic]')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The broker: mqtt(s)://[user:pass@]host[:port][/topic]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for the TaskResult')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted')
@@ -355,8 +355,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;relay' {
-            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source: clipboard, file:PATH, mqtt://HOST[:PORT]/FILTER, or - (stdin)')
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Destination: file:PATH, http(s)://…, mqtt://HOST/TOPIC, clipboard, or - (stdout)')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, or - (stdin)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout)')
             [CompletionResult]::new('--convert-to', '--convert-to', [CompletionResultType]::ParameterName, 'Convert each message on the way, NAME[@VERSION] (losses on stderr)')
             [CompletionResult]::new('--relay-id', '--relay-id', [CompletionResultType]::ParameterName, 'The name this relay writes in `meta: audit` hops')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
@@ -377,7 +377,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;directory' {
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The broker: mqtt://[user:pass@]host[:port]')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The broker: mqtt(s)://[user:pass@]host[:port]')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The directory''s own AI id: the sender of its answers')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this many seconds; with --count, not reaching it by then exits 4')
@@ -790,7 +790,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'Work with POLL envelopes and their answers')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'List or print the embedded JSON Schemas (the published contract)')
             [CompletionResult]::new('id', 'id', [CompletionResultType]::ParameterValue, 'Print fresh message ids (ULID by default)')
-            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`')
+            [CompletionResult]::new('send', 'send', [CompletionResultType]::ParameterValue, 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`')
             [CompletionResult]::new('recv', 'recv', [CompletionResultType]::ParameterValue, 'Receive messages: from a broker, the clipboard or a file; print each once')
             [CompletionResult]::new('request', 'request', [CompletionResultType]::ParameterValue, 'Send an HSP TaskRequest and wait for its TaskResult')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Move each message from one transport to another, optionally converted')

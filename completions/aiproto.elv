@@ -36,7 +36,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand poll 'Work with POLL envelopes and their answers'
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
-            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`'
+            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`'
             cand recv 'Receive messages: from a broker, the clipboard or a file; print each once'
             cand request 'Send an HSP TaskRequest and wait for its TaskResult'
             cand relay 'Move each message from one transport to another, optionally converted'
@@ -272,7 +272,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;send'= {
-            cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout'
+            cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout'
             cand --qos 'MQTT quality of service: 0, 1 or 2'
             cand --cafile 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted'
             cand --out 'email: write the mail (RFC 5322) to this file instead of sending it'
@@ -292,7 +292,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;recv'= {
-            cand --via 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, or file:PATH'
+            cand --via 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, file:PATH, or - (stdin)'
             cand --filter 'More topic filters on the same broker'
             cand --count 'Stop after N messages'
             cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
@@ -314,7 +314,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;request'= {
-            cand --via 'The broker: mqtt://[user:pass@]host[:port][/topic]'
+            cand --via 'The broker: mqtt(s)://[user:pass@]host[:port][/topic]'
             cand --timeout 'Seconds to wait for the TaskResult'
             cand --qos 'MQTT quality of service'
             cand --cafile 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted'
@@ -330,8 +330,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;relay'= {
-            cand --from 'Source: clipboard, file:PATH, mqtt://HOST[:PORT]/FILTER, or - (stdin)'
-            cand --to 'Destination: file:PATH, http(s)://…, mqtt://HOST/TOPIC, clipboard, or - (stdout)'
+            cand --from 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, or - (stdin)'
+            cand --to 'Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout)'
             cand --convert-to 'Convert each message on the way, NAME[@VERSION] (losses on stderr)'
             cand --relay-id 'The name this relay writes in `meta: audit` hops'
             cand --count 'Stop after N messages'
@@ -351,7 +351,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;directory'= {
-            cand --via 'The broker: mqtt://[user:pass@]host[:port]'
+            cand --via 'The broker: mqtt(s)://[user:pass@]host[:port]'
             cand --id 'The directory''s own AI id: the sender of its answers'
             cand --count 'Stop after N messages'
             cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
@@ -729,7 +729,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand poll 'Work with POLL envelopes and their answers'
             cand schema 'List or print the embedded JSON Schemas (the published contract)'
             cand id 'Print fresh message ids (ULID by default)'
-            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`'
+            cand send 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`'
             cand recv 'Receive messages: from a broker, the clipboard or a file; print each once'
             cand request 'Send an HSP TaskRequest and wait for its TaskResult'
             cand relay 'Move each message from one transport to another, optionally converted'

@@ -41,7 +41,7 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "thread" -d 'Draw th
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "poll" -d 'Work with POLL envelopes and their answers'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "id" -d 'Print fresh message ids (ULID by default)'
-complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "recv" -d 'Receive messages: from a broker, the clipboard or a file; print each once'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "request" -d 'Send an HSP TaskRequest and wait for its TaskResult'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "relay" -d 'Move each message from one transport to another, optionally converted'
@@ -223,7 +223,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s q -l quiet -d 'Pr
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), or - for stdout' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l qos -d 'MQTT quality of service: 0, 1 or 2' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l out -d 'email: write the mail (RFC 5322) to this file instead of sending it' -r -F
@@ -240,7 +240,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l via -d 'Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, or file:PATH' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l via -d 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, file:PATH, or - (stdin)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l filter -d 'More topic filters on the same broker' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l count -d 'Stop after N messages' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
@@ -259,7 +259,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s q -l quiet -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l via -d 'The broker: mqtt://[user:pass@]host[:port][/topic]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l via -d 'The broker: mqtt(s)://[user:pass@]host[:port][/topic]' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l timeout -d 'Seconds to wait for the TaskResult' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l qos -d 'MQTT quality of service' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
@@ -272,8 +272,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s q -l quiet -
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l from -d 'Source: clipboard, file:PATH, mqtt://HOST[:PORT]/FILTER, or - (stdin)' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l to -d 'Destination: file:PATH, http(s)://…, mqtt://HOST/TOPIC, clipboard, or - (stdout)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l from -d 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, or - (stdin)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l to -d 'Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l convert-to -d 'Convert each message on the way, NAME[@VERSION] (losses on stderr)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l relay-id -d 'The name this relay writes in `meta: audit` hops' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l count -d 'Stop after N messages' -r
@@ -290,7 +290,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s q -l quiet -d 
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l via -d 'The broker: mqtt://[user:pass@]host[:port]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l via -d 'The broker: mqtt(s)://[user:pass@]host[:port]' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l id -d 'The directory\'s own AI id: the sender of its answers' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l count -d 'Stop after N messages' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
@@ -587,7 +587,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help" -f -a "poll" -d 'Work with POLL envelopes and their answers'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help" -f -a "schema" -d 'List or print the embedded JSON Schemas (the published contract)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help" -f -a "id" -d 'Print fresh message ids (ULID by default)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help" -f -a "send" -d 'Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help" -f -a "recv" -d 'Receive messages: from a broker, the clipboard or a file; print each once'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help" -f -a "request" -d 'Send an HSP TaskRequest and wait for its TaskResult'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help" -f -a "relay" -d 'Move each message from one transport to another, optionally converted'

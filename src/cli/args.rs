@@ -109,7 +109,7 @@ pub enum Command {
     /// Print fresh message ids (ULID by default).
     Id(IdArgs),
 
-    /// Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt://…`, `clipboard` or `-`.
+    /// Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`.
     ///
     /// Each message is sent as written, ids kept. file: appends under an
     /// exclusive lock and flushes to disk, so concurrent writers never
@@ -118,12 +118,19 @@ pub enum Command {
     /// reply; a non-2xx reply is printed too and exits 3. clipboard: puts all
     /// the messages on the clipboard and returns at once; the text stays
     /// pasteable after aiproto exits, until something else is copied. No
-    /// display or clipboard: exit 3.
+    /// display or clipboard: exit 3. mqtt(s): publishes every message over
+    /// one connection and returns once the broker acknowledged each (QoS
+    /// 1/2), reconnecting and publishing again what was not acknowledged if
+    /// the connection is lost.
+    ///
+    /// Example: aiproto send facts.jsonl --via mqtt://127.0.0.1 --qos 1
     Send(SendArgs),
 
     /// Receive messages: from a broker, the clipboard or a file; print each once.
     ///
-    /// mqtt://: subscribes and prints each message as it arrives. clipboard:
+    /// mqtt(s)://: subscribes and prints each message as it arrives; one
+    /// redelivered after a reconnect (an id seen before) is not printed
+    /// again. `-`: stdin, read once. clipboard:
     /// finds every envelope in the pasted text (chatter, code fences and >
     /// quotes around them are fine); --watch keeps reading and prints each new
     /// one. file:PATH: the same for a file; --follow waits for more.
@@ -563,7 +570,7 @@ pub struct SendArgs {
     pub path: Option<PathBuf>,
 
     /// Destination: file:PATH (appends), http(s)://HOST/PATH (POST),
-    /// mqtt://HOST[/TOPIC], clipboard (all messages, ready to paste),
+    /// mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste),
     /// email:ADDRESS (with --out or --smtp), or - for stdout.
     #[arg(long, value_name = "URI")]
     pub via: String,
@@ -601,8 +608,8 @@ pub struct SendArgs {
 
 #[derive(Debug, Args)]
 pub struct RecvArgs {
-    /// Source: mqtt://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards
-    /// allowed), clipboard, or file:PATH.
+    /// Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards
+    /// allowed), clipboard, file:PATH, or - (stdin).
     #[arg(long, value_name = "URI")]
     pub via: String,
 
@@ -667,7 +674,7 @@ impl ListenArgs {
 
 #[derive(Debug, Args)]
 pub struct DirectoryArgs {
-    /// The broker: mqtt://[user:pass@]host[:port].
+    /// The broker: mqtt(s)://[user:pass@]host[:port].
     #[arg(long, value_name = "URI")]
     pub via: String,
 
@@ -681,11 +688,11 @@ pub struct DirectoryArgs {
 
 #[derive(Debug, Args)]
 pub struct RelayArgs {
-    /// Source: clipboard, file:PATH, mqtt://HOST[:PORT]/FILTER, or - (stdin).
+    /// Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, or - (stdin).
     #[arg(long, value_name = "URI")]
     pub from: String,
 
-    /// Destination: file:PATH, http(s)://…, mqtt://HOST/TOPIC, clipboard, or - (stdout).
+    /// Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout).
     #[arg(long, value_name = "URI")]
     pub to: String,
 
@@ -707,7 +714,7 @@ pub struct RequestArgs {
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
 
-    /// The broker: mqtt://[user:pass@]host[:port][/topic].
+    /// The broker: mqtt(s)://[user:pass@]host[:port][/topic].
     #[arg(long, value_name = "URI")]
     pub via: String,
 

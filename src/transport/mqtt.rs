@@ -175,9 +175,19 @@ fn refusal(uri: &MqttUri, ack: &rumqttc::ConnAck) -> TransportError {
 }
 
 fn failure(uri: &MqttUri, why: impl std::fmt::Display) -> TransportError {
+    let why = why.to_string();
+    let hint = if why.contains("UnknownIssuer") {
+        " (the broker's certificate is signed by a CA aiproto does not trust: give that CA with --cafile PEM)"
+    } else if why.contains("CaUsedAsEndEntity") {
+        " (the broker presents a CA certificate as its own, as `openssl req -x509` makes by default: give it a server certificate signed by that CA, and the CA to --cafile)"
+    } else if why.contains("NotValidForName") {
+        " (the broker's certificate does not name this host: connect by a name it carries)"
+    } else {
+        ""
+    };
     TransportError::Http {
         url: uri.describe(),
-        why: why.to_string(),
+        why: format!("{why}{hint}"),
     }
 }
 

@@ -819,3 +819,94 @@ fn the_directory_answers_discovery_queries_with_the_matching_advertisements() {
     assert_eq!(events.len(), 3, "{events:?}");
     assert_eq!(events[2]["answered"]["capabilities"], 1);
 }
+
+/// A private CA and a server certificate for 127.0.0.1 signed by it, as PEM
+/// files in `dir`: (CA, server certificate, server key).
+fn test_certificates(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "aiproto test CA");
+    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let mut params = CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()]).unwrap();
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "127.0.0.1");
+    let cert = params.signed_by(&key, &ca).unwrap();
+    let files = [
+        dir.join("ca.pem"),
+        dir.join("server.pem"),
+        dir.join("server.key"),
+    ];
+    for (path, pem) in files
+        .iter()
+        .zip([ca.pem(), cert.pem(), key.serialize_pem()])
+    {
+        std::fs::write(path, pem).unwrap();
+    }
+    files
+}
+
+/// mqtts:// against Mosquitto with a TLS listener whose certificate a
+/// private CA signed: trusted with --cafile, refused (exit 3) without.
+#[test]
+fn mqtts_with_a_private_ca() {
+    let Some(binary) = mosquitto("mqtts_with_a_private_ca") else {
+        return;
+    };
+    let h = home();
+    let port = free_port();
+    let [ca, cert, key] = test_certificates(h.path());
+    let conf = h.path().join("mosquitto.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "listener {port} 127.0.0.1\nallow_anonymous true\nuser root\ncafile {}\ncertfile {}\nkeyfile {}\n",
+            ca.display(),
+            cert.display(),
+            key.display()
+        ),
+    )
+    .unwrap();
+    let _broker = start_mosquitto(binary, &conf, port);
+    let uri = format!("mqtts://127.0.0.1:{port}/tls/inbox");
+    let ca = ca.to_str().unwrap();
+    let mut recv = aiproto_child(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            &uri,
+            "--cafile",
+            ca,
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+        ],
+    );
+    wait_for(&mut recv, "subscribed");
+    aiproto(h.path())
+        .args(["send", "--via", &uri, "--cafile", ca])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let out = recv.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("[[CLAUDE→CHATGPT v1]]"));
+    aiproto(h.path())
+        .args(["send", "--via", &uri])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("certificate"));
+    aiproto(h.path())
+        .args(["send", "--via", &uri, "--cafile", "/nonexistent/ca.pem"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("/nonexistent/ca.pem"));
+}
