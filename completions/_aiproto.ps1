@@ -315,7 +315,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;recv' {
-            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, file:PATH, or - (stdin)')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'More topic filters on the same broker')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this many seconds; with --count, not reaching it by then exits 4')
@@ -355,7 +355,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;relay' {
-            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, or - (stdin)')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, http://ADDR:PORT (listen), or - (stdin)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout)')
             [CompletionResult]::new('--convert-to', '--convert-to', [CompletionResultType]::ParameterName, 'Convert each message on the way, NAME[@VERSION] (losses on stderr)')
             [CompletionResult]::new('--relay-id', '--relay-id', [CompletionResultType]::ParameterName, 'The name this relay writes in `meta: audit` hops')

@@ -292,7 +292,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;recv'= {
-            cand --via 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, file:PATH, or - (stdin)'
+            cand --via 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin)'
             cand --filter 'More topic filters on the same broker'
             cand --count 'Stop after N messages'
             cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
@@ -330,7 +330,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;relay'= {
-            cand --from 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, or - (stdin)'
+            cand --from 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, http://ADDR:PORT (listen), or - (stdin)'
             cand --to 'Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout)'
             cand --convert-to 'Convert each message on the way, NAME[@VERSION] (losses on stderr)'
             cand --relay-id 'The name this relay writes in `meta: audit` hops'

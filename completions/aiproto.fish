@@ -240,7 +240,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l via -d 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), clipboard, file:PATH, or - (stdin)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l via -d 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l filter -d 'More topic filters on the same broker' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l count -d 'Stop after N messages' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
@@ -272,7 +272,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s q -l quiet -
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l from -d 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, or - (stdin)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l from -d 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, http://ADDR:PORT (listen), or - (stdin)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l to -d 'Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l convert-to -d 'Convert each message on the way, NAME[@VERSION] (losses on stderr)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l relay-id -d 'The name this relay writes in `meta: audit` hops' -r

@@ -130,7 +130,8 @@ pub enum Command {
     ///
     /// mqtt(s)://: subscribes and prints each message as it arrives; one
     /// redelivered after a reconnect (an id seen before) is not printed
-    /// again. `-`: stdin, read once. clipboard:
+    /// again. http://ADDR:PORT: listens as `serve` does and prints each
+    /// message POSTed. `-`: stdin, read once. clipboard:
     /// finds every envelope in the pasted text (chatter, code fences and >
     /// quotes around them are fine); --watch keeps reading and prints each new
     /// one. file:PATH: the same for a file; --follow waits for more.
@@ -609,7 +610,7 @@ pub struct SendArgs {
 #[derive(Debug, Args)]
 pub struct RecvArgs {
     /// Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards
-    /// allowed), clipboard, file:PATH, or - (stdin).
+    /// allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin).
     #[arg(long, value_name = "URI")]
     pub via: String,
 
@@ -688,7 +689,8 @@ pub struct DirectoryArgs {
 
 #[derive(Debug, Args)]
 pub struct RelayArgs {
-    /// Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, or - (stdin).
+    /// Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER,
+    /// http://ADDR:PORT (listen), or - (stdin).
     #[arg(long, value_name = "URI")]
     pub from: String,
 
@@ -876,7 +878,7 @@ pub struct ServeArgs {
     pub exec: Option<String>,
 
     /// The largest request body accepted.
-    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
     pub max_bytes: usize,
 
     /// Requests per second allowed (beyond: 429 E-RATE).

@@ -36,6 +36,7 @@ impl SendArgs {
                 smtp: self.smtp.clone(),
                 from: self.mail_from.clone(),
             },
+            ..Settings::default()
         }
     }
 }

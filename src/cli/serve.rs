@@ -4,8 +4,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::args::{GlobalArgs, ServeArgs};
+use super::endpoints::failure;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::transport::server::{self, ServeOptions};
+use crate::transport::http::HttpTransport;
+use crate::transport::server::ServeOptions;
+use crate::transport::{Answer, Listen, Transport};
 
 pub fn run(args: &ServeArgs, g: &GlobalArgs) -> CmdResult {
     let stop = Arc::new(AtomicBool::new(false));
@@ -13,20 +16,25 @@ pub fn run(args: &ServeArgs, g: &GlobalArgs) -> CmdResult {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
     }
-    let options = ServeOptions {
-        inbox: args.inbox.clone(),
-        exec: args.exec.clone(),
-        max_bytes: args.max_bytes,
-        rate: args.rate,
+    let mut transport = HttpTransport {
+        url: format!("http://{}", args.listen),
+        serve: ServeOptions {
+            inbox: args.inbox.clone(),
+            exec: args.exec.clone(),
+            max_bytes: args.max_bytes,
+            rate: args.rate,
+        },
     };
-    let quiet = g.quiet;
-    server::serve(&args.listen, &options, stop, |addr| {
-        if !quiet {
-            eprintln!("aiproto: listening on http://{addr} (POST /crosstalk/receive, /hsp)");
-        }
-    })
-    .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
-    if !quiet {
+    let listen = Listen {
+        quiet: g.quiet,
+        stop,
+        ..Listen::default()
+    };
+    // The server stores and answers each message itself; nothing more to do with it.
+    transport
+        .receive(&listen, &mut |_| Ok(Answer::default()))
+        .map_err(failure)?;
+    if !g.quiet {
         eprintln!("aiproto: stopped");
     }
     Ok(ExitStatus::Ok)

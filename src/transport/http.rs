@@ -1,12 +1,16 @@
-//! HTTP client side: POST a message to a URL and return the reply.
+//! HTTP: sending POSTs each message to a URL and hands on the reply;
+//! receiving runs the server of [`super::server`] on the URL's address.
 
 use std::time::Duration;
 
-use super::{Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
+use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Transport, TransportError, server};
 
-/// `http://…` or `https://…`: each message POSTed on its own.
+/// `http://…` or `https://…`: each message POSTed on its own; receiving
+/// listens on the URL's address.
 pub struct HttpTransport {
     pub url: String,
+    /// How the server behaves when receiving.
+    pub serve: server::ServeOptions,
 }
 
 impl Transport for HttpTransport {
@@ -41,15 +45,60 @@ impl Transport for HttpTransport {
         Ok(())
     }
 
+    /// Listens on the URL's address (as `aiproto serve` does: POST
+    /// /crosstalk/receive or /hsp, each valid message answered with its ACK)
+    /// and hands on each message POSTed.
     fn receive(
         &mut self,
-        _listen: &Listen,
-        _on_arrival: &mut OnArrival<'_>,
+        listen: &Listen,
+        on_arrival: &mut OnArrival<'_>,
     ) -> Result<Ended, TransportError> {
-        Err(TransportError::CannotReceive(
-            self.url.clone(),
-            ": an HTTP URL is sent to; `aiproto serve --listen ADDR:PORT` receives",
-        ))
+        let Some(address) = self.url.strip_prefix("http://") else {
+            return Err(TransportError::CannotReceive(
+                self.url.clone(),
+                ": aiproto listens on http:// only (put a TLS proxy in front)",
+            ));
+        };
+        let address = address.split('/').next().unwrap_or_default().to_string();
+        let until = server::Until {
+            stop: std::sync::Arc::clone(&listen.stop),
+            deadline: listen.timeout.map(|t| std::time::Instant::now() + t),
+        };
+        let quiet = listen.quiet;
+        let served = server::serve(
+            &address,
+            &self.serve,
+            &until,
+            !quiet,
+            |addr| {
+                if !quiet {
+                    eprintln!(
+                        "aiproto: listening on http://{addr} (POST /crosstalk/receive, /hsp)"
+                    );
+                }
+            },
+            &mut |_found, text| {
+                let origin = format!("http://{address}");
+                let answer = on_arrival(Arrival {
+                    origin: &origin,
+                    topic: None,
+                    text,
+                    snapshot: false,
+                })?;
+                Ok(answer.stop)
+            },
+        );
+        match served {
+            Ok(server::Served::Stopped) => Ok(Ended::Stopped),
+            Ok(server::Served::Timeout) => Ok(Ended::Timeout),
+            Err(e) => match e.downcast::<std::io::Error>() {
+                Ok(io) => Err(TransportError::Http {
+                    url: self.url.clone(),
+                    why: io.to_string(),
+                }),
+                Err(e) => Err(TransportError::Handler(e)),
+            },
+        }
     }
 }
 

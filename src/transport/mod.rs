@@ -1,13 +1,13 @@
 //! One shape for every transport: a URI names an [`Endpoint`], and
 //! [`open`] gives the [`Transport`] that sends messages to it and receives
 //! messages from it. `send`, `recv`, `relay`, `request` and `directory` all
-//! go through it; `serve` is the HTTP server side (see [`server`]).
+//! go through it, and so does `serve` (receiving from `http://ADDR`).
 //!
 //! | URI                         | sends                         | receives                      |
 //! |-----------------------------|-------------------------------|-------------------------------|
 //! | `-`                         | stdout                        | stdin, read once              |
 //! | `file:PATH`                 | appends (locked)              | the file, or `--follow` it    |
-//! | `http(s)://…`               | POST, prints the reply        | — (`aiproto serve`)           |
+//! | `http(s)://…`               | POST, prints the reply        | listens on `http://ADDR:PORT` |
 //! | `mqtt(s)://…/TOPIC`         | publishes (QoS 0/1/2)         | subscribes to topic filters   |
 //! | `clipboard`                 | all messages, one paste       | the clipboard, or `--watch` it|
 //! | `email:ADDRESS`             | a mail per message            | —                             |
@@ -56,6 +56,8 @@ pub struct Settings {
     pub ca_file: Option<PathBuf>,
     /// email: how a mail leaves.
     pub mail: email::Delivery,
+    /// http: how the server behaves when receiving (inbox, handler, limits).
+    pub serve: server::ServeOptions,
 }
 
 /// Why a transport could not be used.
@@ -177,8 +179,10 @@ pub struct Listen {
     pub filters: Vec<String>,
     /// Published once the subscription stands (`request`).
     pub first: Vec<(String, Vec<u8>)>,
-    /// No "subscribed" line on stderr.
+    /// No "subscribed" or "listening" line on stderr.
     pub quiet: bool,
+    /// Set (by a signal handler) to stop an HTTP listener between requests.
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Something that came in.
@@ -240,7 +244,10 @@ pub fn open(endpoint: Endpoint, settings: Settings) -> Box<dyn Transport> {
     match endpoint {
         Endpoint::Stdio => Box::new(stdio::Stdio),
         Endpoint::File(path) => Box::new(file::FileTransport { path }),
-        Endpoint::Http(url) => Box::new(http::HttpTransport { url }),
+        Endpoint::Http(url) => Box::new(http::HttpTransport {
+            url,
+            serve: settings.serve,
+        }),
         Endpoint::Mqtt(uri) => Box::new(mqtt::MqttTransport { uri, settings }),
         Endpoint::Clipboard => Box::new(clipboard::ClipboardTransport),
         Endpoint::Email(address) => Box::new(email::EmailTransport {

@@ -1,6 +1,8 @@
 //! The receiving side of the HTTP binding: `POST /crosstalk/receive` (and
-//! `/hsp`) are validated, stored atomically in an inbox, and answered with
-//! an ACK, the reply of an `--exec` handler, or an ERROR with its status.
+//! `/hsp`) are validated, stored atomically in an inbox, handed to the
+//! receiver, and answered with an ACK, the reply of an `--exec` handler, or
+//! an ERROR with its status. `aiproto serve`, and `recv`/`relay` from an
+//! `http://` URI (see [`super::http`]), run it.
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -17,6 +19,9 @@ use crate::protocols::hsp;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value};
 use crate::reader::Document;
 
+/// The largest request body accepted by default.
+pub const MAX_BYTES: usize = 1024 * 1024;
+
 /// How the server behaves.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
@@ -29,6 +34,34 @@ pub struct ServeOptions {
     pub rate: Option<u32>,
 }
 
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            inbox: None,
+            exec: None,
+            max_bytes: MAX_BYTES,
+            rate: None,
+        }
+    }
+}
+
+/// Until when the server runs: `stop` set (a signal, the receiver), or the deadline.
+pub struct Until {
+    pub stop: Arc<AtomicBool>,
+    pub deadline: Option<Instant>,
+}
+
+/// How serving ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Served {
+    Stopped,
+    Timeout,
+}
+
+/// The receiver of each valid message (after the inbox and the handler);
+/// `Ok(true)` stops the server once this request is answered.
+pub type OnMessage<'h> = dyn FnMut(&Found, &str) -> anyhow::Result<bool> + 'h;
+
 /// What the server answered, for the log line.
 struct Answer {
     status: u16,
@@ -36,14 +69,18 @@ struct Answer {
     body: String,
 }
 
-/// Serves until `stop` is set (SIGINT/SIGTERM), one request at a time, so
-/// that nothing is half-written when it stops. `ready` is told the bound address.
+/// Serves until `until` says stop, one request at a time, so that nothing
+/// is half-written when it stops. `ready` is told the bound address; `log`
+/// prints a line per request on stderr. A receiver that fails gets its
+/// request answered 502 and ends the server with its error.
 pub fn serve(
     listen: &str,
     options: &ServeOptions,
-    stop: Arc<AtomicBool>,
+    until: &Until,
+    log: bool,
     ready: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
+    on_message: &mut OnMessage<'_>,
+) -> anyhow::Result<Served> {
     let server = tiny_http::Server::http(listen)
         .map_err(|e| std::io::Error::other(format!("cannot listen on {listen}: {e}")))?;
     let addr = server
@@ -52,12 +89,22 @@ pub fn serve(
         .ok_or_else(|| std::io::Error::other("not an IP listener"))?;
     ready(addr);
     let mut bucket = options.rate.map(|r| (f64::from(r), Instant::now()));
-    while !stop.load(Ordering::SeqCst) {
+    let mut receiver = Receiver {
+        on_message,
+        stop: false,
+        failed: None,
+    };
+    while !until.stop.load(Ordering::SeqCst) && !receiver.stop {
+        if until.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(Served::Timeout);
+        }
         let Some(mut request) = server.recv_timeout(Duration::from_millis(100))? else {
             continue;
         };
-        let answer = handle(&mut request, options, &mut bucket);
-        eprintln!("{} {} → {}", request.method(), request.url(), answer.status);
+        let answer = handle(&mut request, options, &mut bucket, &mut receiver);
+        if log {
+            eprintln!("{} {} → {}", request.method(), request.url(), answer.status);
+        }
         let header =
             tiny_http::Header::from_bytes(&b"Content-Type"[..], answer.content_type.as_bytes())
                 .map_err(|()| std::io::Error::other("bad header"))?;
@@ -66,14 +113,25 @@ pub fn serve(
             .with_header(header);
         // A client that went away is its own problem, not the server's.
         let _ = request.respond(response);
+        if let Some(e) = receiver.failed.take() {
+            return Err(e);
+        }
     }
-    Ok(())
+    Ok(Served::Stopped)
+}
+
+/// The receiver and what it said.
+struct Receiver<'r, 'h> {
+    on_message: &'r mut OnMessage<'h>,
+    stop: bool,
+    failed: Option<anyhow::Error>,
 }
 
 fn handle(
     request: &mut tiny_http::Request,
     options: &ServeOptions,
     bucket: &mut Option<(f64, Instant)>,
+    receiver: &mut Receiver<'_, '_>,
 ) -> Answer {
     let path = request.url().split('?').next().unwrap_or("").to_string();
     let protocol = match path.as_str() {
@@ -207,6 +265,20 @@ fn handle(
                 }
             },
             None => replies.push(ack(found)),
+        }
+        match (receiver.on_message)(found, &rendered) {
+            Ok(stop) => receiver.stop |= stop,
+            Err(e) => {
+                let answer = error(
+                    protocol,
+                    502,
+                    "E-ROUTE",
+                    &format!("the receiver failed: {e:#}"),
+                    Some(found),
+                );
+                receiver.failed = Some(e);
+                return answer;
+            }
         }
     }
     let content_type = if protocol == Protocol::Crosstalk {

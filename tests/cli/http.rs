@@ -15,14 +15,21 @@ struct Server {
 
 impl Server {
     fn start(home: &std::path::Path, extra: &[&str]) -> Server {
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+        args.extend(extra);
+        Server::run(home, &args)
+    }
+
+    /// Any command that listens on HTTP and says where on its first stderr line.
+    fn run(home: &std::path::Path, args: &[&str]) -> Server {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(extra)
+            .args(args)
             .env("AIPROTO_HOME", home)
             .current_dir(home)
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("serve starts");
+            .expect("the listener starts");
         let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
         let mut line = String::new();
         stderr.read_line(&mut line).expect("the listening line");
@@ -172,4 +179,55 @@ fn an_unreachable_peer_is_a_transport_failure() {
         .assert()
         .code(3)
         .stderr(predicate::str::contains("127.0.0.1:9"));
+}
+
+/// `recv --via http://ADDR` listens as `serve` does: each POSTed message is
+/// acknowledged to its sender and printed once; `--count` ends it.
+#[test]
+fn recv_listens_on_an_http_address() {
+    let h = home();
+    let mut listener = Server::run(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            "http://127.0.0.1:0",
+            "--count",
+            "2",
+            "--timeout",
+            "20",
+            "--format",
+            "json",
+        ],
+    );
+    aiproto(h.path())
+        .args([
+            "send",
+            "--via",
+            &format!("{}/crosstalk/receive", listener.url),
+        ])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("intent: ACK"));
+    aiproto(h.path())
+        .args(["send", "--via", &format!("{}/hsp", listener.url)])
+        .arg(repo("examples/hsp/valid/0.1/belief.json"))
+        .assert()
+        .code(0);
+    let status = listener.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut listener.child.stdout.take().unwrap(), &mut out).unwrap();
+    let lines = super::json_lines(out.as_bytes());
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["protocol"], "crosstalk");
+    assert_eq!(lines[0]["message"], REQUEST);
+    assert_eq!(lines[1]["protocol"], "hsp");
+    assert!(
+        lines[1]["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+    );
 }
