@@ -92,7 +92,7 @@ impl Transport for HttpTransport {
             Ok(server::Served::Stopped) => Ok(Ended::Stopped),
             Ok(server::Served::Timeout) => Ok(Ended::Timeout),
             Err(e) => match e.downcast::<std::io::Error>() {
-                Ok(io) => Err(TransportError::Http {
+                Ok(io) => Err(TransportError::Peer {
                     url: self.url.clone(),
                     why: io.to_string(),
                 }),
@@ -113,7 +113,7 @@ pub fn post(url: &str, body: &str, content_type: &str) -> Result<(u16, String), 
         .post(url)
         .header("Content-Type", content_type)
         .send(body)
-        .map_err(|e| TransportError::Http {
+        .map_err(|e| TransportError::Peer {
             url: url.to_string(),
             why: e.to_string(),
         })?;
@@ -123,7 +123,7 @@ pub fn post(url: &str, body: &str, content_type: &str) -> Result<(u16, String), 
         .with_config()
         .limit(16 * 1024 * 1024)
         .read_to_string()
-        .map_err(|e| TransportError::Http {
+        .map_err(|e| TransportError::Peer {
             url: url.to_string(),
             why: format!("reading the reply: {e}"),
         })?;

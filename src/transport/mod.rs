@@ -70,7 +70,8 @@ pub enum TransportError {
     #[error("{0} cannot be received from{1}")]
     CannotReceive(String, &'static str),
     #[error("{url}: {why}")]
-    Http { url: String, why: String },
+    /// The peer or the network failed (a refused connection, a TLS error, a timeout).
+    Peer { url: String, why: String },
     #[error("{url} answered HTTP {status}")]
     Status {
         url: String,
@@ -138,7 +139,7 @@ impl std::str::FromStr for Endpoint {
         if uri.starts_with("mqtt://") || uri.starts_with("mqtts://") {
             return mqtt::MqttUri::parse(uri)
                 .map(Endpoint::Mqtt)
-                .map_err(|why| TransportError::Http {
+                .map_err(|why| TransportError::Peer {
                     url: uri.to_string(),
                     why,
                 });

@@ -185,7 +185,7 @@ fn failure(uri: &MqttUri, why: impl std::fmt::Display) -> TransportError {
     } else {
         ""
     };
-    TransportError::Http {
+    TransportError::Peer {
         url: uri.describe(),
         why: format!("{why}{hint}"),
     }
