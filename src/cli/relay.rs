@@ -44,6 +44,7 @@ impl Relay<'_> {
         let mut text = received.to_string();
         if let Some(target) = self.args.convert_to {
             let Some(converted) = convert::convert(found, target, WriteOptions::default()) else {
+                self.not_relayed(source, found.line, "it cannot be converted");
                 return Ok(());
             };
             for loss in &converted.losses {
@@ -68,6 +69,7 @@ impl Relay<'_> {
             &ReadOptions::default(),
         );
         let Some(found) = doc.messages.first() else {
+            self.not_relayed(source, 1, "its new form cannot be read back");
             return Ok(());
         };
         self.destination
@@ -75,6 +77,12 @@ impl Relay<'_> {
             .map_err(failure)?;
         self.forwarded += 1;
         Ok(())
+    }
+
+    /// Says why a message is not relayed, and counts it.
+    fn not_relayed(&mut self, source: &str, line: usize, why: &str) {
+        eprintln!("aiproto: warning: {source}:{line}: message not relayed: {why}");
+        self.skipped += 1;
     }
 
     /// The envelope with this relay's hop, or as it is when it cannot take one.
