@@ -8,11 +8,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use std::time::{Duration, Instant};
-
 use arboard::{Clipboard, SetExtLinux};
 
-use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
+use super::{Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
 
 /// The hidden subcommand the holder process runs.
 pub const HOLD_COMMAND: &str = "clipboard-hold";
@@ -34,9 +32,6 @@ fn open() -> Result<Clipboard, ClipboardError> {
     Clipboard::new().map_err(|e| ClipboardError::Unavailable(e.to_string()))
 }
 
-/// How often a watched clipboard is read again.
-const POLL: Duration = Duration::from_millis(200);
-
 /// `clipboard`.
 pub struct ClipboardTransport;
 
@@ -47,8 +42,7 @@ impl Transport for ClipboardTransport {
         messages: &[Outgoing<'_>],
         _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError> {
-        let texts: Vec<String> = messages.iter().map(|m| m.text.clone()).collect();
-        copy(&super::join_messages(&texts)).map_err(Into::into)
+        copy(&super::joined(messages)).map_err(Into::into)
     }
 
     /// The clipboard's text; with `keep_reading`, again each time it changes.
@@ -57,34 +51,12 @@ impl Transport for ClipboardTransport {
         listen: &Listen,
         on_arrival: &mut OnArrival<'_>,
     ) -> Result<Ended, TransportError> {
-        let deadline = listen.timeout.map(|t| Instant::now() + t);
-        let mut last: Option<String> = None;
-        loop {
-            let text = match paste() {
-                Ok(text) => Some(text),
-                Err(ClipboardError::Empty) => None,
-                Err(e) => return Err(e.into()),
-            };
-            if let Some(text) = text.filter(|t| last.as_ref() != Some(t)) {
-                let answer = on_arrival(Arrival {
-                    origin: "<clipboard>",
-                    topic: None,
-                    text: &text,
-                    snapshot: true,
-                })
-                .map_err(TransportError::Handler)?;
-                if answer.stop {
-                    return Ok(Ended::Stopped);
-                }
-                last = Some(text);
-            }
-            if !listen.keep_reading {
-                return Ok(Ended::Exhausted);
-            }
-            if !super::wait_for_more(deadline, POLL) {
-                return Ok(Ended::Timeout);
-            }
-        }
+        let read = || match paste() {
+            Ok(text) => Ok(Some(text)),
+            Err(ClipboardError::Empty) => Ok(None),
+            Err(e) => Err(e.into()),
+        };
+        super::poll_snapshots("<clipboard>", listen, read, on_arrival)
     }
 }
 

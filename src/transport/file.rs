@@ -4,13 +4,9 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
+use super::{Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
 use crate::input::{Input, InputError};
-
-/// How often a followed file is read again.
-const POLL: Duration = Duration::from_millis(200);
 
 /// `file:PATH`.
 pub struct FileTransport {
@@ -41,40 +37,17 @@ impl Transport for FileTransport {
         listen: &Listen,
         on_arrival: &mut OnArrival<'_>,
     ) -> Result<Ended, TransportError> {
-        let deadline = listen.timeout.map(|t| Instant::now() + t);
         let input = Input::File(self.path.clone());
-        let name = input.name();
-        let mut last: Option<String> = None;
-        loop {
-            let text = match input.read() {
-                Ok(source) => Some(source.text),
-                Err(InputError::Io { error, .. })
-                    if listen.keep_reading && error.kind() == std::io::ErrorKind::NotFound =>
-                {
-                    None
-                }
-                Err(e) => return Err(e.into()),
-            };
-            if let Some(text) = text.filter(|t| last.as_ref() != Some(t)) {
-                let answer = on_arrival(Arrival {
-                    origin: &name,
-                    topic: None,
-                    text: &text,
-                    snapshot: true,
-                })
-                .map_err(TransportError::Handler)?;
-                if answer.stop {
-                    return Ok(Ended::Stopped);
-                }
-                last = Some(text);
+        let read = || match input.read() {
+            Ok(source) => Ok(Some(source.text)),
+            Err(InputError::Io { error, .. })
+                if listen.keep_reading && error.kind() == std::io::ErrorKind::NotFound =>
+            {
+                Ok(None)
             }
-            if !listen.keep_reading {
-                return Ok(Ended::Exhausted);
-            }
-            if !super::wait_for_more(deadline, POLL) {
-                return Ok(Ended::Timeout);
-            }
-        }
+            Err(e) => Err(e.into()),
+        };
+        super::poll_snapshots(&input.name(), listen, read, on_arrival)
     }
 }
 

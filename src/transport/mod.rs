@@ -112,7 +112,9 @@ impl TransportError {
             TransportError::Unsupported(_)
                 | TransportError::CannotReceive(..)
                 | TransportError::NoTopic
-                | TransportError::Email(email::EmailError::Address(_))
+                | TransportError::Email(
+                    email::EmailError::Address(_) | email::EmailError::Build(_)
+                )
                 | TransportError::EmailHow(_)
                 | TransportError::EmailOneFile(_)
                 | TransportError::Input(_)
@@ -271,18 +273,49 @@ pub fn join_messages(texts: &[String]) -> String {
     out
 }
 
-/// Sleeps one polling interval unless `deadline` comes first; false when it has passed.
-fn wait_for_more(deadline: Option<std::time::Instant>, poll: Duration) -> bool {
-    let now = std::time::Instant::now();
-    match deadline {
-        Some(d) if now >= d => false,
-        Some(d) => {
-            std::thread::sleep(poll.min(d - now));
-            true
+/// How often a watched clipboard or followed file is read again.
+const POLL: Duration = Duration::from_millis(200);
+
+/// The messages' texts as one, as [`join_messages`] does.
+fn joined(messages: &[Outgoing<'_>]) -> String {
+    let texts: Vec<String> = messages.iter().map(|m| m.text.clone()).collect();
+    join_messages(&texts)
+}
+
+/// Receiving from a source read whole (a clipboard, a file): `read` gives
+/// its current text (`None`: nothing yet), handed on as a snapshot each
+/// time it changes; once, or with `listen.keep_reading` until the receiver
+/// says stop or the timeout passes.
+fn poll_snapshots(
+    origin: &str,
+    listen: &Listen,
+    mut read: impl FnMut() -> Result<Option<String>, TransportError>,
+    on_arrival: &mut OnArrival<'_>,
+) -> Result<Ended, TransportError> {
+    let deadline = listen.timeout.map(|t| std::time::Instant::now() + t);
+    let mut last: Option<String> = None;
+    loop {
+        if let Some(text) = read()?.filter(|t| last.as_ref() != Some(t)) {
+            let answer = on_arrival(Arrival {
+                origin,
+                topic: None,
+                text: &text,
+                snapshot: true,
+            })
+            .map_err(TransportError::Handler)?;
+            if answer.stop {
+                return Ok(Ended::Stopped);
+            }
+            last = Some(text);
         }
-        None => {
-            std::thread::sleep(poll);
-            true
+        if !listen.keep_reading {
+            return Ok(Ended::Exhausted);
+        }
+        let now = std::time::Instant::now();
+        match deadline {
+            Some(d) if now >= d => return Ok(Ended::Timeout),
+            Some(d) => std::thread::sleep(POLL.min(d - now)),
+            None => std::thread::sleep(POLL),
         }
     }
 }

@@ -12,9 +12,8 @@ impl Transport for Stdio {
         messages: &[Outgoing<'_>],
         _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError> {
-        let texts: Vec<String> = messages.iter().map(|m| m.text.clone()).collect();
         let mut out = std::io::stdout().lock();
-        out.write_all(super::join_messages(&texts).as_bytes())
+        out.write_all(super::joined(messages).as_bytes())
             .and_then(|()| out.flush())
             .map_err(|source| TransportError::Io {
                 path: "<stdout>".into(),
