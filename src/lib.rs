@@ -5,6 +5,7 @@
 //! shared [`model::Message`]. The command line in [`cli`] is a thin layer
 //! over this library; [`run`] is the whole program.
 
+pub mod chars;
 pub mod cli;
 pub mod config;
 pub mod convert;
@@ -17,6 +18,8 @@ pub mod model;
 pub mod output;
 pub mod parallel;
 pub mod poll;
+#[cfg(test)]
+pub mod proptest_config;
 pub mod protocols;
 pub mod reader;
 pub mod sign;

@@ -1,6 +1,8 @@
 //! Reads one input into its messages: decode, detect the protocol (or use
 //! the one forced by `--protocol`), parse and check.
 
+use crate::chars;
+use crate::diag::{Diagnostic, Pos};
 use crate::input::{Input, InputError, Source};
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 
@@ -13,17 +15,34 @@ pub struct Document {
 
 impl Document {
     /// Reads a source text that is already in memory.
+    /// A byte-order mark at the start is dropped (editors and some
+    /// clipboards add one) and reported on the first message as `INPUT-BOM`.
     pub fn from_source(
-        source: Source,
+        mut source: Source,
         forced: Option<ProtocolSpec>,
         options: &ReadOptions,
     ) -> Document {
+        let bom = source.text.starts_with(chars::BOM);
+        if bom {
+            source.text.drain(..chars::BOM.len_utf8());
+        }
         let protocol = forced
             .map(|s| s.protocol)
             .or_else(|| Protocol::detect(&source.text));
-        let messages = protocol
+        let mut messages = protocol
             .map(|p| p.read(&source.text, options))
             .unwrap_or_default();
+        if let Some(first) = messages.first_mut().filter(|_| bom) {
+            first.diagnostics.insert(
+                0,
+                Diagnostic::warning(
+                    "INPUT-BOM",
+                    "the input starts with a byte-order mark (U+FEFF), which was ignored",
+                )
+                .at(Pos::new(1, 1), 1)
+                .with_hint("save the file as UTF-8 without a BOM"),
+            );
+        }
         Document { source, messages }
     }
 }

@@ -208,7 +208,7 @@ fn check(text: &str, protocol: Protocol) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(crate::proptest_config::config(128))]
 
     #[test]
     fn crosstalk_1_1_round_trips(text in crosstalk_1_1()) {

@@ -5,23 +5,53 @@
 //! the quote or indentation prefix of its header line stripped from every
 //! line, and each line's place in the source kept for diagnostics.
 
+use std::borrow::Cow;
+
+use super::repair::{self, Repairs};
+use crate::diag::Pos;
+
 /// One source line of an envelope, with the prefix removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line<'a> {
-    /// The line's text after the prefix, without its line end.
-    pub text: &'a str,
+    /// The line's text after the prefix, without its line end (for the
+    /// header and `[[END]]` lines: cleaned, see [`repair`]).
+    pub text: Cow<'a, str>,
     /// 1-based line number in the source.
     pub number: usize,
     /// How many characters of prefix were stripped (so column = indent + 1 + offset).
     pub indent: usize,
+    /// Where characters were removed from `text` by a repair ([`repair::shift`]).
+    pub removed: Vec<usize>,
+}
+
+impl<'a> Line<'a> {
+    /// A line as it stands in the source.
+    pub fn plain(text: &'a str, number: usize, indent: usize) -> Self {
+        Line {
+            text: Cow::Borrowed(text),
+            number,
+            indent,
+            removed: Vec::new(),
+        }
+    }
+
+    /// The source position of the character at `offset` (in chars) of `text`.
+    pub fn pos(&self, offset: usize) -> Pos {
+        Pos::new(
+            self.number,
+            self.indent + offset + repair::shift(&self.removed, offset) + 1,
+        )
+    }
 }
 
 /// The lines of one envelope found in a source text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Block<'a> {
     pub lines: Vec<Line<'a>>,
     /// Whether the block ended with its own `[[END]]` line.
     pub terminated: bool,
+    /// What was repaired to find the header line and `[[END]]`.
+    pub repairs: Repairs,
 }
 
 /// Splits a text into lines, accepting `\n` and `\r\n` line ends.
@@ -40,52 +70,120 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let Some(prefix) = header_prefix(lines[i]) else {
+        let Some((prefix, header, repairs)) = header_at(lines[i], i + 1) else {
             i += 1;
             continue;
         };
-        let indent = prefix.chars().count();
         let mut block = Block {
-            lines: vec![Line {
-                text: &lines[i][prefix.len()..],
-                number: i + 1,
-                indent,
-            }],
+            lines: vec![header],
             terminated: false,
+            repairs,
         };
         i += 1;
         while i < lines.len() {
             let Some((text, indent)) = strip_prefix(lines[i], prefix) else {
                 break;
             };
-            if is_header_line(text) || is_fence(text) {
+            if header_view(text, i + 1, indent).is_some() || is_fence(text) {
                 break;
             }
-            block.lines.push(Line {
-                text,
-                number: i + 1,
-                indent,
-            });
-            i += 1;
-            if text.trim_end() == "[[END]]" {
+            if let Some((end, repairs)) = end_view(text, i + 1, indent) {
+                block.lines.push(end);
+                block.repairs.merge(repairs);
                 block.terminated = true;
+                i += 1;
                 break;
             }
+            block.lines.push(Line::plain(text, i + 1, indent));
+            i += 1;
         }
         blocks.push(block);
     }
     blocks
 }
 
-/// If `line` is an envelope header line, the prefix before its `[[`
-/// (quote markers and indentation only).
-fn header_prefix(line: &str) -> Option<&str> {
-    let start = line.find("[[")?;
+/// Whether a source line holds an envelope header line (after any quote
+/// prefix, Markdown or invisible characters).
+pub fn is_header(line: &str) -> bool {
+    header_at(line, 1).is_some()
+}
+
+/// If `line` is an envelope header line: the quote prefix before it (quote
+/// markers and indentation only, stripped from the lines that follow), the
+/// cleaned header line, and what was repaired to read it.
+fn header_at(line: &str, number: usize) -> Option<(&str, Line<'_>, Repairs)> {
+    let start = line.find(|c: char| !matches!(c, '>' | ' ' | '\t'))?;
     let prefix = &line[..start];
-    if !prefix.chars().all(|c| c == '>' || c == ' ' || c == '\t') {
+    let (header, repairs) = header_view(&line[start..], number, prefix.chars().count())?;
+    Some((prefix, header, repairs))
+}
+
+/// Reads `text` (the quote prefix already removed) as a header line.
+fn header_view(text: &str, number: usize, indent: usize) -> Option<(Line<'_>, Repairs)> {
+    if !text.contains("[[") {
         return None;
     }
-    is_header_line(&line[start..]).then_some(prefix)
+    let unwrapped = repair::unwrap_markdown(text);
+    let at = |o: usize| Pos::new(number, indent + unwrapped.before + o + 1);
+    let mut repairs = Repairs::default();
+    let cleaned = repair::clean(unwrapped.inner, true, at, &mut repairs);
+    if !is_header_line(&cleaned.text) {
+        return None;
+    }
+    note_markdown(
+        &mut repairs,
+        unwrapped.what,
+        "header line",
+        Pos::new(number, indent + 1),
+        text,
+    );
+    let line = Line {
+        text: cleaned.text,
+        number,
+        indent: indent + unwrapped.before,
+        removed: cleaned.removed,
+    };
+    Some((line, repairs))
+}
+
+/// Reads `text` as an `[[END]]` line. An indented `[[END]]` is body text.
+fn end_view(text: &str, number: usize, indent: usize) -> Option<(Line<'_>, Repairs)> {
+    if !text.contains("END") {
+        return None;
+    }
+    let unwrapped = repair::unwrap_markdown(text);
+    let at = |o: usize| Pos::new(number, indent + unwrapped.before + o + 1);
+    let mut repairs = Repairs::default();
+    let cleaned = repair::clean(unwrapped.inner, false, at, &mut repairs);
+    if cleaned.text.trim_end() != "[[END]]" {
+        return None;
+    }
+    note_markdown(
+        &mut repairs,
+        unwrapped.what,
+        "[[END]] line",
+        Pos::new(number, indent + 1),
+        text,
+    );
+    let line = Line {
+        text: cleaned.text,
+        number,
+        indent: indent + unwrapped.before,
+        removed: cleaned.removed,
+    };
+    Some((line, repairs))
+}
+
+fn note_markdown(repairs: &mut Repairs, what: Option<&str>, line: &str, at: Pos, text: &str) {
+    if let Some(what) = what {
+        repairs.note(
+            "CT-REPAIR-MARKDOWN",
+            format!("{what} {line}"),
+            at,
+            text.trim_end().chars().count(),
+            format!("{what} around the {line} taken off"),
+        );
+    }
 }
 
 /// Whether a line (prefix already removed) looks like `[[A→B v1]]`. A line
@@ -132,8 +230,8 @@ fn strip_prefix<'a>(line: &'a str, prefix: &str) -> Option<(&'a str, usize)> {
 mod tests {
     use super::*;
 
-    fn texts<'a>(b: &Block<'a>) -> Vec<&'a str> {
-        b.lines.iter().map(|l| l.text).collect()
+    fn texts(b: &Block<'_>) -> Vec<String> {
+        b.lines.iter().map(|l| l.text.to_string()).collect()
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod parse;
 #[cfg(test)]
 mod proptests;
 pub mod render;
+pub mod repair;
 pub mod sig_line;
 
 use chrono::{DateTime, Utc};
@@ -27,11 +28,7 @@ pub use render::{render, render_all};
 
 /// Whether a text holds at least one envelope header line.
 pub fn detect(text: &str) -> bool {
-    text.contains("[[")
-        && extract::source_lines(text).any(|l| {
-            let t = l.trim_start_matches(['>', ' ', '\t']);
-            extract::is_header_line(t)
-        })
+    text.contains("[[") && extract::source_lines(text).any(extract::is_header)
 }
 
 /// Finds, parses and checks every envelope in a text. Each result holds the

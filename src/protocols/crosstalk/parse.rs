@@ -1,8 +1,12 @@
 //! Reads the lines of one envelope (found by `extract`) into an [`Envelope`],
 //! reporting syntax problems with their line and column.
 
+use std::borrow::Cow;
+
 use super::envelope::{Envelope, HEADER_ORDER, Locations};
 use super::extract::{Block, Line};
+use super::repair::{self, Repairs};
+use crate::chars;
 use crate::diag::{Diagnostic, Pos};
 use crate::model::MetaBlock;
 
@@ -31,12 +35,13 @@ enum State {
 
 /// Parses one block of envelope lines.
 pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
-    let first = block.lines[0];
-    let last = block.lines[block.lines.len() - 1];
+    let first = &block.lines[0];
+    let last = &block.lines[block.lines.len() - 1];
     let mut p = Parser {
         env: Envelope::default(),
         loc: Locations::default(),
         diags: Vec::new(),
+        repairs: block.repairs.clone(),
         body_lines: Vec::new(),
         discard_body: false,
         legacy_response: false,
@@ -48,14 +53,16 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
     for (i, line) in rest.iter().enumerate() {
         let is_last = i + 1 == rest.len();
         if is_last && block.terminated {
-            p.loc.end = pos(line, 0);
+            p.loc.end = line.pos(0);
             break;
         }
-        state = p.line(*line, state, rest.get(i + 1));
+        state = p.line(line, state, rest.get(i + 1));
     }
     p.finish_body();
+    p.diags
+        .extend(std::mem::take(&mut p.repairs).into_diagnostics());
     if !block.terminated {
-        let end = pos(&last, last.text.chars().count());
+        let end = last.pos(last.text.chars().count());
         p.loc.end = end;
         p.diags.push(
             Diagnostic::error(
@@ -63,7 +70,10 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
                 "envelope is not closed by an [[END]] line",
             )
             .at(end, 1)
-            .with_hint("add a line holding only [[END]] after the sig: line"),
+            .with_hint(
+                "the envelope was cut off (the chat UI stopped, or the copy missed the end): \
+                 copy the whole reply again, down to its [[END]] line",
+            ),
         );
     }
     // The upstream 1.0 reply shape names no intent: it is an answer, and is
@@ -86,6 +96,8 @@ struct Parser {
     env: Envelope,
     loc: Locations,
     diags: Vec<Diagnostic>,
+    /// What chat UIs did to the text, undone.
+    repairs: Repairs,
     /// Each body line's content and the line as written.
     body_lines: Vec<(String, String)>,
     body_raw: Option<String>,
@@ -94,35 +106,30 @@ struct Parser {
     legacy_response: bool,
 }
 
-/// The source position of the character at `offset` (in chars) on a line.
-fn pos(line: &Line<'_>, offset: usize) -> Pos {
-    Pos::new(line.number, line.indent + offset + 1)
-}
-
 /// Character offset of a byte offset within a line's text.
 fn char_offset(text: &str, byte: usize) -> usize {
     text[..byte].chars().count()
 }
 
 impl Parser {
-    fn header_line(&mut self, line: Line<'_>) {
+    fn header_line(&mut self, line: &Line<'_>) {
         let text = line.text.trim_end();
-        self.loc.header_line = pos(&line, 0);
+        self.loc.header_line = line.pos(0);
         let inner = &text[2..text.len() - 2];
         let malformed = |msg: &str| {
             Diagnostic::error("CT-HEADER-MALFORMED", msg.to_string())
-                .at(pos(&line, 0), text.chars().count())
+                .at(line.pos(0), text.chars().count())
                 .with_hint("the first line must look like [[SENDER→RECEIVER v1]]")
         };
         let Some((route, version)) = inner.rsplit_once(' ') else {
             self.diags
                 .push(malformed("header line has no version token (v1)"));
-            self.split_route(inner, &line, 2);
+            self.split_route(inner, line, 2);
             return;
         };
         self.env.version_token = version.to_string();
         if !matches!(version, "v1" | "v1.0" | "v1.1") {
-            let at = pos(&line, 2 + char_offset(inner, route.len() + 1));
+            let at = line.pos(2 + char_offset(inner, route.len() + 1));
             self.diags.push(
                 Diagnostic::error(
                     "CT-HEADER-VERSION",
@@ -132,7 +139,7 @@ impl Parser {
                 .with_hint("aiproto reads v1 envelopes (Crosstalk 1.0 and 1.1)"),
             );
         }
-        if !self.split_route(route, &line, 2) {
+        if !self.split_route(route, line, 2) {
             self.diags.push(malformed(
                 "header line has no arrow between sender and receiver",
             ));
@@ -153,11 +160,9 @@ impl Parser {
         };
         let sender = &route[..at];
         let receiver = &route[at + len..];
-        self.loc.sender = pos(
-            line,
-            offset + char_offset(route, sender.len() - sender.trim_start().len()),
-        );
-        self.loc.receiver = pos(line, offset + char_offset(route, at + len));
+        self.loc.sender =
+            line.pos(offset + char_offset(route, sender.len() - sender.trim_start().len()));
+        self.loc.receiver = line.pos(offset + char_offset(route, at + len));
         self.env.sender = sender.trim().to_string();
         self.env.receiver = receiver.trim().to_string();
         for (name, value, at) in [
@@ -177,38 +182,87 @@ impl Parser {
         true
     }
 
-    fn line(&mut self, line: Line<'_>, state: State, next: Option<&Line<'_>>) -> State {
-        let text = line.text;
+    fn line(&mut self, line: &Line<'_>, mut state: State, next: Option<&Line<'_>>) -> State {
+        if let State::Body { unindented } = state {
+            if let Some((content, odd)) = indented_content(&line.text) {
+                if let Some(c) = odd {
+                    self.repairs.note(
+                        "CT-REPAIR-INDENT",
+                        chars::describe(c),
+                        line.pos(0),
+                        1,
+                        format!(
+                            "{} used as body indentation, read as a space",
+                            chars::describe(c)
+                        ),
+                    );
+                }
+                self.body_lines
+                    .push((content.into_owned(), line.text.to_string()));
+                return State::Body { unindented };
+            }
+            if unindented && !line.text.starts_with("sig:") {
+                self.body_lines
+                    .push((line.text.to_string(), line.text.to_string()));
+                return State::Body { unindented };
+            }
+            self.finish_body();
+            state = State::AfterBody;
+        }
+        if let State::Meta = state
+            && let Some(entry) = self.meta_entry_line(line)
+        {
+            self.meta_entry(&entry);
+            return State::Meta;
+        }
+        let cleaned = self.clean(line);
+        let line = &cleaned;
         match state {
-            State::Body { unindented } => {
-                if let Some(content) = body_content(text) {
-                    self.body_lines
-                        .push((content.to_string(), text.to_string()));
-                    return State::Body { unindented };
-                }
-                if unindented && !text.starts_with("sig:") {
-                    self.body_lines.push((text.to_string(), text.to_string()));
-                    return State::Body { unindented };
-                }
-                self.finish_body();
-                self.top_level(line, State::AfterBody, next)
-            }
-            State::Meta => {
-                if text.trim().is_empty() {
-                    return State::Headers;
-                }
-                if starts_top_level(text) {
-                    return self.top_level(line, State::Headers, next);
-                }
-                self.meta_entry(line);
-                State::Meta
-            }
+            State::Meta if line.text.trim().is_empty() => State::Headers,
+            State::Meta => self.top_level(line, State::Headers, next),
             other => self.top_level(line, other, next),
         }
     }
 
-    fn meta_entry(&mut self, line: Line<'_>) {
-        let text = line.text;
+    /// A line of a meta block that is an entry (not blank, not the start of
+    /// a header, body or another block), with its key cleaned. The value is
+    /// kept exactly as written: it may carry any text.
+    fn meta_entry_line<'l>(&mut self, line: &'l Line<'_>) -> Option<Line<'l>> {
+        let raw: &'l str = &line.text;
+        let key_end = raw.find(':').unwrap_or(raw.len());
+        let mut repairs = Repairs::default();
+        let key = repair::clean(&raw[..key_end], false, |o| line.pos(o), &mut repairs);
+        let probe = format!("{}{}", key.text, &raw[key_end..]);
+        if probe.trim().is_empty() || starts_top_level(&probe) {
+            return None;
+        }
+        self.repairs.merge(repairs);
+        let text = match key.text {
+            Cow::Borrowed(_) => Cow::Borrowed(raw),
+            Cow::Owned(_) => Cow::Owned(probe),
+        };
+        Some(Line {
+            text,
+            number: line.number,
+            indent: line.indent,
+            removed: key.removed,
+        })
+    }
+
+    /// A structural line with Unicode spaces read as spaces and invisible
+    /// characters removed (each reported).
+    fn clean<'l>(&mut self, line: &'l Line<'_>) -> Line<'l> {
+        let cleaned = repair::clean(&line.text, false, |o| line.pos(o), &mut self.repairs);
+        Line {
+            text: cleaned.text,
+            number: line.number,
+            indent: line.indent,
+            removed: cleaned.removed,
+        }
+    }
+
+    fn meta_entry(&mut self, line: &Line<'_>) {
+        let text = &*line.text;
         let (Some(block), Some((_, keys))) = (self.env.meta.last_mut(), self.loc.meta.last_mut())
         else {
             return;
@@ -219,7 +273,7 @@ impl Parser {
                     "CT-META-MULTILINE",
                     "meta values are single lines; this continuation line is not allowed",
                 )
-                .at(pos(&line, 0), text.chars().count())
+                .at(line.pos(0), text.chars().count())
                 .with_hint("put the whole value on the Key: line, or move long text into the body"),
             );
             return;
@@ -229,20 +283,20 @@ impl Parser {
                 block
                     .entries
                     .push((key.to_string(), value.trim().to_string()));
-                keys.push(pos(&line, 0));
+                keys.push(line.pos(0));
             }
             _ => self.diags.push(
                 Diagnostic::error(
                     "CT-META-LINE",
                     format!("expected `Key: value` in meta block `{}`", block.namespace),
                 )
-                .at(pos(&line, 0), text.chars().count()),
+                .at(line.pos(0), text.chars().count()),
             ),
         }
     }
 
-    fn top_level(&mut self, line: Line<'_>, state: State, next: Option<&Line<'_>>) -> State {
-        let text = line.text;
+    fn top_level(&mut self, line: &Line<'_>, state: State, next: Option<&Line<'_>>) -> State {
+        let text = &*line.text;
         if text.trim().is_empty() {
             return state;
         }
@@ -252,22 +306,22 @@ impl Parser {
                     "CT-LINE-UNEXPECTED",
                     "unexpected line: expected a `name: value` header, `meta:`, `body: |`, `sig:` or [[END]]",
                 )
-                .at(pos(&line, 0), text.trim_end().chars().count()),
+                .at(line.pos(0), text.trim_end().chars().count()),
             );
             return state;
         };
         let value = rest.trim();
-        let value_pos = pos(
-            &line,
-            char_offset(text, key.len() + 1 + (rest.len() - rest.trim_start().len())),
-        );
+        let value_pos = line.pos(char_offset(
+            text,
+            key.len() + 1 + (rest.len() - rest.trim_start().len()),
+        ));
         let after_body = matches!(state, State::AfterBody);
         match key {
             "meta" => {
                 if value.is_empty() {
                     self.diags.push(
                         Diagnostic::error("CT-META-NAMESPACE", "meta block has no namespace")
-                            .at(pos(&line, 0), text.chars().count())
+                            .at(line.pos(0), text.chars().count())
                             .with_hint("write `meta: <namespace>`, e.g. `meta: routing`"),
                     );
                 }
@@ -278,7 +332,7 @@ impl Parser {
             "body" | "response" => self.body_start(line, key, value, value_pos, next),
             "sig" => {
                 if self.env.sig.is_some() {
-                    self.duplicate(&line, key);
+                    self.duplicate(line, key);
                 }
                 self.env.sig = Some(value.to_string());
                 self.loc.sig = Some(value_pos);
@@ -287,7 +341,7 @@ impl Parser {
             _ => {
                 if let Some(name) = HEADER_ORDER.iter().find(|h| **h == key) {
                     if self.env.header(name).is_some() {
-                        self.duplicate(&line, key);
+                        self.duplicate(line, key);
                     } else if let Some(slot) = self.env.header_mut(name) {
                         *slot = Some(value.to_string());
                         self.loc.headers.push((name, value_pos));
@@ -298,7 +352,7 @@ impl Parser {
                                 "CT-HEADER-ORDER",
                                 format!("header `{key}` comes after the body"),
                             )
-                            .at(pos(&line, 0), key.chars().count())
+                            .at(line.pos(0), key.chars().count())
                             .with_hint("headers belong between the [[…]] line and `body: |`"),
                         );
                     }
@@ -311,7 +365,7 @@ impl Parser {
                             "CT-HEADER-UNKNOWN",
                             format!("unknown header `{key}` (kept as is)"),
                         )
-                        .at(pos(&line, 0), key.chars().count()),
+                        .at(line.pos(0), key.chars().count()),
                     );
                 }
                 state
@@ -321,18 +375,18 @@ impl Parser {
 
     fn body_start(
         &mut self,
-        line: Line<'_>,
+        line: &Line<'_>,
         key: &str,
         value: &str,
         value_pos: Pos,
         next: Option<&Line<'_>>,
     ) -> State {
         if self.env.body.is_some() {
-            self.duplicate(&line, key);
+            self.duplicate(line, key);
             self.discard_body = true;
             return State::Body { unindented: false };
         }
-        self.loc.body = Some(pos(&line, 0));
+        self.loc.body = Some(line.pos(0));
         if key == "response" {
             self.legacy_response = true;
             self.diags.push(
@@ -340,7 +394,7 @@ impl Parser {
                     "CT-LEGACY-RESPONSE",
                     "`response: |` is the upstream 1.0 reply shape; read as the body",
                 )
-                .at(pos(&line, 0), key.len())
+                .at(line.pos(0), key.len())
                 .with_hint("write `intent: RESPOND` and `body: |` instead"),
             );
         }
@@ -357,7 +411,7 @@ impl Parser {
         }
         self.env.body = Some(String::new());
         let unindented = next.is_some_and(|n| {
-            body_content(n.text).is_none()
+            indented_content(&n.text).is_none()
                 && !n.text.starts_with("sig:")
                 && n.text.trim_end() != "[[END]]"
         });
@@ -367,7 +421,7 @@ impl Parser {
                     "CT-BODY-INDENT",
                     "body lines are not indented; read up to the sig: line",
                 )
-                .at(pos(n, 0), 1)
+                .at(n.pos(0), 1)
                 .with_hint("indent every body line by two spaces"),
             );
         }
@@ -380,7 +434,7 @@ impl Parser {
                 "CT-HEADER-DUPLICATE",
                 format!("`{key}` appears more than once; the first is kept"),
             )
-            .at(pos(line, 0), key.chars().count()),
+            .at(line.pos(0), key.chars().count()),
         );
     }
 
@@ -416,6 +470,17 @@ fn body_content(text: &str) -> Option<&str> {
         return Some(rest);
     }
     text.trim().is_empty().then_some("")
+}
+
+/// [`body_content`], where non-breaking (or other Unicode) spaces in the
+/// indentation count as spaces; also gives the first such character.
+fn indented_content(text: &str) -> Option<(Cow<'_, str>, Option<char>)> {
+    match repair::indentation(text) {
+        Some((respaced, odd)) => {
+            body_content(&respaced).map(|c| (Cow::Owned(c.to_string()), Some(odd)))
+        }
+        None => body_content(text).map(|c| (Cow::Borrowed(c), None)),
+    }
 }
 
 /// Lines that end a meta block without a blank line before them.

@@ -65,7 +65,7 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(crate::proptest_config::config(512))]
 
     #[test]
     fn parse_of_render_is_the_envelope(env in envelope()) {

@@ -142,7 +142,7 @@ fn with_children() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(crate::proptest_config::config(256))]
 
     #[test]
     fn compact_of_expand_is_the_identity(x in with_children()) {

@@ -110,7 +110,7 @@ fn prose() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(crate::proptest_config::config(256))]
 
     /// Property 1: every field is present, the JSON is valid, and it reads back equal.
     #[test]
