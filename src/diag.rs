@@ -68,6 +68,13 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// Whether the finding reports a repair of damaged input (a byte-order
+    /// mark, an invisible character, Markdown around an envelope…): what was
+    /// read is not byte for byte what was written.
+    pub fn is_repair(&self) -> bool {
+        self.code == "INPUT-BOM" || self.code.contains("-REPAIR-")
+    }
 }
 
 /// A 1-based line and column (in characters) in a source text.

@@ -44,11 +44,18 @@ impl InputError {
     }
 }
 
-/// One input to read: a file or stdin.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The operand that names the system clipboard instead of a file, in every
+/// command that reads messages (`aiproto validate clipboard:`). A file of
+/// that name is reached as `./clipboard:`.
+pub const CLIPBOARD: &str = "clipboard:";
+
+/// One input to read: a file, stdin, or text already in memory (what was
+/// on the clipboard).
+#[derive(Debug, Clone)]
 pub enum Input {
     Stdin,
     File(PathBuf),
+    Text(Source),
 }
 
 impl Input {
@@ -56,11 +63,15 @@ impl Input {
         match self {
             Input::Stdin => "<stdin>".to_string(),
             Input::File(p) => p.display().to_string(),
+            Input::Text(source) => source.name.clone(),
         }
     }
 
     /// Reads the whole input as UTF-8 text.
     pub fn read(&self) -> Result<Source, InputError> {
+        if let Input::Text(source) = self {
+            return Ok(source.clone());
+        }
         let reader = self.open()?;
         read_from(self.name(), reader, Vec::new())
     }
@@ -79,6 +90,9 @@ impl Input {
                     path: self.name(),
                     error,
                 }),
+            Input::Text(source) => Ok(Box::new(std::io::Cursor::new(
+                source.text.clone().into_bytes(),
+            ))),
         }
     }
 
@@ -87,6 +101,7 @@ impl Input {
         match self {
             Input::Stdin => None,
             Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Input::Text(source) => Some(source.text.len() as u64),
         }
     }
 }

@@ -346,10 +346,22 @@ pub struct ComposeArgs {
     #[arg(long, value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 
-    /// Answer the first envelope in FILE: same thread and context, parent set,
-    /// sender and receiver swapped.
+    /// Answer an envelope: same thread and context, parent set, sender and
+    /// receiver swapped. FILE may be `-` (stdin) or `clipboard:`; it may be a
+    /// whole pasted transcript: the last envelope in it is answered unless
+    /// --pick says which.
     #[arg(long, value_name = "FILE")]
     pub reply_to: Option<PathBuf>,
+
+    /// With --reply-to: which envelope to answer, by its place (1 is the
+    /// first, -1 the last) or by its message id.
+    #[arg(
+        long,
+        value_name = "N|ID",
+        requires = "reply_to",
+        allow_hyphen_values = true
+    )]
+    pub pick: Option<String>,
 
     /// Error code: for a Crosstalk ERROR one of E-ROUTE, E-CONSENT, E-FORMAT,
     /// E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE (`meta: error`);

@@ -1,11 +1,18 @@
 //! Helpers shared by the subcommands that work on many messages at once.
 
-use super::args::InputArgs;
+use std::io::Write;
+
+use super::args::{GlobalArgs, InputArgs};
+use crate::diag::Diagnostic;
 use crate::exit::{CliError, ExitStatus};
-use crate::input;
+use std::path::{Path, PathBuf};
+
+use crate::input::{self, Input, Source};
 use crate::model::Message;
+use crate::output::{self, Painter, SourceLines, Stream};
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::{self, Document};
+use crate::transport::clipboard;
 
 /// Reads every input. Inputs without any message, and messages that cannot
 /// be read at all (JSON syntax errors), are reported on stderr and raise the
@@ -21,7 +28,7 @@ pub fn read_all_with(
 ) -> Result<(Vec<Document>, ExitStatus), CliError> {
     let mut docs = Vec::new();
     let mut status = ExitStatus::Ok;
-    for input in input::expand(&args.paths)? {
+    for input in inputs(&args.paths)? {
         let doc = reader::read(&input, args.protocol, options)?;
         if doc.messages.is_empty() {
             eprintln!(
@@ -47,13 +54,55 @@ pub fn read_all_with(
     Ok((docs, status))
 }
 
-/// Reads the one input a command works on (`-` or nothing: stdin); an input
+/// The inputs named on the command line: files and directories (walked),
+/// `-` or nothing for stdin, and [`input::CLIPBOARD`] for the system clipboard.
+pub fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
+    let mut inputs = Vec::new();
+    let mut files = Vec::new();
+    for path in paths {
+        if path.as_os_str() == input::CLIPBOARD {
+            inputs.extend(input::expand(&std::mem::take(&mut files))?);
+            inputs.push(clipboard()?);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    if !files.is_empty() || inputs.is_empty() {
+        inputs.extend(input::expand(&files)?);
+    }
+    Ok(inputs)
+}
+
+/// The one input a command works on: a file, `-` or nothing for stdin, or
+/// [`input::CLIPBOARD`].
+pub fn input_of(path: Option<&Path>) -> Result<Input, CliError> {
+    Ok(match path {
+        Some(p) if p.as_os_str() == input::CLIPBOARD => clipboard()?,
+        Some(p) if p.as_os_str() != "-" => Input::File(p.to_path_buf()),
+        _ => Input::Stdin,
+    })
+}
+
+/// What is on the clipboard, as an input named `<clipboard>`.
+fn clipboard() -> Result<Input, CliError> {
+    let text = clipboard::paste().map_err(|e| {
+        let status = if e.is_no_text() {
+            ExitStatus::Invalid
+        } else {
+            ExitStatus::Transport
+        };
+        CliError::new(status, e)
+    })?;
+    Ok(Input::Text(Source {
+        name: "<clipboard>".into(),
+        text,
+    }))
+}
+
+/// Reads the one input a command works on ([`input_of`]); an input
 /// without any message is an error (exit 1).
-pub fn read_one(path: Option<&std::path::Path>) -> Result<Document, CliError> {
-    let input = match path {
-        Some(p) if p.as_os_str() != "-" => input::Input::File(p.to_path_buf()),
-        _ => input::Input::Stdin,
-    };
+pub fn read_one(path: Option<&Path>) -> Result<Document, CliError> {
+    let input = input_of(path)?;
     let doc = reader::read(&input, None, &ReadOptions::default())?;
     if doc.messages.is_empty() {
         let why = reader::no_message_reason(&doc.source.text);
@@ -86,5 +135,27 @@ pub fn summary(text: &str, max: usize) -> String {
         format!("{}…", line.chars().take(max).collect::<String>())
     } else {
         line.to_string()
+    }
+}
+
+/// Prints a message's findings on stderr as `validate` does
+/// (`path:line:col: error[code]: …` with the source line and a caret),
+/// those that `which` picks.
+pub fn print_findings(
+    g: &GlobalArgs,
+    name: &str,
+    source_text: &str,
+    found: &Found,
+    which: impl Fn(&Diagnostic) -> bool,
+) {
+    let painter = Painter::new(g.color, Stream::Stderr);
+    let lines = SourceLines::new(source_text);
+    let mut err = std::io::stderr().lock();
+    for d in found.diagnostics.iter().filter(|d| which(d)) {
+        let _ = write!(
+            err,
+            "{}",
+            output::format_diagnostic(&painter, name, lines.get(d.line), d, false)
+        );
     }
 }

@@ -20,6 +20,8 @@ pub fn failure(e: TransportError) -> CliError {
             Err(err) => CliError::new(ExitStatus::Transport, err),
         },
         e if e.is_usage() => CliError::new(ExitStatus::Usage, e),
+        // Nothing to read is what an empty file is: no message (exit 1).
+        TransportError::Clipboard(c) if c.is_no_text() => CliError::new(ExitStatus::Invalid, c),
         e => CliError::new(ExitStatus::Transport, e),
     }
 }

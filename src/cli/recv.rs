@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::args::{BrokerArgs, GlobalArgs, RecvArgs, RequestArgs};
+use super::common::print_findings;
 use super::endpoints::{endpoint, failure};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
@@ -28,6 +29,9 @@ struct Received<'a> {
     /// `null` when no protocol reads it.
     protocol: Option<&'static str>,
     valid: bool,
+    /// False for an envelope cut off before its `[[END]]` line (the
+    /// message is then the text as it came).
+    complete: bool,
     message: &'a str,
 }
 
@@ -44,7 +48,13 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let ended = inbox
         .receive(&mut *transport, &listen, |r| {
             let valid = r.found.is_some_and(|f| f.is_valid(false));
+            let complete = r.found.is_none_or(|f| f.is_complete());
             invalid |= !valid;
+            if let Some(found) = r.found.filter(|_| !g.quiet || !valid) {
+                // The findings of an invalid message, and the repairs made
+                // to read a valid one, as `validate` prints them.
+                print_findings(g, r.origin, r.arrival, found, |d| !valid || d.is_repair());
+            }
             match g.format {
                 Format::Json => output::write_json_line(
                     &mut out,
@@ -53,17 +63,19 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
                         topic: r.topic,
                         protocol: r.found.map(|f| f.protocol.name()),
                         valid,
+                        complete,
                         message: r.text,
                     },
                 )?,
+                Format::Human if !complete => {
+                    let line = r.found.map_or(1, |f| f.line);
+                    eprintln!(
+                        "aiproto: error: {}:{line}: the envelope was cut off before its [[END]] line; not printed",
+                        r.origin
+                    );
+                    return Ok(Vec::new());
+                }
                 Format::Human => {
-                    if !valid {
-                        let line = r.found.map_or(1, |f| f.line);
-                        eprintln!(
-                            "aiproto: warning: {}:{line}: invalid message (see `aiproto validate`)",
-                            r.origin
-                        );
-                    }
                     if printed > 0 && r.text.starts_with("[[") {
                         out.write_all(b"\n")?;
                     }

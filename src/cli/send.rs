@@ -4,14 +4,28 @@ use std::io::Write;
 
 use super::args::{GlobalArgs, SendArgs};
 use super::endpoints::{endpoint, failure};
+use crate::diag::Diagnostic;
 use crate::exit::{CmdResult, ExitStatus};
-use crate::output::{self, Painter, Stream};
 use crate::reader::Document;
 use crate::transport::{self, Endpoint, Outgoing};
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination = endpoint(&args.via)?;
     let doc = super::common::read_one(args.path.as_deref())?;
+    if let Some(cut) = doc.messages.iter().find(|f| !f.is_complete()) {
+        super::common::print_findings(
+            g,
+            &doc.source.name,
+            &doc.source.text,
+            cut,
+            Diagnostic::is_error,
+        );
+        eprintln!(
+            "aiproto: error: {}:{}: the envelope was cut off before its [[END]] line, nothing sent",
+            doc.source.name, cut.line
+        );
+        return Ok(ExitStatus::Invalid);
+    }
     if !args.force && refuse_invalid(&doc, g) {
         eprintln!(
             "aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)",
@@ -57,17 +71,16 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
 
 /// Prints the errors of invalid messages; true when there was any.
 fn refuse_invalid(doc: &Document, g: &GlobalArgs) -> bool {
-    let p = Painter::new(g.color, Stream::Stderr);
     let mut any = false;
-    let lines = output::SourceLines::new(&doc.source.text);
     for found in doc.messages.iter().filter(|f| !f.is_valid(false)) {
         any = true;
-        for d in found.diagnostics.iter().filter(|d| d.is_error()) {
-            eprint!(
-                "{}",
-                output::format_diagnostic(&p, &doc.source.name, lines.get(d.line), d, false)
-            );
-        }
+        super::common::print_findings(
+            g,
+            &doc.source.name,
+            &doc.source.text,
+            found,
+            Diagnostic::is_error,
+        );
     }
     any
 }

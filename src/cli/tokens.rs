@@ -9,7 +9,6 @@ use super::args::{GlobalArgs, TokensArgs};
 use super::common;
 use crate::convert::{self, WriteOptions};
 use crate::exit::{CmdResult, ExitStatus};
-use crate::input;
 use crate::output::{self, Format};
 use crate::protocols::csdl::codes;
 use crate::protocols::msp::offline;
@@ -48,7 +47,7 @@ pub fn run(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
     }
     let mut out = std::io::stdout().lock();
     let mut total = 0;
-    let inputs = input::expand(&args.input.paths)?;
+    let inputs = super::common::inputs(&args.input.paths)?;
     let many = inputs.len() > 1;
     for i in &inputs {
         let source = i.read()?;

@@ -303,10 +303,22 @@ impl Found {
         }
     }
 
+    /// Whether the message was read to its end: a Crosstalk envelope
+    /// without its `[[END]]` line was cut off.
+    pub fn is_complete(&self) -> bool {
+        match &self.value {
+            Value::Crosstalk(p) => p.complete,
+            _ => true,
+        }
+    }
+
     /// The message in its own canonical wire form, ending with a line end:
-    /// a Crosstalk envelope, or one line of compact JSON.
+    /// a Crosstalk envelope, or one line of compact JSON. `None` for what
+    /// cannot be written: unreadable JSON, or an envelope that was cut off
+    /// (aiproto never closes one with an `[[END]]` of its own).
     pub fn render(&self) -> Option<String> {
         match &self.value {
+            Value::Crosstalk(p) if !p.complete => None,
             Value::Crosstalk(p) => Some(crosstalk::render(&p.envelope)),
             Value::Hsp(m) => m.as_ref().map(|m| format!("{}\n", m.json)),
             Value::Csdl(d) => d.as_ref().map(|d| format!("{}\n", d.json)),

@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 
 use arboard::{Clipboard, SetExtLinux};
 
+use super::clipboard_targets::{NoText, no_text_kind};
 use super::{Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
 
 /// The hidden subcommand the holder process runs.
@@ -22,10 +23,24 @@ const READY: &str = "ok";
 pub enum ClipboardError {
     #[error("no clipboard: {0} (no display? DISPLAY or WAYLAND_DISPLAY names the session's)")]
     Unavailable(String),
-    #[error("the clipboard holds no text")]
+    #[error("the clipboard is empty")]
     Empty,
+    #[error("the clipboard holds an image ({0}), not text")]
+    Image(String),
+    #[error("the clipboard holds no text (it offers {0})")]
+    NotText(String),
     #[error("clipboard: {0}")]
     Failed(String),
+}
+
+impl ClipboardError {
+    /// The clipboard works but holds no text (it is empty, or holds an image).
+    pub fn is_no_text(&self) -> bool {
+        matches!(
+            self,
+            ClipboardError::Empty | ClipboardError::Image(_) | ClipboardError::NotText(_)
+        )
+    }
 }
 
 fn open() -> Result<Clipboard, ClipboardError> {
@@ -51,19 +66,26 @@ impl Transport for ClipboardTransport {
         listen: &Listen,
         on_arrival: &mut OnArrival<'_>,
     ) -> Result<Ended, TransportError> {
+        // Watching, a clipboard without text is "nothing yet"; read once,
+        // it is an error that says what the clipboard holds instead.
         let read = || match paste() {
             Ok(text) => Ok(Some(text)),
-            Err(ClipboardError::Empty) => Ok(None),
+            Err(e) if e.is_no_text() && listen.keep_reading => Ok(None),
             Err(e) => Err(e.into()),
         };
         super::poll_snapshots("<clipboard>", listen, read, on_arrival)
     }
 }
 
-/// The text on the clipboard.
+/// The text on the clipboard. When there is none, the error says what is
+/// there instead: nothing, an image, or other data.
 pub fn paste() -> Result<String, ClipboardError> {
     open()?.get_text().map_err(|e| match e {
-        arboard::Error::ContentNotAvailable => ClipboardError::Empty,
+        arboard::Error::ContentNotAvailable => match no_text_kind() {
+            NoText::Empty | NoText::Unknown => ClipboardError::Empty,
+            NoText::Image(kind) => ClipboardError::Image(kind),
+            NoText::Other(kinds) => ClipboardError::NotText(kinds.join(", ")),
+        },
         other => ClipboardError::Failed(other.to_string()),
     })
 }

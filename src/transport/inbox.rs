@@ -29,8 +29,11 @@ pub struct Received<'a> {
     pub topic: Option<&'a str>,
     /// The message as read (`None`: no known protocol in the arrival).
     pub found: Option<&'a Found>,
-    /// Its canonical text, or the text as it came when it cannot be read.
+    /// Its canonical text, or the text as it came when it cannot be read
+    /// or was cut off.
     pub text: &'a str,
+    /// The whole arrival it was found in (for the lines of a finding).
+    pub arrival: &'a str,
 }
 
 /// Counts what was handed on and what was skipped as a repeat.
@@ -118,6 +121,7 @@ impl Inbox {
                 topic: arrival.topic,
                 found,
                 text: &text,
+                arrival: arrival.text,
             })?);
             self.handed_on += 1;
             if self.count.is_some_and(|n| self.handed_on >= n) {
@@ -129,15 +133,21 @@ impl Inbox {
     }
 }
 
-/// A message's canonical text, or its own line(s) of the arrival when it
-/// cannot be read (broken JSON is passed on as it came, not lost).
+/// A message's canonical text, or its own lines of the arrival when it
+/// cannot be written (broken JSON, a cut-off envelope: passed on as they
+/// came, not lost and not repaired).
 fn text_of(found: &Found, arrival: &str) -> String {
     found.render().unwrap_or_else(|| {
-        let line = arrival
+        let first = found.line.saturating_sub(1);
+        let count = found.end_line.max(found.line) - first;
+        let mut text: String = arrival
             .lines()
-            .nth(found.line.saturating_sub(1))
-            .unwrap_or(arrival);
-        format!("{line}\n")
+            .skip(first)
+            .take(count.max(1))
+            .collect::<Vec<_>>()
+            .join("\n");
+        text.push('\n');
+        text
     })
 }
 

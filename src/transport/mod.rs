@@ -13,6 +13,7 @@
 //! | `email:ADDRESS`             | a mail per message            | —                             |
 
 pub mod clipboard;
+mod clipboard_targets;
 pub mod email;
 pub mod file;
 pub mod http;

@@ -6,11 +6,12 @@ use std::path::Path;
 use chrono::Utc;
 
 use crate::cli::args::{ComposeArgs, GlobalArgs, HspComposeArgs};
+use crate::cli::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::ids::{self, IdKind};
 use crate::input::Input;
 use crate::protocols::crosstalk::meta_rules::ERROR_CODES;
-use crate::protocols::crosstalk::{self, Envelope, Version};
+use crate::protocols::crosstalk::{self, Envelope, Version, reply};
 use crate::protocols::{Protocol, ProtocolSpec};
 
 pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
@@ -34,7 +35,7 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
         IdKind::Ulid
     };
     let (mut env, original_intent) = match &args.reply_to {
-        Some(path) => reply_skeleton(path)?,
+        Some(path) => reply_skeleton(path, args)?,
         None => (Envelope::default(), None),
     };
     env.version_token = "v1".into();
@@ -76,44 +77,51 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
     super::emit_checked(&crosstalk::render(&env), Protocol::Crosstalk, g)
 }
 
-/// The reply to the first envelope of a file: sender and receiver swapped
-/// (or the receiver taken from the original's `X-Reply-To`), same thread,
-/// session, user and context, parent = the original's message id.
-/// Also returns the original's intent, for `Original-Intent` in an ERROR reply.
-fn reply_skeleton(path: &Path) -> Result<(Envelope, Option<String>), CliError> {
-    let source = Input::File(path.to_path_buf()).read()?;
-    let Some(original) = crosstalk::parse_all(&source.text)
-        .into_iter()
-        .next()
-        .map(|p| p.envelope)
-    else {
-        return Err(CliError::new(
-            ExitStatus::Invalid,
-            anyhow::anyhow!("{}: no Crosstalk envelope to reply to", source.name),
-        ));
+/// The reply to an envelope of a file, stdin or the clipboard (the last
+/// one, or the one `--pick` names): see [`reply::skeleton`]. Says on stderr
+/// which envelope it answers. Also returns the original's intent, for
+/// `Original-Intent` in an ERROR reply.
+fn reply_skeleton(path: &Path, args: &ComposeArgs) -> Result<(Envelope, Option<String>), CliError> {
+    let source = common::input_of(Some(path))?.read()?;
+    let envelopes = crosstalk::parse_all(&source.text);
+    let invalid = |e: reply::ReplyError| {
+        CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: {e}", source.name))
     };
-    if original.message.is_none() {
+    let (index, original) = reply::pick(&envelopes, args.pick.as_deref()).map_err(|e| match e {
+        reply::ReplyError::NoEnvelope => invalid(e),
+        e => CliError::usage(format!("{}: {e}", source.name)),
+    })?;
+    let env = &original.envelope;
+    eprintln!(
+        "aiproto: answering envelope {} of {} in {} (line {}, {}→{}{})",
+        index + 1,
+        envelopes.len(),
+        source.name,
+        original.start_line,
+        env.sender,
+        env.receiver,
+        env.message
+            .as_deref()
+            .map_or_else(String::new, |m| format!(", message {m}"))
+    );
+    if !original.complete {
+        eprintln!(
+            "aiproto: warning: {}:{}: the envelope answered was cut off before its [[END]] line",
+            source.name, original.start_line
+        );
+    }
+    if env.message.is_none() {
         eprintln!(
             "aiproto: warning: {}: the original has no `message` id, so the reply has no `parent`",
             source.name
         );
     }
-    let reply_to = original
-        .meta_block("routing")
-        .and_then(|b| b.get("X-Reply-To"))
-        .map(str::to_string);
-    let reply = Envelope {
-        sender: original.receiver.clone(),
-        receiver: reply_to.unwrap_or(original.sender.clone()),
-        user: original.user.clone(),
-        session: original.session.clone(),
-        thread: original.thread.clone().or(original.message.clone()),
-        parent: original.message.clone(),
-        context: original.context.clone(),
-        intent: Some("RESPOND".into()),
-        ..Envelope::default()
-    };
-    Ok((reply, original.intent))
+    let reply = reply::skeleton(env, args.from.as_deref()).map_err(|e| {
+        let receivers = reply::receivers(env).join(" | ");
+        CliError::usage(format!("{}: {e}", source.name))
+            .with_hint(format!("add --from <{receivers}>"))
+    })?;
+    Ok((reply, env.intent.clone()))
 }
 
 fn apply_overrides(env: &mut Envelope, args: &ComposeArgs) {
@@ -186,6 +194,7 @@ fn add_error_block(
 }
 
 fn read_body(args: &ComposeArgs) -> Result<String, CliError> {
+    let reply_on_stdin = args.reply_to.as_ref().is_some_and(|p| p.as_os_str() == "-");
     let raw = if let Some(body) = &args.body {
         body.clone()
     } else if let Some(path) = &args.body_file {
@@ -195,6 +204,11 @@ fn read_body(args: &ComposeArgs) -> Result<String, CliError> {
             Input::File(path.clone())
         };
         input.read()?.text
+    } else if reply_on_stdin {
+        return Err(CliError::usage(
+            "the envelope answered came on stdin, so the reply's body cannot",
+        )
+        .with_hint("give the body with --body TEXT or --body-file FILE"));
     } else if !std::io::stdin().is_terminal() {
         let mut text = String::new();
         std::io::stdin()

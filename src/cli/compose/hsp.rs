@@ -79,7 +79,7 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
 }
 
 fn reply_draft(path: &Path, kind: Option<Kind>) -> Result<Draft, CliError> {
-    let source = Input::File(path.to_path_buf()).read()?;
+    let source = crate::cli::common::input_of(Some(path))?.read()?;
     let original: Value = serde_json::from_str(&source.text).map_err(|e| {
         CliError::new(
             ExitStatus::Invalid,

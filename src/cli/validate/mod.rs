@@ -20,7 +20,7 @@ use crate::reader::{self, Document};
 use report::Reporter;
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
-    let inputs = input::expand(&args.input.paths)?;
+    let inputs = super::common::inputs(&args.input.paths)?;
     let options = ReadOptions {
         now: Utc::now(),
         lenient: args.lenient,

@@ -10,6 +10,7 @@ use super::intent::{self, IntentClass};
 use super::meta_rules;
 use super::parse::ParsedEnvelope;
 use super::sig_line::{self, ALGORITHMS, SigLine};
+use crate::chars;
 use crate::diag::Diagnostic;
 use crate::ids;
 
@@ -48,7 +49,19 @@ fn check_route(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
         if value.is_empty() {
             continue; // reported by the parser
         }
-        // A POLL may address several receivers: `[[HUMAN→CLAUDE,GPT v1]]`.
+        // A POLL may address several receivers: `[[HUMAN→CLAUDE,GPT v1]]`;
+        // a message always has one sender.
+        if role == "sender" && value.contains(',') {
+            diags.push(
+                Diagnostic::error(
+                    "CT-SENDER-LIST",
+                    format!("the sender `{value}` names several senders; only the receiver may list several"),
+                )
+                .at(at, value.chars().count())
+                .with_hint("a reply to a POLL comes from one of its receivers: `aiproto compose --reply-to … --from NAME`"),
+            );
+            continue;
+        }
         let invalid = value
             .split(',')
             .map(str::trim)
@@ -60,11 +73,12 @@ fn check_route(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
                 format!("{value}` (`{address}`")
             };
             diags.push(
-                Diagnostic::error("CT-ADDR-INVALID", format!("{role} `{value}`: {why}"))
-                    .at(at, value.chars().count())
-                    .with_hint(
-                        "use a simple name (CLAUDE) or an address such as claude://session/abc",
-                    ),
+                Diagnostic::error(
+                    "CT-ADDR-INVALID",
+                    chars::with_explanation(format!("{role} `{value}`: {why}"), address),
+                )
+                .at(at, value.chars().count())
+                .with_hint("use a simple name (CLAUDE) or an address such as claude://session/abc"),
             );
         }
     }
@@ -169,9 +183,12 @@ fn check_intent(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
                 format!("known intents: {}", intent::all_names()[..11].join(", "))
             };
             diags.push(
-                Diagnostic::error("CT-INTENT-UNKNOWN", format!("unknown intent `{value}`"))
-                    .at(at, len)
-                    .with_hint(hint),
+                Diagnostic::error(
+                    "CT-INTENT-UNKNOWN",
+                    chars::with_explanation(format!("unknown intent `{value}`"), value),
+                )
+                .at(at, len)
+                .with_hint(hint),
             );
         }
     }
@@ -188,7 +205,13 @@ fn check_ids(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
         }
         if ids::classify(value).is_none() {
             diags.push(
-                Diagnostic::error("CT-ID-INVALID", format!("`{name}` is not a ULID or a UUIDv7: `{value}`"))
+                Diagnostic::error(
+                    "CT-ID-INVALID",
+                    chars::with_explanation(
+                        format!("`{name}` is not a ULID or a UUIDv7: `{value}`"),
+                        value,
+                    ),
+                )
                     .at(parsed.locations.header(name), value.chars().count())
                     .with_hint("ids are 26-character ULIDs (01J9J3D3M6A4M3WQX8G1ZQ0S7K) or UUIDv7; `aiproto id` makes one"),
             );

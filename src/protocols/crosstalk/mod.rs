@@ -18,6 +18,7 @@ pub mod parse;
 mod proptests;
 pub mod render;
 pub mod repair;
+pub mod reply;
 pub mod sig_line;
 
 use chrono::{DateTime, Utc};

@@ -19,6 +19,9 @@ pub struct ParsedEnvelope {
     /// 1-based line numbers of the header line and the last line.
     pub start_line: usize,
     pub end_line: usize,
+    /// Whether the envelope ends with its own `[[END]]` line; one that does
+    /// not was cut off, and is never written out as if whole.
+    pub complete: bool,
     /// Whether the body came from the upstream `response: |` reply shape.
     pub legacy_response: bool,
     /// The body lines as written, indentation included (the detached JWS
@@ -87,6 +90,7 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         diagnostics: p.diags,
         start_line: first.number,
         end_line: last.number,
+        complete: block.terminated,
         legacy_response: p.legacy_response,
         body_raw: p.body_raw,
     }
