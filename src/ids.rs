@@ -125,3 +125,14 @@ mod tests {
         assert!(t.abs_diff(now) < 60_000);
     }
 }
+
+/// A Crosstalk session in the spec's shape: the UTC hour and six random hex
+/// digits (`2025-10-09T16Z 3f9a1c`).
+pub fn new_session() -> String {
+    let random = ulid::Ulid::generate().random();
+    format!(
+        "{} {:06x}",
+        chrono::Utc::now().format("%Y-%m-%dT%HZ"),
+        random & 0xff_ffff
+    )
+}

@@ -74,6 +74,20 @@ pub enum Command {
     #[command(disable_version_flag = true)]
     Compose(Box<ComposeArgs>),
 
+    /// Print instructions that teach a chat assistant to answer in a valid
+    /// Crosstalk envelope, ready to paste into the chat.
+    ///
+    /// The primer shows the exact envelope the assistant should write: its
+    /// route, session, thread and parent ids and a fresh message id. With
+    /// --reply-to it answers that envelope (the last of a pasted transcript,
+    /// or --pick) and ends with the envelope itself, so relaying a message to
+    /// an assistant that has never seen the protocol is one paste:
+    ///
+    ///   aiproto primer --reply-to clipboard: --via clipboard
+    ///
+    /// Without --reply-to it teaches a new message --from NAME --to NAME.
+    Primer(PrimerArgs),
+
     /// Rewrite messages in another protocol or version (or the canonical form).
     ///
     /// Any protocol to any other: --to hsp, crosstalk, csdl or msp, with
@@ -285,6 +299,36 @@ pub struct ValidateArgs {
     /// that is read; larger ones are reported as HSP-TOO-LARGE.
     #[arg(long, value_name = "BYTES", default_value_t = crate::protocols::DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_message_bytes: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct PrimerArgs {
+    /// The envelope the assistant answers: a file, `-` (stdin) or
+    /// `clipboard:`; the last envelope in it unless --pick says which.
+    #[arg(long, value_name = "FILE")]
+    pub reply_to: Option<PathBuf>,
+
+    /// With --reply-to: which envelope, by place (1 first, -1 last) or message id.
+    #[arg(
+        long,
+        value_name = "N|ID",
+        requires = "reply_to",
+        allow_hyphen_values = true
+    )]
+    pub pick: Option<String>,
+
+    /// The assistant's name in the example (with --reply-to: one of the
+    /// receivers of the envelope answered; needed when it has several).
+    #[arg(long, value_name = "NAME")]
+    pub from: Option<String>,
+
+    /// Who the assistant writes to (without --reply-to).
+    #[arg(long, value_name = "NAME", conflicts_with = "reply_to")]
+    pub to: Option<String>,
+
+    /// Where the primer goes: `-` (stdout) or `clipboard`.
+    #[arg(long, value_name = "URI", default_value = "-")]
+    pub via: String,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ mod inspect;
 mod keys;
 mod msp;
 mod poll;
+mod primer;
 mod recv;
 mod relay;
 mod schema;
@@ -34,6 +35,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
     match &cli.command {
         Command::Validate(a) => validate::run(a, g),
         Command::Compose(a) => compose::run(a, g),
+        Command::Primer(a) => primer::run(a, g),
         Command::Convert(a) => convert::run(a, g),
         Command::Inspect(a) => inspect::run(a, g),
         Command::Thread(a) => thread::run(a, g),

@@ -3,8 +3,6 @@
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 
-use chrono::Utc;
-
 use crate::cli::args::{ComposeArgs, GlobalArgs, HspComposeArgs};
 use crate::cli::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
@@ -41,7 +39,7 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
     env.version_token = "v1".into();
     apply_overrides(&mut env, args);
     if env.session.is_none() {
-        env.session = Some(new_session());
+        env.session = Some(ids::new_session());
     }
     match version {
         Version::V1_1 => {
@@ -227,14 +225,4 @@ fn read_body(args: &ComposeArgs) -> Result<String, CliError> {
 fn normalize_body(raw: &str) -> String {
     let text = raw.replace("\r\n", "\n");
     text.trim_end_matches(['\n', ' ', '\t']).to_string()
-}
-
-/// A session in the spec's shape: the UTC hour and six random hex digits.
-fn new_session() -> String {
-    let random = ulid::Ulid::generate().random();
-    format!(
-        "{} {:06x}",
-        Utc::now().format("%Y-%m-%dT%HZ"),
-        random & 0xff_ffff
-    )
 }

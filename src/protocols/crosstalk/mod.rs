@@ -14,6 +14,7 @@ pub mod json_meta;
 pub mod meta_rules;
 pub mod model_map;
 pub mod parse;
+pub mod primer;
 #[cfg(test)]
 mod proptests;
 pub mod render;

@@ -1,0 +1,150 @@
+//! The primer: short, ready-to-paste instructions that teach a chat
+//! assistant to answer in a valid Crosstalk envelope, with the exact header
+//! its reply must carry (route, session, thread, parent, a fresh message
+//! id) when it answers a given envelope.
+
+use super::envelope::Envelope;
+use super::render::render;
+use crate::ids::{self, IdKind};
+
+/// What the example envelope's body says.
+pub const EXAMPLE_BODY: &str =
+    "Your answer goes here, in plain text.\nEvery body line is indented by two spaces.";
+
+/// The reply the assistant should write: `skeleton` (from
+/// [`super::reply::skeleton`]) or a new message `from` → `to`, with a fresh
+/// message id, `sig: none` and the example body.
+pub fn example(skeleton: Option<Envelope>, from: &str, to: &str) -> Envelope {
+    let mut env = skeleton.unwrap_or_else(|| Envelope {
+        sender: from.to_string(),
+        receiver: to.to_string(),
+        session: Some(ids::new_session()),
+        thread: Some(ids::new_id(IdKind::Ulid)),
+        intent: Some("REQUEST".into()),
+        ..Envelope::default()
+    });
+    env.version_token = "v1".into();
+    env.message = Some(ids::new_id(IdKind::Ulid));
+    env.body = Some(EXAMPLE_BODY.into());
+    env.sig = Some("none".into());
+    env
+}
+
+/// The primer text around `example` (rendered); `original` is the envelope
+/// being answered, shown after the instructions when there is one.
+pub fn primer(example: &Envelope, original: Option<&str>) -> String {
+    let replying = original.is_some();
+    let mut out = String::new();
+    out.push_str(
+        "We talk through AI Crosstalk envelopes: a person copies them between chats, \
+         and a program checks them. ",
+    );
+    if replying {
+        out.push_str("Answer the envelope at the end of this message with ONE envelope, ");
+    } else {
+        out.push_str("Write your messages as ONE envelope each, ");
+    }
+    out.push_str("inside a ``` code block, exactly in this shape:\n\n```\n");
+    out.push_str(&render(example));
+    out.push_str("```\n\nRules:\n");
+    let header = format!("[[{}→{} v1]]", example.sender, example.receiver);
+    let mut rules = vec![
+        format!("The first line is `{header}` (sender → receiver, then v1)."),
+        "Then one `name: value` header per line, lowercase names, in the order shown.".into(),
+    ];
+    if replying {
+        rules.push(
+            "Keep session, thread and parent exactly as shown: they link your reply to the \
+             message you answer. Use the message id shown for your reply."
+                .into(),
+        );
+    } else {
+        rules.push(
+            "Keep the thread and message ids as shown; each new message gets a new 26-character \
+             ULID (0-9 and A-Z without I, L, O, U)."
+                .into(),
+        );
+    }
+    rules.extend([
+        "intent is one of REQUEST (ask), RESPOND (answer), BROADCAST (inform), POLL (ask several), \
+         ACK, NACK, ERROR."
+            .to_string(),
+        "`body: |` on its own line, then the text with EVERY line indented by two spaces \
+         (blank lines allowed)."
+            .into(),
+        "End with `sig: none` and `[[END]]`, each on its own line. Never stop before [[END]]: \
+         an envelope without it is rejected as cut off."
+            .into(),
+        "No Markdown around or inside the envelope (no bold, headings, bullets, quotes); \
+         keep the code block so the chat keeps the indentation."
+            .into(),
+        "Write only plain spaces: no tabs or non-breaking spaces in the header lines.".into(),
+    ]);
+    for rule in rules {
+        out.push_str("- ");
+        out.push_str(&rule);
+        out.push('\n');
+    }
+    if let Some(original) = original {
+        out.push_str("\nThe envelope to answer:\n\n```\n");
+        out.push_str(original);
+        if !original.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("```\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocols::crosstalk::{read, reply};
+    use chrono::Utc;
+
+    fn example_in(primer: &str) -> Vec<crate::protocols::crosstalk::ParsedEnvelope> {
+        read(primer, Utc::now())
+    }
+
+    #[test]
+    fn the_example_of_a_new_message_validates() {
+        let text = primer(&example(None, "CLAUDE", "HUMAN"), None);
+        let found = example_in(&text);
+        assert_eq!(found.len(), 1, "{text}");
+        let errors: Vec<_> = found[0]
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}\n{text}");
+        assert!(text.lines().count() < 40, "short enough to paste");
+    }
+
+    #[test]
+    fn the_example_reply_carries_the_ids_of_the_original() {
+        let original = "[[HUMAN→CLAUDE v1]]\nsession: 2025-10-09T16Z abc123\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V2\nintent: REQUEST\nbody: |\n  Review the plan.\nsig: none\n[[END]]\n";
+        let parsed = &crate::protocols::crosstalk::parse_all(original)[0];
+        let skeleton = reply::skeleton(&parsed.envelope, None).unwrap();
+        let text = primer(&example(Some(skeleton), "", ""), Some(original));
+        let found = example_in(&text);
+        assert_eq!(found.len(), 2);
+        let reply = &found[0];
+        assert!(
+            reply.diagnostics.iter().all(|d| !d.is_error()),
+            "{:?}",
+            reply.diagnostics
+        );
+        let env = &reply.envelope;
+        assert_eq!(env.parent.as_deref(), Some("01J9J3DBC4N7P2Q3R5S7T9V1V2"));
+        assert_eq!(env.thread.as_deref(), Some("01J9J3D3M6A4M3WQX8G1ZQ0S7K"));
+        assert_eq!(env.session.as_deref(), Some("2025-10-09T16Z abc123"));
+        assert_eq!(
+            (env.sender.as_str(), env.receiver.as_str()),
+            ("CLAUDE", "HUMAN")
+        );
+        assert_eq!(
+            found[1].envelope.message.as_deref(),
+            Some("01J9J3DBC4N7P2Q3R5S7T9V1V2")
+        );
+    }
+}
