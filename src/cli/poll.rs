@@ -17,15 +17,16 @@ pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
 
 fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
     let (docs, status) = common::read_all(&args.input)?;
-    let messages: Vec<(&str, usize, Message)> = common::messages(&docs)
-        .map(|(s, f, m)| (s, f.line, m))
+    let messages: Vec<(&str, usize, bool, Message)> = common::messages(&docs)
+        .map(|(s, f, m)| (s, f.line, f.is_valid(false), m))
         .collect();
     let located: Vec<Located> = messages
         .iter()
-        .map(|(source, line, message)| Located {
+        .map(|(source, line, valid, message)| Located {
             message,
             source,
             line: *line,
+            valid: *valid,
         })
         .collect();
     let results = poll::collate(&located);
@@ -62,6 +63,23 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
                         "  {} {}",
                         p.warning("not answered:"),
                         c.missing.join(", ")
+                    )?;
+                }
+                for n in &c.not_counted {
+                    let why = match n.why {
+                        "no-option" => format!("matches none of {}", c.options.join(" | ")),
+                        "not-asked" => "was not asked".to_string(),
+                        "invalid" => "the reply is invalid (see `aiproto validate`)".to_string(),
+                        _ => "answers a message of this thread that is not among the inputs (another POLL?)".to_string(),
+                    };
+                    writeln!(
+                        out,
+                        "  {} {} ({}:{}): {} — {why}",
+                        p.warning("not counted:"),
+                        p.bold(&n.respondent),
+                        n.source,
+                        n.line,
+                        common::summary(&n.answer, 60)
                     )?;
                 }
                 if !c.changed.is_empty() {
