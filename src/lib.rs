@@ -23,6 +23,7 @@ pub mod proptest_config;
 pub mod protocols;
 pub mod reader;
 pub mod sign;
+pub mod splice;
 pub mod stream;
 pub mod thread;
 pub mod tokens;

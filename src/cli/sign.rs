@@ -7,6 +7,7 @@ use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::protocols::Value;
 use crate::sign::claim;
 use crate::sign::keystore::Keystore;
+use crate::splice::{Replacement, splice};
 
 pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     let store = Keystore::open().map_err(|e| CliError::new(ExitStatus::Usage, e))?;
@@ -29,7 +30,11 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     }
     let with_pk = !args.no_public_key;
     let mut out = String::new();
+    // Each message's lines and its signed form, for an in-place rewrite
+    // that keeps the text around the messages.
+    let mut replacements = Vec::new();
     for found in &doc.messages {
+        let before = out.len();
         match &found.value {
             Value::Crosstalk(parsed) => {
                 let mut parsed = (**parsed).clone();
@@ -66,11 +71,20 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
                 .with_hint("sign the file as a whole: aiproto sign --detached"));
             }
         }
+        let signed = out[before..].trim_start_matches('\n');
+        if !signed.is_empty() {
+            replacements.push(Replacement {
+                first_line: found.line,
+                last_line: found.end_line,
+                text: signed.to_string(),
+            });
+        }
     }
     match (&args.path, args.in_place) {
         (Some(path), true) => {
+            let rewritten = splice(&doc.source.text, replacements);
             let tmp = path.with_extension("aiproto-tmp");
-            std::fs::write(&tmp, &out).and_then(|()| std::fs::rename(&tmp, path))?;
+            std::fs::write(&tmp, rewritten).and_then(|()| std::fs::rename(&tmp, path))?;
             if !g.quiet {
                 eprintln!(
                     "aiproto: signed {} message(s) in {}",

@@ -1,8 +1,11 @@
 //! `aiproto thread`: the conversation tree of many envelopes.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::io::{BufWriter, Write};
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use super::args::{GlobalArgs, ThreadArgs};
 use super::common;
@@ -35,7 +38,32 @@ struct JsonTree<'a> {
 
 pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
     let (docs, mut status) = common::read_all(&args.input)?;
+    // The same message archived twice (same id, same content) is one
+    // message: shown once, with a warning. The same id on different
+    // content stays an error below.
+    let mut first_copy: HashMap<(String, [u8; 32]), (String, usize)> = HashMap::new();
     let nodes: Vec<Node> = common::messages(&docs)
+        .filter(|(source, found, m)| {
+            let (Some(id), Some(text)) = (m.id.clone(), found.render()) else {
+                return true;
+            };
+            let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+            match first_copy.entry((id, digest)) {
+                Entry::Vacant(slot) => {
+                    slot.insert((source.to_string(), found.line));
+                    true
+                }
+                Entry::Occupied(first) => {
+                    let (first_source, first_line) = first.get();
+                    eprintln!(
+                        "aiproto: warning: {source}:{}: message {} is a copy of the one at {first_source}:{first_line} (shown once)",
+                        found.line,
+                        first.key().0
+                    );
+                    false
+                }
+            }
+        })
         .map(|(source, found, m)| Node {
             summary: common::summary(&m.body_text(), 60),
             id: m.id,

@@ -185,17 +185,21 @@ impl<'g, W: Write> Reporter<'g, W> {
         let t = &self.tally;
         let p = Painter::new(self.global.color, Stream::Stderr);
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        let mut verdict = if t.invalid == 0 {
+        // "all valid" only when every input was read: a missing file is
+        // not a pass.
+        let verdict = if t.invalid == 0 && t.unreadable == 0 {
             p.good("all valid")
         } else {
-            p.error(&format!("{} invalid", t.invalid))
+            let mut parts = Vec::new();
+            if t.invalid > 0 {
+                parts.push(p.error(&format!("{} invalid", t.invalid)));
+            }
+            parts.push(format!("{} valid", t.messages.saturating_sub(t.invalid)));
+            if t.unreadable > 0 {
+                parts.push(p.error(&format!("{} unreadable", plural(t.unreadable, "input"))));
+            }
+            parts.join(", ")
         };
-        if t.unreadable > 0 {
-            verdict = format!(
-                "{verdict}, {}",
-                p.error(&format!("{} unreadable", t.unreadable))
-            );
-        }
         eprintln!(
             "{} in {}: {verdict} ({}, {})",
             plural(t.messages, "message"),
