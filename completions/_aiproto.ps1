@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check messages against their protocol; the exit code is the verdict')
             [CompletionResult]::new('compose', 'compose', [CompletionResultType]::ParameterValue, 'Write a new message, or a reply to one; the result always validates')
+            [CompletionResult]::new('primer', 'primer', [CompletionResultType]::ParameterValue, 'Print instructions that teach a chat assistant to answer in a valid Crosstalk envelope, ready to paste into the chat')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Rewrite messages in another protocol or version (or the canonical form)')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show messages in a readable form: who, thread, intent, meta, body, signature')
             [CompletionResult]::new('thread', 'thread', [CompletionResultType]::ParameterValue, 'Draw the conversation tree of many envelopes from their parent links')
@@ -88,7 +89,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--meta', '--meta', [CompletionResultType]::ParameterName, 'Meta entry NAMESPACE.Key=Value; repeat for more (blocks keep first-seen order)')
             [CompletionResult]::new('--body', '--body', [CompletionResultType]::ParameterName, 'Message text; see also --body-file, or pipe it on stdin')
             [CompletionResult]::new('--body-file', '--body-file', [CompletionResultType]::ParameterName, 'Read the message text from a file (`-` for stdin)')
-            [CompletionResult]::new('--reply-to', '--reply-to', [CompletionResultType]::ParameterName, 'Answer the first envelope in FILE: same thread and context, parent set, sender and receiver swapped')
+            [CompletionResult]::new('--reply-to', '--reply-to', [CompletionResultType]::ParameterName, 'Answer an envelope: same thread and context, parent set, sender and receiver swapped. FILE may be `-` (stdin) or `clipboard:`; it may be a whole pasted transcript: the last envelope in it is answered unless --pick says which')
+            [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With --reply-to: which envelope to answer, by its place (1 is the first, -1 the last) or by its message id')
             [CompletionResult]::new('--error-code', '--error-code', [CompletionResultType]::ParameterName, 'Error code: for a Crosstalk ERROR one of E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE (`meta: error`); for an HSP NACK or failed TaskResult any code')
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why it failed: Crosstalk `Reason:`, HSP `error_message`')
             [CompletionResult]::new('--correlation-id', '--correlation-id', [CompletionResultType]::ParameterName, 'The id of the message answered (`correlation_id`)')
@@ -125,6 +127,24 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'aiproto;primer' {
+            [CompletionResult]::new('--reply-to', '--reply-to', [CompletionResultType]::ParameterName, 'The envelope the assistant answers: a file, `-` (stdin) or `clipboard:`; the last envelope in it unless --pick says which')
+            [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With --reply-to: which envelope, by place (1 first, -1 last) or message id')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'The assistant''s name in the example (with --reply-to: one of the receivers of the envelope answered; needed when it has several)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Who the assistant writes to (without --reply-to)')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Where the primer goes: `-` (stdout) or `clipboard`')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
         'aiproto;convert' {
@@ -784,6 +804,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;help' {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check messages against their protocol; the exit code is the verdict')
             [CompletionResult]::new('compose', 'compose', [CompletionResultType]::ParameterValue, 'Write a new message, or a reply to one; the result always validates')
+            [CompletionResult]::new('primer', 'primer', [CompletionResultType]::ParameterValue, 'Print instructions that teach a chat assistant to answer in a valid Crosstalk envelope, ready to paste into the chat')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Rewrite messages in another protocol or version (or the canonical form)')
             [CompletionResult]::new('inspect', 'inspect', [CompletionResultType]::ParameterValue, 'Show messages in a readable form: who, thread, intent, meta, body, signature')
             [CompletionResult]::new('thread', 'thread', [CompletionResultType]::ParameterValue, 'Draw the conversation tree of many envelopes from their parent links')
@@ -812,6 +833,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;compose' {
+            break
+        }
+        'aiproto;help;primer' {
             break
         }
         'aiproto;help;convert' {

@@ -55,6 +55,9 @@ _aiproto() {
             aiproto,poll)
                 cmd="aiproto__subcmd__poll"
                 ;;
+            aiproto,primer)
+                cmd="aiproto__subcmd__primer"
+                ;;
             aiproto,recv)
                 cmd="aiproto__subcmd__recv"
                 ;;
@@ -126,6 +129,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,poll)
                 cmd="aiproto__subcmd__help__subcmd__poll"
+                ;;
+            aiproto__subcmd__help,primer)
+                cmd="aiproto__subcmd__help__subcmd__primer"
                 ;;
             aiproto__subcmd__help,recv)
                 cmd="aiproto__subcmd__help__subcmd__recv"
@@ -308,7 +314,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -400,7 +406,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__compose)
-            opts="-q -v -h --version --from --to --intent --context --user --session --thread --parent --meta --body --body-file --reply-to --error-code --reason --uuid7 --correlation-id --requires-ack --payload-file --set --param --statement --triple --confidence --tags --capability-id --name --description --availability --callback --priority --status --result --request-id --phenomenon --component --chunk --sequence --data-format --min-trust --capability-file --color --format --quiet --verbose --help fact belief opinion capability task-request task-result context-update state-sync ack nack discovery-query discovery-response"
+            opts="-q -v -h --version --from --to --intent --context --user --session --thread --parent --meta --body --body-file --reply-to --pick --error-code --reason --uuid7 --correlation-id --requires-ack --payload-file --set --param --statement --triple --confidence --tags --capability-id --name --description --availability --callback --priority --status --result --request-id --phenomenon --component --chunk --sequence --data-format --min-trust --capability-file --color --format --quiet --verbose --help fact belief opinion capability task-request task-result context-update state-sync ack nack discovery-query discovery-response"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -455,6 +461,10 @@ _aiproto() {
                     return 0
                     ;;
                 --reply-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pick)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -666,7 +676,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
+            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1004,6 +1014,20 @@ _aiproto() {
         aiproto__subcmd__help__subcmd__poll__subcmd__collate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__primer)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1970,6 +1994,48 @@ _aiproto() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__primer)
+            opts="-q -v -h -V --reply-to --pick --from --to --via --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reply-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pick)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --via)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

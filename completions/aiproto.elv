@@ -30,6 +30,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
             cand validate 'Check messages against their protocol; the exit code is the verdict'
             cand compose 'Write a new message, or a reply to one; the result always validates'
+            cand primer 'Print instructions that teach a chat assistant to answer in a valid Crosstalk envelope, ready to paste into the chat'
             cand convert 'Rewrite messages in another protocol or version (or the canonical form)'
             cand inspect 'Show messages in a readable form: who, thread, intent, meta, body, signature'
             cand thread 'Draw the conversation tree of many envelopes from their parent links'
@@ -83,7 +84,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --meta 'Meta entry NAMESPACE.Key=Value; repeat for more (blocks keep first-seen order)'
             cand --body 'Message text; see also --body-file, or pipe it on stdin'
             cand --body-file 'Read the message text from a file (`-` for stdin)'
-            cand --reply-to 'Answer the first envelope in FILE: same thread and context, parent set, sender and receiver swapped'
+            cand --reply-to 'Answer an envelope: same thread and context, parent set, sender and receiver swapped. FILE may be `-` (stdin) or `clipboard:`; it may be a whole pasted transcript: the last envelope in it is answered unless --pick says which'
+            cand --pick 'With --reply-to: which envelope to answer, by its place (1 is the first, -1 the last) or by its message id'
             cand --error-code 'Error code: for a Crosstalk ERROR one of E-ROUTE, E-CONSENT, E-FORMAT, E-TOO-LARGE, E-PERM, E-UNSUPPORTED, E-TIMEOUT, E-RATE (`meta: error`); for an HSP NACK or failed TaskResult any code'
             cand --reason 'Why it failed: Crosstalk `Reason:`, HSP `error_message`'
             cand --correlation-id 'The id of the message answered (`correlation_id`)'
@@ -120,6 +122,23 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --verbose 'Also report messages that have no findings'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+        }
+        &'aiproto;primer'= {
+            cand --reply-to 'The envelope the assistant answers: a file, `-` (stdin) or `clipboard:`; the last envelope in it unless --pick says which'
+            cand --pick 'With --reply-to: which envelope, by place (1 first, -1 last) or message id'
+            cand --from 'The assistant''s name in the example (with --reply-to: one of the receivers of the envelope answered; needed when it has several)'
+            cand --to 'Who the assistant writes to (without --reply-to)'
+            cand --via 'Where the primer goes: `-` (stdout) or `clipboard`'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
         }
         &'aiproto;convert'= {
             cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
@@ -723,6 +742,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help'= {
             cand validate 'Check messages against their protocol; the exit code is the verdict'
             cand compose 'Write a new message, or a reply to one; the result always validates'
+            cand primer 'Print instructions that teach a chat assistant to answer in a valid Crosstalk envelope, ready to paste into the chat'
             cand convert 'Rewrite messages in another protocol or version (or the canonical form)'
             cand inspect 'Show messages in a readable form: who, thread, intent, meta, body, signature'
             cand thread 'Draw the conversation tree of many envelopes from their parent links'
@@ -749,6 +769,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;validate'= {
         }
         &'aiproto;help;compose'= {
+        }
+        &'aiproto;help;primer'= {
         }
         &'aiproto;help;convert'= {
         }

@@ -2,15 +2,16 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::path::Path;
 
 use super::args::{GlobalArgs, SendArgs};
 use super::endpoints::{endpoint, failure};
 use crate::diag::Diagnostic;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::input::Input;
+use crate::input::Source;
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::Document;
-use crate::transport::{self, Endpoint, Outgoing};
+use crate::transport::{self, Endpoint, Outgoing, file};
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination = endpoint(&args.via)?;
@@ -38,34 +39,13 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     }
     // Sent as written: same protocol and version, ids and signature kept,
     // in canonical form (LF, no quote prefix or fence).
-    let mut messages: Vec<Outgoing<'_>> = doc
+    let messages: Vec<Outgoing<'_>> = doc
         .messages
         .iter()
         .filter_map(|found| found.render().map(|text| Outgoing { text, found }))
         .collect();
     if let Endpoint::File(path) = &destination {
-        let archived = archived_copies(path, &messages)?;
-        if let Some(conflict) = archived.iter().find(|a| !a.same) {
-            eprintln!(
-                "aiproto: error: {}: message {} is already in {} with different content (line {}); nothing written",
-                doc.source.name,
-                conflict.id,
-                path.display(),
-                conflict.line
-            );
-            return Ok(ExitStatus::Invalid);
-        }
-        for copy in &archived {
-            if !g.quiet {
-                eprintln!(
-                    "aiproto: message {} is already in the archive {} (line {}), not appended again",
-                    copy.id,
-                    path.display(),
-                    copy.line
-                );
-            }
-        }
-        messages.retain(|m| !archived.iter().any(|a| Some(a.id.as_str()) == m.found.id()));
+        return archive(path, &doc, &messages, g);
     }
     let mut transport = transport::open(destination.clone(), args.settings());
     transport
@@ -122,43 +102,78 @@ pub fn print_reply(reply: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A message about to be appended to an archive that already holds its id.
-struct Archived {
-    id: String,
-    /// The archived copy's line.
-    line: usize,
-    /// Whether the archived copy is the same message (canonical text).
-    same: bool,
-}
-
-/// The messages whose id is already in the archive file at `path`: an
-/// archive holds each message once, so a repeated `send --via file:` of
-/// the same reply adds nothing, and the same id on other content is refused.
-fn archived_copies(
-    path: &std::path::Path,
-    messages: &[Outgoing<'_>],
-) -> Result<Vec<Archived>, CliError> {
-    if !path.exists() || messages.iter().all(|m| m.found.id().is_none()) {
-        return Ok(Vec::new());
-    }
-    let source = Input::File(path.to_path_buf()).read()?;
-    let archive = Document::from_source(source, None, &ReadOptions::default());
-    let by_id: HashMap<&str, &Found> = archive
-        .messages
+/// `send --via file:`: appends the messages that the archive does not hold
+/// yet. A message whose id is already there with the same content is not
+/// appended again (a repeated send of the same reply adds nothing); the
+/// same id on other content is refused, and then nothing is written.
+fn archive(path: &Path, doc: &Document, messages: &[Outgoing<'_>], g: &GlobalArgs) -> CmdResult {
+    let texts: Vec<(String, bool)> = messages
         .iter()
-        .filter_map(|f| f.id().map(|id| (id, f)))
+        .map(|m| (m.text.clone(), m.is_envelope()))
         .collect();
-    Ok(messages
-        .iter()
-        .filter_map(|m| {
-            let id = m.found.id()?;
-            let copy = by_id.get(id)?;
-            Some(Archived {
-                id: id.to_string(),
-                line: copy.line,
-                same: copy.protocol == m.found.protocol
-                    && copy.render().as_deref() == Some(m.text.as_str()),
-            })
-        })
-        .collect())
+    let mut repeats = Vec::new();
+    let written = file::append_chosen(path, &texts, |existing| {
+        let archived = Document::from_source(
+            Source {
+                name: path.display().to_string(),
+                text: existing.to_string(),
+            },
+            None,
+            &ReadOptions::default(),
+        );
+        let mut by_id: HashMap<&str, &Found> = archived
+            .messages
+            .iter()
+            .filter_map(|f| f.id().map(|id| (id, f)))
+            .collect();
+        let mut chosen = Vec::with_capacity(messages.len());
+        for m in messages {
+            let Some(id) = m.found.id() else {
+                chosen.push(true);
+                continue;
+            };
+            match by_id.get(id) {
+                Some(copy) if copy.render().as_deref() == Some(m.text.as_str()) => {
+                    repeats.push((id.to_string(), copy.line));
+                    chosen.push(false);
+                }
+                Some(copy) => return Err((id.to_string(), copy.line)),
+                None => {
+                    by_id.insert(id, m.found);
+                    chosen.push(true);
+                }
+            }
+        }
+        Ok(chosen)
+    })
+    .map_err(|source| {
+        CliError::new(
+            ExitStatus::Transport,
+            anyhow::anyhow!("cannot write {}: {source}", path.display()),
+        )
+    })?;
+    let written = match written {
+        Ok(n) => n,
+        Err((id, line)) => {
+            eprintln!(
+                "aiproto: error: {}: message {id} is already in {} (line {line}) with different content; nothing written",
+                doc.source.name,
+                path.display()
+            );
+            return Ok(ExitStatus::Invalid);
+        }
+    };
+    if !g.quiet {
+        for (id, line) in &repeats {
+            eprintln!(
+                "aiproto: message {id} is already in the archive {} (line {line}), not appended again",
+                path.display()
+            );
+        }
+        eprintln!(
+            "aiproto: appended {written} message(s) to {}",
+            path.display()
+        );
+    }
+    Ok(ExitStatus::Ok)
 }

@@ -75,6 +75,51 @@ pub fn append(path: &Path, text: &str, blank_line: bool) -> std::io::Result<()> 
     result.and(unlocked)
 }
 
+/// Appends messages to a file under one exclusive lock, after `choose` has
+/// seen the file's current text and said which of them to write (`Ok`) or
+/// that nothing may be written (`Err`). Deciding and appending under the
+/// same lock is what lets concurrent writers keep an archive free of
+/// repeats. Each message is `(text, blank_line)` as for [`append`].
+pub fn append_chosen<E>(
+    path: &Path,
+    messages: &[(String, bool)],
+    choose: impl FnOnce(&str) -> Result<Vec<bool>, E>,
+) -> std::io::Result<Result<usize, E>> {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)?;
+    file.lock()?;
+    let result = (|| {
+        let mut existing = String::new();
+        std::io::Read::read_to_string(&mut file, &mut existing)?;
+        let chosen = match choose(&existing) {
+            Ok(chosen) => chosen,
+            Err(e) => return Ok(Err(e)),
+        };
+        let mut chunk = String::new();
+        let mut empty = existing.is_empty();
+        let mut written = 0;
+        for ((text, blank_line), _) in messages.iter().zip(&chosen).filter(|(_, w)| **w) {
+            if *blank_line && !empty {
+                chunk.push('\n');
+            }
+            chunk.push_str(text);
+            if !text.ends_with('\n') {
+                chunk.push('\n');
+            }
+            empty = false;
+            written += 1;
+        }
+        file.write_all(chunk.as_bytes())?;
+        file.sync_data()?;
+        Ok(Ok(written))
+    })();
+    let unlocked = file.unlock();
+    result.and_then(|r| unlocked.map(|()| r))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

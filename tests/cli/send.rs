@@ -15,12 +15,21 @@ fn concurrent_senders_lose_nothing() {
     let mut children = Vec::new();
     for writer in 0..4 {
         let message = h.path().join(format!("m{writer}.crosstalk"));
-        // Each writer's file holds 10 envelopes with a long body.
+        // Each writer's file holds 10 envelopes with a long body, each with
+        // its own id; three senders send the same file at once.
         let body = format!("  writer {writer}\n").repeat(300);
         let one = REQUEST
             .replace("  Please review.\n", &body)
             .replace("CLAUDE→", &format!("W{writer}→"));
-        std::fs::write(&message, [one.as_str()].repeat(10).join("\n")).unwrap();
+        let envelopes: Vec<String> = (0..10)
+            .map(|i| {
+                one.replace(
+                    "message: 01J9J3DBC4N7P2Q3R5S7T9W1V2",
+                    &format!("message: 01J9J3DBC4N7P2Q3R5S7T9W{writer}{i:02}"),
+                )
+            })
+            .collect();
+        std::fs::write(&message, envelopes.join("\n")).unwrap();
         for _ in 0..3 {
             children.push(
                 std::process::Command::new(&bin)
@@ -39,8 +48,9 @@ fn concurrent_senders_lose_nothing() {
         .arg(&mailbox)
         .assert()
         .code(0);
+    // Each envelope once: the senders that came second found it archived.
     let reports = json_lines(&out.get_output().stdout);
-    assert_eq!(reports.len(), 4 * 3 * 10);
+    assert_eq!(reports.len(), 4 * 10);
 }
 
 #[test]
@@ -87,13 +97,14 @@ fn hsp_messages_are_appended_as_json_lines() {
             .assert()
             .code(0);
     }
+    // The second send found every message in the archive already.
     let text = std::fs::read_to_string(&mailbox).unwrap();
-    assert_eq!(text.lines().count(), 6);
+    assert_eq!(text.lines().count(), 3);
     assert!(text.lines().all(|l| l.starts_with('{')));
     let out = aiproto(h.path())
         .args(["validate", "--format", "json"])
         .arg(&mailbox)
         .assert()
         .code(0);
-    assert_eq!(json_lines(&out.get_output().stdout).len(), 6);
+    assert_eq!(json_lines(&out.get_output().stdout).len(), 3);
 }

@@ -233,7 +233,15 @@ impl Parser {
     /// kept exactly as written: it may carry any text.
     fn meta_entry_line<'l>(&mut self, line: &'l Line<'_>) -> Option<Line<'l>> {
         let raw: &'l str = &line.text;
-        let key_end = raw.find(':').unwrap_or(raw.len());
+        // The key, the colon and the spaces after it are structure; the
+        // value from its first visible character on is kept as written.
+        let key_end = raw.find(':').map_or(raw.len(), |colon| {
+            let value = &raw[colon + 1..];
+            colon + 1 + value.len()
+                - value
+                    .trim_start_matches(|c: char| c == ' ' || chars::is_unicode_space(c))
+                    .len()
+        });
         let mut repairs = Repairs::default();
         let key = repair::clean(&raw[..key_end], false, |o| line.pos(o), &mut repairs);
         let probe = format!("{}{}", key.text, &raw[key_end..]);

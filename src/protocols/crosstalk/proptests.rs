@@ -112,4 +112,208 @@ proptest! {
     fn arbitrary_unicode_is_read_without_panicking(text in "\\PC{0,200}") {
         let _ = read(&text, chrono::Utc::now());
     }
+
+    #[test]
+    fn chat_ui_damage_reads_back_with_each_repair_reported(
+        env in envelope(),
+        damage in damage(),
+    ) {
+        let (text, expected) = damage.apply(&render(&env));
+        let doc = crate::reader::Document::from_source(
+            crate::input::Source { name: "t".into(), text: text.clone() },
+            None,
+            &crate::protocols::ReadOptions::default(),
+        );
+        prop_assert_eq!(doc.messages.len(), 1, "{}", text);
+        let found = &doc.messages[0];
+        let crate::protocols::Value::Crosstalk(parsed) = &found.value else {
+            return Err(TestCaseError::fail("not read as Crosstalk"));
+        };
+        prop_assert_eq!(&parsed.envelope, &env, "{}", text);
+        for code in expected {
+            prop_assert!(
+                found.diagnostics.iter().any(|d| d.code == code && !d.is_error()),
+                "{} not reported for\n{}\n{:?}", code, text, found.diagnostics
+            );
+        }
+        prop_assert!(!found.is_valid(true) || !damage.any(), "--strict accepts a repaired envelope");
+    }
+
+    #[test]
+    fn an_envelope_cut_before_its_end_is_an_error(env in envelope(), cut in any::<prop::sample::Index>()) {
+        let text = render(&env);
+        let lines: Vec<&str> = text.lines().collect();
+        // Cut after any line before [[END]] (the header line at least).
+        let keep = 1 + cut.index(lines.len() - 1);
+        let cut_text = lines[..keep].join("\n") + "\n";
+        let found = crate::protocols::Protocol::Crosstalk.read(&cut_text, &crate::protocols::ReadOptions::default());
+        prop_assert_eq!(found.len(), 1);
+        prop_assert!(found[0].diagnostics.iter().any(|d| d.code == "CT-END-MISSING" && d.is_error()));
+        prop_assert!(!found[0].is_complete());
+        prop_assert_eq!(found[0].render(), None, "a cut-off envelope is never rendered whole");
+    }
+}
+
+/// What chat UIs, editors and people do to a pasted envelope.
+#[derive(Debug, Clone)]
+struct Damage {
+    bom: bool,
+    header_markdown: Option<&'static str>,
+    end_markdown: Option<&'static str>,
+    nbsp_in_structure: bool,
+    zero_width_in_structure: bool,
+    nbsp_indentation: bool,
+    lost_indentation: bool,
+    crlf: bool,
+    quote: bool,
+    fence: bool,
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    let markdown = prop::option::of(prop::sample::select(vec![
+        "**{}**", "### {}", "`{}`", "- {}", "__{}__",
+    ]));
+    (
+        (any::<bool>(), markdown.clone(), markdown),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
+    )
+        .prop_map(
+            |(
+                (bom, header_markdown, end_markdown),
+                (nbsp_in_structure, zero_width_in_structure, nbsp_indentation, lost_indentation),
+                (crlf, quote, fence),
+            )| Damage {
+                bom,
+                header_markdown,
+                end_markdown,
+                nbsp_in_structure,
+                zero_width_in_structure,
+                nbsp_indentation,
+                lost_indentation,
+                crlf,
+                quote,
+                fence,
+            },
+        )
+}
+
+impl Damage {
+    /// Whether any damage that is a repair (not a spelling the spec allows) was done.
+    fn any(&self) -> bool {
+        self.bom
+            || self.header_markdown.is_some()
+            || self.end_markdown.is_some()
+            || self.nbsp_in_structure
+            || self.zero_width_in_structure
+            || self.nbsp_indentation
+            || self.lost_indentation
+    }
+
+    /// The damaged text, and the repair codes that must be reported. A
+    /// damage that cannot apply to this envelope (no body to unindent) is skipped.
+    fn apply(&self, canonical: &str) -> (String, Vec<&'static str>) {
+        let mut expected = Vec::new();
+        let mut lines: Vec<String> = canonical.lines().map(str::to_string).collect();
+        let body_start = lines.iter().position(|l| l == "body: |").map(|i| i + 1);
+        let sig = lines
+            .iter()
+            .position(|l| l.starts_with("sig:"))
+            .unwrap_or(lines.len() - 1);
+        let body = body_start.map_or(0..0, |b| b..sig);
+        // Lost indentation reads back only for a body whose lines carry no
+        // indentation of their own and look like nothing else.
+        let plain_body = !body.is_empty()
+            && lines[body.clone()].iter().all(|l| {
+                let c = l.strip_prefix("  ").unwrap_or("");
+                !c.is_empty()
+                    && !c.starts_with(|ch: char| {
+                        ch.is_whitespace()
+                            || crate::chars::is_invisible(ch)
+                            || ch == '>'
+                            || ch == '#'
+                            || ch == '-'
+                            || ch == '*'
+                            || ch == '`'
+                            || ch == '_'
+                            || ch == '~'
+                            || ch == '['
+                            || ch == '+'
+                            || ch == '•'
+                    })
+                    && !c.contains(':')
+                    && !c.contains("[[")
+                    && !c.contains("->")
+                    && !c.contains('→')
+            });
+        if self.lost_indentation && plain_body {
+            for l in &mut lines[body.clone()] {
+                *l = l[2..].to_string();
+            }
+            expected.push("CT-BODY-INDENT");
+        } else if self.nbsp_indentation && !body.is_empty() {
+            let mut any = false;
+            for l in &mut lines[body.clone()] {
+                if let Some(rest) = l.strip_prefix("  ")
+                    && !rest.starts_with([' ', '\t'])
+                    && !rest.starts_with(crate::chars::is_unicode_space)
+                {
+                    *l = format!("\u{a0}\u{a0}{rest}");
+                    any = true;
+                }
+            }
+            if any {
+                expected.push("CT-REPAIR-INDENT");
+            }
+        }
+        let header_lines = 1..body_start.map_or(sig, |b| b - 1);
+        if self.nbsp_in_structure {
+            // Between the header line's route and its version token.
+            lines[0] = lines[0].replacen(" v1]]", "\u{a0}v1]]", 1);
+            expected.push("CT-REPAIR-SPACE");
+        }
+        if self.zero_width_in_structure {
+            let target = header_lines
+                .clone()
+                .find(|&i| lines[i].contains(": ") && !lines[i].starts_with(char::is_uppercase))
+                .unwrap_or(sig);
+            if target < lines.len() && lines[target].contains(':') {
+                lines[target] = lines[target].replacen(':', "\u{200b}:", 1);
+                expected.push("CT-REPAIR-INVISIBLE");
+            }
+        }
+        if let Some(wrap) = self.header_markdown {
+            lines[0] = wrap.replace("{}", &lines[0]);
+            expected.push("CT-REPAIR-MARKDOWN");
+        }
+        if let Some(wrap) = self.end_markdown {
+            let last = lines.len() - 1;
+            lines[last] = wrap.replace("{}", &lines[last]);
+            expected.push("CT-REPAIR-MARKDOWN");
+        }
+        let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        if self.quote {
+            text = text
+                .lines()
+                .map(|l| {
+                    if l.is_empty() {
+                        ">\n".to_string()
+                    } else {
+                        format!("> {l}\n")
+                    }
+                })
+                .collect();
+        }
+        if self.fence {
+            text = format!("Here you go:\n```\n{text}```\nThanks!\n");
+        }
+        if self.crlf {
+            text = text.replace('\n', "\r\n");
+        }
+        if self.bom {
+            text.insert(0, crate::chars::BOM);
+            expected.push("INPUT-BOM");
+        }
+        (text, expected)
+    }
 }

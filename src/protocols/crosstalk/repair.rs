@@ -244,6 +244,10 @@ pub fn unwrap_markdown(text: &str) -> Unwrapped<'_> {
 /// (or other Unicode) spaces: the line with that run read as ASCII spaces,
 /// and the first such character. `None` when the line has none.
 pub fn indentation(text: &str) -> Option<(String, char)> {
+    // Indented as written: a non-breaking space after it is content.
+    if text.starts_with("  ") || text.starts_with('\t') {
+        return None;
+    }
     let lead_len = text
         .char_indices()
         .find(|(_, c)| !(*c == ' ' || chars::is_unicode_space(*c)))
@@ -317,5 +321,10 @@ mod tests {
             Some(("  text\u{a0}x".to_string(), '\u{a0}'))
         );
         assert_eq!(indentation("  text"), None);
+        assert_eq!(indentation("  \u{a0}text"), None);
+        assert_eq!(
+            indentation(" \u{a0}text"),
+            Some(("  text".to_string(), '\u{a0}'))
+        );
     }
 }
