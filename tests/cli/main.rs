@@ -18,6 +18,7 @@ mod mqtt;
 mod msp;
 mod msp_remote;
 mod relay;
+mod relay_loop;
 mod send;
 mod sign;
 mod transcripts;

@@ -102,3 +102,105 @@ fn transcript_without_envelope_is_reported() {
     assert_eq!(r[0]["valid"], false);
     assert_eq!(r[0]["errors"][0]["code"], "NO-MESSAGE");
 }
+
+/// Every damaged paste in `tests/fixtures/chat-damage` reports exactly the
+/// findings its `.expected` file lists, and `--strict` refuses it.
+#[test]
+fn chat_damage_fixtures_report_what_was_repaired() {
+    let dir = repo("tests/fixtures/chat-damage");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "expected") {
+            continue;
+        }
+        let expected_path = path.with_extension("expected");
+        let Ok(expected) = std::fs::read_to_string(&expected_path) else {
+            continue;
+        };
+        let mut expected: Vec<&str> = expected.lines().filter(|l| !l.is_empty()).collect();
+        expected.sort_unstable();
+        let h = home();
+        let out = aiproto(h.path())
+            .args(["validate", "--format", "json"])
+            .arg(&path)
+            .assert();
+        let mut found: Vec<String> = json_lines(&out.get_output().stdout)
+            .iter()
+            .flat_map(|r| {
+                let mut all = r["errors"].as_array().cloned().unwrap_or_default();
+                all.extend(r["warnings"].as_array().cloned().unwrap_or_default());
+                all
+            })
+            .map(|d| {
+                format!(
+                    "{}:{} {}",
+                    d["line"],
+                    d["column"],
+                    d["code"].as_str().unwrap()
+                )
+            })
+            .collect();
+        found.sort_unstable();
+        assert_eq!(found, expected, "{}", path.display());
+        aiproto(h.path())
+            .args(["validate", "-q", "--strict"])
+            .arg(&path)
+            .assert()
+            .code(1);
+        checked += 1;
+    }
+    assert!(checked >= 9, "only {checked} fixtures found");
+}
+
+#[test]
+fn a_repaired_envelope_is_written_clean() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["convert", "--canonical"])
+        .arg(repo("tests/fixtures/chat-damage/nbsp-everywhere.txt"))
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.starts_with("[[CLAUDE→HUMAN v1]]\n"), "{text}");
+    assert!(!text.contains('\u{a0}'));
+    aiproto(h.path())
+        .args(["validate", "-q", "--strict", "-"])
+        .write_stdin(text)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_cut_off_reply_never_passes_a_pipeline() {
+    let h = home();
+    let cut = std::fs::read_to_string(repo("tests/fixtures/chat-damage/cut-off.txt")).unwrap();
+    // recv does not print it as a message…
+    let out = aiproto(h.path())
+        .args(["recv", "--via", "-"])
+        .write_stdin(cut.clone())
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("CT-END-MISSING"))
+        .stderr(predicates::str::contains("cut off"));
+    assert!(out.get_output().stdout.is_empty());
+    // …says so in JSON…
+    let out = aiproto(h.path())
+        .args(["recv", "--via", "-", "--format", "json"])
+        .write_stdin(cut.clone())
+        .assert()
+        .code(1);
+    let report = &json_lines(&out.get_output().stdout)[0];
+    assert_eq!(report["complete"], false);
+    assert!(!report["message"].as_str().unwrap().contains("[[END]]"));
+    // …and send, even forced, refuses it.
+    let archive = h.path().join("a.crosstalk");
+    aiproto(h.path())
+        .args(["send", "--force", "--via"])
+        .arg(format!("file:{}", archive.display()))
+        .write_stdin(cut)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("cut off"));
+    assert!(!archive.exists());
+}
