@@ -61,7 +61,9 @@ pub fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
     let mut files = Vec::new();
     for path in paths {
         if path.as_os_str() == input::CLIPBOARD {
-            inputs.extend(input::expand(&std::mem::take(&mut files))?);
+            if !files.is_empty() {
+                inputs.extend(input::expand(&std::mem::take(&mut files))?);
+            }
             inputs.push(clipboard()?);
         } else {
             files.push(path.clone());

@@ -80,13 +80,13 @@ impl Transport for ClipboardTransport {
 /// The text on the clipboard. When there is none, the error says what is
 /// there instead: nothing, an image, or other data.
 pub fn paste() -> Result<String, ClipboardError> {
-    open()?.get_text().map_err(|e| match e {
-        arboard::Error::ContentNotAvailable => match no_text_kind() {
-            NoText::Empty | NoText::Unknown => ClipboardError::Empty,
-            NoText::Image(kind) => ClipboardError::Image(kind),
-            NoText::Other(kinds) => ClipboardError::NotText(kinds.join(", ")),
-        },
-        other => ClipboardError::Failed(other.to_string()),
+    // arboard says "not available" for an empty clipboard, and an unknown
+    // error ("incorrect type") for an image: the owner's targets say which.
+    open()?.get_text().map_err(|e| match (no_text_kind(), e) {
+        (NoText::Image(kind), _) => ClipboardError::Image(kind),
+        (NoText::Other(kinds), _) => ClipboardError::NotText(kinds.join(", ")),
+        (_, arboard::Error::ContentNotAvailable) | (NoText::Empty, _) => ClipboardError::Empty,
+        (NoText::Unknown, other) => ClipboardError::Failed(other.to_string()),
     })
 }
 

@@ -282,3 +282,170 @@ fn a_followed_file_prints_each_appended_envelope() {
         2
     );
 }
+
+impl Display {
+    /// Puts bytes of a given type on the clipboard (an image, say).
+    fn xclip_in_typed(&self, bytes: &[u8], mime: &str) {
+        let mut xclip = Command::new("xclip")
+            .args(["-i", "-selection", "clipboard", "-t", mime])
+            .env("DISPLAY", &self.name)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        xclip.stdin.take().unwrap().write_all(bytes).unwrap();
+        xclip.wait().unwrap();
+    }
+}
+
+/// A reply as ChatGPT's UI leaves it when copied: bold around the header
+/// and [[END]], and non-breaking spaces for the body's indentation.
+fn rendered_reply() -> String {
+    format!(
+        "Here is my answer:\n\n**{}",
+        REQUEST
+            .replace("[[CLAUDE→CHATGPT v1]]\n", "[[CLAUDE→CHATGPT v1]]**\n")
+            .replace("  Please review.", "\u{a0}\u{a0}Please review.")
+            .replace("[[END]]", "**[[END]]**")
+    )
+}
+
+#[test]
+fn commands_read_the_clipboard_directly() {
+    let Some(display) = Display::start("commands_read_the_clipboard_directly") else {
+        return;
+    };
+    let h = home();
+    display.xclip_in(&format!(
+        "{REQUEST}\n{}",
+        rendered_reply().replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DK0000000000000000NK")
+    ));
+    aiproto(h.path())
+        .args(["validate", "clipboard:"])
+        .env("DISPLAY", &display.name)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains(
+            "<clipboard>:15:1: warning[CT-REPAIR-MARKDOWN]",
+        ))
+        .stdout(predicates::str::contains("CT-REPAIR-MARKDOWN"))
+        .stdout(predicates::str::contains("CT-REPAIR-INDENT"));
+    aiproto(h.path())
+        .args(["validate", "-q", "--strict", "clipboard:"])
+        .env("DISPLAY", &display.name)
+        .assert()
+        .code(1);
+    // The reply answers the last envelope pasted.
+    let out = aiproto(h.path())
+        .args([
+            "compose",
+            "--reply-to",
+            "clipboard:",
+            "--body",
+            "Looks good.",
+        ])
+        .env("DISPLAY", &display.name)
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains(
+            "answering envelope 2 of 2 in <clipboard>",
+        ));
+    let reply = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(reply.starts_with("[[CHATGPT→CLAUDE v1]]"), "{reply}");
+    assert!(
+        reply.contains("parent: 01J9J3DK0000000000000000NK"),
+        "{reply}"
+    );
+}
+
+#[test]
+fn recv_from_the_clipboard_reports_repairs_and_refuses_a_cut_off_reply() {
+    let Some(display) =
+        Display::start("recv_from_the_clipboard_reports_repairs_and_refuses_a_cut_off_reply")
+    else {
+        return;
+    };
+    let h = home();
+    display.xclip_in(&rendered_reply());
+    let out = aiproto(h.path())
+        .args(["recv", "--via", "clipboard"])
+        .env("DISPLAY", &display.name)
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains("warning[CT-REPAIR-MARKDOWN]"));
+    // What recv prints is the clean envelope: it validates strictly.
+    let clean = out.get_output().stdout.clone();
+    aiproto(h.path())
+        .args(["validate", "-q", "--strict", "-"])
+        .write_stdin(clean)
+        .assert()
+        .code(0);
+    // The copy missed the end.
+    let cut: String = REQUEST.lines().take(8).map(|l| format!("{l}\n")).collect();
+    display.xclip_in(&cut);
+    let out = aiproto(h.path())
+        .args(["recv", "--via", "clipboard"])
+        .env("DISPLAY", &display.name)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("error[CT-END-MISSING]"));
+    assert!(out.get_output().stdout.is_empty());
+}
+
+#[test]
+fn the_primer_with_the_envelope_goes_on_the_clipboard() {
+    let Some(display) = Display::start("the_primer_with_the_envelope_goes_on_the_clipboard") else {
+        return;
+    };
+    let h = home();
+    display.xclip_in(&format!("from the other chat:\n{REQUEST}"));
+    aiproto(h.path())
+        .args(["primer", "--reply-to", "clipboard:", "--via", "clipboard"])
+        .env("DISPLAY", &display.name)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(0);
+    let primer = display.xclip_out();
+    assert!(primer.contains("Never stop before [[END]]"), "{primer}");
+    // The example reply and the envelope to answer, both valid.
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json", "-"])
+        .write_stdin(primer)
+        .assert()
+        .code(0);
+    let found = json_lines(&out.get_output().stdout);
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[1]["id"], "01J9J3DBC4N7P2Q3R5S7T9W1V2");
+}
+
+#[test]
+fn an_empty_clipboard_and_an_image_say_which() {
+    let Some(display) = Display::start("an_empty_clipboard_and_an_image_say_which") else {
+        return;
+    };
+    let h = home();
+    for args in [
+        vec!["recv", "--via", "clipboard"],
+        vec!["validate", "clipboard:"],
+    ] {
+        aiproto(h.path())
+            .args(&args)
+            .env("DISPLAY", &display.name)
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains("the clipboard is empty"));
+    }
+    // The eight bytes of a PNG signature and a header chunk's start.
+    display.xclip_in_typed(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "image/png");
+    aiproto(h.path())
+        .args(["recv", "--via", "clipboard"])
+        .env("DISPLAY", &display.name)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "the clipboard holds an image (image/png), not text",
+        ));
+}
