@@ -77,6 +77,17 @@ pub fn as_uuid(id: &str) -> Option<String> {
     (ulid.to_string() == id).then(|| uuid::Uuid::from_u128(ulid.0).hyphenated().to_string())
 }
 
+/// A Crosstalk session in the spec's shape: the UTC hour and six random hex
+/// digits (`2025-10-09T16Z 3f9a1c`).
+pub fn new_session() -> String {
+    let random = ulid::Ulid::generate().random();
+    format!(
+        "{} {:06x}",
+        chrono::Utc::now().format("%Y-%m-%dT%HZ"),
+        random & 0xff_ffff
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,15 +135,4 @@ mod tests {
         let t = timestamp_ms(&new_uuid7()).unwrap_or(0);
         assert!(t.abs_diff(now) < 60_000);
     }
-}
-
-/// A Crosstalk session in the spec's shape: the UTC hour and six random hex
-/// digits (`2025-10-09T16Z 3f9a1c`).
-pub fn new_session() -> String {
-    let random = ulid::Ulid::generate().random();
-    format!(
-        "{} {:06x}",
-        chrono::Utc::now().format("%Y-%m-%dT%HZ"),
-        random & 0xff_ffff
-    )
 }

@@ -54,12 +54,18 @@ pub enum Command {
     /// Check messages against their protocol; the exit code is the verdict.
     ///
     /// Reads files, directories (walked for .crosstalk, .aict, .txt, .md, .json,
-    /// .jsonl) or stdin, finds every message (also inside pasted transcripts,
-    /// code fences and > quotes) and reports each finding as
-    /// path:line:col: error[CODE]: message. Exit 0 when all are valid, 1 when
-    /// any is invalid, 2 when an input cannot be read.
+    /// .jsonl), stdin or the clipboard (`clipboard:`), finds every message
+    /// (also inside pasted transcripts, code fences and > quotes) and reports
+    /// each finding as path:line:col: error[CODE]: message. What a chat UI
+    /// did to an envelope (Markdown around it, non-breaking spaces, invisible
+    /// characters, a byte-order mark) is repaired and reported as a warning
+    /// (CT-REPAIR-…, INPUT-BOM; --strict makes them errors); an envelope cut
+    /// off before [[END]] is an error. Exit 0 when all are valid, 1 when any
+    /// is invalid, 2 when an input cannot be read.
     ///
     /// Example: aiproto validate --format json inbox/
+    ///
+    /// Example: aiproto validate clipboard:
     Validate(ValidateArgs),
 
     /// Write a new message, or a reply to one; the result always validates.
@@ -272,7 +278,8 @@ pub enum Command {
 
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Files or directories to read; `-` or nothing reads stdin.
+    /// Files or directories to read; `-` or nothing reads stdin, `clipboard:`
+    /// the system clipboard (a file of that name: `./clipboard:`).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
@@ -622,7 +629,7 @@ pub struct IdArgs {
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
-    /// The message file to send (`-` or nothing for stdin).
+    /// The message file to send (`-` or nothing for stdin, `clipboard:` for the clipboard).
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
 
@@ -864,7 +871,7 @@ pub enum KeyFormat {
 
 #[derive(Debug, Args)]
 pub struct SignArgs {
-    /// The message file (`-` or nothing for stdin).
+    /// The message file (`-` or nothing for stdin, `clipboard:` for the clipboard).
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
 

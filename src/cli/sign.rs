@@ -20,6 +20,15 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     if args.detached {
         return sign_detached(args, &key, g);
     }
+    if args.in_place
+        && args
+            .path
+            .as_ref()
+            .is_none_or(|p| p.as_os_str() == "-" || p.as_os_str() == crate::input::CLIPBOARD)
+    {
+        return Err(CliError::usage("-i rewrites a file: give its PATH")
+            .with_hint("to sign what is on the clipboard: aiproto sign clipboard: --key ID | aiproto send --via clipboard"));
+    }
     let doc = super::common::read_one(args.path.as_deref())?;
     if let Some(bad) = doc.messages.iter().find(|f| !f.is_valid(false)) {
         eprintln!(
