@@ -73,20 +73,20 @@ impl Display {
     }
 
     fn xclip_in(&self, text: &str) {
+        self.xclip_in_typed(text.as_bytes(), "UTF8_STRING");
+    }
+
+    /// Puts bytes of a given type on the clipboard (text, an image).
+    fn xclip_in_typed(&self, bytes: &[u8], target: &str) {
         let mut xclip = Command::new("xclip")
-            .args(["-i", "-selection", "clipboard"])
+            .args(["-i", "-selection", "clipboard", "-t", target])
             .env("DISPLAY", &self.name)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        xclip
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
+        xclip.stdin.take().unwrap().write_all(bytes).unwrap();
         xclip.wait().unwrap();
     }
 }
@@ -281,22 +281,6 @@ fn a_followed_file_prints_each_appended_envelope() {
             .count(),
         2
     );
-}
-
-impl Display {
-    /// Puts bytes of a given type on the clipboard (an image, say).
-    fn xclip_in_typed(&self, bytes: &[u8], mime: &str) {
-        let mut xclip = Command::new("xclip")
-            .args(["-i", "-selection", "clipboard", "-t", mime])
-            .env("DISPLAY", &self.name)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        xclip.stdin.take().unwrap().write_all(bytes).unwrap();
-        xclip.wait().unwrap();
-    }
 }
 
 /// A reply as ChatGPT's UI leaves it when copied: bold around the header

@@ -123,27 +123,7 @@ fn header_view(text: &str, number: usize, indent: usize) -> Option<(Line<'_>, Re
     if !text.contains("[[") {
         return None;
     }
-    let unwrapped = repair::unwrap_markdown(text);
-    let at = |o: usize| Pos::new(number, indent + unwrapped.before + o + 1);
-    let mut repairs = Repairs::default();
-    let cleaned = repair::clean(unwrapped.inner, true, at, &mut repairs);
-    if !is_header_line(&cleaned.text) {
-        return None;
-    }
-    note_markdown(
-        &mut repairs,
-        unwrapped.what,
-        "header line",
-        Pos::new(number, indent + 1),
-        text,
-    );
-    let line = Line {
-        text: cleaned.text,
-        number,
-        indent: indent + unwrapped.before,
-        removed: cleaned.removed,
-    };
-    Some((line, repairs))
+    structural_view(text, number, indent, "header line", |t| is_header_line(t))
 }
 
 /// Reads `text` as an `[[END]]` line. An indented `[[END]]` is body text.
@@ -151,27 +131,42 @@ fn end_view(text: &str, number: usize, indent: usize) -> Option<(Line<'_>, Repai
     if !text.contains("END") {
         return None;
     }
+    structural_view(text, number, indent, "[[END]] line", |t| {
+        t.trim_end() == "[[END]]"
+    })
+}
+
+/// `text` with Markdown around it taken off and cleaned ([`repair`]), when
+/// the result is the `line` that `is_it` recognises; with the repairs made.
+fn structural_view<'a>(
+    text: &'a str,
+    number: usize,
+    indent: usize,
+    line: &str,
+    is_it: impl Fn(&str) -> bool,
+) -> Option<(Line<'a>, Repairs)> {
     let unwrapped = repair::unwrap_markdown(text);
     let at = |o: usize| Pos::new(number, indent + unwrapped.before + o + 1);
     let mut repairs = Repairs::default();
-    let cleaned = repair::clean(unwrapped.inner, false, at, &mut repairs);
-    if cleaned.text.trim_end() != "[[END]]" {
+    let arrows = line == "header line";
+    let cleaned = repair::clean(unwrapped.inner, arrows, at, &mut repairs);
+    if !is_it(&cleaned.text) {
         return None;
     }
     note_markdown(
         &mut repairs,
         unwrapped.what,
-        "[[END]] line",
+        line,
         Pos::new(number, indent + 1),
         text,
     );
-    let line = Line {
+    let view = Line {
         text: cleaned.text,
         number,
         indent: indent + unwrapped.before,
         removed: cleaned.removed,
     };
-    Some((line, repairs))
+    Some((view, repairs))
 }
 
 fn note_markdown(repairs: &mut Repairs, what: Option<&str>, line: &str, at: Pos, text: &str) {
