@@ -123,7 +123,7 @@ fn header_view(text: &str, number: usize, indent: usize) -> Option<(Line<'_>, Re
     if !text.contains("[[") {
         return None;
     }
-    structural_view(text, number, indent, "header line", |t| is_header_line(t))
+    structural_view(text, number, indent, "header line", is_header_line)
 }
 
 /// Reads `text` as an `[[END]]` line. An indented `[[END]]` is body text.
