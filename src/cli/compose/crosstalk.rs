@@ -33,7 +33,7 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
         IdKind::Ulid
     };
     let (mut env, original_intent) = match &args.reply_to {
-        Some(path) => reply_skeleton(path, args)?,
+        Some(path) => reply_skeleton(path, args, g.quiet)?,
         None => (Envelope::default(), None),
     };
     env.version_token = "v1".into();
@@ -79,7 +79,11 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
 /// one, or the one `--pick` names): see [`reply::skeleton`]. Says on stderr
 /// which envelope it answers. Also returns the original's intent, for
 /// `Original-Intent` in an ERROR reply.
-fn reply_skeleton(path: &Path, args: &ComposeArgs) -> Result<(Envelope, Option<String>), CliError> {
+fn reply_skeleton(
+    path: &Path,
+    args: &ComposeArgs,
+    quiet: bool,
+) -> Result<(Envelope, Option<String>), CliError> {
     let source = common::input_of(Some(path))?.read()?;
     let envelopes = crosstalk::parse_all(&source.text);
     let invalid = |e: reply::ReplyError| {
@@ -90,18 +94,20 @@ fn reply_skeleton(path: &Path, args: &ComposeArgs) -> Result<(Envelope, Option<S
         e => CliError::usage(format!("{}: {e}", source.name)),
     })?;
     let env = &original.envelope;
-    eprintln!(
-        "aiproto: answering envelope {} of {} in {} (line {}, {}→{}{})",
-        index + 1,
-        envelopes.len(),
-        source.name,
-        original.start_line,
-        env.sender,
-        env.receiver,
-        env.message
-            .as_deref()
-            .map_or_else(String::new, |m| format!(", message {m}"))
-    );
+    if !quiet {
+        eprintln!(
+            "aiproto: answering envelope {} of {} in {} (line {}, {}→{}{})",
+            index + 1,
+            envelopes.len(),
+            source.name,
+            original.start_line,
+            env.sender,
+            env.receiver,
+            env.message
+                .as_deref()
+                .map_or_else(String::new, |m| format!(", message {m}"))
+        );
+    }
     if !original.complete {
         eprintln!(
             "aiproto: warning: {}:{}: the envelope answered was cut off before its [[END]] line",

@@ -111,12 +111,16 @@ pub fn clean<'a>(
     at: impl Fn(usize) -> Pos,
     repairs: &mut Repairs,
 ) -> Cleaned<'a> {
-    let needs_work = |t: &str| {
-        t.chars()
+    // Most lines are plain ASCII: nothing to do (only an HTML arrow escape
+    // is ASCII and a repair).
+    let needs_work = if text.is_ascii() {
+        arrows && text.contains('&') && ARROW_LOOKALIKES.iter().any(|a| text.contains(a))
+    } else {
+        text.chars()
             .any(|c| chars::is_invisible(c) || chars::is_unicode_space(c))
-            || (arrows && ARROW_LOOKALIKES.iter().any(|a| t.contains(a)))
+            || (arrows && ARROW_LOOKALIKES.iter().any(|a| text.contains(a)))
     };
-    if text.is_ascii() && !(arrows && text.contains("&")) || !needs_work(text) {
+    if !needs_work {
         return Cleaned {
             text: Cow::Borrowed(text),
             removed: Vec::new(),
