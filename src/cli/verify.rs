@@ -57,8 +57,17 @@ fn trust_of(args: &VerifyArgs) -> Result<Trust, CliError> {
     })
 }
 
-/// Verifies one message.
+/// Verifies one message: it must validate first (any error fails it with
+/// that finding), then carry a good signature by a trusted key.
 pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyError> {
+    if let Some(d) = found.diagnostics.iter().find(|d| d.is_error()) {
+        return Err(VerifyError::Invalid {
+            code: d.code,
+            message: d.message.clone(),
+            line: d.line,
+            column: d.column,
+        });
+    }
     match &found.value {
         Value::Crosstalk(p) => {
             let (claim, input) = claim::crosstalk_signed(p)?;

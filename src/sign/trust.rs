@@ -56,6 +56,15 @@ pub enum VerifyError {
     Revoked { id: String, fingerprint: String },
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The message does not pass `validate`: its signature is not even
+    /// looked at (what a reader acts on may not be what was signed).
+    #[error("the message is invalid, so its signature is not accepted: {line}:{column}: {message} (see `aiproto validate`)")]
+    Invalid {
+        code: &'static str,
+        message: String,
+        line: usize,
+        column: usize,
+    },
 }
 
 impl VerifyError {
@@ -71,6 +80,7 @@ impl VerifyError {
             VerifyError::BadSignature(_) => "SIG-BAD",
             VerifyError::Revoked { .. } => "SIG-REVOKED",
             VerifyError::Store(_) => "SIG-KEYSTORE",
+            VerifyError::Invalid { code, .. } => code,
         }
     }
 }

@@ -194,8 +194,8 @@ impl<'g, W: Write> Reporter<'g, W> {
             if t.invalid > 0 {
                 parts.push(p.error(&format!("{} invalid", t.invalid)));
             }
-            parts.push(format!("{} valid", t.messages.saturating_sub(t.invalid)));
             if t.unreadable > 0 {
+                parts.push(format!("{} valid", t.messages.saturating_sub(t.invalid)));
                 parts.push(p.error(&format!("{} unreadable", plural(t.unreadable, "input"))));
             }
             parts.join(", ")

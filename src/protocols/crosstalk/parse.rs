@@ -312,6 +312,18 @@ impl Parser {
         if text.trim().is_empty() {
             return state;
         }
+        // The signature closes the envelope: what follows it (but [[END]])
+        // would be read without being signed.
+        if self.env.sig.is_some() {
+            self.diags.push(
+                Diagnostic::error(
+                    "CT-AFTER-SIG",
+                    "this line comes after the sig: line; only [[END]] may follow the signature",
+                )
+                .at(line.pos(0), text.trim_end().chars().count())
+                .with_hint("move it above the body, or remove it"),
+            );
+        }
         let Some((key, rest)) = text.split_once(':').filter(|(k, _)| is_header_name(k)) else {
             self.diags.push(
                 Diagnostic::error(

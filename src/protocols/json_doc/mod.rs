@@ -3,6 +3,7 @@
 //! the source text, and turning JSON Schema errors into findings.
 
 pub mod split;
+pub mod strict;
 
 use serde_json::Value;
 
@@ -147,6 +148,8 @@ pub fn syntax_diagnostic(
 ) -> Diagnostic {
     let code = if e.too_large {
         too_large_code
+    } else if e.message.starts_with(strict::DUPLICATE_KEY) {
+        "JSON-DUPLICATE-KEY"
     } else {
         json_code
     };

@@ -46,7 +46,7 @@ pub fn split(text: &str, max_bytes: usize) -> Vec<Doc<'_>> {
         };
         return vec![whole(text, Err(error))];
     }
-    match serde_json::from_str::<Value>(text) {
+    match super::strict::parse(text) {
         Ok(Value::Array(items)) => {
             let ranges = json_locate::array_elements(text);
             items
@@ -108,7 +108,7 @@ pub fn parse_line(line: &str, number: usize, max_bytes: usize) -> Doc<'_> {
             column: 1,
         })
     } else {
-        serde_json::from_str(line).map_err(|e| syntax_error(&e))
+        super::strict::parse(line).map_err(|e| syntax_error(&e))
     };
     Doc {
         value,
