@@ -464,6 +464,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;keygen' {
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The key id others see in signatures (e.g. alice@example.com)')
             [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'Signature algorithm')
+            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender this key signs for (a name, or a pattern with `*` such as `*@example.com`); repeat for more. Default: the key id only. A verifier refuses the key''s signature on a message from anyone else')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing key of the same id')
@@ -491,7 +492,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys and the pinned keys of others, with fingerprints')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Print a public key')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
-            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: PEM, raw base64, or a file holding either')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
             [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -538,6 +539,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keys;trust' {
+            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: those of a keystore line, else the key id only')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -580,7 +582,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys and the pinned keys of others, with fingerprints')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Print a public key')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
-            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: PEM, raw base64, or a file holding either')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
             [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -899,7 +901,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys and the pinned keys of others, with fingerprints')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Print a public key')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
-            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: PEM, raw base64, or a file holding either')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
             [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
             break

@@ -1282,7 +1282,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keygen)
-            opts="-q -v -h -V --id --algorithm --force --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --id --algorithm --force --signs-for --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1294,6 +1294,10 @@ _aiproto() {
                     ;;
                 --algorithm)
                     COMPREPLY=($(compgen -W "ed25519 p256" -- "${cur}"))
+                    return 0
+                    ;;
+                --signs-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1560,12 +1564,16 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__trust)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --signs-for --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --signs-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

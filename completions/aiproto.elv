@@ -433,6 +433,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;keygen'= {
             cand --id 'The key id others see in signatures (e.g. alice@example.com)'
             cand --algorithm 'Signature algorithm'
+            cand --signs-for 'A sender this key signs for (a name, or a pattern with `*` such as `*@example.com`); repeat for more. Default: the key id only. A verifier refuses the key''s signature on a message from anyone else'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --force 'Replace an existing key of the same id'
@@ -459,7 +460,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand list 'Your own keys and the pinned keys of others, with fingerprints'
             cand export 'Print a public key'
             cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
-            cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
+            cand trust 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
             cand forget 'Remove the pinned key of an id'
             cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -502,6 +503,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;keys;trust'= {
+            cand --signs-for 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: those of a keystore line, else the key id only'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand -q 'Print only findings and data: no summary lines'
@@ -541,7 +543,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand list 'Your own keys and the pinned keys of others, with fingerprints'
             cand export 'Print a public key'
             cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
-            cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
+            cand trust 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
             cand forget 'Remove the pinned key of an id'
             cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -815,7 +817,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand list 'Your own keys and the pinned keys of others, with fingerprints'
             cand export 'Print a public key'
             cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
-            cand trust 'Pin a key for an id: PEM, raw base64, or a file holding either'
+            cand trust 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
             cand forget 'Remove the pinned key of an id'
             cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
         }

@@ -358,6 +358,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s V -l version -
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l id -d 'The key id others see in signatures (e.g. alice@example.com)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l algorithm -d 'Signature algorithm' -r -f -a "ed25519\t'Ed25519 (RFC 8032)'
 p256\t'ECDSA over NIST P-256 with SHA-256; signatures are 64 bytes r‖s'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l signs-for -d 'A sender this key signs for (a name, or a pattern with `*` such as `*@example.com`); repeat for more. Default: the key id only. A verifier refuses the key\'s signature on a message from anyone else' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -380,7 +381,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "list" -d 'Your own keys and the pinned keys of others, with fingerprints'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "export" -d 'Print a public key'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "import" -d 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "trust" -d 'Pin a key for an id: PEM, raw base64, or a file holding either'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "trust" -d 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "forget" -d 'Remove the pinned key of an id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "apply-revoke" -d 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -415,6 +416,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l signs-for -d 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: those of a keystore line, else the key id only' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -445,7 +447,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "list" -d 'Your own keys and the pinned keys of others, with fingerprints'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "export" -d 'Print a public key'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "import" -d 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "trust" -d 'Pin a key for an id: PEM, raw base64, or a file holding either'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "trust" -d 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Remove the pinned key of an id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "apply-revoke" -d 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -626,7 +628,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'Your own keys and the pinned keys of others, with fingerprints'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "export" -d 'Print a public key'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "import" -d 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "trust" -d 'Pin a key for an id: PEM, raw base64, or a file holding either'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "trust" -d 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "forget" -d 'Remove the pinned key of an id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "apply-revoke" -d 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from msp" -f -a "encode" -d 'Turn prose into an MSP signal, printed as JSON'

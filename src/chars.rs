@@ -82,6 +82,20 @@ pub fn with_explanation(message: String, value: &str) -> String {
     }
 }
 
+/// Why an identity (a sender, receiver or key id) could pass for another:
+/// it holds invisible characters, control characters or non-ASCII spaces,
+/// or mixes scripts with a letter that looks like an ASCII one (`аlice`
+/// with a Cyrillic `а`). A name wholly in one script (`Алиса`) is not
+/// flagged. `None` when it is plain.
+pub fn lookalike_identity(id: &str) -> Option<String> {
+    use unicode_security::MixedScript;
+    let hidden = id
+        .chars()
+        .any(|c| is_invisible(c) || is_unicode_space(c) || c.is_control());
+    let mixed = !id.is_single_script() && id.chars().any(|c| lookalike(c).is_some());
+    (hidden || mixed).then(|| explain(id).unwrap_or_else(|| "mixes scripts".into()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +120,17 @@ mod tests {
         assert!(note.contains("looks like `A`"), "{note}");
         assert_eq!(explain("ACK"), None);
         assert_eq!(explain("Zürich"), None);
+    }
+
+    #[test]
+    fn lookalike_identities_are_told_apart_from_names_in_one_script() {
+        assert!(lookalike_identity("\u{430}lice").is_some());
+        assert!(lookalike_identity("al\u{200b}ice").is_some());
+        assert_eq!(lookalike_identity("alice@example.com"), None);
+        assert_eq!(
+            lookalike_identity("\u{410}\u{43b}\u{438}\u{441}\u{430}"),
+            None
+        );
+        assert_eq!(lookalike_identity("did:hsp:ai_delta"), None);
     }
 }

@@ -92,6 +92,31 @@ impl Painter {
     }
 }
 
+/// Text from a message or a key id made safe to show on a terminal:
+/// control characters (an escape sequence could clear a line, retitle the
+/// window or hide what follows) and the invisible bidirectional controls
+/// are shown escaped, as `\x1b` or `\u{202e}`, as `less` and `git` show
+/// them. Tabs and line ends are kept. JSON output needs none of this: JSON
+/// escapes control characters itself.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\t' && c != '\n')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            c if !hidden(c) => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Formats one finding as `path:line:col: error[code]: message`, followed by
 /// the source line with a caret under the offending text, and the hint.
 ///
@@ -112,9 +137,14 @@ pub fn format_diagnostic(
     };
     let mut out = format!(
         "{}: {label}[{}]: {}\n",
-        p.bold(&format!("{path}:{}:{}", d.line, d.column)),
+        p.bold(&format!(
+            "{}:{}:{}",
+            escape_controls(path),
+            d.line,
+            d.column
+        )),
         d.code,
-        d.message
+        escape_controls(&d.message)
     );
     if let Some(text) = line {
         let text = text.strip_suffix('\r').unwrap_or(text);
@@ -134,12 +164,16 @@ pub fn format_diagnostic(
         out.push_str(&format!(
             "{} {}\n",
             p.dim(&format!("{gutter} |")),
-            shorten(text)
+            escape_controls(&shorten(text))
         ));
         out.push_str(&format!("{} {lead}{caret}\n", p.dim(&format!("{pad} |"))));
     }
     if let Some(hint) = &d.hint {
-        out.push_str(&format!("  {} {hint}\n", p.accent("= hint:")));
+        out.push_str(&format!(
+            "  {} {}\n",
+            p.accent("= hint:"),
+            escape_controls(hint)
+        ));
     }
     out
 }
@@ -210,5 +244,15 @@ mod tests {
             out,
             "m.crosstalk:2:9: error[CT-X]: bad\n2 | intent: FOO\n  |         ^^^\n"
         );
+    }
+
+    #[test]
+    fn escape_sequences_are_shown_not_obeyed() {
+        assert_eq!(escape_controls("ok\u{1b}[2K\r"), "ok\\x1b[2K\\x0d");
+        assert_eq!(escape_controls("a\u{202e}b\tc\n"), "a\\u{202e}b\tc\n");
+        assert!(matches!(
+            escape_controls("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

@@ -817,6 +817,12 @@ pub struct KeygenArgs {
     /// Replace an existing key of the same id.
     #[arg(long)]
     pub force: bool,
+
+    /// A sender this key signs for (a name, or a pattern with `*` such as
+    /// `*@example.com`); repeat for more. Default: the key id only. A
+    /// verifier refuses the key's signature on a message from anyone else.
+    #[arg(long, value_name = "SENDER")]
+    pub signs_for: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -836,12 +842,17 @@ pub enum KeysCommand {
         /// The file to read.
         file: PathBuf,
     },
-    /// Pin a key for an id: PEM, raw base64, or a file holding either.
+    /// Pin a key for an id: any encoding `keys export` writes (a keystore
+    /// line, PEM, raw base64, a minisign public key), or a file holding it.
     Trust {
         /// The key id.
         id: String,
-        /// The public key (PEM, base64) or a file holding it.
+        /// The public key, or a file holding it.
         key: String,
+        /// A sender the key may sign for (a name or a `*` pattern); repeat
+        /// for more. Default: those of a keystore line, else the key id only.
+        #[arg(long, value_name = "SENDER")]
+        signs_for: Vec<String>,
     },
     /// Remove the pinned key of an id.
     Forget {

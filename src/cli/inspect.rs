@@ -10,6 +10,7 @@ use super::common;
 use crate::exit::CmdResult;
 use crate::ids;
 use crate::model::{Body, Message};
+use crate::output::escape_controls as esc;
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::Found;
 use crate::protocols::crosstalk::model_map::ENVELOPE_NAMESPACE;
@@ -69,7 +70,7 @@ fn inspect_json_document(
     writeln!(
         out,
         "{} {} {} ({verdict})",
-        p.bold(&format!("{source}:{}", found.line)),
+        p.bold(&format!("{}:{}", esc(source), found.line)),
         found.protocol,
         found.version
     )?;
@@ -78,9 +79,10 @@ fn inspect_json_document(
     }
     if found.protocol == crate::protocols::Protocol::Msp {
         let prose = crate::protocols::msp::offline::decode(&document, "professional");
-        writeln!(out, "  {}", p.dim(&prose))?;
+        writeln!(out, "  {}", p.dim(&esc(&prose)))?;
     }
     let pretty = serde_json::to_string_pretty(&document).unwrap_or_default();
+    // JSON escapes control characters itself: the pretty text is safe.
     for line in pretty.lines() {
         writeln!(out, "  {line}")?;
     }
@@ -143,8 +145,8 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
                         "{} {} {} · {}:{}-{} · {verdict}",
                         p.accent("●"),
                         p.bold(found.protocol.name()),
-                        found.version,
-                        doc.source.name,
+                        esc(&found.version),
+                        esc(&doc.source.name),
                         found.line,
                         found.end_line
                     )?;
@@ -173,14 +175,16 @@ fn write_message(
         writeln!(out, "  {:<10}{value}", p.dim(label))
     };
     let none = p.dim("—");
-    row(out, "from", msg.sender.as_deref().unwrap_or(&none))?;
-    row(out, "to", msg.recipient.as_deref().unwrap_or(&none))?;
+    // Everything from the message is shown with control characters escaped.
+    let shown = |v: &Option<String>| v.as_deref().map_or(none.clone(), |v| esc(v).into_owned());
+    row(out, "from", &shown(&msg.sender))?;
+    row(out, "to", &shown(&msg.recipient))?;
     row(
         out,
         "intent",
         &msg.intent
             .as_ref()
-            .map_or(none.clone(), |i| p.bold(i.as_str())),
+            .map_or(none.clone(), |i| p.bold(&esc(i.as_str()))),
     )?;
     for (label, id) in [
         ("thread", &msg.thread),
@@ -192,10 +196,11 @@ fn write_message(
                 .and_then(|ms| DateTime::<Utc>::from_timestamp_millis(ms as i64))
             {
                 Some(t) => format!(
-                    "{id}  {}",
+                    "{}  {}",
+                    esc(id),
                     p.dim(&format!("({})", t.format("%Y-%m-%d %H:%M:%S UTC")))
                 ),
-                None => id.to_string(),
+                None => esc(id).into_owned(),
             }
         });
         row(out, label, &value)?;
@@ -203,7 +208,7 @@ fn write_message(
     // Protocol headers the model keeps in its own namespace read best as rows.
     if let Some(own) = msg.meta_block(ENVELOPE_NAMESPACE) {
         for (k, v) in &own.entries {
-            row(out, &k.to_lowercase(), v)?;
+            row(out, &esc(&k.to_lowercase()), &esc(v))?;
         }
     }
     for block in msg
@@ -211,9 +216,14 @@ fn write_message(
         .iter()
         .filter(|b| b.namespace != ENVELOPE_NAMESPACE)
     {
-        writeln!(out, "  {} {}", p.dim("meta"), p.accent(&block.namespace))?;
+        writeln!(
+            out,
+            "  {} {}",
+            p.dim("meta"),
+            p.accent(&esc(&block.namespace))
+        )?;
         for (k, v) in &block.entries {
-            writeln!(out, "    {k}: {v}")?;
+            writeln!(out, "    {}: {}", esc(k), esc(v))?;
         }
     }
     let body = match &msg.body {
@@ -222,7 +232,7 @@ fn write_message(
     };
     writeln!(out, "  {}", p.dim("body"))?;
     for line in body.lines() {
-        writeln!(out, "    {} {line}", p.dim("│"))?;
+        writeln!(out, "    {} {}", p.dim("│"), esc(line))?;
     }
     row(out, "signature", signature)
 }
@@ -235,13 +245,16 @@ fn signature_state(p: &Painter, found: &Found, trust: Option<&Trust>) -> String 
     };
     match super::verify::verify_found(found, trust) {
         Ok(v) => format!(
-            "{} by {} ({} {})",
+            "{} by {}{} ({} {})",
             p.good("verified"),
-            v.key_id,
+            esc(&v.key_id),
+            v.sender
+                .as_deref()
+                .map_or_else(String::new, |s| format!(" for sender {}", esc(s))),
             v.algorithm,
             v.fingerprint
         ),
         Err(VerifyError::Claim(ClaimError::Unsigned)) => p.dim("none (unsigned)"),
-        Err(e) => p.error(&format!("not verified: {e}")),
+        Err(e) => p.error(&format!("not verified: {}", esc(&e.to_string()))),
     }
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::args::{GlobalArgs, KeyFormat, KeygenArgs, KeysCommand};
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::output::{Painter, Stream};
+use crate::output::{self, Painter, Stream};
 use crate::sign::key::PublicKey;
 use crate::sign::keystore::{self, Keystore, KnownKey, StoreError};
 
@@ -16,11 +16,12 @@ fn store_error(e: StoreError) -> CliError {
 pub fn keygen(args: &KeygenArgs, g: &GlobalArgs) -> CmdResult {
     let store = Keystore::open().map_err(store_error)?;
     let public = store
-        .generate(&args.id, args.algorithm, args.force)
+        .generate(&args.id, args.algorithm, args.force, &args.signs_for)
         .map_err(store_error)?;
     let line = KnownKey {
         id: args.id.clone(),
         key: public.clone(),
+        signs_for: args.signs_for.clone(),
     }
     .to_line();
     std::io::stdout()
@@ -48,29 +49,24 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
                 for k in keys.map_err(store_error)? {
                     writeln!(
                         out,
-                        "{:<8} {:<32} {:<10} {}",
+                        "{:<8} {:<32} {:<10} {}  signs for {}",
                         p.dim(kind),
-                        p.bold(&k.id),
+                        p.bold(&output::escape_controls(&k.id)),
                         k.key.algorithm.name(),
-                        k.key.fingerprint()
+                        k.key.fingerprint(),
+                        output::escape_controls(&k.allowed())
                     )?;
                 }
             }
         }
         KeysCommand::Export { id, encoding } => {
-            let key = store
-                .trusted(id)
+            let (entry, _) = store
+                .trusted_entry(id)
                 .map_err(store_error)?
                 .ok_or_else(|| store_error(StoreError::Unknown(id.clone())))?;
+            let key = entry.key.clone();
             let text = match encoding {
-                KeyFormat::Line => {
-                    KnownKey {
-                        id: id.clone(),
-                        key,
-                    }
-                    .to_line()
-                        + "\n"
-                }
+                KeyFormat::Line => entry.to_line() + "\n",
                 KeyFormat::Pem => key.to_pem(),
                 KeyFormat::Raw => key.to_base64() + "\n",
                 KeyFormat::Minisign => {
@@ -82,15 +78,24 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
         KeysCommand::Import { file } => {
             let keys = keystore::read_key_lines(file).map_err(store_error)?;
             for k in &keys {
-                store.pin(&k.id, k.key.clone()).map_err(store_error)?;
+                store
+                    .pin(&k.id, k.key.clone(), &k.signs_for)
+                    .map_err(store_error)?;
             }
             eprintln!("aiproto: pinned {} key(s)", keys.len());
         }
-        KeysCommand::Trust { id, key } => {
+        KeysCommand::Trust { id, key, signs_for } => {
             let text = std::fs::read_to_string(key).unwrap_or_else(|_| key.clone());
-            let public = PublicKey::parse_text(&text)
+            let (public, from_line) = parse_any_public(&text)
                 .map_err(|why| CliError::usage(format!("cannot read the key: {why}")))?;
-            store.pin(id, public.clone()).map_err(store_error)?;
+            let signs_for = if signs_for.is_empty() {
+                from_line
+            } else {
+                signs_for.clone()
+            };
+            store
+                .pin(id, public.clone(), &signs_for)
+                .map_err(store_error)?;
             eprintln!(
                 "aiproto: pinned `{id}` ({} {})",
                 public.algorithm.name(),
@@ -99,6 +104,14 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
         }
         KeysCommand::ApplyRevoke { path } => return apply_revoke(&store, path),
         KeysCommand::Forget { id } => {
+            if store.is_own(id).map_err(store_error)? {
+                return Err(CliError::usage(format!(
+                    "`{id}` is your own key, not a key pinned for someone else; `keys forget` only removes pinned keys"
+                ))
+                .with_hint(
+                    "your private key stays in the keystore's keys/ folder; to replace it: aiproto keygen --id ID --force",
+                ));
+            }
             if !store.forget(id).map_err(store_error)? {
                 return Err(store_error(StoreError::Unknown(id.clone())));
             }
@@ -106,6 +119,22 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
         }
     }
     Ok(ExitStatus::Ok)
+}
+
+/// A public key in any encoding `keys export` writes: a keystore line (with
+/// the senders it signs for), PEM, raw base64, or minisign's public key.
+pub fn parse_any_public(text: &str) -> Result<(PublicKey, Vec<String>), String> {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    if let Ok(known) = KnownKey::parse(line) {
+        return Ok((known.key, known.signs_for));
+    }
+    PublicKey::parse_text(text)
+        .or_else(|why| crate::sign::detached::parse_minisign_public(text).ok_or(why))
+        .map(|key| (key, Vec::new()))
 }
 
 /// `keys apply-revoke`: each REVOKE of a key, once its own signature checks
@@ -139,7 +168,7 @@ fn apply_revoke(store: &Keystore, path: &std::path::Path) -> CmdResult {
                 anyhow::anyhow!("{at}: the REVOKE is not signed: {e}"),
             )
         })?;
-        let signer = verify(&claim, &input, &trust).map_err(|e| {
+        let signer = verify(&claim, &input, &trust, Some(env.sender.as_str())).map_err(|e| {
             CliError::new(
                 ExitStatus::Invalid,
                 anyhow::anyhow!("{at}: the REVOKE's signature is not accepted: {e}"),

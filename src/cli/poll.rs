@@ -6,7 +6,7 @@ use super::args::{GlobalArgs, PollArgs, PollCommand};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
 use crate::model::Message;
-use crate::output::{self, Format, Painter, Stream};
+use crate::output::{self, Format, Painter, Stream, escape_controls as esc};
 use crate::poll::{self, Located};
 
 pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
@@ -40,18 +40,18 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
                     out,
                     "{} {} {}",
                     p.accent("POLL"),
-                    p.bold(&c.poll_id),
-                    p.dim(&format!("({}:{})", c.source, c.line))
+                    p.bold(&esc(&c.poll_id)),
+                    p.dim(&format!("({}:{})", esc(&c.source), c.line))
                 )?;
-                writeln!(out, "  {}", c.question)?;
+                writeln!(out, "  {}", esc(&c.question))?;
                 let total: usize = c.answers.iter().map(|a| a.count).sum();
                 for a in &c.answers {
                     writeln!(
                         out,
                         "  {:>3} × {}  {}",
                         a.count,
-                        p.bold(&a.answer),
-                        p.dim(&a.respondents.join(", "))
+                        p.bold(&esc(&a.answer)),
+                        p.dim(&esc(&a.respondents.join(", ")))
                     )?;
                 }
                 if total == 0 {
@@ -62,7 +62,7 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
                         out,
                         "  {} {}",
                         p.warning("not answered:"),
-                        c.missing.join(", ")
+                        esc(&c.missing.join(", "))
                     )?;
                 }
                 for n in &c.not_counted {
@@ -76,10 +76,10 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
                         out,
                         "  {} {} ({}:{}): {} — {why}",
                         p.warning("not counted:"),
-                        p.bold(&n.respondent),
-                        n.source,
+                        p.bold(&esc(&n.respondent)),
+                        esc(&n.source),
                         n.line,
-                        common::summary(&n.answer, 60)
+                        esc(&common::summary(&n.answer, 60))
                     )?;
                 }
                 if !c.changed.is_empty() {
@@ -87,7 +87,7 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
                         out,
                         "  {} {}",
                         p.dim("answered more than once (last counts):"),
-                        c.changed.join(", ")
+                        esc(&c.changed.join(", "))
                     )?;
                 }
             }

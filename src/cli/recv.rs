@@ -43,6 +43,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let mut transport = transport::open(source, args.listen.settings());
     let mut inbox = Inbox::new(args.listen.count);
     let mut invalid = false;
+    let to_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut out = std::io::stdout().lock();
     let mut printed = 0usize;
     let ended = inbox
@@ -79,7 +80,14 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
                     if printed > 0 && r.text.starts_with("[[") {
                         out.write_all(b"\n")?;
                     }
-                    out.write_all(r.text.as_bytes())?;
+                    // On a terminal, a message cannot drive it: its control
+                    // characters are shown escaped. Piped, it goes as it is.
+                    let text = if to_terminal {
+                        output::escape_controls(r.text)
+                    } else {
+                        std::borrow::Cow::Borrowed(r.text)
+                    };
+                    out.write_all(text.as_bytes())?;
                     if !r.text.ends_with('\n') {
                         out.write_all(b"\n")?;
                     }

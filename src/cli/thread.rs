@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use super::args::{GlobalArgs, ThreadArgs};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
-use crate::output::{self, ColorChoice, Format, Painter, Stream};
+use crate::output::{self, ColorChoice, Format, Painter, Stream, escape_controls as esc};
 use crate::thread::{self, Forest, Node, Tree};
 
 /// `--format json`: one line per tree, then one per problem, tagged by `type`.
@@ -56,9 +56,11 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
                 Entry::Occupied(first) => {
                     let (first_source, first_line) = first.get();
                     eprintln!(
-                        "aiproto: warning: {source}:{}: message {} is a copy of the one at {first_source}:{first_line} (shown once)",
+                        "aiproto: warning: {}:{}: message {} is a copy of the one at {}:{first_line} (shown once)",
+                        esc(source),
                         found.line,
-                        first.key().0
+                        esc(&first.key().0),
+                        esc(first_source)
                     );
                     false
                 }
@@ -159,7 +161,7 @@ fn write_human(
             out,
             "{} {}",
             p.dim("thread"),
-            p.bold(thread.unwrap_or("(none)"))
+            p.bold(&esc(thread.unwrap_or("(none)")))
         )?;
         let roots: Vec<&Tree> = f
             .roots
@@ -176,10 +178,10 @@ fn write_human(
         let n = &nodes[o];
         eprintln!(
             "{}:{}: {}: parent {} is not among the inputs (orphan)",
-            n.source,
+            esc(&n.source),
             n.line,
             err.warning("warning"),
-            n.parent.as_deref().unwrap_or("")
+            esc(n.parent.as_deref().unwrap_or(""))
         );
     }
     for c in &f.cycles {
@@ -190,17 +192,18 @@ fn write_human(
         eprintln!(
             "{}: parent links form a cycle: {}",
             err.error("error"),
-            ids.join(" → ")
+            esc(&ids.join(" → "))
         );
     }
     for (id, list) in &f.duplicates {
         let at: Vec<String> = list
             .iter()
-            .map(|&i| format!("{}:{}", nodes[i].source, nodes[i].line))
+            .map(|&i| format!("{}:{}", esc(&nodes[i].source), nodes[i].line))
             .collect();
         eprintln!(
-            "{}: message id {id} is used {} times: {}",
+            "{}: message id {} is used {} times: {}",
             err.error("error"),
+            esc(id),
             list.len(),
             at.join(", ")
         );
@@ -221,12 +224,12 @@ fn draw(
     writeln!(
         out,
         "{indent}{branch}{} {}→{} {} {} {}",
-        p.accent(n.id.as_deref().unwrap_or("(no id)")),
-        n.sender,
-        n.receiver,
-        p.bold(n.intent.as_deref().unwrap_or("?")),
-        n.summary,
-        p.dim(&format!("({}:{})", n.source, n.line))
+        p.accent(&esc(n.id.as_deref().unwrap_or("(no id)"))),
+        esc(&n.sender),
+        esc(&n.receiver),
+        p.bold(&esc(n.intent.as_deref().unwrap_or("?"))),
+        esc(&n.summary),
+        p.dim(&format!("({}:{})", esc(&n.source), n.line))
     )?;
     let child_indent = format!("{indent}{}", if last { "   " } else { "│  " });
     for (i, c) in t.children.iter().enumerate() {

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::args::{GlobalArgs, VerifyArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::output::{self, Format, Painter, Stream};
+use crate::output::{self, Format, Painter, Stream, escape_controls};
 use crate::protocols::{Found, Value};
 use crate::sign::claim::{self, ClaimError};
 use crate::sign::key::PublicKey;
@@ -21,8 +21,15 @@ struct Report<'a> {
     index: usize,
     line: usize,
     valid: bool,
+    /// The key that signed (on success).
     #[serde(skip_serializing_if = "Option::is_none")]
     key_id: Option<&'a str>,
+    /// The message's sender, beside the key that signed for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sender: Option<String>,
+    /// Whether the key is bound to that sender (false with --pubkey).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bound: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     algorithm: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,10 +46,7 @@ fn trust_of(args: &VerifyArgs) -> Result<Trust, CliError> {
     if let Some(path) = &args.pubkey {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
-        let key = keystore::KnownKey::parse(text.trim())
-            .map(|k| k.key)
-            .or_else(|_| PublicKey::parse_text(&text))
-            .or_else(|why| crate::sign::detached::parse_minisign_public(&text).ok_or(why))
+        let (key, _) = super::keys::parse_any_public(&text)
             .map_err(|why| CliError::usage(format!("{}: {why}", path.display())))?;
         return Ok(Trust::Key(key));
     }
@@ -68,21 +72,23 @@ pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyErro
             column: d.column,
         });
     }
+    let message = found.to_message();
+    let sender = message.as_ref().and_then(|m| m.sender.as_deref());
     match &found.value {
         Value::Crosstalk(p) => {
             let (claim, input) = claim::crosstalk_signed(p)?;
-            trust::verify(&claim, &input, trust)
+            trust::verify(&claim, &input, trust, sender)
         }
         Value::Hsp(Some(m)) => {
             let claim = claim::hsp_claim(&m.json)?;
-            trust::verify(&claim, &claim::hsp_input(&m.json), trust)
+            trust::verify(&claim, &claim::hsp_input(&m.json), trust, sender)
         }
         Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None) => Err(VerifyError::Claim(
             ClaimError::Malformed("not a readable message".into()),
         )),
         Value::Csdl(Some(d)) => {
             let claim = claim::csdl_claim(&d.json)?;
-            trust::verify(&claim, &claim::csdl_input(&d.json), trust)
+            trust::verify(&claim, &claim::csdl_input(&d.json), trust, sender)
         }
         Value::Msp(Some(_)) => Err(VerifyError::Claim(ClaimError::Malformed(
             "an MSP signal carries no inline signature; check a detached one with --signature"
@@ -115,6 +121,8 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                         line: found.line,
                         valid: ok.is_some(),
                         key_id: ok.map(|v| v.key_id.as_str()),
+                        sender: found.to_message().and_then(|m| m.sender),
+                        bound: ok.map(|v| v.bound),
                         algorithm: ok.map(|v| v.algorithm),
                         fingerprint: ok.map(|v| v.fingerprint.as_str()),
                         pinned_now: ok.is_some_and(|v| v.pinned_now),
@@ -130,22 +138,33 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                         } else {
                             ""
                         };
+                        let sender = match (&v.sender, v.bound) {
+                            (Some(s), true) => format!(" for {}", escape_controls(s)),
+                            (Some(s), false) => {
+                                format!(
+                                    " for {} (not bound: --pubkey checks the signature only)",
+                                    escape_controls(s)
+                                )
+                            }
+                            (None, _) => String::new(),
+                        };
                         writeln!(
                             out,
-                            "{}: {} signed by {} ({} {}){pinned}",
-                            p.bold(&format!("{source}:{}", found.line)),
+                            "{}: {} signed by {}{sender} ({} {}){pinned}",
+                            p.bold(&format!("{}:{}", escape_controls(source), found.line)),
                             p.good("ok"),
-                            v.key_id,
+                            escape_controls(&v.key_id),
                             v.algorithm,
                             v.fingerprint
                         )?;
                     }
                     Err(e) => writeln!(
                         out,
-                        "{}: {}[{}]: {e}",
-                        p.bold(&format!("{source}:{}", found.line)),
+                        "{}: {}[{}]: {}",
+                        p.bold(&format!("{}:{}", escape_controls(source), found.line)),
                         p.error("error"),
-                        e.code()
+                        e.code(),
+                        escape_controls(&e.to_string())
                     )?,
                 },
             }

@@ -2,7 +2,9 @@
 //! pinned for other signers (trust on first use, like ssh's known_hosts).
 //!
 //! Layout: `keys/<id>.key` (private, mode 0600, JSON), `keys/<id>.pub` and
-//! `known_keys` (one `<id> <algorithm> <base64 key>` line per key).
+//! `known_keys` (one `<id> <algorithm> <base64 key> [signs-for=…]` line per
+//! key; ids are percent-encoded where they hold `%`, `#`, `,` or `=`, so
+//! that every id reads back as itself).
 
 use std::fs;
 use std::io::Write;
@@ -39,8 +41,10 @@ pub enum StoreError {
     Exists(String),
     #[error("no key `{0}` in the keystore")]
     Unknown(String),
-    #[error("key id `{0}` may not be empty or hold whitespace, `;` or `=`")]
+    #[error("key id `{0}` may not be empty or hold whitespace, control characters, `;` or `=`")]
     BadId(String),
+    #[error("{path}: permissions {mode:o} let others read this private key; run: chmod 600 {path}")]
+    Permissions { path: String, mode: u32 },
     #[error("{path}: {why}")]
     Corrupt { path: String, why: String },
     #[error("{path}: {source}")]
@@ -61,30 +65,55 @@ struct KeyFile {
     secret: String,
 }
 
-/// One line of `known_keys`, a `.pub` file or a `--trusted-keys` file.
+/// One line of `known_keys`, a `.pub` file or a `--trusted-keys` file: a
+/// key, the id it signs under, and the senders it may sign for (like the
+/// principals of ssh's `allowed_signers`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KnownKey {
     pub id: String,
     pub key: PublicKey,
+    /// Sender names or patterns (`*` matches any run of characters:
+    /// `*@example.com`, `did:hsp:team_*`); empty: only the key's own id.
+    pub signs_for: Vec<String>,
 }
 
 impl KnownKey {
-    pub fn to_line(&self) -> String {
-        format!(
-            "{} {} {}",
-            self.id,
-            self.key.algorithm.name(),
-            self.key.to_base64()
-        )
+    /// A key that signs for its own id only.
+    pub fn new(id: impl Into<String>, key: PublicKey) -> KnownKey {
+        KnownKey {
+            id: id.into(),
+            key,
+            signs_for: Vec::new(),
+        }
     }
 
-    /// Reads `<id> <algorithm> <base64>`.
+    pub fn to_line(&self) -> String {
+        let mut line = format!(
+            "{} {} {}",
+            encode(&self.id),
+            self.key.algorithm.name(),
+            self.key.to_base64()
+        );
+        if !self.signs_for.is_empty() {
+            let patterns: Vec<String> = self.signs_for.iter().map(|p| encode(p)).collect();
+            line.push_str(&format!(" signs-for={}", patterns.join(",")));
+        }
+        line
+    }
+
+    /// Reads `<id> <algorithm> <base64> [signs-for=P1,P2]`.
     pub fn parse(line: &str) -> Result<KnownKey, String> {
         let mut parts = line.split_whitespace();
-        let (Some(id), Some(alg), Some(b64), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err("expected `<key id> <algorithm> <base64 public key>`".into());
+        let (Some(id), Some(alg), Some(b64), extra, None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
+            return Err(
+                "expected `<key id> <algorithm> <base64 public key> [signs-for=SENDER,…]`".into(),
+            );
         };
         let algorithm = Algorithm::parse(alg)
             .ok_or_else(|| format!("unknown algorithm `{alg}` (ed25519 or secp256r1)"))?;
@@ -92,11 +121,101 @@ impl KnownKey {
             .decode(b64)
             .map_err(|_| "the public key is not base64".to_string())?;
         let key = PublicKey::new(algorithm, bytes).map_err(|e| e.to_string())?;
+        let signs_for = match extra {
+            None => Vec::new(),
+            Some(field) => field
+                .strip_prefix("signs-for=")
+                .ok_or_else(|| format!("unexpected `{field}` (expected signs-for=SENDER,…)"))?
+                .split(',')
+                .filter(|p| !p.is_empty())
+                .map(decode)
+                .collect::<Result<_, _>>()?,
+        };
         Ok(KnownKey {
-            id: id.to_string(),
+            id: decode(id)?,
             key,
+            signs_for,
         })
     }
+
+    /// Whether this key may sign a message from `sender`: the sender is the
+    /// key's id, or matches one of its `signs-for` patterns.
+    pub fn may_sign_for(&self, sender: &str) -> bool {
+        if self.signs_for.is_empty() {
+            return sender == self.id;
+        }
+        self.signs_for.iter().any(|p| matches_pattern(p, sender))
+    }
+
+    /// Who the key may sign for, for messages: `alice, *@example.com`.
+    pub fn allowed(&self) -> String {
+        if self.signs_for.is_empty() {
+            self.id.clone()
+        } else {
+            self.signs_for.join(", ")
+        }
+    }
+}
+
+/// `*` matches any run of characters (none included); everything else itself.
+pub fn matches_pattern(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let pieces: Vec<&str> = parts.collect();
+    let Some((last, middle)) = pieces.split_last() else {
+        return rest.is_empty();
+    };
+    for piece in middle {
+        match rest.find(piece) {
+            Some(i) => rest = &rest[i + piece.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
+}
+
+/// Percent-encodes what would not read back as itself in a key line: `%`,
+/// `#` (a comment), `,` and `=` (the signs-for field), whitespace and
+/// control characters.
+fn encode(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for c in id.chars() {
+        if matches!(c, '%' | '#' | ',' | '=') || c.is_whitespace() || c.is_control() {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn decode(text: &str) -> Result<String, String> {
+    if !text.contains('%') {
+        return Ok(text.to_string());
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("`{text}`: a % not followed by two hex digits"))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| format!("`{text}` does not decode to UTF-8"))
 }
 
 /// Reads a file of `<id> <algorithm> <base64>` lines (`#` comments allowed).
@@ -197,6 +316,7 @@ impl Keystore {
         id: &str,
         algorithm: Algorithm,
         force: bool,
+        signs_for: &[String],
     ) -> Result<PublicKey, StoreError> {
         check_id(id)?;
         let private = self.key_path(id, "key");
@@ -217,6 +337,7 @@ impl Keystore {
         let public = KnownKey {
             id: id.to_string(),
             key: key.public_key(),
+            signs_for: signs_for.to_vec(),
         };
         write_file(
             &self.key_path(id, "pub"),
@@ -248,7 +369,8 @@ impl Keystore {
             .decode(&file.secret)
             .map_err(|_| corrupt("the secret is not base64".into()))?;
         let key = SigningKey::from_secret(algorithm, secret).map_err(|e| corrupt(e.to_string()))?;
-        Ok((key, permission_warning(&path)))
+        refuse_open_permissions(&path)?;
+        Ok((key, None))
     }
 
     /// Own public keys (from `keys/*.pub`).
@@ -279,14 +401,29 @@ impl Keystore {
 
     /// The key trusted for `id`: an own key, else a pinned one.
     pub fn trusted(&self, id: &str) -> Result<Option<PublicKey>, StoreError> {
-        let own = self.own_keys()?.into_iter().find(|k| k.id == id);
-        Ok(own
-            .or(self.known_keys()?.into_iter().find(|k| k.id == id))
-            .map(|k| k.key))
+        Ok(self.trusted_entry(id)?.map(|(k, _)| k.key))
     }
 
-    /// Pins `key` for `id`, replacing an earlier pin.
-    pub fn pin(&self, id: &str, key: PublicKey) -> Result<(), StoreError> {
+    /// The keystore line trusted for `id`, and whether it is an own key.
+    pub fn trusted_entry(&self, id: &str) -> Result<Option<(KnownKey, bool)>, StoreError> {
+        if let Some(own) = self.own_keys()?.into_iter().find(|k| k.id == id) {
+            return Ok(Some((own, true)));
+        }
+        Ok(self
+            .known_keys()?
+            .into_iter()
+            .find(|k| k.id == id)
+            .map(|k| (k, false)))
+    }
+
+    /// Whether `id` names one of the keystore's own keys.
+    pub fn is_own(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(self.own_keys()?.iter().any(|k| k.id == id))
+    }
+
+    /// Pins `key` for `id` (and the senders it may sign for), replacing an
+    /// earlier pin.
+    pub fn pin(&self, id: &str, key: PublicKey, signs_for: &[String]) -> Result<(), StoreError> {
         check_id(id)?;
         let mut keys: Vec<KnownKey> = self
             .known_keys()?
@@ -296,6 +433,7 @@ impl Keystore {
         keys.push(KnownKey {
             id: id.to_string(),
             key,
+            signs_for: signs_for.to_vec(),
         });
         self.write_known(&keys)
     }
@@ -318,7 +456,9 @@ impl Keystore {
 }
 
 fn check_id(id: &str) -> Result<(), StoreError> {
-    if id.is_empty() || id.contains(|c: char| c.is_whitespace() || c == ';' || c == '=') {
+    if id.is_empty()
+        || id.contains(|c: char| c.is_whitespace() || c.is_control() || c == ';' || c == '=')
+    {
         return Err(StoreError::BadId(id.to_string()));
     }
     Ok(())
@@ -338,44 +478,60 @@ fn file_stem(id: &str) -> String {
         .collect()
 }
 
-/// Writes a file atomically (temporary file + rename), private ones with mode 0600.
+/// Writes a file atomically: a fresh temporary file beside it, created
+/// exclusively (never one left behind by someone else) with its final mode
+/// (0600 for a private key), then renamed into place. On failure the
+/// temporary file is removed.
 fn write_file(path: &Path, bytes: &[u8], private: bool) -> Result<(), StoreError> {
     let io = |source| StoreError::Io {
         path: path.display().to_string(),
         source,
     };
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(io)?;
-    }
-    let tmp = path.with_extension("tmp");
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(if private { 0o600 } else { 0o644 });
-    }
-    let mut file = options.open(&tmp).map_err(io)?;
-    file.write_all(bytes)
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io)?;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let (tmp, mut file) = (0..16)
+        .find_map(|_| {
+            let tmp = dir.join(format!(".{name}.{}.tmp", ulid::Ulid::generate()));
+            let mut options = fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(if private { 0o600 } else { 0o644 });
+            }
+            options.open(&tmp).ok().map(|f| (tmp, f))
+        })
+        .ok_or_else(|| io(std::io::Error::other("cannot create a temporary file")))?;
+    let written = file
+        .write_all(bytes)
         .and_then(|()| file.sync_all())
-        .map_err(io)?;
-    fs::rename(&tmp, path).map_err(io)
+        .and_then(|()| fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(io(e));
+    }
+    Ok(())
 }
 
-/// ssh's rule: a private key readable by group or others is a warning.
-fn permission_warning(path: &Path) -> Option<String> {
+/// ssh's rule: a private key readable by group or others is not used.
+fn refuse_open_permissions(path: &Path) -> Result<(), StoreError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(path).ok()?.permissions().mode() & 0o777;
-        if mode & 0o077 != 0 {
-            return Some(format!(
-                "{}: permissions {mode:o} are too open; run chmod 600 on it",
-                path.display()
-            ));
+        if let Ok(meta) = fs::metadata(path) {
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                return Err(StoreError::Permissions {
+                    path: path.display().to_string(),
+                    mode,
+                });
+            }
         }
     }
-    None
+    Ok(())
 }
 
 #[cfg(test)]
@@ -387,10 +543,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Keystore::at(dir.path());
         let public = store
-            .generate("alice@example.com", Algorithm::Ed25519, false)
+            .generate("alice@example.com", Algorithm::Ed25519, false, &[])
             .unwrap();
         assert!(matches!(
-            store.generate("alice@example.com", Algorithm::Ed25519, false),
+            store.generate("alice@example.com", Algorithm::Ed25519, false, &[]),
             Err(StoreError::Exists(_))
         ));
         let (key, warning) = store.signing_key("alice@example.com").unwrap();
@@ -400,14 +556,18 @@ mod tests {
             store.trusted("alice@example.com").unwrap(),
             Some(public.clone())
         );
-        store.pin("bob@keys/2025", public.clone()).unwrap();
+        store.pin("bob@keys/2025", public.clone(), &[]).unwrap();
         assert_eq!(store.trusted("bob@keys/2025").unwrap(), Some(public));
         assert!(store.forget("bob@keys/2025").unwrap());
         assert_eq!(store.trusted("bob@keys/2025").unwrap(), None);
-        assert!(store.generate("../evil", Algorithm::Ed25519, false).is_ok());
+        assert!(
+            store
+                .generate("../evil", Algorithm::Ed25519, false, &[])
+                .is_ok()
+        );
         assert!(dir.path().join("keys/%2E%2E%2Fevil.key").exists());
         assert!(matches!(
-            store.generate("a b", Algorithm::Ed25519, false),
+            store.generate("a b", Algorithm::Ed25519, false, &[]),
             Err(StoreError::BadId(_))
         ));
     }
@@ -423,5 +583,70 @@ mod tests {
             err.contains("x.key") && err.contains("not a key file"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn every_id_reads_back_as_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Keystore::at(dir.path());
+        let a = SigningKey::generate(Algorithm::Ed25519)
+            .unwrap()
+            .public_key();
+        for id in [
+            "#team",
+            "50%off",
+            "a,b",
+            "x=y".replace('=', "%3D").as_str(),
+            "аlice",
+        ] {
+            store.pin(id, a.clone(), &["*@example.com".into()]).unwrap();
+            let (entry, own) = store.trusted_entry(id).unwrap().unwrap();
+            assert_eq!((entry.id.as_str(), own), (id, false));
+            assert_eq!(entry.signs_for, vec!["*@example.com".to_string()]);
+        }
+    }
+
+    #[test]
+    fn patterns_name_the_senders_a_key_may_sign_for() {
+        assert!(matches_pattern("*@example.com", "alice@example.com"));
+        assert!(!matches_pattern("*@example.com", "alice@example.com.evil"));
+        assert!(matches_pattern("did:hsp:team_*", "did:hsp:team_a"));
+        assert!(matches_pattern("a*b*c", "aXbYc"));
+        assert!(!matches_pattern("alice", "alice2"));
+        let key = SigningKey::generate(Algorithm::Ed25519)
+            .unwrap()
+            .public_key();
+        assert!(KnownKey::new("alice", key.clone()).may_sign_for("alice"));
+        assert!(!KnownKey::new("mallory", key).may_sign_for("alice"));
+    }
+
+    #[test]
+    fn a_leftover_temporary_file_never_gives_its_mode_to_a_private_key() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Keystore::at(dir.path());
+        fs::create_dir_all(dir.path().join("keys")).unwrap();
+        for leftover in ["keys/alice.tmp", "keys/.alice.key.tmp"] {
+            fs::write(dir.path().join(leftover), "old").unwrap();
+            fs::set_permissions(dir.path().join(leftover), fs::Permissions::from_mode(0o644))
+                .unwrap();
+        }
+        store
+            .generate("alice", Algorithm::Ed25519, false, &[])
+            .unwrap();
+        let mode = fs::metadata(dir.path().join("keys/alice.key"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        fs::set_permissions(
+            dir.path().join("keys/alice.key"),
+            fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
+        assert!(matches!(
+            store.signing_key("alice"),
+            Err(StoreError::Permissions { .. })
+        ));
     }
 }

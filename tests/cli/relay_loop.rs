@@ -167,7 +167,7 @@ fn the_archive_holds_each_message_once() {
 fn sign_in_place_keeps_the_transcript_around_the_envelopes() {
     let h = home();
     aiproto(h.path())
-        .args(["keygen", "-q", "--id", "alice"])
+        .args(["keygen", "-q", "--id", "alice", "--signs-for", "CLAUDE"])
         .assert()
         .code(0);
     let transcript = format!(

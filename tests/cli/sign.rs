@@ -5,9 +5,19 @@ use predicates::prelude::*;
 
 use super::{REQUEST, aiproto, home, json_lines, repo};
 
+/// A key that signs for its own id and for the senders of the messages
+/// these tests sign: CLAUDE (the REQUEST envelope) and any HSP DID.
 fn keygen(h: &std::path::Path, id: &str, algorithm: &str) {
     aiproto(h)
         .args(["keygen", "-q", "--id", id, "--algorithm", algorithm])
+        .args([
+            "--signs-for",
+            id,
+            "--signs-for",
+            "CLAUDE",
+            "--signs-for",
+            "did:hsp:*",
+        ])
         .assert()
         .code(0);
 }
@@ -92,7 +102,7 @@ fn a_change_to_any_value_breaks_the_signature() {
             };
             let claim = crosstalk_claim(&parsed.envelope).unwrap();
             assert!(
-                verify(&claim, &crosstalk_input(&parsed.envelope), &trust).is_err(),
+                verify(&claim, &crosstalk_input(&parsed.envelope), &trust, None).is_err(),
                 "line {n} col {i}: {changed}"
             );
             checked += 1;
@@ -505,7 +515,7 @@ fn an_applied_revoke_makes_later_signatures_fail() {
         .write_stdin(signed.clone())
         .assert()
         .code(0);
-    let revoke = "[[ALICE→EVERYONE v1]]\nsession: 2025-10-09T16Z abc123\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3EP0000000000000000RV\nintent: REVOKE\n\nmeta: revocation\nType: key\nKey-ID: alice\nReason: laptop stolen\n\nbody: |\n  Do not trust signatures by this key any more.\nsig: none\n[[END]]\n";
+    let revoke = "[[CLAUDE→EVERYONE v1]]\nsession: 2025-10-09T16Z abc123\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3EP0000000000000000RV\nintent: REVOKE\n\nmeta: revocation\nType: key\nKey-ID: alice\nReason: laptop stolen\n\nbody: |\n  Do not trust signatures by this key any more.\nsig: none\n[[END]]\n";
     let file = receiver.path().join("revoke.crosstalk");
     // Unsigned, it is refused.
     std::fs::write(&file, revoke).unwrap();

@@ -24,6 +24,7 @@ pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
     check_intent(parsed, &mut diags);
     check_ids(parsed, &mut diags);
     check_sig(parsed, &mut diags);
+    check_controls(parsed, &mut diags);
     meta_rules::check(parsed, now, &mut diags);
     if env.intent.as_deref() == Some("REVOKE") && matches!(env.sig.as_deref(), None | Some("none"))
     {
@@ -37,6 +38,50 @@ pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
         );
     }
     diags
+}
+
+/// Control characters in the text (an escape sequence can clear a line or
+/// hide text on the terminal that shows the envelope): a warning naming
+/// the first one of the body, and of each header or meta value.
+fn check_controls(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    let env = &parsed.envelope;
+    let control = |text: &str| {
+        text.chars()
+            .find(|c| c.is_control() && *c != '\t' && *c != '\n')
+    };
+    let mut places: Vec<(String, &str, crate::diag::Pos)> = parsed
+        .locations
+        .headers
+        .iter()
+        .filter_map(|(name, at)| {
+            env.header(name)
+                .map(|v| (format!("header `{name}`"), v, *at))
+        })
+        .collect();
+    if let (Some(body), Some(at)) = (env.body.as_deref(), parsed.locations.body) {
+        places.push(("the body".into(), body, at));
+    }
+    for block in &env.meta {
+        for (key, value) in &block.entries {
+            places.push((
+                format!("meta `{}` `{key}`", block.namespace),
+                value,
+                parsed.locations.header_line,
+            ));
+        }
+    }
+    for (what, text, at) in places {
+        if let Some(c) = control(text) {
+            diags.push(
+                Diagnostic::warning(
+                    "CT-CONTROL-CHAR",
+                    format!("{what} holds the control character {}", chars::describe(c)),
+                )
+                .at(at, 1)
+                .with_hint("aiproto shows it escaped; a terminal showing the raw text may obey it"),
+            );
+        }
+    }
 }
 
 fn check_route(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
@@ -61,6 +106,16 @@ fn check_route(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
                 .with_hint("a reply to a POLL comes from one of its receivers: `aiproto compose --reply-to … --from NAME`"),
             );
             continue;
+        }
+        if let Some(note) = chars::lookalike_identity(value) {
+            diags.push(
+                Diagnostic::warning(
+                    "CT-ADDR-LOOKALIKE",
+                    format!("{role} `{value}` could pass for another name: {note}"),
+                )
+                .at(at, value.chars().count())
+                .with_hint("check who sent it: a look-alike letter makes a different sender"),
+            );
         }
         let invalid = value
             .split(',')

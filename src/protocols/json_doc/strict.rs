@@ -118,6 +118,11 @@ mod tests {
         assert_eq!(e.line(), 3);
         assert!(parse(r#"{"a": {"b": 1, "b": 1}}"#).is_err());
         assert!(parse(r#"[{"a": 1}, {"a": 1}]"#).is_ok());
-        assert!(parse(r#"{"a": 1} x"#).unwrap_err().to_string().starts_with("trailing characters"));
+        assert!(
+            parse(r#"{"a": 1} x"#)
+                .unwrap_err()
+                .to_string()
+                .starts_with("trailing characters")
+        );
     }
 }
