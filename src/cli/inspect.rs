@@ -243,7 +243,7 @@ fn signature_state(p: &Painter, found: &Found, trust: Option<&Trust>) -> String 
     let Some(trust) = trust else {
         return p.dim("not checked (no keystore)");
     };
-    match super::verify::verify_found(found, trust) {
+    match crate::sign::message::verify_found(found, trust) {
         Ok(v) => format!(
             "{} by {}{} ({} {})",
             p.good("verified"),

@@ -8,11 +8,10 @@ use super::args::{GlobalArgs, VerifyArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format, Painter, Stream, escape_controls};
-use crate::protocols::{Found, Value};
-use crate::sign::claim::{self, ClaimError};
 use crate::sign::key::PublicKey;
 use crate::sign::keystore::{self, Keystore};
-use crate::sign::trust::{self, Trust, Verified, VerifyError};
+use crate::sign::message;
+use crate::sign::trust::{Trust, VerifyError};
 
 /// One line of `--format json`.
 #[derive(Serialize)]
@@ -61,42 +60,6 @@ fn trust_of(args: &VerifyArgs) -> Result<Trust, CliError> {
     })
 }
 
-/// Verifies one message: it must validate first (any error fails it with
-/// that finding), then carry a good signature by a trusted key.
-pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyError> {
-    if let Some(d) = found.diagnostics.iter().find(|d| d.is_error()) {
-        return Err(VerifyError::Invalid {
-            code: d.code,
-            message: d.message.clone(),
-            line: d.line,
-            column: d.column,
-        });
-    }
-    let message = found.to_message();
-    let sender = message.as_ref().and_then(|m| m.sender.as_deref());
-    match &found.value {
-        Value::Crosstalk(p) => {
-            let (claim, input) = claim::crosstalk_signed(p)?;
-            trust::verify(&claim, &input, trust, sender)
-        }
-        Value::Hsp(Some(m)) => {
-            let claim = claim::hsp_claim(&m.json)?;
-            trust::verify(&claim, &claim::hsp_input(&m.json), trust, sender)
-        }
-        Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None) => Err(VerifyError::Claim(
-            ClaimError::Malformed("not a readable message".into()),
-        )),
-        Value::Csdl(Some(d)) => {
-            let claim = claim::csdl_claim(&d.json)?;
-            trust::verify(&claim, &claim::csdl_input(&d.json), trust, sender)
-        }
-        Value::Msp(Some(_)) => Err(VerifyError::Claim(ClaimError::Malformed(
-            "an MSP signal carries no inline signature; check a detached one with --signature"
-                .into(),
-        ))),
-    }
-}
-
 pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let trust = trust_of(args)?;
     if let Some(signature) = &args.signature {
@@ -107,7 +70,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let mut out = BufWriter::new(std::io::stdout().lock());
     for doc in &docs {
         for found in &doc.messages {
-            let result = verify_found(found, &trust);
+            let result = message::verify_found(found, &trust);
             if result.is_err() {
                 status = status.max(ExitStatus::Invalid);
             }

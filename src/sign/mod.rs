@@ -5,4 +5,7 @@ pub mod claim;
 pub mod detached;
 pub mod key;
 pub mod keystore;
+pub mod message;
+#[cfg(test)]
+mod proptests;
 pub mod trust;

@@ -22,6 +22,7 @@ mod relay_loop;
 mod send;
 mod sign;
 mod transcripts;
+mod trust;
 mod validate;
 mod views;
 

@@ -61,6 +61,9 @@ fn check_controls(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     if let (Some(body), Some(at)) = (env.body.as_deref(), parsed.locations.body) {
         places.push(("the body".into(), body, at));
     }
+    if let (Some(sig), Some(at)) = (env.sig.as_deref(), parsed.locations.sig) {
+        places.push(("the sig: line".into(), sig, at));
+    }
     for block in &env.meta {
         for (key, value) in &block.entries {
             places.push((
