@@ -2366,7 +2366,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__serve)
-            opts="-q -v -h -V --listen --inbox --exec --max-bytes --rate --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --listen --inbox --exec --max-bytes --rate --max-connections --read-timeout --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2389,6 +2389,14 @@ _aiproto() {
                     return 0
                     ;;
                 --rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -419,6 +419,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --exec 'A shell command given each message on stdin; its stdout is the reply'
             cand --max-bytes 'The largest request body accepted'
             cand --rate 'Requests per second allowed (beyond: 429 E-RATE)'
+            cand --max-connections 'Requests handled at once (beyond: 503 at once); a slow client holds up only its own'
+            cand --read-timeout 'Seconds a client may take to send its headers, and its body (beyond: 408)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand -q 'Print only findings and data: no summary lines'

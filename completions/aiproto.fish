@@ -346,6 +346,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l inbox -d 'Dire
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l exec -d 'A shell command given each message on stdin; its stdout is the reply' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-bytes -d 'The largest request body accepted' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l rate -d 'Requests per second allowed (beyond: 429 E-RATE)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-connections -d 'Requests handled at once (beyond: 503 at once); a slow client holds up only its own' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l read-timeout -d 'Seconds a client may take to send its headers, and its body (beyond: 408)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

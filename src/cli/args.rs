@@ -958,6 +958,15 @@ pub struct ServeArgs {
     /// Requests per second allowed (beyond: 429 E-RATE).
     #[arg(long, value_name = "N")]
     pub rate: Option<u32>,
+
+    /// Requests handled at once (beyond: 503 at once); a slow client holds
+    /// up only its own.
+    #[arg(long, value_name = "N", default_value_t = crate::transport::server::MAX_CONNECTIONS)]
+    pub max_connections: usize,
+
+    /// Seconds a client may take to send its headers, and its body (beyond: 408).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS)]
+    pub read_timeout: u64,
 }
 
 #[derive(Debug, Args)]

@@ -23,6 +23,8 @@ pub fn run(args: &ServeArgs, g: &GlobalArgs) -> CmdResult {
             exec: args.exec.clone(),
             max_bytes: args.max_bytes,
             rate: args.rate,
+            max_connections: args.max_connections.max(1),
+            read_timeout: std::time::Duration::from_secs(args.read_timeout.max(1)),
         },
     };
     let listen = Listen {

@@ -17,9 +17,11 @@ mod clipboard_targets;
 pub mod email;
 pub mod file;
 pub mod http;
+mod http_conn;
 pub mod inbox;
 pub mod mqtt;
 pub mod server;
+mod server_inbox;
 mod stdio;
 mod tls;
 

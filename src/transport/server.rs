@@ -4,11 +4,16 @@
 //! an ERROR with its status. `aiproto serve`, and `recv`/`relay` from an
 //! `http://` URI (see [`super::http`]), run it.
 
-use std::io::{Read, Write};
+use std::io::Write;
+
+use super::http_conn::{self, ReadError, Request};
+use super::server_inbox as inbox;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::net::TcpStream;
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -32,7 +37,17 @@ pub struct ServeOptions {
     pub max_bytes: usize,
     /// Requests per second allowed (a token bucket of this size); None: no limit.
     pub rate: Option<u32>,
+    /// Requests handled at once; more get 503 at once.
+    pub max_connections: usize,
+    /// How long a client may take to send its request headers, and its
+    /// body: past it, 408 and the connection is closed.
+    pub read_timeout: Duration,
 }
+
+/// The default `--max-connections`.
+pub const MAX_CONNECTIONS: usize = 64;
+/// The default `--read-timeout`, in seconds.
+pub const READ_TIMEOUT_SECS: u64 = 10;
 
 impl Default for ServeOptions {
     fn default() -> Self {
@@ -41,6 +56,8 @@ impl Default for ServeOptions {
             exec: None,
             max_bytes: MAX_BYTES,
             rate: None,
+            max_connections: MAX_CONNECTIONS,
+            read_timeout: Duration::from_secs(READ_TIMEOUT_SECS),
         }
     }
 }
@@ -69,10 +86,22 @@ struct Answer {
     body: String,
 }
 
-/// Serves until `until` says stop, one request at a time, so that nothing
-/// is half-written when it stops. `ready` is told the bound address; `log`
+/// A valid message read by a worker, for the receiver on the serving thread.
+struct Job {
+    found: Found,
+    rendered: String,
+    /// The receiver's answer: `Ok(stop)`, or why it failed.
+    done: mpsc::Sender<Result<bool, String>>,
+}
+
+/// Serves until `until` says stop. Each request is read, checked and
+/// stored on a worker thread of its own (at most `max_connections` at
+/// once), so a slow client holds up nobody else; every read has a deadline
+/// (408 past it). The receiver gets each message on this thread, in the
+/// order the workers finish. `ready` is told the bound address; `log`
 /// prints a line per request on stderr. A receiver that fails gets its
-/// request answered 502 and ends the server with its error.
+/// request answered 502 and ends the server with its error. On stop, the
+/// requests in hand are finished first.
 pub fn serve(
     listen: &str,
     options: &ServeOptions,
@@ -81,73 +110,212 @@ pub fn serve(
     ready: impl FnOnce(SocketAddr),
     on_message: &mut OnMessage<'_>,
 ) -> anyhow::Result<Served> {
-    let server = tiny_http::Server::http(listen)
+    let listener = std::net::TcpListener::bind(listen)
         .map_err(|e| std::io::Error::other(format!("cannot listen on {listen}: {e}")))?;
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| std::io::Error::other("not an IP listener"))?;
-    ready(addr);
-    let mut bucket = options.rate.map(|r| (f64::from(r), Instant::now()));
-    let mut receiver = Receiver {
-        on_message,
-        stop: false,
-        failed: None,
-    };
-    while !until.stop.load(Ordering::SeqCst) && !receiver.stop {
-        if until.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Ok(Served::Timeout);
+    listener.set_nonblocking(true)?;
+    ready(listener.local_addr()?);
+    let shared = Arc::new(Shared {
+        options: options.clone(),
+        seen: inbox::Seen::default(),
+        bucket: Mutex::new(options.rate.map(|r| (f64::from(r), Instant::now()))),
+        log,
+    });
+    let active = Arc::new(AtomicUsize::new(0));
+    let refusing = Arc::new(AtomicUsize::new(0));
+    let (jobs, job_queue) = mpsc::channel::<Job>();
+    let mut stop = false;
+    let mut failed: Option<anyhow::Error> = None;
+    let mut ended = Served::Stopped;
+    loop {
+        // The receiver, for every message the workers have finished.
+        while let Ok(job) = job_queue.try_recv() {
+            let answer = match on_message(&job.found, &job.rendered) {
+                Ok(s) => {
+                    stop |= s;
+                    Ok(s)
+                }
+                Err(e) => {
+                    let why = format!("{e:#}");
+                    failed.get_or_insert(e);
+                    stop = true;
+                    Err(why)
+                }
+            };
+            let _ = job.done.send(answer);
         }
-        let Some(mut request) = server.recv_timeout(Duration::from_millis(100))? else {
+        if stop || until.stop.load(Ordering::SeqCst) {
+            stop = true;
+        } else if until.deadline.is_some_and(|d| Instant::now() >= d) {
+            stop = true;
+            ended = Served::Timeout;
+        }
+        if stop {
+            if active.load(Ordering::SeqCst) == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
             continue;
+        }
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
         };
-        let answer = handle(&mut request, options, &mut bucket, &mut receiver);
-        if log {
-            eprintln!("{} {} → {}", request.method(), request.url(), answer.status);
+        let _ = stream.set_nonblocking(false);
+        if active.load(Ordering::SeqCst) >= options.max_connections {
+            refuse_busy(stream, &shared, &refusing);
+            continue;
         }
-        let header =
-            tiny_http::Header::from_bytes(&b"Content-Type"[..], answer.content_type.as_bytes())
-                .map_err(|()| std::io::Error::other("bad header"))?;
-        let response = tiny_http::Response::from_string(answer.body)
-            .with_status_code(answer.status)
-            .with_header(header);
-        // A client that went away is its own problem, not the server's.
-        let _ = request.respond(response);
-        if let Some(e) = receiver.failed.take() {
-            return Err(e);
-        }
+        active.fetch_add(1, Ordering::SeqCst);
+        let (shared, active, jobs) = (Arc::clone(&shared), Arc::clone(&active), jobs.clone());
+        std::thread::spawn(move || {
+            serve_connection(stream, &shared, &jobs);
+            active.fetch_sub(1, Ordering::SeqCst);
+        });
     }
-    Ok(Served::Stopped)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(ended),
+    }
 }
 
-/// The receiver and what it said.
-struct Receiver<'r, 'h> {
-    on_message: &'r mut OnMessage<'h>,
-    stop: bool,
-    failed: Option<anyhow::Error>,
+/// What the workers share.
+struct Shared {
+    options: ServeOptions,
+    /// Ids already received, for servers without an inbox directory.
+    seen: inbox::Seen,
+    /// The `--rate` token bucket: tokens left, and when it was last filled.
+    bucket: Mutex<Option<(f64, Instant)>>,
+    log: bool,
 }
 
-fn handle(
-    request: &mut tiny_http::Request,
-    options: &ServeOptions,
-    bucket: &mut Option<(f64, Instant)>,
-    receiver: &mut Receiver<'_, '_>,
-) -> Answer {
-    let path = request.url().split('?').next().unwrap_or("").to_string();
-    let protocol = match path.as_str() {
-        "/crosstalk/receive" | "/crosstalk" => Protocol::Crosstalk,
-        "/hsp" => Protocol::Hsp,
-        _ => {
-            return error(
-                Protocol::Crosstalk,
-                404,
-                "E-ROUTE",
-                &format!("nothing at {path}: POST to /crosstalk/receive or /hsp"),
+/// One connection: its request read under the deadline, handled, answered.
+fn serve_connection(stream: TcpStream, shared: &Shared, jobs: &mpsc::Sender<Job>) {
+    let deadline = Instant::now() + shared.options.read_timeout;
+    let Ok(reader) = stream.try_clone() else {
+        return;
+    };
+    let mut request = match Request::read_head(reader, deadline) {
+        Ok(request) => request,
+        Err(e) => return refuse_unread(stream, e, shared),
+    };
+    let answer = handle(&mut request, shared, jobs);
+    if shared.log {
+        eprintln!("{} {} → {}", request.method, request.path, answer.status);
+    }
+    request.respond(answer.status, answer.content_type, &answer.body);
+}
+
+/// Answers a connection whose request could not be read: 408 past the
+/// deadline, the parser's status for what is not HTTP.
+fn refuse_unread(stream: TcpStream, e: ReadError, shared: &Shared) {
+    let (status, code, why) = match e {
+        ReadError::Timeout => (
+            408,
+            "E-TIMEOUT",
+            format!(
+                "the request did not arrive within {} s",
+                shared.options.read_timeout.as_secs_f64()
+            ),
+        ),
+        ReadError::Malformed(status, why) => (status, "E-FORMAT", why),
+        ReadError::Io(_) => return,
+    };
+    if shared.log {
+        eprintln!("(unread request) → {status}");
+    }
+    let answer = error(Protocol::Crosstalk, status, code, &why, None);
+    http_conn::respond_raw(stream, answer.status, answer.content_type, &answer.body);
+}
+
+/// How long a refused connection's request is read before the answer.
+const REFUSAL_PATIENCE: Duration = Duration::from_millis(250);
+
+/// Answers 503 to a connection over `max_connections`, on a short-lived
+/// thread of its own that first reads the request for a moment (a
+/// connection closed with unread data is reset, and the client would never
+/// see the answer). Past four times `max_connections` refusals at once, the
+/// connection is just closed.
+fn refuse_busy(stream: TcpStream, shared: &Arc<Shared>, refusing: &Arc<AtomicUsize>) {
+    if refusing.load(Ordering::SeqCst) >= 4 * shared.options.max_connections {
+        return;
+    }
+    refusing.fetch_add(1, Ordering::SeqCst);
+    let (shared, refusing) = (Arc::clone(shared), Arc::clone(refusing));
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + shared.options.read_timeout.min(REFUSAL_PATIENCE);
+        if let Ok(reader) = stream.try_clone()
+            && let Ok(mut request) = Request::read_head(reader, deadline)
+        {
+            let protocol = route(&request.path).unwrap_or(Protocol::Crosstalk);
+            let _ = request.read_body(shared.options.max_bytes, deadline);
+            let max = shared.options.max_connections;
+            let answer = error(
+                protocol,
+                503,
+                "E-RATE",
+                &format!("busy: {max} requests in hand"),
                 None,
             );
+            if shared.log {
+                eprintln!("{} {} → 503", request.method, request.path);
+            }
+            request.respond(answer.status, answer.content_type, &answer.body);
         }
+        refusing.fetch_sub(1, Ordering::SeqCst);
+    });
+}
+
+/// The protocol a request's path names, if any.
+fn route(path: &str) -> Option<Protocol> {
+    match path {
+        "/crosstalk/receive" | "/crosstalk" => Some(Protocol::Crosstalk),
+        "/hsp" => Some(Protocol::Hsp),
+        _ => None,
+    }
+}
+
+/// The token bucket: `Some(429)` when this request is one too many.
+fn rate_limited(shared: &Shared, protocol: Protocol) -> Option<Answer> {
+    let rate = shared.options.rate?;
+    let mut guard = shared.bucket.lock().ok()?;
+    let (tokens, last) = guard.as_mut()?;
+    let now = Instant::now();
+    *tokens =
+        (*tokens + now.duration_since(*last).as_secs_f64() * f64::from(rate)).min(f64::from(rate));
+    *last = now;
+    if *tokens < 1.0 {
+        return Some(error(
+            protocol,
+            429,
+            "E-RATE",
+            &format!("more than {rate} requests per second"),
+            None,
+        ));
+    }
+    *tokens -= 1.0;
+    None
+}
+
+fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> Answer {
+    let options = &shared.options;
+    let Some(protocol) = route(&request.path) else {
+        return error(
+            Protocol::Crosstalk,
+            404,
+            "E-ROUTE",
+            &format!(
+                "nothing at {}: POST to /crosstalk/receive or /hsp",
+                request.path
+            ),
+            None,
+        );
     };
-    if *request.method() != tiny_http::Method::Post {
+    if request.method != "POST" {
         return error(
             protocol,
             405,
@@ -156,42 +324,43 @@ fn handle(
             None,
         );
     }
-    if let (Some(rate), Some((tokens, last))) = (options.rate, bucket.as_mut()) {
-        let now = Instant::now();
-        *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * f64::from(rate))
-            .min(f64::from(rate));
-        *last = now;
-        if *tokens < 1.0 {
+    if let Some(answer) = rate_limited(shared, protocol) {
+        return answer;
+    }
+    let deadline = Instant::now() + options.read_timeout;
+    let body = match request.read_body(options.max_bytes, deadline) {
+        Ok(Some(body)) => body,
+        Ok(None) => {
             return error(
                 protocol,
-                429,
-                "E-RATE",
-                &format!("more than {rate} requests per second"),
+                413,
+                "E-TOO-LARGE",
+                &format!("the message is over {} bytes", options.max_bytes),
                 None,
             );
         }
-        *tokens -= 1.0;
-    }
-    let mut body = Vec::new();
-    let limit = options.max_bytes as u64 + 1;
-    if let Err(e) = request.as_reader().take(limit).read_to_end(&mut body) {
-        return error(
-            protocol,
-            400,
-            "E-FORMAT",
-            &format!("cannot read the request: {e}"),
-            None,
-        );
-    }
-    if body.len() > options.max_bytes {
-        return error(
-            protocol,
-            413,
-            "E-TOO-LARGE",
-            &format!("the message is over {} bytes", options.max_bytes),
-            None,
-        );
-    }
+        Err(ReadError::Timeout) => {
+            return error(
+                protocol,
+                408,
+                "E-TIMEOUT",
+                &format!(
+                    "the request body did not arrive within {} s",
+                    options.read_timeout.as_secs_f64()
+                ),
+                None,
+            );
+        }
+        Err(e) => {
+            return error(
+                protocol,
+                400,
+                "E-FORMAT",
+                &format!("cannot read the request: {e}"),
+                None,
+            );
+        }
+    };
     let Ok(text) = String::from_utf8(body) else {
         return error(
             protocol,
@@ -236,20 +405,39 @@ fn handle(
         _ => {}
     }
     let mut replies = Vec::new();
-    for found in &doc.messages {
+    for found in doc.messages {
         let Some(rendered) = found.render() else {
             continue;
         };
-        if let Some(dir) = &options.inbox
-            && let Err(e) = store(dir, found, &rendered)
-        {
-            return error(
-                protocol,
-                500,
-                "E-ROUTE",
-                &format!("cannot store the message: {e}"),
-                Some(found),
-            );
+        // Delivered before (a client's retry): acknowledged again, not
+        // stored or handed on again. The same id on other content is refused.
+        let first_time = match &options.inbox {
+            Some(dir) => inbox::store(dir, &found, &rendered),
+            None => shared.seen.first_time(&found, &rendered),
+        };
+        match first_time {
+            Ok(true) => {}
+            Ok(false) => {
+                replies.push(ack(&found));
+                continue;
+            }
+            Err(inbox::StoreError::Conflict(id)) => {
+                return error(
+                    protocol,
+                    409,
+                    "E-FORMAT",
+                    &format!("message {id} was received before with different content"),
+                    Some(&found),
+                );
+            }
+            Err(inbox::StoreError::Io(e)) => {
+                let (status, why) = if e.kind() == std::io::ErrorKind::StorageFull {
+                    (507, "the inbox's disk is full".to_string())
+                } else {
+                    (500, format!("cannot store the message: {e}"))
+                };
+                return error(protocol, status, "E-ROUTE", &why, Some(&found));
+            }
         }
         match &options.exec {
             Some(cmd) => match run_handler(cmd, &rendered) {
@@ -260,25 +448,34 @@ fn handle(
                         502,
                         "E-ROUTE",
                         &format!("the handler failed: {why}"),
-                        Some(found),
+                        Some(&found),
                     );
                 }
             },
-            None => replies.push(ack(found)),
+            None => replies.push(ack(&found)),
         }
-        match (receiver.on_message)(found, &rendered) {
-            Ok(stop) => receiver.stop |= stop,
-            Err(e) => {
-                let answer = error(
-                    protocol,
-                    502,
-                    "E-ROUTE",
-                    &format!("the receiver failed: {e:#}"),
-                    Some(found),
-                );
-                receiver.failed = Some(e);
-                return answer;
-            }
+        // The receiver runs on the serving thread; wait for its word.
+        let (done, answer) = mpsc::channel();
+        let reply_found = found.clone();
+        let sent = jobs.send(Job {
+            found,
+            rendered,
+            done,
+        });
+        let verdict = match sent {
+            Ok(()) => answer
+                .recv()
+                .unwrap_or_else(|_| Err("the server stopped".into())),
+            Err(_) => Err("the server stopped".into()),
+        };
+        if let Err(why) = verdict {
+            return error(
+                protocol,
+                502,
+                "E-ROUTE",
+                &format!("the receiver failed: {why}"),
+                Some(&reply_found),
+            );
         }
     }
     let content_type = if protocol == Protocol::Crosstalk {
@@ -295,55 +492,6 @@ fn handle(
             ""
         }),
     }
-}
-
-/// Writes a message into the inbox under a name made of its id's safe
-/// characters only, via a temporary file and a rename: never half a file,
-/// never outside the inbox, never over another message.
-fn store(dir: &Path, found: &Found, text: &str) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let ext = if found.protocol == Protocol::Crosstalk {
-        "crosstalk"
-    } else {
-        "json"
-    };
-    let id: String = found
-        .id()
-        .unwrap_or("")
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-        .take(80)
-        .collect();
-    let stem = if id.is_empty() {
-        crate::ids::new_ulid()
-    } else {
-        id
-    };
-    let tmp = dir.join(format!(".{stem}.{}.tmp", std::process::id()));
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()?;
-    for n in 0.. {
-        let name = if n == 0 {
-            format!("{stem}.{ext}")
-        } else {
-            format!("{stem}-{n}.{ext}")
-        };
-        let target = dir.join(name);
-        // hard_link fails when the target exists: no message is ever replaced.
-        match std::fs::hard_link(&tmp, &target) {
-            Ok(()) => {
-                std::fs::remove_file(&tmp)?;
-                return Ok(target);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e);
-            }
-        }
-    }
-    unreachable!("the loop returns")
 }
 
 fn run_handler(cmd: &str, message: &str) -> Result<String, String> {

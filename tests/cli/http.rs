@@ -231,3 +231,119 @@ fn recv_listens_on_an_http_address() {
             .starts_with("http://127.0.0.1:")
     );
 }
+
+/// A raw HTTP request on a fresh connection; the status line's code.
+fn raw_post(url: &str, path: &str, body: &str) -> u16 {
+    use std::io::{Read, Write};
+    let addr = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A client that sends the headers and 10 bytes of a 5 KB body, then waits.
+fn stalled_client(url: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(url.trim_start_matches("http://")).unwrap();
+    write!(
+        stream,
+        "POST /crosstalk/receive HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n[[A→B v1]]"
+    )
+    .unwrap();
+    stream
+}
+
+#[test]
+fn a_stalled_client_holds_up_nobody_else_and_gets_408() {
+    use std::io::Read;
+    let h = home();
+    let server = Server::start(h.path(), &["--read-timeout", "2"]);
+    let mut stalled = stalled_client(&server.url);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Another client is answered while the first one stalls.
+    let started = std::time::Instant::now();
+    assert_eq!(raw_post(&server.url, "/crosstalk/receive", REQUEST), 200);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    // The stalled one gets 408 once its deadline passes.
+    stalled
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let mut reply = String::new();
+    let _ = stalled.read_to_string(&mut reply);
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    assert!(reply.contains("E-TIMEOUT"), "{reply}");
+}
+
+#[test]
+fn many_slow_clients_are_bounded_and_the_server_recovers() {
+    let h = home();
+    let server = Server::start(h.path(), &["--read-timeout", "2", "--max-connections", "4"]);
+    let slow: Vec<_> = (0..12).map(|_| stalled_client(&server.url)).collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Past the bound, refused at once with 503 rather than left waiting.
+    let started = std::time::Instant::now();
+    let busy = raw_post(&server.url, "/crosstalk/receive", REQUEST);
+    assert!(busy == 503 || busy == 200, "{busy}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    drop(slow);
+    // Once the slow ones time out, everyone is served again.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert_eq!(raw_post(&server.url, "/crosstalk/receive", REQUEST), 200);
+}
+
+#[test]
+fn a_retried_post_is_acknowledged_once_stored() {
+    let h = home();
+    let server = Server::start(h.path(), &["--inbox", "inbox"]);
+    for _ in 0..3 {
+        assert_eq!(raw_post(&server.url, "/crosstalk/receive", REQUEST), 200);
+    }
+    let stored: Vec<_> = std::fs::read_dir(h.path().join("inbox")).unwrap().collect();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    // The same id with other content: refused.
+    let other = REQUEST.replace("Please review.", "Please delete.");
+    assert_eq!(raw_post(&server.url, "/crosstalk/receive", &other), 409);
+}
+
+#[test]
+fn a_full_disk_answers_507_and_leaves_no_file() {
+    let h = home();
+    let inbox = h.path().join("inbox");
+    std::fs::create_dir_all(&inbox).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs"])
+        .arg(&inbox)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!(
+            "SKIPPED a_full_disk_answers_507_and_leaves_no_file: cannot mount a tmpfs (not root?)"
+        );
+        return;
+    }
+    std::fs::write(inbox.join("filler"), vec![0u8; 16 * 1024]).ok();
+    let server = Server::start(h.path(), &["--inbox", "inbox"]);
+    let status = raw_post(&server.url, "/crosstalk/receive", REQUEST);
+    let left: Vec<String> = std::fs::read_dir(&inbox)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    drop(server);
+    let _ = Command::new("umount").arg(&inbox).status();
+    assert_eq!(status, 507);
+    assert_eq!(left, vec!["filler".to_string()]);
+}

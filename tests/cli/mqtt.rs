@@ -308,6 +308,68 @@ fn cutting_proxy(target: u16, cut_after: usize) -> u16 {
     port
 }
 
+/// A TCP relay to `target` whose first connection stops forwarding what
+/// the client sends once `hold_after` bytes went through, until `release`
+/// is set; `held` is set when it stops. Later connections pass through.
+/// It holds a stream at a known point, whatever the speed of the machine.
+struct HoldingProxy {
+    port: u16,
+    held: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    release: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+fn holding_proxy(target: u16, hold_after: usize) -> HoldingProxy {
+    use std::io::{Read, Write};
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = Arc::new(AtomicBool::new(false));
+    let release = Arc::new(AtomicBool::new(false));
+    let (held_in, release_in) = (Arc::clone(&held), Arc::clone(&release));
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(mut client) = client else { continue };
+            let Ok(mut server) = TcpStream::connect(("127.0.0.1", target)) else {
+                let _ = client.shutdown(Shutdown::Both);
+                continue;
+            };
+            let (mut client_r, mut server_w) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut server, &mut client);
+                let _ = client.shutdown(Shutdown::Both);
+            });
+            let (held, release) = (Arc::clone(&held_in), Arc::clone(&release_in));
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 16 * 1024];
+                let mut forwarded = 0;
+                while let Ok(read) = client_r.read(&mut buf) {
+                    if read == 0 || server_w.write_all(&buf[..read]).is_err() {
+                        break;
+                    }
+                    forwarded += read;
+                    if n == 0 && forwarded >= hold_after {
+                        held.store(true, Ordering::SeqCst);
+                        while !release.load(Ordering::SeqCst) {
+                            std::thread::sleep(std::time::Duration::from_millis(5));
+                        }
+                        break;
+                    }
+                }
+                let _ = server_w.shutdown(Shutdown::Both);
+                let _ = client_r.shutdown(Shutdown::Both);
+            });
+        }
+    });
+    HoldingProxy {
+        port,
+        held,
+        release,
+    }
+}
+
 /// A QoS 1 stream whose connection is cut in the middle: `aiproto send`
 /// reconnects with backoff and publishes again what was not acknowledged,
 /// so the subscriber gets every message (at least once).
@@ -449,6 +511,10 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
         .spawn()
         .unwrap();
     wait_for(&mut sub, "subscribed");
+    // The publisher goes through a proxy that holds its stream after about
+    // 2 MB (some 2,000 of the 30,000 messages): the restart comes in the
+    // middle of the stream by construction, on a fast machine or a slow one.
+    let proxy = holding_proxy(port, 2_000_000);
     let publisher = aiproto_child(
         h.path(),
         &[
@@ -456,13 +522,13 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
             "--qos",
             "1",
             "--via",
-            &format!("mqtt://127.0.0.1:{port}/restart/stream"),
+            &format!("mqtt://127.0.0.1:{}/restart/stream", proxy.port),
             file.to_str().unwrap(),
         ],
     );
     let lines = || std::fs::read_to_string(&received).unwrap().lines().count();
     let started = std::time::Instant::now();
-    while lines() < 2_000 {
+    while !proxy.held.load(std::sync::atomic::Ordering::SeqCst) {
         assert!(started.elapsed().as_secs() < 60, "the stream did not start");
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
@@ -470,6 +536,9 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     let at_restart = lines();
     std::thread::sleep(std::time::Duration::from_millis(500));
     let _broker = start_mosquitto(binary, &conf, port);
+    proxy
+        .release
+        .store(true, std::sync::atomic::Ordering::SeqCst);
     let sent = publisher.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&sent.stderr);
     assert_eq!(sent.status.code(), Some(0), "{stderr}");

@@ -1,0 +1,218 @@
+//! One HTTP/1.1 request on one connection, read under deadlines: the
+//! receiving server's wire layer. Headers are parsed by `httparse` (the
+//! parser hyper uses); bodies need a `Content-Length`; each connection
+//! carries one request and is closed after the answer. Every read has a
+//! deadline, so a client that stalls costs its own connection only.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// The most header bytes read before the request is refused.
+const MAX_HEAD: usize = 64 * 1024;
+
+/// Why no request could be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The client did not send it before the deadline.
+    #[error("the client sent nothing more before the deadline")]
+    Timeout,
+    /// Not HTTP, or a form this server does not read (status to answer, why).
+    #[error("{1}")]
+    Malformed(u16, String),
+    /// The connection failed or closed first.
+    #[error("{0}")]
+    Io(std::io::Error),
+}
+
+/// A request whose head has been read; the body is read on demand.
+pub struct Request {
+    pub method: String,
+    /// The path, without the query string.
+    pub path: String,
+    stream: TcpStream,
+    /// Body bytes that arrived with the head.
+    pending: Vec<u8>,
+    content_length: Option<usize>,
+}
+
+impl Request {
+    /// Reads the request line and headers before `deadline`.
+    pub fn read_head(mut stream: TcpStream, deadline: Instant) -> Result<Request, ReadError> {
+        let mut buf = Vec::with_capacity(1024);
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(end) = find_head_end(&buf) {
+                return Request::parse(stream, &buf, end);
+            }
+            if buf.len() > MAX_HEAD {
+                return Err(ReadError::Malformed(
+                    431,
+                    "the request headers are too large".into(),
+                ));
+            }
+            let n = read_until(&mut stream, &mut chunk, deadline)?;
+            if n == 0 {
+                return Err(ReadError::Io(std::io::ErrorKind::UnexpectedEof.into()));
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    fn parse(stream: TcpStream, buf: &[u8], end: usize) -> Result<Request, ReadError> {
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut parsed = httparse::Request::new(&mut headers);
+        match parsed.parse(&buf[..end]) {
+            Ok(httparse::Status::Complete(_)) => {}
+            Ok(httparse::Status::Partial) => {
+                return Err(ReadError::Malformed(400, "incomplete request head".into()));
+            }
+            Err(e) => {
+                return Err(ReadError::Malformed(
+                    400,
+                    format!("not an HTTP request: {e}"),
+                ));
+            }
+        }
+        let header = |name: &str| {
+            parsed
+                .headers
+                .iter()
+                .find(|h| h.name.eq_ignore_ascii_case(name))
+                .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
+        };
+        if header("Transfer-Encoding").is_some() {
+            return Err(ReadError::Malformed(
+                411,
+                "send the body with a Content-Length (chunked bodies are not read)".into(),
+            ));
+        }
+        let content_length = match header("Content-Length") {
+            None => None,
+            Some(v) => Some(v.parse::<usize>().map_err(|_| {
+                ReadError::Malformed(400, format!("Content-Length `{v}` is not a number"))
+            })?),
+        };
+        let path = parsed.path.unwrap_or("/");
+        Ok(Request {
+            method: parsed.method.unwrap_or("").to_string(),
+            path: path.split('?').next().unwrap_or("/").to_string(),
+            pending: buf[end..].to_vec(),
+            content_length,
+            stream,
+        })
+    }
+
+    /// Reads the body before `deadline`. `Ok(None)`: over `max` bytes (what
+    /// the client declared, or sent); the rest is not read.
+    pub fn read_body(
+        &mut self,
+        max: usize,
+        deadline: Instant,
+    ) -> Result<Option<Vec<u8>>, ReadError> {
+        let length = self.content_length.unwrap_or(0);
+        if length > max {
+            return Ok(None);
+        }
+        let mut body = std::mem::take(&mut self.pending);
+        body.truncate(length);
+        let mut chunk = [0u8; 16 * 1024];
+        while body.len() < length {
+            let want = (length - body.len()).min(chunk.len());
+            let n = read_until(&mut self.stream, &mut chunk[..want], deadline)?;
+            if n == 0 {
+                return Err(ReadError::Io(std::io::ErrorKind::UnexpectedEof.into()));
+            }
+            body.extend_from_slice(&chunk[..n]);
+        }
+        Ok(Some(body))
+    }
+
+    /// Answers and closes the connection. A client that went away is its
+    /// own problem, not the server's.
+    pub fn respond(mut self, status: u16, content_type: &str, body: &str) {
+        let _ = self.stream.set_write_timeout(Some(Duration::from_secs(10)));
+        let head = format!(
+            "HTTP/1.1 {status} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            reason(status),
+            body.len()
+        );
+        let _ = self
+            .stream
+            .write_all(head.as_bytes())
+            .and_then(|()| self.stream.write_all(body.as_bytes()))
+            .and_then(|()| self.stream.flush());
+        let _ = self.stream.shutdown(std::net::Shutdown::Write);
+        // Read what the client still sends (briefly): closing with unread
+        // data would reset the connection before the answer is read.
+        let _ = self
+            .stream
+            .set_read_timeout(Some(Duration::from_millis(200)));
+        let mut sink = [0u8; 4096];
+        while matches!(self.stream.read(&mut sink), Ok(n) if n > 0) {}
+    }
+}
+
+/// Answers a connection whose request could not be read.
+pub fn respond_raw(stream: TcpStream, status: u16, content_type: &str, body: &str) {
+    Request {
+        method: String::new(),
+        path: String::new(),
+        stream,
+        pending: Vec::new(),
+        content_length: None,
+    }
+    .respond(status, content_type, body);
+}
+
+/// One read that gives up at `deadline`.
+fn read_until(
+    stream: &mut TcpStream,
+    buf: &mut [u8],
+    deadline: Instant,
+) -> Result<usize, ReadError> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(ReadError::Timeout);
+        }
+        stream.set_read_timeout(Some(left)).map_err(ReadError::Io)?;
+        match stream.read(buf) {
+            Ok(n) => return Ok(n),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(ReadError::Timeout);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(ReadError::Io(e)),
+        }
+    }
+}
+
+fn find_head_end(buf: &[u8]) -> Option<usize> {
+    buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        411 => "Length Required",
+        413 => "Payload Too Large",
+        429 => "Too Many Requests",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        507 => "Insufficient Storage",
+        _ => "",
+    }
+}
