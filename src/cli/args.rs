@@ -238,10 +238,14 @@ pub enum Command {
 
     /// Check that every message carries a good signature from a trusted key.
     ///
-    /// Trusted keys: `--pubkey FILE` (this key only), `--trusted-keys FILE`
-    /// (only the listed keys; for CI), else the keystore: your own keys and
-    /// the keys pinned for other signers. An unknown signer fails unless
-    /// `--tofu`, which pins the key the message presents; a pinned signer
+    /// A message must pass `validate` first: any error fails it. Trusted
+    /// keys: `--pubkey FILE` (this key only; the sender is not bound),
+    /// `--trusted-keys FILE` (only the listed keys; for CI), else the
+    /// keystore: your own keys and the keys pinned for other signers. The
+    /// key must be allowed to sign for the message's sender (its line's
+    /// signs-for=, else its own id): SIG-SENDER otherwise. An unknown signer
+    /// fails unless `--tofu`, which pins the key the message presents for
+    /// the sender it signed as (never a look-alike id); a pinned signer
     /// presenting another key fails loudly. Exit 0 only when every message
     /// verifies.
     Verify(VerifyArgs),
