@@ -4,6 +4,7 @@
 pub mod claim;
 pub mod detached;
 pub mod key;
+pub mod key_line;
 pub mod keystore;
 pub mod message;
 #[cfg(test)]

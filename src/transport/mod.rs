@@ -22,6 +22,7 @@ pub mod inbox;
 pub mod mqtt;
 pub mod server;
 mod server_inbox;
+mod server_replies;
 mod stdio;
 mod tls;
 

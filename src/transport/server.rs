@@ -4,24 +4,18 @@
 //! an ERROR with its status. `aiproto serve`, and `recv`/`relay` from an
 //! `http://` URI (see [`super::http`]), run it.
 
-use std::io::Write;
-
-use super::http_conn::{self, ReadError, Request};
-use super::server_inbox as inbox;
-use std::net::SocketAddr;
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
+use super::http_conn::{self, ReadError, Request};
+use super::server_inbox as inbox;
+use super::server_replies::{Answer, ack, error, run_handler};
 use crate::input::Source;
-use crate::protocols::crosstalk::{self, Envelope};
-use crate::protocols::hsp;
-use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value};
+use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 use crate::reader::Document;
 
 /// The largest request body accepted by default.
@@ -78,13 +72,6 @@ pub enum Served {
 /// The receiver of each valid message (after the inbox and the handler);
 /// `Ok(true)` stops the server once this request is answered.
 pub type OnMessage<'h> = dyn FnMut(&Found, &str) -> anyhow::Result<bool> + 'h;
-
-/// What the server answered, for the log line.
-struct Answer {
-    status: u16,
-    content_type: &'static str,
-    body: String,
-}
 
 /// A valid message read by a worker, for the receiver on the serving thread.
 struct Job {
@@ -491,121 +478,5 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
         } else {
             ""
         }),
-    }
-}
-
-fn run_handler(cmd: &str, message: &str) -> Result<String, String> {
-    let mut child = std::process::Command::new("sh")
-        .args(["-c", cmd])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(message.as_bytes());
-    }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        return Err(format!("`{cmd}` exited with {}", out.status));
-    }
-    String::from_utf8(out.stdout).map_err(|_| "the handler's reply is not UTF-8".into())
-}
-
-/// The ACK of a received message, in its own protocol.
-fn ack(found: &Found) -> String {
-    match &found.value {
-        Value::Crosstalk(p) => {
-            crosstalk::render(&reply_envelope(Some(&p.envelope), "ACK", "Received."))
-        }
-        Value::Hsp(m) => {
-            let json = m.as_ref().map(|m| &m.json);
-            hsp_reply(json, hsp::compose::Kind::Ack, serde_json::Map::new())
-        }
-        // No route takes CSDL or MSP yet; a plain JSON receipt if one does.
-        Value::Csdl(_) | Value::Msp(_) => json!({"status": "received"}).to_string(),
-    }
-}
-
-/// A Crosstalk reply from this server: receiver and sender swapped, same thread.
-fn reply_envelope(original: Option<&Envelope>, intent: &str, body: &str) -> Envelope {
-    let o = original.cloned().unwrap_or_default();
-    Envelope {
-        sender: if o.receiver.is_empty() {
-            "SYSTEM".into()
-        } else {
-            o.receiver.clone()
-        },
-        receiver: if o.sender.is_empty() {
-            "UNKNOWN".into()
-        } else {
-            o.sender.clone()
-        },
-        version_token: "v1".into(),
-        user: Some("system".into()),
-        session: o.session.clone(),
-        thread: o.thread.clone().or(o.message.clone()),
-        parent: o.message.clone(),
-        message: Some(crate::ids::new_ulid()),
-        context: o.context.clone(),
-        intent: Some(intent.into()),
-        body: Some(body.into()),
-        sig: Some("none".into()),
-        ..Envelope::default()
-    }
-}
-
-/// An HSP ACK or NACK answering `original` (when it could be read), as one JSON line.
-fn hsp_reply(
-    original: Option<&serde_json::Value>,
-    kind: hsp::compose::Kind,
-    payload: serde_json::Map<String, serde_json::Value>,
-) -> String {
-    let envelope = hsp::compose::acknowledge(original, kind, payload, "did:aiproto:server");
-    envelope.map_or_else(
-        |e| json!({"error": e.to_string()}).to_string(),
-        |env| serde_json::to_string(&env).unwrap_or_default(),
-    )
-}
-
-/// An ERROR envelope (Crosstalk) or a NACK (HSP) with an HTTP status.
-fn error(
-    protocol: Protocol,
-    status: u16,
-    code: &str,
-    reason: &str,
-    found: Option<&Found>,
-) -> Answer {
-    match protocol {
-        Protocol::Crosstalk => {
-            let original = found.and_then(|f| match &f.value {
-                Value::Crosstalk(p) => Some(&p.envelope),
-                _ => None,
-            });
-            let mut env = reply_envelope(original, "ERROR", reason);
-            env.set_error(
-                code,
-                Some(reason),
-                original.and_then(|o| o.intent.as_deref()),
-            );
-            Answer {
-                status,
-                content_type: "text/plain; charset=utf-8",
-                body: crosstalk::render(&env),
-            }
-        }
-        Protocol::Hsp | Protocol::Csdl | Protocol::Msp => {
-            let json = found.and_then(|f| match &f.value {
-                Value::Hsp(Some(m)) => Some(&m.json),
-                _ => None,
-            });
-            let mut payload = serde_json::Map::new();
-            payload.insert("error_code".into(), code.into());
-            payload.insert("error_message".into(), reason.into());
-            Answer {
-                status,
-                content_type: "application/json",
-                body: hsp_reply(json, hsp::compose::Kind::Nack, payload),
-            }
-        }
     }
 }
