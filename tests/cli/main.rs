@@ -70,3 +70,13 @@ body: |
 sig: none
 [[END]]
 ";
+
+/// The messages of `text` signed with the keystore key `key` (in `h`).
+pub fn sign(h: &std::path::Path, key: &str, text: &str) -> String {
+    let out = aiproto(h)
+        .args(["sign", "--key", key])
+        .write_stdin(text.to_string())
+        .assert()
+        .code(0);
+    String::from_utf8_lossy(&out.get_output().stdout).to_string()
+}

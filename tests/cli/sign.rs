@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use super::{REQUEST, aiproto, home, json_lines, repo};
+use super::{REQUEST, aiproto, home, json_lines, repo, sign};
 
 /// A key that signs for its own id and for the senders of the messages
 /// these tests sign: CLAUDE (the REQUEST envelope) and any HSP DID.
@@ -20,15 +20,6 @@ fn keygen(h: &std::path::Path, id: &str, algorithm: &str) {
         ])
         .assert()
         .code(0);
-}
-
-fn sign(h: &std::path::Path, key: &str, text: &str) -> String {
-    let out = aiproto(h)
-        .args(["sign", "--key", key])
-        .write_stdin(text.to_string())
-        .assert()
-        .code(0);
-    String::from_utf8_lossy(&out.get_output().stdout).to_string()
 }
 
 #[test]

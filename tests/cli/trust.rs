@@ -5,7 +5,7 @@
 
 use predicates::prelude::*;
 
-use super::{REQUEST, aiproto, home, json_lines, repo};
+use super::{REQUEST, aiproto, home, json_lines, repo, sign};
 
 fn keygen(h: &std::path::Path, id: &str, signs_for: &[&str]) {
     let mut cmd = aiproto(h);
@@ -14,15 +14,6 @@ fn keygen(h: &std::path::Path, id: &str, signs_for: &[&str]) {
         cmd.args(["--signs-for", s]);
     }
     cmd.assert().code(0);
-}
-
-fn sign(h: &std::path::Path, key: &str, text: &str) -> String {
-    let out = aiproto(h)
-        .args(["sign", "--key", key])
-        .write_stdin(text.to_string())
-        .assert()
-        .code(0);
-    String::from_utf8_lossy(&out.get_output().stdout).into_owned()
 }
 
 fn from(sender: &str) -> String {
