@@ -150,11 +150,7 @@ pub fn format_diagnostic(
         let text = text.strip_suffix('\r').unwrap_or(text);
         let gutter = d.line.to_string();
         let pad = " ".repeat(gutter.len());
-        let lead: String = text
-            .chars()
-            .take(d.column.saturating_sub(1))
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
+        let (shown, lead) = snippet(text, d.column);
         let caret = "^".repeat(d.length.clamp(1, 200));
         let caret = if is_error {
             p.error(&caret)
@@ -164,7 +160,7 @@ pub fn format_diagnostic(
         out.push_str(&format!(
             "{} {}\n",
             p.dim(&format!("{gutter} |")),
-            escape_controls(&shorten(text))
+            escape_controls(&shown)
         ));
         out.push_str(&format!("{} {lead}{caret}\n", p.dim(&format!("{pad} |"))));
     }
@@ -203,13 +199,34 @@ impl<'a> SourceLines<'a> {
 }
 
 /// Long lines (a minified blob pasted as one line) are cut for display.
-fn shorten(text: &str) -> String {
+/// The part of a source line shown under a finding, and the blanks that
+/// put the caret under `column`: the whole line when it is short, else a
+/// window of it around the column, cut with `…` on either side, so that a
+/// finding on a very long line prints a few hundred characters, not the line.
+fn snippet(text: &str, column: usize) -> (String, String) {
     const MAX: usize = 300;
-    if text.chars().count() <= MAX {
-        text.to_string()
-    } else {
-        format!("{}…", text.chars().take(MAX).collect::<String>())
+    const BEFORE: usize = 100;
+    let blank = |c: char| if c == '\t' { '\t' } else { ' ' };
+    let at = column.saturating_sub(1);
+    if text.len() <= MAX || text.chars().nth(MAX).is_none() {
+        let lead = text.chars().take(at).map(blank).collect();
+        return (text.to_string(), lead);
     }
+    let start = at.saturating_sub(BEFORE);
+    let window: String = text.chars().skip(start).take(MAX).collect();
+    let more_after = text.chars().nth(start + MAX).is_some();
+    let mut shown = String::with_capacity(window.len() + 8);
+    let mut lead = String::new();
+    if start > 0 {
+        shown.push('…');
+        lead.push(' ');
+    }
+    lead.extend(window.chars().take(at - start).map(blank));
+    shown.push_str(&window);
+    if more_after {
+        shown.push('…');
+    }
+    (shown, lead)
 }
 
 /// Writes one value as a line of JSON.
@@ -254,5 +271,15 @@ mod tests {
             escape_controls("plain"),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn a_finding_far_along_a_long_line_shows_a_window_of_it() {
+        let line = format!("{}X{}", "a".repeat(100_000), "b".repeat(100_000));
+        let (shown, lead) = snippet(&line, 100_001);
+        assert!(shown.len() < 1_000 && lead.len() < 200);
+        assert_eq!(shown.chars().nth(lead.chars().count()), Some('X'));
+        let (shown, lead) = snippet("short X", 7);
+        assert_eq!((shown.as_str(), lead.as_str()), ("short X", "      "));
     }
 }
