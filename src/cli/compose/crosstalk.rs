@@ -8,6 +8,7 @@ use crate::cli::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::ids::{self, IdKind};
 use crate::input::Input;
+use crate::output::escape_controls as esc;
 use crate::protocols::crosstalk::meta_rules::ERROR_CODES;
 use crate::protocols::crosstalk::{self, Envelope, Version, reply};
 use crate::protocols::{Protocol, ProtocolSpec};
@@ -101,11 +102,11 @@ fn reply_skeleton(
             envelopes.len(),
             source.name,
             original.start_line,
-            env.sender,
-            env.receiver,
+            esc(&env.sender),
+            esc(&env.receiver),
             env.message
                 .as_deref()
-                .map_or_else(String::new, |m| format!(", message {m}"))
+                .map_or_else(String::new, |m| format!(", message {}", esc(m)))
         );
     }
     if !original.complete {
