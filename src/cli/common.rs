@@ -87,14 +87,8 @@ pub fn input_of(path: Option<&Path>) -> Result<Input, CliError> {
 
 /// What is on the clipboard, as an input named `<clipboard>`.
 fn clipboard() -> Result<Input, CliError> {
-    let text = clipboard::paste().map_err(|e| {
-        let status = if e.is_no_text() {
-            ExitStatus::Invalid
-        } else {
-            ExitStatus::Transport
-        };
-        CliError::new(status, e)
-    })?;
+    // The same statuses as `recv --via clipboard`: nothing to read is 1.
+    let text = clipboard::paste().map_err(|e| super::endpoints::failure(e.into()))?;
     Ok(Input::Text(Source {
         name: "<clipboard>".into(),
         text,
@@ -150,10 +144,14 @@ pub fn print_findings(
     found: &Found,
     which: impl Fn(&Diagnostic) -> bool,
 ) {
+    let chosen: Vec<&Diagnostic> = found.diagnostics.iter().filter(|d| which(d)).collect();
+    if chosen.is_empty() {
+        return;
+    }
     let painter = Painter::new(g.color, Stream::Stderr);
     let lines = SourceLines::new(source_text);
     let mut err = std::io::stderr().lock();
-    for d in found.diagnostics.iter().filter(|d| which(d)) {
+    for d in chosen {
         let _ = write!(
             err,
             "{}",

@@ -11,12 +11,9 @@ use crate::splice::{Replacement, splice};
 
 pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     let store = Keystore::open().map_err(|e| CliError::new(ExitStatus::Usage, e))?;
-    let (key, warning) = store
+    let key = store
         .signing_key(&args.key)
         .map_err(|e| CliError::new(ExitStatus::Usage, e))?;
-    if let Some(w) = warning {
-        eprintln!("aiproto: warning: {w}");
-    }
     if args.detached {
         return sign_detached(args, &key, g);
     }

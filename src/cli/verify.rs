@@ -84,7 +84,10 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                         line: found.line,
                         valid: ok.is_some(),
                         key_id: ok.map(|v| v.key_id.as_str()),
-                        sender: found.to_message().and_then(|m| m.sender),
+                        sender: match ok {
+                            Some(v) => v.sender.clone(),
+                            None => found.to_message().and_then(|m| m.sender),
+                        },
                         bound: ok.map(|v| v.bound),
                         algorithm: ok.map(|v| v.algorithm),
                         fingerprint: ok.map(|v| v.fingerprint.as_str()),

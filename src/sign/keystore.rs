@@ -195,8 +195,8 @@ impl Keystore {
         Ok(public.key)
     }
 
-    /// The private key of `id`, and a warning when its file is readable by others.
-    pub fn signing_key(&self, id: &str) -> Result<(SigningKey, Option<String>), StoreError> {
+    /// The private key of `id`; refused when its file is readable by others.
+    pub fn signing_key(&self, id: &str) -> Result<SigningKey, StoreError> {
         let path = self.key_path(id, "key");
         let text = fs::read_to_string(&path).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => StoreError::Unknown(id.to_string()),
@@ -218,7 +218,7 @@ impl Keystore {
             .map_err(|_| corrupt("the secret is not base64".into()))?;
         let key = SigningKey::from_secret(algorithm, secret).map_err(|e| corrupt(e.to_string()))?;
         refuse_open_permissions(&path)?;
-        Ok((key, None))
+        Ok(key)
     }
 
     /// Own public keys (from `keys/*.pub`).
@@ -397,9 +397,8 @@ mod tests {
             store.generate("alice@example.com", Algorithm::Ed25519, false, &[]),
             Err(StoreError::Exists(_))
         ));
-        let (key, warning) = store.signing_key("alice@example.com").unwrap();
+        let key = store.signing_key("alice@example.com").unwrap();
         assert_eq!(key.public_key(), public);
-        assert!(warning.is_none());
         assert_eq!(
             store.trusted("alice@example.com").unwrap(),
             Some(public.clone())

@@ -77,8 +77,8 @@ pub type OnMessage<'h> = dyn FnMut(&Found, &str) -> anyhow::Result<bool> + 'h;
 struct Job {
     found: Found,
     rendered: String,
-    /// The receiver's answer: `Ok(stop)`, or why it failed.
-    done: mpsc::Sender<Result<bool, String>>,
+    /// The message back, with the receiver's answer: `Ok(stop)`, or why it failed.
+    done: mpsc::Sender<(Found, Result<bool, String>)>,
 }
 
 /// Serves until `until` says stop. Each request is read, checked and
@@ -128,7 +128,7 @@ pub fn serve(
                     Err(why)
                 }
             };
-            let _ = job.done.send(answer);
+            let _ = job.done.send((job.found, answer));
         }
         if stop || until.stop.load(Ordering::SeqCst) {
             stop = true;
@@ -443,17 +443,17 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
         }
         // The receiver runs on the serving thread; wait for its word.
         let (done, answer) = mpsc::channel();
-        let reply_found = found.clone();
         let sent = jobs.send(Job {
             found,
             rendered,
             done,
         });
-        let verdict = match sent {
+        let stopped = || (None, Err("the server stopped".to_string()));
+        let (found, verdict) = match sent {
             Ok(()) => answer
                 .recv()
-                .unwrap_or_else(|_| Err("the server stopped".into())),
-            Err(_) => Err("the server stopped".into()),
+                .map_or_else(|_| stopped(), |(found, verdict)| (Some(found), verdict)),
+            Err(_) => stopped(),
         };
         if let Err(why) = verdict {
             return error(
@@ -461,7 +461,7 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
                 502,
                 "E-ROUTE",
                 &format!("the receiver failed: {why}"),
-                Some(&reply_found),
+                found.as_ref(),
             );
         }
     }

@@ -268,57 +268,25 @@ fn hsp_over_mosquitto() {
     exchange(h.path(), port);
 }
 
-/// A TCP relay to `target` that cuts the first connection after `cut_after`
-/// bytes from the client (a network failure, the broker keeps running);
-/// later connections pass through. Returns its port.
-fn cutting_proxy(target: u16, cut_after: usize) -> u16 {
-    use std::io::{Read, Write};
-    use std::net::{Shutdown, TcpListener, TcpStream};
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for (n, client) in listener.incoming().enumerate() {
-            let Ok(mut client) = client else { continue };
-            let Ok(mut server) = TcpStream::connect(("127.0.0.1", target)) else {
-                continue;
-            };
-            let (mut client_r, mut server_w) =
-                (client.try_clone().unwrap(), server.try_clone().unwrap());
-            std::thread::spawn(move || {
-                let _ = std::io::copy(&mut server, &mut client);
-                let _ = client.shutdown(Shutdown::Both);
-            });
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 16 * 1024];
-                let mut forwarded = 0;
-                while let Ok(read) = client_r.read(&mut buf) {
-                    if read == 0 || server_w.write_all(&buf[..read]).is_err() {
-                        break;
-                    }
-                    forwarded += read;
-                    if n == 0 && forwarded >= cut_after {
-                        break;
-                    }
-                }
-                let _ = server_w.shutdown(Shutdown::Both);
-                let _ = client_r.shutdown(Shutdown::Both);
-            });
-        }
-    });
-    port
+/// What a test proxy does to the first connection once `after` bytes from
+/// the client went through; later connections pass through.
+#[derive(Clone, Copy)]
+enum Policy {
+    /// Cut it (a network failure; the broker keeps running).
+    Cut,
+    /// Stop forwarding until `release` is set (`held` says it stopped): holds
+    /// a stream at a known point, whatever the speed of the machine.
+    Hold,
 }
 
-/// A TCP relay to `target` whose first connection stops forwarding what
-/// the client sends once `hold_after` bytes went through, until `release`
-/// is set; `held` is set when it stops. Later connections pass through.
-/// It holds a stream at a known point, whatever the speed of the machine.
-struct HoldingProxy {
+/// A TCP relay to `target` applying `policy` after `after` bytes.
+struct Proxy {
     port: u16,
     held: std::sync::Arc<std::sync::atomic::AtomicBool>,
     release: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
-fn holding_proxy(target: u16, hold_after: usize) -> HoldingProxy {
+fn proxy(target: u16, policy: Policy, after: usize) -> Proxy {
     use std::io::{Read, Write};
     use std::net::{Shutdown, TcpListener, TcpStream};
     use std::sync::Arc;
@@ -350,10 +318,12 @@ fn holding_proxy(target: u16, hold_after: usize) -> HoldingProxy {
                         break;
                     }
                     forwarded += read;
-                    if n == 0 && forwarded >= hold_after {
-                        held.store(true, Ordering::SeqCst);
-                        while !release.load(Ordering::SeqCst) {
-                            std::thread::sleep(std::time::Duration::from_millis(5));
+                    if n == 0 && forwarded >= after {
+                        if let Policy::Hold = policy {
+                            held.store(true, Ordering::SeqCst);
+                            while !release.load(Ordering::SeqCst) {
+                                std::thread::sleep(std::time::Duration::from_millis(5));
+                            }
                         }
                         break;
                     }
@@ -363,7 +333,7 @@ fn holding_proxy(target: u16, hold_after: usize) -> HoldingProxy {
             });
         }
     });
-    HoldingProxy {
+    Proxy {
         port,
         held,
         release,
@@ -377,7 +347,7 @@ fn holding_proxy(target: u16, hold_after: usize) -> HoldingProxy {
 fn a_connection_lost_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     let h = home();
     let (_broker, port) = embedded_broker(h.path());
-    let proxy = cutting_proxy(port, 300_000);
+    let proxy = proxy(port, Policy::Cut, 300_000).port;
     let total = 20_000;
     let received = h.path().join("received.jsonl");
     let mut sub = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
@@ -514,7 +484,7 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     // The publisher goes through a proxy that holds its stream after about
     // 2 MB (some 2,000 of the 30,000 messages): the restart comes in the
     // middle of the stream by construction, on a fast machine or a slow one.
-    let proxy = holding_proxy(port, 2_000_000);
+    let proxy = proxy(port, Policy::Hold, 2_000_000);
     let publisher = aiproto_child(
         h.path(),
         &[

@@ -244,15 +244,14 @@ impl Parser {
         });
         let mut repairs = Repairs::default();
         let key = repair::clean(&raw[..key_end], false, |o| line.pos(o), &mut repairs);
-        let probe = format!("{}{}", key.text, &raw[key_end..]);
-        if probe.trim().is_empty() || starts_top_level(&probe) {
+        let text: Cow<'l, str> = match &key.text {
+            Cow::Borrowed(_) => Cow::Borrowed(raw),
+            Cow::Owned(clean_key) => Cow::Owned(format!("{clean_key}{}", &raw[key_end..])),
+        };
+        if text.trim().is_empty() || starts_top_level(&text) {
             return None;
         }
         self.repairs.merge(repairs);
-        let text = match key.text {
-            Cow::Borrowed(_) => Cow::Borrowed(raw),
-            Cow::Owned(_) => Cow::Owned(probe),
-        };
         Some(Line {
             text,
             number: line.number,
