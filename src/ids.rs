@@ -88,9 +88,56 @@ pub fn new_session() -> String {
     )
 }
 
+/// What starts the token of a session aiproto made up ([`made_up_session`]).
+const MADE_UP_SESSION: &str = "aiproto-";
+
+/// The session of a message written in Crosstalk 1.0 (which upstream parsers
+/// require) from one that has none, in the spec's shape and made from what
+/// the message says: the hour of its timestamp (or of its thread or message
+/// id, or now) and `aiproto-` with that id (or random digits). The token
+/// marks it as made up: reading it forgets it, as it forgets generated ids.
+pub fn made_up_session(timestamp: Option<&str>, id: Option<&str>) -> String {
+    let at = timestamp
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .or_else(|| {
+            let ms = timestamp_ms(id?)?;
+            chrono::DateTime::from_timestamp_millis(i64::try_from(ms).ok()?)
+        })
+        .unwrap_or_else(chrono::Utc::now);
+    let token = id.map_or_else(
+        || format!("{:06x}", ulid::Ulid::generate().random() & 0xff_ffff),
+        str::to_string,
+    );
+    format!("{} {MADE_UP_SESSION}{token}", at.format("%Y-%m-%dT%HZ"))
+}
+
+/// Whether a session is one aiproto made up ([`made_up_session`]).
+pub fn is_made_up_session(session: &str) -> bool {
+    session
+        .split_whitespace()
+        .last()
+        .is_some_and(|token| token.starts_with(MADE_UP_SESSION))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_made_up_session_comes_from_the_message_when_it_can() {
+        let session = made_up_session(Some("2025-10-09T16:42:00+02:00"), Some("t-1"));
+        assert_eq!(session, "2025-10-09T14Z aiproto-t-1");
+        assert!(is_made_up_session(&session));
+        // A ULID carries its hour.
+        let ulid = "01J9J3D3M6A4M3WQX8G1ZQ0S7K";
+        let from_id = made_up_session(None, Some(ulid));
+        assert!(from_id.starts_with("2024-10-0"), "{from_id}");
+        assert!(from_id.ends_with(ulid));
+        assert!(is_made_up_session(&made_up_session(None, None)));
+        assert!(!is_made_up_session(&new_session()));
+        assert!(!is_made_up_session("2025-10-09T16Z abc123"));
+    }
 
     #[test]
     fn ids_keep_their_bits_between_ulid_and_uuid() {

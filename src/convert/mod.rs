@@ -16,7 +16,7 @@ pub mod address;
 
 use serde_json::{Map, Value};
 
-use crate::model::{Intent, Loss, Message, MetaBlock, Signature, Slot};
+use crate::model::{Loss, Message, MetaBlock, Signature, Slot};
 use crate::protocols::{Found, Protocol, ProtocolSpec, Value as Typed, crosstalk, csdl, hsp, msp};
 
 /// The namespace of aiproto's own notes in a converted message.
@@ -147,18 +147,28 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
 }
 
 /// Maps a Crosstalk 1.0 intent (`QUESTION`, `NOTE`…) to the 1.1 intent that
-/// replaces it before another protocol's writer maps it, keeping the 1.0
-/// name in the source's extension so that the way back restores it.
+/// replaces it before another protocol's writer maps it. When writing 1.0
+/// again would not give the same name back (STATUS, PATCH, or a 1.1 intent
+/// written in a 1.0 envelope), the name is kept in a `meta: compat` block,
+/// as the 1.0 → 1.1 upgrade keeps it, so that the way back restores it.
 pub fn modernize_intent(msg: &mut Message) {
-    let Some(Intent::Other(name)) = msg.intent.clone() else {
+    let Some(intent) = msg.intent.clone() else {
         return;
     };
-    if let crosstalk::intent::IntentClass::Legacy { replacement, .. } =
-        crosstalk::intent::classify(&name)
-    {
-        stash(msg, Slot::Intent, name);
-        msg.intent = Some(replacement);
+    let name = intent.as_str().to_string();
+    let modern = match crosstalk::intent::classify(&name) {
+        crosstalk::intent::IntentClass::Legacy { replacement, .. } => replacement,
+        _ if msg.protocol == Protocol::Crosstalk
+            && msg.version == crosstalk::Version::V1_0.as_str() =>
+        {
+            intent
+        }
+        _ => return,
+    };
+    if crosstalk::intent::as_v1_0(modern.as_str()).0 != name {
+        crosstalk::model_map::keep_legacy_intent(msg, name);
     }
+    msg.intent = Some(modern);
 }
 
 /// Removes the fields a writer would produce again from the model alone, so

@@ -288,3 +288,50 @@ fn tokens_compare_counts_a_message_as_crosstalk_and_as_hsp() {
     );
     assert!(ct > 10 && hsp > ct, "{c}");
 }
+
+#[test]
+fn crosstalk_1_0_from_another_protocol_speaks_1_0_with_a_session() {
+    let h = home();
+    // (A CSDL message has no id and no time: its session is random.)
+    let sources = [
+        ("examples/hsp/valid/1.0/task-request.json", "QUESTION", true),
+        ("examples/csdl/valid/agent_message.json", "QUESTION", false),
+    ];
+    for (path, intent, same_twice) in sources {
+        let out = aiproto(h.path())
+            .args(["convert", "--to", "crosstalk@1.0"])
+            .arg(super::repo(path))
+            .assert()
+            .code(0);
+        let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert!(
+            text.contains(&format!("\nintent: {intent}\n")),
+            "{path}:\n{text}"
+        );
+        let session = text
+            .lines()
+            .find_map(|l| l.strip_prefix("session: "))
+            .unwrap_or_else(|| panic!("{path}: no session:\n{text}"));
+        assert!(session.contains(" aiproto-"), "{session}");
+        // Converting again gives the same session: it is made from the message.
+        let again = aiproto(h.path())
+            .args(["convert", "--to", "crosstalk@1.0"])
+            .arg(super::repo(path))
+            .assert()
+            .code(0);
+        let again = String::from_utf8_lossy(&again.get_output().stdout).to_string();
+        assert_eq!(again == text, same_twice, "{path}");
+    }
+    // An intent 1.0 has no word for is written as the nearest, and reported.
+    let ack = "[[A→B v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9W1V2\nintent: ACK\nbody: |\n  got it\nsig: none\n[[END]]\n";
+    aiproto(h.path())
+        .args(["convert", "--to", "crosstalk@1.0"])
+        .write_stdin(ack)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("intent: ANSWER\n"))
+        .stdout(predicate::str::contains("session: "))
+        .stderr(predicate::str::contains(
+            "Crosstalk 1.0 has no ACK intent; written as ANSWER",
+        ));
+}

@@ -58,6 +58,29 @@ pub fn downgrade(intent: &str) -> Option<&'static str> {
     }
 }
 
+/// The five intents of Crosstalk 1.0.
+pub const V1_0_NAMES: [&str; 5] = ["QUESTION", "ANSWER", "STATUS", "PATCH", "NOTE"];
+
+/// The 1.0 intent an intent is written as in a 1.0 envelope, and whether
+/// that is exact. A 1.1 intent with a 1.0 counterpart goes back to it; one
+/// with none is written by what it asks of the receiver: an answer
+/// (ESCALATE, HANDOFF, POLL → QUESTION), a reply to a message (ACK, NACK,
+/// ERROR → ANSWER), or nothing (REVOKE, CLOSE and unknown intents → NOTE).
+pub fn as_v1_0(intent: &str) -> (&str, bool) {
+    if let Some(name) = V1_0_NAMES.iter().find(|n| **n == intent) {
+        return (name, true);
+    }
+    if let Some(name) = downgrade(intent) {
+        return (name, true);
+    }
+    let nearest = match intent {
+        "ESCALATE" | "HANDOFF" | "POLL" => "QUESTION",
+        "ACK" | "NACK" | "ERROR" => "ANSWER",
+        _ => "NOTE",
+    };
+    (nearest, false)
+}
+
 /// Every intent name aiproto reads, registry first.
 pub fn all_names() -> Vec<&'static str> {
     let registry = [
@@ -94,6 +117,21 @@ mod tests {
         ));
         assert_eq!(classify("POLL"), IntentClass::Registered(Intent::Poll));
         assert_eq!(classify("request"), IntentClass::Unknown);
+    }
+
+    #[test]
+    fn every_intent_has_a_1_0_name() {
+        for name in all_names() {
+            let (written, exact) = as_v1_0(name);
+            assert!(V1_0_NAMES.contains(&written), "{name} → {written}");
+            assert_eq!(
+                exact,
+                name == written || downgrade(name).is_some(),
+                "{name}"
+            );
+        }
+        assert_eq!(as_v1_0("ACK"), ("ANSWER", false));
+        assert_eq!(as_v1_0("custom"), ("NOTE", false));
     }
 
     #[test]

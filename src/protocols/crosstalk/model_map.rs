@@ -33,9 +33,11 @@ const JSON_PROTOCOLS: [Protocol; 3] = [Protocol::Hsp, Protocol::Csdl, Protocol::
 /// Reads an envelope into the shared model.
 pub fn to_message(env: &Envelope) -> Message {
     let mut own = MetaBlock::new(ENVELOPE_NAMESPACE);
+    // A session aiproto made up for 1.0 is forgotten, as generated ids are.
+    let session = env.session.clone().filter(|s| !ids::is_made_up_session(s));
     for (key, value) in [
         ("User", &env.user),
-        ("Session", &env.session),
+        ("Session", &session),
         ("Context", &env.context),
     ] {
         if let Some(v) = value {
@@ -122,6 +124,10 @@ fn extension_of(block: &MetaBlock) -> Option<Protocol> {
 pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
     let mut msg = msg.clone();
     let foreign = msg.protocol != Protocol::Crosstalk;
+    let session = ids::made_up_session(
+        msg.timestamp.as_deref(),
+        msg.thread.as_deref().or(msg.id.as_deref()),
+    );
     let mut generated = Vec::new();
     let mut losses = Vec::new();
     let mut env = Envelope {
@@ -222,7 +228,7 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         _ if same_version => {}
         Version::V1_1 if foreign => {}
         Version::V1_1 => upgrade(&mut env),
-        Version::V1_0 => downgrade(&mut env, !foreign, &mut losses),
+        Version::V1_0 => downgrade(&mut env, session, &mut losses),
     }
     (env, losses)
 }
@@ -335,6 +341,15 @@ fn take_kept(msg: &mut Message) {
     }
 }
 
+/// Keeps the intent a 1.0 envelope was written with, which 1.0 would not get
+/// back from its 1.1 replacement, in a `meta: compat` block of the model (as
+/// the 1.0 → 1.1 upgrade keeps it in the envelope).
+pub fn keep_legacy_intent(msg: &mut Message, name: String) {
+    let mut block = MetaBlock::new(COMPAT_NAMESPACE);
+    block.entries.push((LEGACY_INTENT_KEY.to_string(), name));
+    msg.meta.push(block);
+}
+
 /// Keeps a slot's original value in the model's `meta: crosstalk` block.
 pub fn stash(msg: &mut Message, slot: Slot, value: String) {
     let key = KEPT_KEYS
@@ -409,9 +424,11 @@ fn upgrade(env: &mut Envelope) {
 }
 
 /// Crosstalk 1.0 has no ids and no meta blocks: each is reported as a loss.
-/// A 1.1 envelope's intents go back to their 1.0 names; another protocol's
-/// intent is written as it is (1.0 reads the 1.1 names too).
-fn downgrade(env: &mut Envelope, rename_intent: bool, losses: &mut Vec<Loss>) {
+/// Its intents are the five 1.0 names ([`intent::as_v1_0`]); any other is
+/// written as the nearest and reported. It has a session: one is made from
+/// the message when it has none (`session`, see [`ids::made_up_session`]).
+/// A 1.0 intent kept in `meta: compat` is written as it was.
+fn downgrade(env: &mut Envelope, session: String, losses: &mut Vec<Loss>) {
     if env.version_token == "v1.1" {
         env.version_token = "v1".into();
     }
@@ -419,24 +436,23 @@ fn downgrade(env: &mut Envelope, rename_intent: bool, losses: &mut Vec<Loss>) {
         .meta_block(COMPAT_NAMESPACE)
         .and_then(|b| b.get(LEGACY_INTENT_KEY))
         .map(str::to_string);
-    if let Some(current) = env.intent.clone()
-        && rename_intent
-    {
-        env.intent = Some(
-            legacy.unwrap_or_else(|| intent::downgrade(&current).map_or(current, str::to_string)),
-        );
+    let kept = legacy.is_some();
+    if let Some(current) = legacy.or_else(|| env.intent.clone()) {
+        let (written, exact) = if kept {
+            (current.as_str(), true)
+        } else {
+            intent::as_v1_0(&current)
+        };
+        if !exact {
+            losses.push(Loss {
+                field: "intent".into(),
+                value: current.clone(),
+                reason: format!("Crosstalk 1.0 has no {current} intent; written as {written}"),
+            });
+        }
+        env.intent = Some(written.to_string());
     }
-    // An ERROR envelope needs a `meta: error` block, which 1.0 cannot have.
-    if env.intent.as_deref() == Some(Intent::Error.as_str()) {
-        env.intent = Some("NOTE".into());
-        losses.push(Loss {
-            field: "intent".into(),
-            value: Intent::Error.as_str().into(),
-            reason:
-                "Crosstalk 1.0 has no ERROR intent (it needs a meta: error block); written as NOTE"
-                    .into(),
-        });
-    }
+    env.session.get_or_insert(session);
     for (name, slot) in [
         ("thread", &mut env.thread),
         ("parent", &mut env.parent),
