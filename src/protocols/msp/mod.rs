@@ -179,13 +179,15 @@ pub fn check(value: &Value) -> (Option<Version>, Vec<Finding>) {
             "the target is empty: the signal does not say what it is about",
         ));
     }
+    // The spec types trace_id as a string (a UUID is only its default):
+    // upstream writes ids such as `trace-0001`. An empty one names nothing.
     if let Some(Value::String(id)) = map.get("trace_id")
-        && uuid::Uuid::parse_str(id).is_err()
+        && id.trim().is_empty()
     {
-        rules.push(Finding::error(
+        rules.push(Finding::warning(
             "/trace_id",
             "MSP-TRACE-ID",
-            format!("trace_id `{id}` is not a UUID"),
+            "the trace_id is empty: nothing can point at this signal",
         ));
     }
     if let Some(Value::String(t)) = map.get("timestamp")
@@ -288,8 +290,12 @@ mod tests {
             vec!["MSP-SCHEMA-REQUIRED"]
         );
         assert_eq!(
-            codes_of(json!({"intent": "QUERY", "target": "x", "trace_id": "abc"})),
+            codes_of(json!({"intent": "QUERY", "target": "x", "trace_id": " "})),
             vec!["MSP-TRACE-ID"]
+        );
+        assert!(
+            codes_of(json!({"intent": "QUERY", "target": "x", "trace_id": "trace-0001"}))
+                .is_empty()
         );
         assert_eq!(
             codes_of(json!({"intent": "QUERY", "target": "x", "priority": "urgent"})),

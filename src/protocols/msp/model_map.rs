@@ -139,15 +139,9 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
             Body::Json(v) => v.to_string(),
         }),
     );
+    // Any id is a trace_id; a ULID (from Crosstalk) goes back to the UUID of its bits.
     let trace_id = match msg.id.as_deref() {
-        Some(id) => ids::as_uuid(id).unwrap_or_else(|| {
-            losses.push(loss(
-                "id",
-                id,
-                "an MSP trace_id is a UUID; a new one was written",
-            ));
-            super::signal::new_trace_id()
-        }),
+        Some(id) => ids::as_uuid(id).unwrap_or_else(|| id.to_string()),
         None => super::signal::new_trace_id(),
     };
     out.insert("trace_id".into(), json!(trace_id));

@@ -47,7 +47,11 @@ pub(crate) fn signal() -> impl Strategy<Value = MinimalSignal> {
         prop::collection::vec("[a-zA-Z ]{1,30}", 0..3),
         object(),
         priority(),
-        any::<u128>(),
+        // A UUID (the default) or an id such as upstream's `trace-0001`.
+        prop_oneof![
+            any::<u128>().prop_map(|id| uuid::Uuid::from_u128(id).to_string()),
+            "[a-z]{1,8}-[0-9]{1,6}",
+        ],
         timestamp(),
         prop::option::of("[a-f0-9-]{8,36}"),
     )
@@ -61,7 +65,7 @@ pub(crate) fn signal() -> impl Strategy<Value = MinimalSignal> {
                     constraints,
                     state,
                     priority,
-                    trace_id: uuid::Uuid::from_u128(id).to_string(),
+                    trace_id: id,
                     timestamp,
                     parent_id,
                 }
