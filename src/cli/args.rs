@@ -579,6 +579,13 @@ pub struct ConvertArgs {
     /// CSDL: write the short field codes (t, n, p, …); the default.
     #[arg(long)]
     pub compact: bool,
+
+    /// HSP: the request these messages answer (any protocol). A TaskResult
+    /// written from another protocol takes its `request_id` and goes to its
+    /// `callback_address`; an ACK or NACK goes to its sender. A request
+    /// among the inputs is used the same way.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

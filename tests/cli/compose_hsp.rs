@@ -213,7 +213,8 @@ fn reply_to_a_task_request_builds_its_result() {
             "--capability-id",
             "c1",
             "--callback",
-            "hsp/results/boss",
+            // A DID in a topic segment, as in the topics aiproto publishes to.
+            "hsp/results/did:hsp:boss",
         ],
     );
     let path = h.path().join("req.json");
@@ -231,7 +232,7 @@ fn reply_to_a_task_request_builds_its_result() {
     );
     assert_eq!(res["message_type"], "HSP::TaskResult_v0.1");
     assert_eq!(res["correlation_id"], req["message_id"]);
-    assert_eq!(res["recipient_ai_id"], "hsp/results/boss");
+    assert_eq!(res["recipient_ai_id"], "hsp/results/did:hsp:boss");
     assert_eq!(res["sender_ai_id"], "did:hsp:worker");
     assert_eq!(res["payload"]["request_id"], req["payload"]["request_id"]);
     assert_eq!(res["payload"]["payload"]["ok"], true);

@@ -177,23 +177,62 @@ fn an_hsp_task_request_reaches_crosstalk_and_its_answer_comes_back_as_a_task_res
     let reply = format!(
         "[[did:hsp:agent_B→did:hsp:agent_A v1]]\nparent: {request_id}\nmessage: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nintent: RESPOND\nbody: |\n  a sums to 1, b to 2.\nsig: none\n[[END]]\n"
     );
-    let result = aiproto(h.path())
-        .args(["convert", "--to", "hsp", "--format", "json"])
-        .write_stdin(reply)
+    let request_path = super::repo("examples/hsp/valid/1.0/task-request.json");
+    let request: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&request_path).unwrap()).unwrap();
+    // Without the request, aiproto says what it had to guess.
+    aiproto(h.path())
+        .args(["convert", "--to", "hsp"])
+        .write_stdin(reply.clone())
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("give --answers REQUEST"));
+    // With it (the HSP request, or the envelope it became), the result
+    // answers the request's request_id at its callback_address.
+    let ask = h.path().join("ask.crosstalk");
+    std::fs::write(&ask, &envelope).unwrap();
+    for answers in [request_path.as_path(), ask.as_path()] {
+        let result = aiproto(h.path())
+            .args(["convert", "--to", "hsp", "--format", "json", "--answers"])
+            .arg(answers)
+            .write_stdin(reply.clone())
+            .assert()
+            .code(0)
+            .stderr("");
+        let result = &json_lines(&result.get_output().stdout)[0];
+        assert_eq!(result["message_type"], "HSP::TaskResult_v1.0");
+        assert_eq!(result["communication_pattern"], "response");
+        assert_eq!(result["correlation_id"], request_id);
+        assert_eq!(
+            result["payload"]["request_id"],
+            request["payload"]["request_id"]
+        );
+        assert_eq!(
+            result["recipient_ai_id"],
+            request["payload"]["callback_address"]
+        );
+        assert_eq!(result["payload"]["status"], "success");
+        assert_eq!(result["payload"]["payload"], "a sums to 1, b to 2.");
+        aiproto(h.path())
+            .args(["validate", "--strict", "-"])
+            .write_stdin(result.to_string())
+            .assert()
+            .code(0);
+    }
+    // A transcript holding both converts the same way.
+    let both = h.path().join("both.crosstalk");
+    std::fs::write(&both, format!("{envelope}\n{reply}")).unwrap();
+    let out = aiproto(h.path())
+        .args(["convert", "--to", "hsp"])
+        .arg(&both)
         .assert()
         .code(0)
         .stderr("");
-    let result = &json_lines(&result.get_output().stdout)[0];
-    assert_eq!(result["message_type"], "HSP::TaskResult_v1.0");
-    assert_eq!(result["communication_pattern"], "response");
-    assert_eq!(result["correlation_id"], request_id);
-    assert_eq!(result["payload"]["status"], "success");
-    assert_eq!(result["payload"]["payload"], "a sums to 1, b to 2.");
-    aiproto(h.path())
-        .args(["validate", "--strict", "-"])
-        .write_stdin(result.to_string())
-        .assert()
-        .code(0);
+    let out = json_lines(&out.get_output().stdout);
+    assert_eq!(
+        out[1]["payload"]["request_id"],
+        request["payload"]["request_id"]
+    );
 }
 
 #[test]

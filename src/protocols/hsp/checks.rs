@@ -324,6 +324,8 @@ pub fn is_did(s: &str) -> bool {
         })
 }
 
+/// An `hsp/…` MQTT topic. A segment may hold a DID (`hsp/agents/did:hsp:x`),
+/// as the topics aiproto publishes to do.
 pub fn is_topic(s: &str) -> bool {
     s.strip_prefix("hsp/").is_some_and(|rest| {
         !rest.is_empty()
@@ -331,7 +333,7 @@ pub fn is_topic(s: &str) -> bool {
                 !seg.is_empty()
                     && seg
                         .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "_.{}+#-".contains(c))
+                        .all(|c| c.is_ascii_alphanumeric() || "_.{}+#:%-".contains(c))
             })
     })
 }
@@ -359,5 +361,8 @@ mod tests {
             is_topic("hsp/knowledge/facts/general") && is_topic("hsp/context/session/{session_id}")
         );
         assert!(!is_topic("hsp/") && !is_topic("hsp//x") && !is_topic("any_ai"));
+        assert!(
+            is_topic("hsp/results/did:hsp:ai_delta") && is_topic("hsp/agents/did:aiproto:A%20B")
+        );
     }
 }

@@ -313,6 +313,45 @@ pub fn reply_to(original: &Value, kind: Option<Kind>) -> (Kind, Draft) {
     (kind, draft)
 }
 
+/// Points an answer written from another protocol at the request it
+/// answers, as [`reply_to`] would have: a TaskResult takes the request's
+/// `request_id` and goes to its `callback_address`, an ACK or NACK goes to
+/// its sender. `answer` must name the request in its `correlation_id`.
+/// Returns whether anything changed.
+pub fn point_at_request(answer: &mut Value, request: &Value) -> bool {
+    let correlates = answer.get("correlation_id").and_then(Value::as_str)
+        == request.get("message_id").and_then(Value::as_str);
+    let Some(kind) = answer
+        .get("message_type")
+        .and_then(Value::as_str)
+        .and_then(message_type::MessageType::parse)
+        .map(|t| t.name)
+    else {
+        return false;
+    };
+    let kind = match kind {
+        "TaskResult" => Kind::TaskResult,
+        "Acknowledgement" => Kind::Ack,
+        "NegativeAcknowledgement" => Kind::Nack,
+        _ => return false,
+    };
+    if !correlates {
+        return false;
+    }
+    let (_, draft) = reply_to(request, Some(kind));
+    let before = answer.clone();
+    if let Some(to) = draft.to {
+        answer["recipient_ai_id"] = json!(to);
+    }
+    if let (Some(payload), Some(id)) = (
+        answer.get_mut("payload").and_then(Value::as_object_mut),
+        draft.payload.get("request_id"),
+    ) {
+        payload.insert("request_id".into(), id.clone());
+    }
+    *answer != before
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,5 +389,21 @@ mod tests {
         assert_eq!(draft.correlation_id.as_deref(), Some("m1"));
         assert_eq!(draft.from, "did:hsp:worker");
         assert_eq!(draft.payload["request_id"], "r1");
+    }
+
+    #[test]
+    fn an_answer_from_elsewhere_is_pointed_at_its_request() {
+        let request = json!({"message_id": "m1", "sender_ai_id": "did:hsp:boss",
+            "hsp_envelope_version": "1.0", "message_type": "HSP::TaskRequest_v1.0",
+            "payload": {"request_id": "r1", "callback_address": "hsp/results/did:hsp:boss"}});
+        let mut result = json!({"message_type": "HSP::TaskResult_v1.0", "correlation_id": "m1",
+            "recipient_ai_id": "did:hsp:boss", "payload": {"request_id": "m1"}});
+        assert!(point_at_request(&mut result, &request));
+        assert_eq!(result["payload"]["request_id"], "r1");
+        assert_eq!(result["recipient_ai_id"], "hsp/results/did:hsp:boss");
+        assert!(!point_at_request(&mut result, &request), "already pointed");
+        let mut other = json!({"message_type": "HSP::TaskResult_v1.0", "correlation_id": "m2",
+            "payload": {"request_id": "m2"}});
+        assert!(!point_at_request(&mut other, &request));
     }
 }
