@@ -31,6 +31,24 @@ fn empty_input() {
 }
 
 #[test]
+fn another_projects_json_with_a_message_type_is_no_message() {
+    let other = br#"{"message_type": "chat.reply", "from": "bot", "text": "hi", "ts": 1}"#;
+    let r = assert_no_panic(other.to_vec(), 1);
+    assert_eq!(r[0]["errors"][0]["code"], "NO-MESSAGE");
+    assert_eq!(r[0]["errors"].as_array().unwrap().len(), 1);
+    // An HSP envelope without its version field is still HSP.
+    let hsp = br#"{"message_type": "fact", "sender_ai_id": "did:hsp:a", "message_id": "m"}"#;
+    let r = assert_no_panic(hsp.to_vec(), 1);
+    assert!(
+        r[0]["errors"][0]["code"]
+            .as_str()
+            .unwrap()
+            .starts_with("HSP-"),
+        "{r:?}"
+    );
+}
+
+#[test]
 fn every_truncation_of_an_envelope_is_handled() {
     let h = home();
     for cut in 0..REQUEST.len() {

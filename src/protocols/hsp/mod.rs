@@ -81,7 +81,12 @@ pub fn detect(text: &str) -> bool {
         return false;
     }
     let keys = super::json_doc::top_level_keys(t, 64 * 1024);
-    if keys.contains(&"hsp_envelope_version") || keys.contains(&"message_type") {
+    // `message_type` alone is other projects' field too: with it, an HSP
+    // envelope also names its parties or pattern (or its type says HSP::, below).
+    let envelope_keys = ["sender_ai_id", "recipient_ai_id", "communication_pattern"];
+    if keys.contains(&"hsp_envelope_version")
+        || keys.contains(&"message_type") && envelope_keys.iter().any(|k| keys.contains(k))
+    {
         return true;
     }
     // A CSDL or MSP message may carry HSP fields inside (a converted message's `m.hsp`).
