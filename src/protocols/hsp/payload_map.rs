@@ -12,6 +12,10 @@ use super::{Version, schemas};
 use crate::convert::{self, address};
 use crate::model::{Body, Loss, Message};
 
+/// The `error_message` of a NACK written from a message that gives no reason
+/// in words (an empty or JSON body); read back, it is the empty body.
+pub const NO_REASON: &str = "no reason given";
+
 /// The AI id written for a sender or recipient a message does not name.
 pub const UNKNOWN_AI: &str = "did:aiproto:unknown";
 
@@ -23,7 +27,14 @@ pub fn body_of(msg: &Message, type_name: &str, payload: &Value) -> Body {
         "TaskRequest" => slot("parameters"),
         "TaskResult" => slot("payload"),
         "Acknowledgement" => slot("message").or(Some(Value::String(String::new()))),
-        "NegativeAcknowledgement" => slot("details").or_else(|| slot("error_message")),
+        // The empty body first: its NACK says [`NO_REASON`].
+        "NegativeAcknowledgement" => slot("details").or_else(|| {
+            let said = slot("error_message");
+            match said.as_ref().and_then(Value::as_str) {
+                Some(NO_REASON) => Some(Value::String(String::new())),
+                _ => said,
+            }
+        }),
         _ => slot("statement_nl").or_else(|| slot("statement_structured")),
     };
     let candidates = inner.into_iter().flat_map(|v| {
@@ -141,10 +152,12 @@ pub fn payload_for(body: &Body, type_name: &str, d: &Derived) -> Value {
             if let Some(parent) = &d.parent {
                 p.insert("target_message_id".into(), json!(parent));
             }
+            // HSP wants a reason; an empty or JSON body does not give one.
             match body {
-                Body::Text(t) => p.insert("error_message".into(), json!(t)),
+                Body::Text(t) if !t.is_empty() => p.insert("error_message".into(), json!(t)),
+                Body::Text(_) => p.insert("error_message".into(), json!(NO_REASON)),
                 Body::Json(v) => {
-                    p.insert("error_message".into(), json!(""));
+                    p.insert("error_message".into(), json!(NO_REASON));
                     p.insert("details".into(), v.clone())
                 }
             };
