@@ -53,6 +53,21 @@ impl WriteOptions {
 /// A signature covers the source form, so it is dropped (and reported)
 /// whenever the version or protocol changes.
 pub fn convert(found: &Found, target: ProtocolSpec, options: WriteOptions) -> Option<Converted> {
+    // HSP with no version asked stays in the message's own version.
+    let target = match target {
+        ProtocolSpec {
+            protocol: Protocol::Hsp,
+            version: None,
+        } if found.protocol == Protocol::Hsp => ProtocolSpec {
+            protocol: Protocol::Hsp,
+            version: Protocol::Hsp
+                .versions()
+                .iter()
+                .copied()
+                .find(|v| *v == found.version),
+        },
+        other => other,
+    };
     let moves = target.protocol != found.protocol || target.version_or_default() != found.version;
     if !moves {
         return canonical(found, options).map(|text| Converted {
@@ -108,8 +123,8 @@ pub fn write(msg: &Message, target: ProtocolSpec, options: WriteOptions) -> Conv
             }
         }
         Protocol::Hsp => {
-            let version = hsp::Version::parse(version).unwrap_or(hsp::Version::V1_0);
-            let (json, losses) = hsp::model_map::from_message(msg, version);
+            let asked = target.version.and_then(hsp::Version::parse);
+            let (json, losses) = hsp::model_map::from_message(msg, asked);
             json_line(json, losses)
         }
         Protocol::Csdl => {
@@ -194,10 +209,11 @@ pub fn generated_in(note: &Value) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// A JSON aiproto note listing generated slots (`None` when there are none).
-pub fn generated_note(generated: &[Slot]) -> Option<Value> {
+/// A JSON aiproto note listing generated slots, or other values a writer
+/// made up by name (`None` when there are none).
+pub fn generated_note(generated: &[&str]) -> Option<Value> {
     (!generated.is_empty()).then(|| {
-        let names: Vec<Value> = generated.iter().map(|s| Value::from(s.name())).collect();
+        let names: Vec<Value> = generated.iter().map(|s| Value::from(*s)).collect();
         let mut note = Map::new();
         note.insert(GENERATED_KEY.into(), Value::Array(names));
         Value::Object(note)

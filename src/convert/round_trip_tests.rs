@@ -173,6 +173,24 @@ pub fn check_message(found: &Found) -> Result<(), String> {
                 "{what}: the way back is unreadable:\n{}",
                 back.text
             ))?;
+        // HSP with no version asked goes back to the version it came from.
+        if source.protocol == Protocol::Hsp
+            && target.protocol != Protocol::Hsp
+            && out.losses.is_empty()
+        {
+            let unasked = ProtocolSpec {
+                protocol: Protocol::Hsp,
+                version: None,
+            };
+            let again =
+                convert(written, unasked, options).ok_or(format!("{what}: not converted back"))?;
+            if !same(&again.text, &canonical, source.protocol) {
+                return Err(format!(
+                    "{what}: back with no version asked differs\n--- original\n{canonical}--- back\n{}",
+                    again.text
+                ));
+            }
+        }
         if out.losses.is_empty() {
             if !same(&back.text, &canonical, source.protocol) {
                 return Err(format!(

@@ -374,3 +374,34 @@ fn crosstalk_1_0_from_another_protocol_speaks_1_0_with_a_session() {
             "Crosstalk 1.0 has no ACK intent; written as ANSWER",
         ));
 }
+
+#[test]
+fn hsp_0_1_comes_back_as_0_1_when_no_version_is_asked() {
+    let h = home();
+    let path = super::repo("examples/hsp/valid/0.1/fact-envelope-example.json");
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let envelope = aiproto(h.path())
+        .args(["convert", "--to", "crosstalk"])
+        .arg(&path)
+        .assert()
+        .code(0);
+    let envelope = String::from_utf8_lossy(&envelope.get_output().stdout).to_string();
+    let back = aiproto(h.path())
+        .args(["convert", "--to", "hsp"])
+        .write_stdin(envelope.clone())
+        .assert()
+        .code(0)
+        .stderr("");
+    assert_eq!(json_lines(&back.get_output().stdout)[0], original);
+    // Asked for, 1.0 it is.
+    let v1 = aiproto(h.path())
+        .args(["convert", "--to", "hsp@1.0"])
+        .write_stdin(envelope)
+        .assert()
+        .code(0);
+    assert_eq!(
+        json_lines(&v1.get_output().stdout)[0]["hsp_envelope_version"],
+        "1.0"
+    );
+}

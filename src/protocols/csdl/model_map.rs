@@ -254,7 +254,8 @@ pub fn from_message(msg: &Message) -> Value {
             Value::Object(ext.fields.clone()),
         );
     }
-    if let Some(note) = convert::generated_note(&generated) {
+    let names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
+    if let Some(note) = convert::generated_note(&names) {
         carried.insert(AIPROTO_NAMESPACE.into(), note);
     }
     if !carried.is_empty() {

@@ -17,6 +17,10 @@ use crate::protocols::Protocol;
 /// The model extension namespace holding HSP envelope fields with no model slot.
 pub const NAMESPACE: &str = "hsp";
 
+/// The name, in the `x_aiproto` generated list, of a version that was asked
+/// for rather than the message's own.
+const VERSION_NOTE: &str = "version";
+
 /// Envelope fields that have a slot in the model (when they hold a string).
 const MAPPED: [&str; 6] = [
     "message_id",
@@ -141,6 +145,13 @@ pub fn to_message(m: &HspMessage) -> Message {
         msg.body = body_of(&msg, type_name, payload);
     }
     convert::keep_unexplained(&mut rest, &envelope_defaults(&msg, m.version));
+    // A version other than the default travels, so that converting back
+    // with no version asked restores it.
+    let made_up_version = generated.iter().any(|g| g == VERSION_NOTE);
+    if m.version != Version::V1_0 && !made_up_version && !rest.contains_key("hsp_envelope_version")
+    {
+        rest.insert("hsp_envelope_version".into(), json!(m.version.as_str()));
+    }
     convert::forget_generated(&mut msg, generated.iter().map(String::as_str));
     msg.set_extension(Protocol::Hsp, rest);
     msg
@@ -161,13 +172,20 @@ fn envelope_defaults(msg: &Message, version: Version) -> Map<String, Value> {
     out
 }
 
-/// Writes the model as an HSP envelope of a version. Nothing is lost: what
-/// HSP has no field for travels in `x_<protocol>` fields. Payload fields
-/// the version requires and the message lacks are filled and reported.
-pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
+/// Writes the model as an HSP envelope of a version: the one asked, else
+/// the one the message came from (kept in its `hsp` extension), else 1.0.
+/// Nothing is lost: what HSP has no field for travels in `x_<protocol>`
+/// fields. Payload fields the version requires and the message lacks are
+/// filled and reported.
+pub fn from_message(msg: &Message, asked: Option<Version>) -> (Value, Vec<Loss>) {
     let mut msg = msg.clone();
     convert::modernize_intent(&mut msg);
     let mut own = msg.take_extension(Protocol::Hsp);
+    let kept_version = own
+        .get("hsp_envelope_version")
+        .and_then(Value::as_str)
+        .and_then(super::normalize_version);
+    let version = asked.or(kept_version).unwrap_or(Version::V1_0);
     // Values kept by an earlier conversion (see `stash`) win over the model's.
     for (slot, field) in SLOT_FIELDS {
         if let Some(Value::String(kept)) = own.get(field) {
@@ -289,7 +307,12 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
             Value::Object(ext.fields.clone()),
         );
     }
-    if let Some(note) = convert::generated_note(&generated) {
+    let mut names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
+    // A version asked of a message from elsewhere is not that message's own.
+    if foreign && kept_version.is_none() && version != Version::V1_0 {
+        names.push(VERSION_NOTE);
+    }
+    if let Some(note) = convert::generated_note(&names) {
         env.insert(carry_field(AIPROTO_NAMESPACE), note);
     }
     (Value::Object(env), losses)
