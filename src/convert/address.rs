@@ -11,13 +11,18 @@ const DID_PREFIX: &str = "did:aiproto:";
 /// The Crosstalk spelling of an HSP topic (`topic:hsp/knowledge/facts`).
 const TOPIC_PREFIX: &str = "topic:";
 
-/// The address as its owner wrote it: `did:aiproto:` names decoded, other
-/// addresses unchanged.
+/// The address as its owner wrote it: `did:aiproto:` names that aiproto
+/// wrote decoded, other addresses unchanged. A `did:aiproto:` address that
+/// [`to_hsp_ai_id`] would not have written (`did:aiproto:read/xyz`) is
+/// somebody's own and stays as it is.
 pub fn plain(address: &str) -> String {
-    match address.strip_prefix(DID_PREFIX) {
-        Some(encoded) => percent_decode(encoded).unwrap_or_else(|| address.to_string()),
-        None => address.to_string(),
-    }
+    address
+        .strip_prefix(DID_PREFIX)
+        .and_then(|encoded| {
+            let name = percent_decode(encoded)?;
+            (percent_encode(&name) == encoded).then_some(name)
+        })
+        .unwrap_or_else(|| address.to_string())
 }
 
 /// An HSP `sender_ai_id`: a DID as it is, anything else as a `did:aiproto:` name.
@@ -105,6 +110,14 @@ mod tests {
             assert_eq!(plain(&did), name);
         }
         assert_eq!(to_hsp_ai_id("did:key:abc"), "did:key:abc");
+        // Not written by aiproto: kept as it is.
+        for own in [
+            "did:aiproto:read/xyz",
+            "did:aiproto:a%2fb",
+            "did:aiproto:%zz",
+        ] {
+            assert_eq!(plain(own), own);
+        }
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub const ENVELOPE_NAMESPACE: &str = "crosstalk";
 pub const COMPAT_NAMESPACE: &str = "compat";
 const LEGACY_INTENT_KEY: &str = "Legacy-Intent";
 const EXTRA_HEADER_PREFIX: &str = "Header-";
+/// The `meta: crosstalk` entry of an envelope that had no `sig:` line.
+const SIG_KEY: &str = "Sig";
+const NO_SIG: &str = "absent";
 /// The `meta: aiproto` key listing the slots a writer made up.
 const GENERATED_KEY: &str = "Generated";
 /// The `meta: aiproto` key saying the body is JSON (`Body: json`).
@@ -47,6 +50,10 @@ pub fn to_message(env: &Envelope) -> Message {
     for (name, value) in &env.extra_headers {
         own.entries
             .push((format!("{EXTRA_HEADER_PREFIX}{name}"), value.clone()));
+    }
+    // An envelope without a `sig:` line gets none written back.
+    if env.sig.is_none() {
+        own.entries.push((SIG_KEY.to_string(), NO_SIG.to_string()));
     }
     if !env.version_token.is_empty() && env.version_token != "v1" {
         own.entries
@@ -382,6 +389,7 @@ fn restore_headers(env: &mut Envelope, block: &MetaBlock) {
             "Session" => env.session = v,
             "Context" => env.context = v,
             "Version-Token" => env.version_token = value.clone(),
+            SIG_KEY if value == NO_SIG => env.sig = None,
             other => match other.strip_prefix(EXTRA_HEADER_PREFIX) {
                 Some(name) => env.extra_headers.push((name.to_string(), value.clone())),
                 None => env
