@@ -19,6 +19,8 @@ const EXPECTED: &[(&str, &str)] = &[
     ("missing-end-line", "CT-END-MISSING"),
     ("missing-intent", "CT-HEADER-MISSING"),
     ("missing-message-id-in-v1_1", "CT-HEADER-MISSING"),
+    // A stray brace is not a template placeholder: the id is checked.
+    ("parent-brace-not-a-placeholder", "CT-ID-INVALID"),
     ("reply-to-not-an-address", "CT-ROUTE-INVALID"),
     ("sig-without-key-id", "CT-SIG-MALFORMED"),
     ("stray-line", "CT-LINE-UNEXPECTED"),

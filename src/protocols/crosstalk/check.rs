@@ -196,15 +196,19 @@ fn check_required(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Whether a header value is a template placeholder (`<original-thread>`, `{user}`).
+fn is_placeholder(value: &str) -> bool {
+    (value.starts_with('<') && value.contains('>'))
+        || (value.starts_with('{') && value.contains('}'))
+}
+
 /// Template placeholders (`<original-thread>`, `{user}`) left in header values.
 fn check_placeholders(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     for (name, at) in &parsed.locations.headers {
         let Some(value) = parsed.envelope.header(name) else {
             continue;
         };
-        let placeholder = (value.starts_with('<') && value.contains('>'))
-            || (value.starts_with('{') && value.contains('}'));
-        if placeholder {
+        if is_placeholder(value) {
             diags.push(
                 Diagnostic::error(
                     "CT-PLACEHOLDER",
@@ -232,7 +236,7 @@ fn check_intent(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
             .at(at, len)
             .with_hint("`aiproto convert --to crosstalk@1.1` migrates it"),
         ),
-        IntentClass::Unknown if value.starts_with(['<', '{']) => {} // reported as a placeholder
+        IntentClass::Unknown if is_placeholder(value) => {} // reported as a placeholder
         IntentClass::Unknown => {
             let upper = value.to_ascii_uppercase();
             let hint = if intent::classify(&upper) != IntentClass::Unknown {
@@ -258,7 +262,7 @@ fn check_ids(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
         let Some(value) = env.header(name) else {
             continue;
         };
-        if value.starts_with(['<', '{']) {
+        if is_placeholder(value) {
             continue; // reported as a placeholder
         }
         if ids::classify(value).is_none() {

@@ -100,12 +100,35 @@ fn is_snake(s: &str) -> bool {
         })
 }
 
-/// Whether a key can stand on a `Key: value` line of a meta block.
+/// Whether a key can stand on a `Key: value` line of a meta block and be
+/// read back as itself: checked by reading such a line (a key the reader
+/// takes for Markdown, a code fence or a character to repair is not).
 fn is_writable(key: &str) -> bool {
-    !key.is_empty()
+    let plain = !key.is_empty()
         && !key.contains(':')
         && !key.contains(char::is_whitespace)
-        && !["meta", "body", "sig", "response"].contains(&key)
+        && !["meta", "body", "sig", "response"].contains(&key);
+    plain && {
+        let env = super::envelope::Envelope {
+            sender: "A".into(),
+            receiver: "B".into(),
+            version_token: "v1".into(),
+            message: Some("01J9J3DBC4N7P2Q3R5S7T9W1V2".into()),
+            intent: Some("NOTE".into()),
+            meta: vec![crate::model::MetaBlock {
+                namespace: "x".into(),
+                entries: vec![(key.to_string(), "v".to_string())],
+            }],
+            body: Some("b".into()),
+            sig: Some("none".into()),
+            ..Default::default()
+        };
+        super::parse_all(&super::render(&env))
+            .first()
+            .is_some_and(|p| {
+                p.envelope.meta == env.meta && p.envelope.body == env.body && p.complete
+            })
+    }
 }
 
 /// Whether a string survives a meta line as it is (single line, no edge spaces).
@@ -139,6 +162,10 @@ mod tests {
         assert_eq!(key_of("fooBar").as_deref(), Some("X-fooBar"));
         assert_eq!(key_of("a b"), None);
         assert_eq!(key_of("a:b"), None);
+        // Read as a code fence, Markdown or a character to repair: not keys.
+        for field in ["```x", "a\u{200B}b", "a\u{00A0}b"] {
+            assert_eq!(key_of(field), None, "{field}");
+        }
     }
 
     #[test]
