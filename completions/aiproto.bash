@@ -588,7 +588,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__convert)
-            opts="-p -q -v -h -V --protocol --to --from --canonical --strict --lenient --expand --compact --answers --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -607,6 +607,10 @@ _aiproto() {
                     return 0
                     ;;
                 --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-message-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -57,7 +57,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;validate'= {
             cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
             cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
-            cand --max-message-bytes 'The largest single message (a JSON document or one JSON Lines line) that is read; larger ones are reported as HSP-TOO-LARGE'
+            cand --max-message-bytes 'The largest single message (a JSON document, one JSON Lines line, a Crosstalk envelope) that is read; larger ones are reported as HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'
             cand --strict 'Treat warnings as errors'
@@ -145,6 +145,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
             cand --to 'Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp)'
             cand --from 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)'
+            cand --max-message-bytes 'The largest single message read or written (a JSON document, a Crosstalk envelope); a message the target would refuse as larger is not converted'
             cand --answers 'HSP: the request these messages answer (any protocol). A TaskResult written from another protocol takes its `request_id` and goes to its `callback_address`; an ACK or NACK goes to its sender. A request among the inputs is used the same way'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'

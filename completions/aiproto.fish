@@ -59,7 +59,7 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "tokens" -d 'Count t
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l max-message-bytes -d 'The largest single message (a JSON document or one JSON Lines line) that is read; larger ones are reported as HSP-TOO-LARGE' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l max-message-bytes -d 'The largest single message (a JSON document, one JSON Lines line, a Crosstalk envelope) that is read; larger ones are reported as HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -138,6 +138,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s V -l version 
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l to -d 'Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l from -d 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l max-message-bytes -d 'The largest single message read or written (a JSON document, a Crosstalk envelope); a message the target would refuse as larger is not converted' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l answers -d 'HSP: the request these messages answer (any protocol). A TaskResult written from another protocol takes its `request_id` and goes to its `callback_address`; an ACK or NACK goes to its sender. A request among the inputs is used the same way' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''

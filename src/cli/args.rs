@@ -306,8 +306,9 @@ pub struct ValidateArgs {
     #[arg(long, conflicts_with = "strict")]
     pub lenient: bool,
 
-    /// The largest single message (a JSON document or one JSON Lines line)
-    /// that is read; larger ones are reported as HSP-TOO-LARGE.
+    /// The largest single message (a JSON document, one JSON Lines line, a
+    /// Crosstalk envelope) that is read; larger ones are reported as
+    /// HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE).
     #[arg(long, value_name = "BYTES", default_value_t = crate::protocols::DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_message_bytes: usize,
 }
@@ -579,6 +580,12 @@ pub struct ConvertArgs {
     /// CSDL: write the short field codes (t, n, p, …); the default.
     #[arg(long)]
     pub compact: bool,
+
+    /// The largest single message read or written (a JSON document, a
+    /// Crosstalk envelope); a message the target would refuse as larger is
+    /// not converted.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::protocols::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
 
     /// HSP: the request these messages answer (any protocol). A TaskResult
     /// written from another protocol takes its `request_id` and goes to its

@@ -36,6 +36,7 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
     let err_painter = Painter::new(g.color, Stream::Stderr);
     let read_options = ReadOptions {
         lenient: args.lenient,
+        max_message_bytes: args.max_message_bytes,
         ..ReadOptions::default()
     };
     let (docs, read_status) = common::read_all_with(&input, &read_options)?;
@@ -55,9 +56,18 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
                 status = status.max(ExitStatus::Invalid);
                 continue;
             }
-            let Some(out) = convert::convert(found, target_of(args, found), options) else {
+            let target = target_of(args, found);
+            let Some(out) = convert::convert(found, target, options) else {
                 continue;
             };
+            if let Some(why) = convert::refusal(&out, target.protocol, &read_options) {
+                eprintln!(
+                    "aiproto: error: {}:{}: cannot be written as {}: {why}; not converted",
+                    doc.source.name, found.line, target.protocol
+                );
+                status = status.max(ExitStatus::Invalid);
+                continue;
+            }
             if !out.losses.is_empty() {
                 any_loss = true;
                 report_losses(g, &err_painter, &doc.source.name, found, &out.losses)?;

@@ -17,7 +17,9 @@ pub mod address;
 use serde_json::{Map, Value};
 
 use crate::model::{Loss, Message, MetaBlock, Signature, Slot};
-use crate::protocols::{Found, Protocol, ProtocolSpec, Value as Typed, crosstalk, csdl, hsp, msp};
+use crate::protocols::{
+    Found, Protocol, ProtocolSpec, ReadOptions, Value as Typed, crosstalk, csdl, hsp, msp,
+};
 
 /// The namespace of aiproto's own notes in a converted message.
 pub const AIPROTO_NAMESPACE: &str = "aiproto";
@@ -89,6 +91,23 @@ pub fn convert(found: &Found, target: ProtocolSpec, options: WriteOptions) -> Op
     dropped.append(&mut out.losses);
     out.losses = dropped;
     Some(out)
+}
+
+/// Why a converted message cannot be written: the errors its target's
+/// checks find in it (a body too large for the target, say). `None` when
+/// it is a valid message of the target, as every conversion must give.
+pub fn refusal(out: &Converted, target: Protocol, options: &ReadOptions) -> Option<String> {
+    let found = target.read(&out.text, options);
+    let errors: Vec<String> = match found.as_slice() {
+        [one] => one
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect(),
+        other => vec![format!("{} messages written instead of one", other.len())],
+    };
+    (!errors.is_empty()).then(|| errors.join("; "))
 }
 
 /// A message rewritten in its own protocol and version, canonically: a

@@ -37,7 +37,8 @@ pub struct ReadOptions {
     pub now: DateTime<Utc>,
     /// Accept what real implementations send, as warnings (HSP).
     pub lenient: bool,
-    /// The largest single message read (JSON protocols).
+    /// The largest single message read (a JSON document, or a Crosstalk
+    /// envelope from its header line to `[[END]]`).
     pub max_message_bytes: usize,
 }
 
@@ -122,7 +123,7 @@ impl Protocol {
                     .map(|(index, r)| Found::from_hsp(index, r))
                     .collect()
             }
-            Protocol::Crosstalk => crosstalk::read(text, options.now)
+            Protocol::Crosstalk => crosstalk::read(text, options.now, options.max_message_bytes)
                 .into_iter()
                 .enumerate()
                 .map(|(index, mut parsed)| Found {

@@ -405,3 +405,33 @@ fn hsp_0_1_comes_back_as_0_1_when_no_version_is_asked() {
         "1.0"
     );
 }
+
+#[test]
+fn a_message_the_target_would_refuse_as_too_large_is_not_converted() {
+    let h = home();
+    // 400 bytes of body: under 600 as an envelope, over it as escaped HSP JSON.
+    let body = "  \"q\" \\ \"q\" \\ \"q\" \\ \"q\" \\ \"q\"\n".repeat(14);
+    let envelope = format!(
+        "[[A→B v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9W1V3\nintent: REQUEST\nbody: |\n{body}sig: none\n[[END]]\n"
+    );
+    assert!(envelope.len() < 600, "{}", envelope.len());
+    aiproto(h.path())
+        .args(["convert", "--to", "hsp", "--max-message-bytes", "600"])
+        .write_stdin(envelope.clone())
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "cannot be written as hsp: HSP-TOO-LARGE",
+        ));
+    // A Crosstalk envelope over the limit is refused when read, as JSON is.
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json", "--max-message-bytes", "300"])
+        .write_stdin(envelope)
+        .assert()
+        .code(1);
+    assert_eq!(
+        json_lines(&out.get_output().stdout)[0]["errors"][0]["code"],
+        "CT-TOO-LARGE"
+    );
+}

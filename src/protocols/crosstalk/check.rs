@@ -196,6 +196,21 @@ fn check_required(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// An envelope larger than `--max-message-bytes` (from its header line to
+/// `[[END]]`), as the JSON protocols refuse a document that large.
+pub fn check_size(block: &super::extract::Block, max_message_bytes: usize) -> Option<Diagnostic> {
+    let size: usize = block.lines.iter().map(|l| l.text.len() + 1).sum();
+    let first = block.lines.first()?;
+    (size > max_message_bytes).then(|| {
+        Diagnostic::error(
+            "CT-TOO-LARGE",
+            format!("the envelope is {size} bytes, over the limit of {max_message_bytes}"),
+        )
+        .at(crate::diag::Pos::new(first.number, 1), 2)
+        .with_hint("raise --max-message-bytes if it is meant to be this large")
+    })
+}
+
 /// Whether a header value is a template placeholder (`<original-thread>`, `{user}`).
 fn is_placeholder(value: &str) -> bool {
     (value.starts_with('<') && value.contains('>'))

@@ -35,12 +35,13 @@ pub fn detect(text: &str) -> bool {
 
 /// Finds, parses and checks every envelope in a text. Each result holds the
 /// syntax and rule findings together, in line order.
-pub fn read(text: &str, now: DateTime<Utc>) -> Vec<ParsedEnvelope> {
+pub fn read(text: &str, now: DateTime<Utc>, max_message_bytes: usize) -> Vec<ParsedEnvelope> {
     extract::find_envelopes(text)
         .iter()
         .map(|block| {
             let mut parsed = parse::parse_block(block);
             let mut findings = check::check(&parsed, now);
+            findings.extend(check::check_size(block, max_message_bytes));
             parsed.diagnostics.append(&mut findings);
             parsed.diagnostics.sort_by_key(|d| (d.line, d.column));
             parsed
