@@ -103,7 +103,7 @@ mod tests {
     use chrono::Utc;
 
     fn example_in(primer: &str) -> Vec<crate::protocols::crosstalk::ParsedEnvelope> {
-        read(primer, Utc::now())
+        read(primer, Utc::now(), usize::MAX)
     }
 
     #[test]
