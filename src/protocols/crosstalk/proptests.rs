@@ -105,12 +105,12 @@ proptest! {
 
     #[test]
     fn any_text_is_read_without_panicking(text in "(\\[\\[|\\]\\]|→|->| v1|\n|  |\t|> |body: \\||meta: |sig: |[A-Za-z:|]{1,5}){0,60}") {
-        let _ = read(&text, chrono::Utc::now());
+        let _ = read(&text, chrono::Utc::now(), usize::MAX);
     }
 
     #[test]
     fn arbitrary_unicode_is_read_without_panicking(text in "\\PC{0,200}") {
-        let _ = read(&text, chrono::Utc::now());
+        let _ = read(&text, chrono::Utc::now(), usize::MAX);
     }
 
     #[test]
