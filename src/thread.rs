@@ -20,28 +20,66 @@ pub struct Node {
     pub line: usize,
 }
 
-/// A node and its replies, oldest first.
-#[derive(Debug, Clone, Serialize)]
-pub struct Tree {
-    pub node: usize,
-    pub children: Vec<Tree>,
-}
-
-/// The conversations found among some messages.
+/// The conversations found among some messages. The trees are kept flat
+/// (each node's replies by index), so that no walk over them recurses on
+/// the depth of a conversation.
 #[derive(Debug, Default)]
 pub struct Forest {
     /// Top-level messages: no parent, or (orphans) a parent not among the inputs.
-    pub roots: Vec<Tree>,
+    pub roots: Vec<usize>,
+    /// The replies of each node, oldest first.
+    pub children: Vec<Vec<usize>>,
     /// Nodes whose parent id is not among the inputs.
     pub orphans: Vec<usize>,
     /// Groups of nodes whose parent links form a loop.
     pub cycles: Vec<Vec<usize>>,
     /// Ids carried by more than one message, with those messages.
     pub duplicates: Vec<(String, Vec<usize>)>,
+    parent_of: Vec<Option<usize>>,
+}
+
+/// One step of a depth-first walk of a tree ([`Forest::walk`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A node, at its depth below the tree's root (the root is 0), and
+    /// whether it is the last reply of its parent.
+    Enter {
+        node: usize,
+        depth: usize,
+        last: bool,
+    },
+    /// The replies of a node have all been walked.
+    Leave { node: usize },
+}
+
+impl Forest {
+    /// The node a reply answers, when that node is among the inputs.
+    pub fn parent(&self, node: usize) -> Option<usize> {
+        self.parent_of.get(node).copied().flatten()
+    }
+
+    /// The nodes of the tree under `root` in depth-first order, replies
+    /// oldest first, without recursion: any depth takes only heap memory.
+    pub fn walk(&self, root: usize) -> impl Iterator<Item = Step> + '_ {
+        let mut stack = vec![(root, 0usize, true, false)];
+        std::iter::from_fn(move || {
+            let (node, depth, last, entered) = stack.pop()?;
+            if entered {
+                return Some(Step::Leave { node });
+            }
+            stack.push((node, depth, last, true));
+            let replies = &self.children[node];
+            for (i, &c) in replies.iter().enumerate().rev() {
+                stack.push((c, depth + 1, i + 1 == replies.len(), false));
+            }
+            Some(Step::Enter { node, depth, last })
+        })
+    }
 }
 
 /// Links nodes into trees. Each message has at most one parent, so a node
-/// that no root reaches lies on (or hangs below) a cycle.
+/// that no root reaches lies on (or hangs below) a cycle. Linear in the
+/// number of messages (and a sort of each node's replies).
 pub fn build(nodes: &[Node]) -> Forest {
     let mut forest = Forest::default();
     let mut by_id: HashMap<&str, usize> = HashMap::new();
@@ -71,7 +109,6 @@ pub fn build(nodes: &[Node]) -> Forest {
         })
         .collect();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    let mut root_ids = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         match parent_of[i] {
             Some(p) => children[p].push(i),
@@ -79,66 +116,69 @@ pub fn build(nodes: &[Node]) -> Forest {
                 if n.parent.is_some() {
                     forest.orphans.push(i);
                 }
-                root_ids.push(i);
+                forest.roots.push(i);
             }
         }
     }
-    let key = |i: &usize| {
-        (
-            nodes[*i]
-                .id
-                .as_deref()
-                .and_then(crate::ids::timestamp_ms)
-                .unwrap_or(u64::MAX),
-            *i,
-        )
-    };
-    for list in &mut children {
-        list.sort_by_key(key);
-    }
-    let mut reached = vec![false; nodes.len()];
-    forest.roots = root_ids
+    let created: Vec<u64> = nodes
         .iter()
-        .map(|&r| grow(r, &children, &mut reached))
+        .map(|n| {
+            n.id.as_deref()
+                .and_then(crate::ids::timestamp_ms)
+                .unwrap_or(u64::MAX)
+        })
         .collect();
+    for list in &mut children {
+        list.sort_by_key(|&i| (created[i], i));
+    }
+    forest.children = children;
+    let mut reached = vec![false; nodes.len()];
+    for &root in &forest.roots {
+        for step in forest.walk(root) {
+            if let Step::Enter { node, .. } = step {
+                reached[node] = true;
+            }
+        }
+    }
     forest.cycles = find_cycles(&parent_of, &reached);
+    forest.parent_of = parent_of;
     forest
 }
 
-fn grow(node: usize, children: &[Vec<usize>], reached: &mut [bool]) -> Tree {
-    reached[node] = true;
-    Tree {
-        node,
-        children: children[node]
-            .iter()
-            .map(|&c| grow(c, children, reached))
-            .collect(),
-    }
-}
-
+/// The loops among the nodes no root reaches, each node visited once: a
+/// walk up the parent links stops at a node already placed, and a node met
+/// again on the walk's own path closes a loop.
 fn find_cycles(parent_of: &[Option<usize>], reached: &[bool]) -> Vec<Vec<usize>> {
-    let mut on_cycle = vec![false; parent_of.len()];
+    const UNSEEN: usize = usize::MAX;
+    const PLACED: usize = usize::MAX - 1;
+    // UNSEEN, PLACED, or the node's position on the current walk.
+    let mut state = vec![UNSEEN; parent_of.len()];
     let mut cycles = Vec::new();
+    let mut path = Vec::new();
     for start in 0..parent_of.len() {
-        if reached[start] || on_cycle[start] {
+        if reached[start] || state[start] != UNSEEN {
             continue;
         }
-        // Walk up until a node repeats: that node is on the loop.
-        let mut visited = vec![start];
-        let mut at = start;
-        while let Some(p) = parent_of[at] {
-            if let Some(pos) = visited.iter().position(|&v| v == p) {
-                let cycle: Vec<usize> = visited[pos..].to_vec();
-                if !cycle.iter().any(|&c| on_cycle[c]) {
-                    cycle.iter().for_each(|&c| on_cycle[c] = true);
-                    let mut sorted = cycle;
-                    sorted.sort_unstable();
-                    cycles.push(sorted);
+        path.clear();
+        let mut at = Some(start);
+        while let Some(node) = at {
+            match state[node] {
+                UNSEEN => {
+                    state[node] = path.len();
+                    path.push(node);
+                    at = parent_of[node];
                 }
-                break;
+                PLACED => break,
+                pos => {
+                    let mut cycle = path[pos..].to_vec();
+                    cycle.sort_unstable();
+                    cycles.push(cycle);
+                    break;
+                }
             }
-            visited.push(p);
-            at = p;
+        }
+        for &node in &path {
+            state[node] = PLACED;
         }
     }
     cycles
@@ -171,7 +211,7 @@ mod tests {
             node("d", Some("zz")),
         ]);
         assert_eq!(f.roots.len(), 2);
-        assert_eq!(f.roots[0].children.len(), 2);
+        assert_eq!(f.children[f.roots[0]].len(), 2);
         assert_eq!(f.orphans, vec![3]);
         assert!(f.cycles.is_empty());
     }
@@ -186,5 +226,45 @@ mod tests {
         ]);
         assert_eq!(f.cycles, vec![vec![0, 1]]);
         assert_eq!(f.duplicates, vec![("c".to_string(), vec![2, 3])]);
+    }
+
+    #[test]
+    fn a_cycle_below_a_long_chain_is_found_once() {
+        // x0 → x1 → … → a, and a ⇄ b: every x hangs below the loop.
+        let mut nodes = vec![node("a", Some("b")), node("b", Some("a"))];
+        let n = 10_000;
+        for i in 0..n {
+            let parent = if i + 1 == n {
+                "a".to_string()
+            } else {
+                format!("x{}", i + 1)
+            };
+            nodes.push(node(&format!("x{i}"), Some(&parent)));
+        }
+        let f = build(&nodes);
+        assert_eq!(f.cycles, vec![vec![0, 1]]);
+        assert!(f.roots.is_empty());
+    }
+
+    #[test]
+    fn a_deep_chain_is_walked_without_recursion() {
+        let n = 200_000;
+        let nodes: Vec<Node> = (0..n)
+            .map(|i| {
+                let parent = (i > 0).then(|| format!("m{}", i - 1));
+                node(&format!("m{i}"), parent.as_deref())
+            })
+            .collect();
+        let f = build(&nodes);
+        assert_eq!(f.roots, vec![0]);
+        let deepest = f
+            .walk(0)
+            .filter_map(|s| match s {
+                Step::Enter { depth, .. } => Some(depth),
+                Step::Leave { .. } => None,
+            })
+            .max();
+        assert_eq!(deepest, Some(n - 1));
+        assert!(f.cycles.is_empty());
     }
 }

@@ -11,7 +11,13 @@ use super::args::{GlobalArgs, ThreadArgs};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
 use crate::output::{self, ColorChoice, Format, Painter, Stream, escape_controls as esc};
-use crate::thread::{self, Forest, Node, Tree};
+use crate::thread::{self, Forest, Node};
+
+/// How deep a tree is drawn (or nested in JSON) before its deeper replies
+/// continue as trees of their own: every line stays short and the output
+/// linear in the number of messages, however deep the conversation. (32
+/// levels nest 66 deep in JSON, under the 128 that common parsers allow.)
+const DEPTH_CAP: usize = 32;
 
 /// `--format json`: one line per tree, then one per problem, tagged by `type`.
 #[derive(Serialize)]
@@ -20,6 +26,10 @@ enum Line<'a> {
     Tree {
         thread: Option<&'a str>,
         orphan: bool,
+        /// For a tree continued below the depth cap: the id of the message
+        /// it answers and that message's depth in the original tree.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        continued_from: Option<Continued<'a>>,
         root: JsonTree<'a>,
     },
     Problem {
@@ -34,6 +44,23 @@ struct JsonTree<'a> {
     #[serde(flatten)]
     node: &'a Node,
     children: Vec<JsonTree<'a>>,
+    /// The replies are not nested here (the depth cap): they follow as
+    /// trees of their own, `continued_from` this message.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    continued: bool,
+}
+
+#[derive(Serialize, Clone, Copy)]
+struct Continued<'a> {
+    id: Option<&'a str>,
+    depth: usize,
+}
+
+/// A subtree left for later by the depth cap: its root and the depth of its
+/// parent in the original tree.
+struct Cut {
+    node: usize,
+    parent_depth: usize,
 }
 
 pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
@@ -91,22 +118,60 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
     Ok(status)
 }
 
-fn json_tree<'a>(t: &Tree, nodes: &'a [Node]) -> JsonTree<'a> {
+/// A tree nested down to the depth cap; the replies below it are pushed
+/// to `cuts`. (Recursion is bounded by the cap.)
+fn json_tree<'a>(
+    node: usize,
+    depth: usize,
+    base: usize,
+    f: &Forest,
+    nodes: &'a [Node],
+    cuts: &mut Vec<Cut>,
+) -> JsonTree<'a> {
+    let replies = &f.children[node];
+    let continued = depth == DEPTH_CAP && !replies.is_empty();
+    let children = if continued {
+        cuts.extend(replies.iter().map(|&c| Cut {
+            node: c,
+            parent_depth: base + depth,
+        }));
+        Vec::new()
+    } else {
+        replies
+            .iter()
+            .map(|&c| json_tree(c, depth + 1, base, f, nodes, cuts))
+            .collect()
+    };
     JsonTree {
-        node: &nodes[t.node],
-        children: t.children.iter().map(|c| json_tree(c, nodes)).collect(),
+        node: &nodes[node],
+        children,
+        continued,
     }
 }
 
 fn write_json(out: &mut impl Write, nodes: &[Node], f: &Forest) -> std::io::Result<()> {
-    for t in &f.roots {
-        let root = &nodes[t.node];
-        let line = Line::Tree {
-            thread: root.thread.as_deref(),
-            orphan: f.orphans.contains(&t.node),
-            root: json_tree(t, nodes),
-        };
-        output::write_json_line(out, &line)?;
+    for &root in &f.roots {
+        // The tree, then what continues below its depth cap, in order.
+        let mut pending = std::collections::VecDeque::from([(root, None::<Continued>, 0)]);
+        while let Some((node, continued_from, base)) = pending.pop_front() {
+            let mut cuts = Vec::new();
+            let tree = json_tree(node, 0, base, f, nodes, &mut cuts);
+            let line = Line::Tree {
+                thread: nodes[root].thread.as_deref(),
+                orphan: continued_from.is_none() && f.orphans.contains(&node),
+                continued_from,
+                root: tree,
+            };
+            output::write_json_line(out, &line)?;
+            for cut in cuts {
+                let parent = f.parent(cut.node);
+                let from = Continued {
+                    id: parent.and_then(|p| nodes[p].id.as_deref()),
+                    depth: cut.parent_depth,
+                };
+                pending.push_back((cut.node, Some(from), cut.parent_depth + 1));
+            }
+        }
     }
     for &o in &f.orphans {
         output::write_json_line(
@@ -150,11 +215,19 @@ fn write_human(
     let p = &Painter::new(color, Stream::Stdout);
     // Roots grouped by thread, threads in order of first appearance.
     let mut threads: Vec<Option<&str>> = Vec::new();
-    for t in &f.roots {
-        let thread = nodes[t.node].thread.as_deref();
-        if !threads.contains(&thread) {
+    let mut known = std::collections::HashSet::new();
+    for &t in &f.roots {
+        let thread = nodes[t].thread.as_deref();
+        if known.insert(thread) {
             threads.push(thread);
         }
+    }
+    let mut roots_of: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
+    for &t in &f.roots {
+        roots_of
+            .entry(nodes[t].thread.as_deref())
+            .or_default()
+            .push(t);
     }
     for thread in threads {
         writeln!(
@@ -163,13 +236,42 @@ fn write_human(
             p.dim("thread"),
             p.bold(&esc(thread.unwrap_or("(none)")))
         )?;
-        let roots: Vec<&Tree> = f
-            .roots
-            .iter()
-            .filter(|t| nodes[t.node].thread.as_deref() == thread)
-            .collect();
-        for (i, t) in roots.iter().enumerate() {
-            draw(out, p, nodes, t, "", i + 1 == roots.len())?;
+        let roots = roots_of.remove(&thread).unwrap_or_default();
+        for (i, &t) in roots.iter().enumerate() {
+            let mut cuts = Vec::new();
+            let d = Drawing { p, nodes, f };
+            d.draw(out, t, 0, 0, "", i + 1 == roots.len(), &mut cuts)?;
+            // What lies below the depth cap continues under its parent's id.
+            let mut pending: std::collections::VecDeque<Vec<Cut>> = [cuts].into();
+            while let Some(group) = pending.pop_front() {
+                let Some(first) = group.first() else {
+                    continue;
+                };
+                let parent = f.parent(first.node);
+                writeln!(
+                    out,
+                    "{} {} {}",
+                    p.dim("continued: the replies to"),
+                    p.accent(&esc(parent
+                        .and_then(|p| nodes[p].id.as_deref())
+                        .unwrap_or("(no id)"))),
+                    p.dim(&format!("(depth {})", first.parent_depth))
+                )?;
+                for (i, cut) in group.iter().enumerate() {
+                    let mut deeper = Vec::new();
+                    let last = i + 1 == group.len();
+                    d.draw(
+                        out,
+                        cut.node,
+                        0,
+                        cut.parent_depth + 1,
+                        "",
+                        last,
+                        &mut deeper,
+                    )?;
+                    pending.push_back(deeper);
+                }
+            }
         }
     }
     out.flush()?;
@@ -211,29 +313,56 @@ fn write_human(
     Ok(())
 }
 
-fn draw(
-    out: &mut impl Write,
-    p: &Painter,
-    nodes: &[Node],
-    t: &Tree,
-    indent: &str,
-    last: bool,
-) -> std::io::Result<()> {
-    let n = &nodes[t.node];
-    let branch = if last { "└─ " } else { "├─ " };
-    writeln!(
-        out,
-        "{indent}{branch}{} {}→{} {} {} {}",
-        p.accent(&esc(n.id.as_deref().unwrap_or("(no id)"))),
-        esc(&n.sender),
-        esc(&n.receiver),
-        p.bold(&esc(n.intent.as_deref().unwrap_or("?"))),
-        esc(&n.summary),
-        p.dim(&format!("({}:{})", esc(&n.source), n.line))
-    )?;
-    let child_indent = format!("{indent}{}", if last { "   " } else { "│  " });
-    for (i, c) in t.children.iter().enumerate() {
-        draw(out, p, nodes, c, &child_indent, i + 1 == t.children.len())?;
+struct Drawing<'a> {
+    p: &'a Painter,
+    nodes: &'a [Node],
+    f: &'a Forest,
+}
+
+impl Drawing<'_> {
+    /// Draws a tree down to the depth cap; the replies below it are pushed
+    /// to `cuts` (recursion is bounded by the cap).
+    #[allow(clippy::too_many_arguments)]
+    fn draw(
+        &self,
+        out: &mut impl Write,
+        node: usize,
+        depth: usize,
+        base: usize,
+        indent: &str,
+        last: bool,
+        cuts: &mut Vec<Cut>,
+    ) -> std::io::Result<()> {
+        let (p, n) = (self.p, &self.nodes[node]);
+        let branch = if last { "└─ " } else { "├─ " };
+        writeln!(
+            out,
+            "{indent}{branch}{} {}→{} {} {} {}",
+            p.accent(&esc(n.id.as_deref().unwrap_or("(no id)"))),
+            esc(&n.sender),
+            esc(&n.receiver),
+            p.bold(&esc(n.intent.as_deref().unwrap_or("?"))),
+            esc(&n.summary),
+            p.dim(&format!("({}:{})", esc(&n.source), n.line))
+        )?;
+        let child_indent = format!("{indent}{}", if last { "   " } else { "│  " });
+        let replies = &self.f.children[node];
+        if depth == DEPTH_CAP && !replies.is_empty() {
+            writeln!(
+                out,
+                "{child_indent}└─ {}",
+                p.dim(&format!("… {} more, continued below", replies.len()))
+            )?;
+            cuts.extend(replies.iter().map(|&c| Cut {
+                node: c,
+                parent_depth: base + depth,
+            }));
+            return Ok(());
+        }
+        for (i, &c) in replies.iter().enumerate() {
+            let last = i + 1 == replies.len();
+            self.draw(out, c, depth + 1, base, &child_indent, last, cuts)?;
+        }
+        Ok(())
     }
-    Ok(())
 }

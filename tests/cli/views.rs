@@ -115,6 +115,81 @@ fn thread_cycles_exit_1() {
         .stderr(predicate::str::contains("cycle"));
 }
 
+/// The ULID of a number: distinct ids for generated chains.
+fn nth_id(n: usize) -> String {
+    ulid::Ulid::from_parts(1_700_000_000_000 + n as u64, n as u128).to_string()
+}
+
+/// A chain of `n` replies, each answering the one before.
+fn chain(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let parent = if i == 0 {
+                nth_id(usize::MAX >> 20)
+            } else {
+                nth_id(i - 1)
+            };
+            reply(&nth_id(i), &parent, "A", &format!("m{i}"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_deep_thread_continues_below_the_depth_cap_in_linear_output() {
+    let h = home();
+    let n = 3_000;
+    let out = aiproto(h.path())
+        .arg("thread")
+        .write_stdin(chain(n))
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    // Every message once; no line indented past the cap.
+    assert_eq!(
+        text.matches(" A→CLAUDE RESPOND ").count(),
+        n,
+        "{}",
+        &text[..2000]
+    );
+    assert!(text.lines().all(|l| l.chars().count() < 400));
+    assert!(text.contains("continued: the replies to"));
+    let out = aiproto(h.path())
+        .args(["thread", "--format", "json"])
+        .write_stdin(chain(n))
+        .assert()
+        .code(0);
+    let lines = json_lines(&out.get_output().stdout);
+    let trees: Vec<_> = lines.iter().filter(|l| l["type"] == "tree").collect();
+    // 33 levels per tree line: the root's, then each continuation's.
+    assert_eq!(trees.len(), n.div_ceil(33));
+    assert_eq!(trees[1]["continued_from"]["depth"], 32);
+    assert_eq!(trees[1]["continued_from"]["id"], nth_id(32));
+    assert_eq!(trees[1]["root"]["id"], nth_id(33));
+    assert_eq!(trees[2]["continued_from"]["depth"], 65);
+}
+
+#[test]
+fn a_cycle_below_a_long_chain_is_reported_once() {
+    let h = home();
+    let (a, b) = (nth_id(1 << 30), nth_id((1 << 30) + 1));
+    let mut input = vec![reply(&a, &b, "A", "a"), reply(&b, &a, "B", "b")];
+    let n = 5_000;
+    for i in 0..n {
+        let parent = if i + 1 == n { a.clone() } else { nth_id(i + 1) };
+        input.push(reply(&nth_id(i), &parent, "C", "x"));
+    }
+    let out = aiproto(h.path())
+        .args(["thread", "--format", "json"])
+        .write_stdin(input.join("\n"))
+        .assert()
+        .code(1);
+    let lines = json_lines(&out.get_output().stdout);
+    let cycles: Vec<_> = lines.iter().filter(|l| l["problem"] == "cycle").collect();
+    assert_eq!(cycles.len(), 1);
+    assert_eq!(cycles[0]["messages"].as_array().unwrap().len(), 2);
+}
+
 #[test]
 fn poll_collate_tallies_the_example() {
     let h = home();
