@@ -4,7 +4,7 @@
 //! `{{step.field}}` templates that must name `input` or a step that runs
 //! before.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -61,8 +61,9 @@ pub fn check(map: &Map<String, Value>, at: &str, out: &mut Vec<Finding>) {
         .map(|step| successors(step, &ids, out))
         .collect();
     unreachable(&flat, &edges, out);
-    cycles(&flat, &edges, out);
-    templates(&flat, &edges, &ids, out);
+    let components = components(&edges);
+    cycles(&flat, &edges, &components, out);
+    templates(&flat, &edges, &components, &ids, out);
 }
 
 /// Flattens nested step lists, in document order.
@@ -173,9 +174,10 @@ fn successors(step: &Step, ids: &HashMap<&str, usize>, out: &mut Vec<Finding>) -
 }
 
 fn unreachable(flat: &[Step], edges: &[Vec<usize>], out: &mut Vec<Finding>) {
-    let seen = reach(0, edges);
+    let mut visits = Visits::new(flat.len());
+    visits.walk_from(0, edges);
     for (i, step) in flat.iter().enumerate() {
-        if !seen.contains(&i) {
+        if !visits.seen(i) {
             out.push(Finding::warning(
                 format!("{}/id", step.pointer),
                 "CSDL-UNREACHABLE",
@@ -188,72 +190,198 @@ fn unreachable(flat: &[Step], edges: &[Vec<usize>], out: &mut Vec<Finding>) {
     }
 }
 
-/// Every step reachable from `start` (itself included).
-fn reach(start: usize, edges: &[Vec<usize>]) -> HashSet<usize> {
-    let mut seen = HashSet::from([start]);
-    let mut todo = vec![start];
-    while let Some(i) = todo.pop() {
-        for &j in &edges[i] {
-            if seen.insert(j) {
-                todo.push(j);
+/// Reachability walks over the step graph that share one visited array
+/// (stamped per walk, so a new walk costs nothing to start).
+struct Visits {
+    stamp: Vec<u32>,
+    /// The steps the current walk is looking for.
+    wanted: Vec<u32>,
+    current: u32,
+    todo: Vec<usize>,
+    /// Edges followed by all walks so far.
+    work: usize,
+}
+
+impl Visits {
+    fn new(steps: usize) -> Visits {
+        Visits {
+            stamp: vec![0; steps],
+            wanted: vec![0; steps],
+            current: 0,
+            todo: Vec::new(),
+            work: 0,
+        }
+    }
+
+    /// Marks every step reachable from `start` (itself included).
+    fn walk_from(&mut self, start: usize, edges: &[Vec<usize>]) {
+        self.walk_until(start, edges, &[]);
+    }
+
+    /// Marks the steps reachable from `start`, nearest first, until every
+    /// one of `targets` is marked (all of them when `targets` is empty):
+    /// a template usually names a step a few steps back.
+    fn walk_until(&mut self, start: usize, edges: &[Vec<usize>], targets: &[usize]) {
+        self.current += 1;
+        let mut wanted = targets.len();
+        for &t in targets {
+            self.wanted[t] = self.current;
+        }
+        self.stamp[start] = self.current;
+        self.todo.clear();
+        self.todo.push(start);
+        let mut next = 0;
+        while let Some(&i) = self.todo.get(next) {
+            next += 1;
+            for &j in &edges[i] {
+                self.work += 1;
+                if self.stamp[j] != self.current {
+                    self.stamp[j] = self.current;
+                    self.todo.push(j);
+                    if self.wanted[j] == self.current {
+                        wanted -= 1;
+                        if wanted == 0 {
+                            return;
+                        }
+                    }
+                }
             }
         }
     }
-    seen
-}
 
-/// A cycle is allowed only through a `loop` step.
-fn cycles(flat: &[Step], edges: &[Vec<usize>], out: &mut Vec<Finding>) {
-    let reaches: Vec<HashSet<usize>> = (0..flat.len()).map(|i| reach(i, edges)).collect();
-    let mut reported: HashSet<usize> = HashSet::new();
-    for i in 0..flat.len() {
-        if reported.contains(&i) {
-            continue;
-        }
-        // The steps on a cycle with i: those i reaches that reach i back.
-        let on_cycle: Vec<usize> = (0..flat.len())
-            .filter(|&j| {
-                reaches[i].contains(&j)
-                    && reaches[j].contains(&i)
-                    && (j != i || edges[i].contains(&i))
-            })
-            .collect();
-        let cyclic = on_cycle.contains(&i) || on_cycle.iter().any(|&j| j != i);
-        if !cyclic {
-            continue;
-        }
-        reported.extend(on_cycle.iter().copied());
-        reported.insert(i);
-        let looped = on_cycle
-            .iter()
-            .chain(std::iter::once(&i))
-            .any(|&j| flat[j].action == Some("loop"));
-        if !looped {
-            // i first and last: a → b → a.
-            let mut members = vec![i];
-            members.extend(on_cycle.iter().copied().filter(|&j| j != i));
-            members.push(i);
-            let names: Vec<&str> = members.iter().map(|&j| flat[j].id.unwrap_or("?")).collect();
-            out.push(Finding::error(
-                format!("{}/id", flat[i].pointer),
-                "CSDL-CYCLE",
-                format!(
-                    "steps {} form a cycle that no `loop` step owns",
-                    names.join(" → ")
-                ),
-            ));
-        }
+    /// Whether the last walk reached a step.
+    fn seen(&self, i: usize) -> bool {
+        self.stamp[i] == self.current
     }
 }
 
+/// The strongly connected components of the step graph (Tarjan's
+/// algorithm, without recursion): linear in steps and edges. A component
+/// comes after every component it reaches.
+fn components(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    const NONE: usize = usize::MAX;
+    let n = edges.len();
+    let (mut index, mut low) = (vec![NONE; n], vec![0; n]);
+    let mut on_stack = vec![false; n];
+    let (mut stack, mut found) = (Vec::new(), Vec::new());
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != NONE {
+            continue;
+        }
+        // (node, how many of its edges were followed)
+        let mut calls = vec![(root, 0usize)];
+        while let Some(&mut (v, ref mut followed)) = calls.last_mut() {
+            if *followed == 0 {
+                index[v] = next;
+                low[v] = next;
+                next += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&w) = edges[v].get(*followed) {
+                *followed += 1;
+                if index[w] == NONE {
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                found.push(component);
+            }
+        }
+    }
+    found
+}
+
+/// How many step names a finding lists before it says how many more.
+const NAMES_LISTED: usize = 12;
+
+/// A cycle is allowed only through a `loop` step.
+fn cycles(flat: &[Step], edges: &[Vec<usize>], components: &[Vec<usize>], out: &mut Vec<Finding>) {
+    let mut found: Vec<Vec<usize>> = components
+        .iter()
+        .filter(|c| c.len() > 1 || edges[c[0]].contains(&c[0]))
+        .cloned()
+        .collect();
+    for c in &mut found {
+        c.sort_unstable();
+    }
+    found.sort_unstable_by_key(|c| c[0]);
+    for members in found {
+        if members.iter().any(|&j| flat[j].action == Some("loop")) {
+            continue;
+        }
+        // The first step first and last: a → b → a.
+        let first = members[0];
+        let mut names: Vec<&str> = members
+            .iter()
+            .take(NAMES_LISTED)
+            .map(|&j| flat[j].id.unwrap_or("?"))
+            .collect();
+        let more = members.len().saturating_sub(NAMES_LISTED);
+        if more > 0 {
+            names.push("…");
+        }
+        names.push(flat[first].id.unwrap_or("?"));
+        let count = if more > 0 {
+            format!(" ({} steps)", members.len())
+        } else {
+            String::new()
+        };
+        out.push(Finding::error(
+            format!("{}/id", flat[first].pointer),
+            "CSDL-CYCLE",
+            format!(
+                "steps {}{count} form a cycle that no `loop` step owns",
+                names.join(" → ")
+            ),
+        ));
+    }
+}
+
+/// The edges all template checks of one workflow may follow together: past
+/// it, the order of the remaining templates is not checked (and a finding
+/// says so), so that no workflow costs more than a fixed amount to check.
+const TEMPLATE_WORK: usize = 20_000_000;
+
 /// `{{name.field}}` in a step's arguments or condition names `input` or a
-/// step that runs before this one.
+/// step that runs before this one. Templates are checked by the step they
+/// name: one walk per named step, however many templates name it; the
+/// findings come in document order.
 fn templates(
     flat: &[Step],
     edges: &[Vec<usize>],
+    components: &[Vec<usize>],
     ids: &HashMap<&str, usize>,
     out: &mut Vec<Finding>,
 ) {
+    let mut component_of = vec![0; flat.len()];
+    for (c, members) in components.iter().enumerate() {
+        for &m in members {
+            component_of[m] = c;
+        }
+    }
+    // Each template naming a step: (that step, the step it is in, where,
+    // the name, its place in document order).
+    let mut uses: Vec<(usize, usize, String, &str, usize)> = Vec::new();
+    // (place in document order, finding)
+    let mut found: Vec<(usize, Finding)> = Vec::new();
+    let mut seq = 0;
     for (i, step) in flat.iter().enumerate() {
         for key in ["a", "condition"] {
             let Some(value) = step.map.get(key) else {
@@ -266,21 +394,86 @@ fn templates(
                     if root == "input" {
                         continue;
                     }
-                    let message = match ids.get(root) {
-                        None => format!(
-                            "`{{{{{root}…}}}}` names no step of this workflow (nor `input`)"
-                        ),
-                        Some(&j) if j != i && reach(j, edges).contains(&i) => continue,
-                        Some(_) => format!(
-                            "`{{{{{root}…}}}}` uses step `{root}`, which does not run before step `{}`",
-                            step.id.unwrap_or("?")
-                        ),
-                    };
-                    out.push(Finding::error(at.clone(), "CSDL-TEMPLATE", message));
+                    seq += 1;
+                    match ids.get(root) {
+                        None => found.push((
+                            seq,
+                            Finding::error(
+                                at.clone(),
+                                "CSDL-TEMPLATE",
+                                format!(
+                                    "`{{{{{root}…}}}}` names no step of this workflow (nor `input`)"
+                                ),
+                            ),
+                        )),
+                        Some(&j) => uses.push((j, i, at.clone(), root, seq)),
+                    }
                 }
             }
         }
     }
+    let mut order: Vec<usize> = (0..uses.len()).collect();
+    order.sort_by_key(|&k| uses[k].0);
+    let mut visits = Visits::new(flat.len());
+    let mut walked = None;
+    let mut targets = Vec::new();
+    for (at_order, &k) in order.iter().enumerate() {
+        let (j, i, at, root, seq) = &uses[k];
+        let (cj, ci) = (component_of[*j], component_of[*i]);
+        // Within one component every step reaches every other; a component
+        // reaches only components that come before it.
+        let known = if j == i || cj < ci {
+            Some(false)
+        } else if cj == ci {
+            Some(true)
+        } else {
+            None
+        };
+        let runs_before = match known {
+            Some(answer) => answer,
+            None if visits.work > TEMPLATE_WORK => {
+                out.push(Finding::warning(
+                    at.clone(),
+                    "CSDL-TEMPLATE-UNCHECKED",
+                    "the order of this template was not checked: the workflow is too large to check them all",
+                ));
+                continue;
+            }
+            None => {
+                if walked != Some(*j) {
+                    // Every step the templates naming j are in, found in one walk.
+                    targets.clear();
+                    targets.extend(
+                        order[at_order..]
+                            .iter()
+                            .take_while(|&&m| uses[m].0 == *j)
+                            .map(|&m| uses[m].1)
+                            .filter(|&t| component_of[t] < cj),
+                    );
+                    targets.sort_unstable();
+                    targets.dedup();
+                    visits.walk_until(*j, edges, &targets);
+                    walked = Some(*j);
+                }
+                visits.seen(*i)
+            }
+        };
+        if !runs_before {
+            found.push((
+                *seq,
+                Finding::error(
+                    at.clone(),
+                    "CSDL-TEMPLATE",
+                    format!(
+                        "`{{{{{root}…}}}}` uses step `{root}`, which does not run before step `{}`",
+                        flat[*i].id.unwrap_or("?")
+                    ),
+                ),
+            ));
+        }
+    }
+    found.sort_by_key(|(k, _)| *k);
+    out.extend(found.into_iter().map(|(_, f)| f));
 }
 
 fn strings_in<'a>(value: &'a Value, at: &str, out: &mut Vec<(String, &'a str)>) {
@@ -363,6 +556,26 @@ mod tests {
         assert!(codes(good).is_empty());
         let own = json!({"s": [{"id": "a", "action": "f", "next": "a"}]});
         assert_eq!(codes(own), vec!["CSDL-CYCLE"]);
+    }
+
+    #[test]
+    fn a_ring_of_many_steps_is_one_cycle_named_briefly() {
+        let n = 20_000;
+        let steps: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"id": format!("s{i}"), "action": "f", "next": format!("s{}", (i + 1) % n),
+                "a": {"x": format!("{{{{s{}.out}}}}", (i + n - 1) % n)}})
+            })
+            .collect();
+        let c = codes(json!({ "s": steps }));
+        assert_eq!(c, vec!["CSDL-CYCLE"]);
+        let mut out = Vec::new();
+        check(json!({"s": [{"id": "a", "action": "f", "next": "b"}, {"id": "b", "action": "f", "next": "a"}]})
+            .as_object().unwrap(), "", &mut out);
+        assert_eq!(
+            out[0].diagnostic.message,
+            "steps a → b → a form a cycle that no `loop` step owns"
+        );
     }
 
     #[test]
