@@ -51,6 +51,48 @@ pub fn array_elements(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// Line and column of increasing byte offsets, each found by scanning only
+/// the text since the one before: linear over a whole text, however many
+/// offsets (the elements of a large array on one line, say).
+pub struct Cursor<'a> {
+    text: &'a str,
+    at: usize,
+    line: usize,
+    column: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Cursor {
+            text,
+            at: 0,
+            line: 1,
+            column: 1,
+        }
+    }
+
+    /// 1-based line and column (in characters) of `offset`, which must not
+    /// be before the offset asked last (an earlier one gives the last answer).
+    pub fn advance_to(&mut self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset > self.at {
+            let passed = &self.text[self.at..offset];
+            match passed.rfind('\n') {
+                Some(last) => {
+                    self.line += passed.matches('\n').count();
+                    self.column = passed[last + 1..].chars().count() + 1;
+                }
+                None => self.column += passed.chars().count(),
+            }
+            self.at = offset;
+        }
+        (self.line, self.column)
+    }
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
@@ -73,7 +115,8 @@ fn find_child(bytes: &[u8], pos: usize, token: &str) -> Option<usize> {
                 let matches = if raw.contains('\\') {
                     serde_json::from_str::<String>(raw).ok().as_deref() == Some(token)
                 } else {
-                    raw.len() >= 2 && &raw[1..raw.len() - 1] == token
+                    // (An unterminated key has no closing quote to strip.)
+                    raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) == Some(token)
                 };
                 p = skip_ws(bytes, key_end);
                 if bytes.get(p) != Some(&b':') {
@@ -190,6 +233,21 @@ mod tests {
     fn missing_members_point_at_the_nearest_parent() {
         assert_eq!(at("/a/zzz"), (2, 8));
         assert_eq!(at("/nope/deeper"), (1, 1));
+    }
+
+    #[test]
+    fn a_key_cut_inside_a_character_is_no_match() {
+        // Found by the fuzzer: `{"¢` sliced the key inside the `¢`.
+        assert_eq!(locate("{\"¢", "/x"), 0);
+        assert_eq!(locate("{\"¢\u{301}", "/¢"), 0);
+    }
+
+    #[test]
+    fn the_cursor_agrees_with_line_column() {
+        let mut cursor = Cursor::new(DOC);
+        for offset in (0..DOC.len()).step_by(3) {
+            assert_eq!(cursor.advance_to(offset), line_column(DOC, offset), "{offset}");
+        }
     }
 
     #[test]

@@ -111,32 +111,18 @@ pub fn read(text: &str, options: Options) -> Vec<Read> {
 }
 
 /// Checks one document of an input.
-pub fn read_doc(doc: Doc<'_>, options: Options) -> Read {
-    let Doc {
-        value,
-        text,
-        pointer_prefix,
-        line_offset,
-        line,
-        end_line,
-        ..
-    } = doc;
-    let at = Where {
-        text,
-        prefix: &pointer_prefix,
-        line_offset,
-    };
+pub fn read_doc(mut doc: Doc<'_>, options: Options) -> Read {
+    let at = Where::of(&doc);
     let mut read = Read {
         message: None,
         version: None,
         diagnostics: Vec::new(),
-        line,
-        end_line,
+        line: doc.line,
+        end_line: doc.end_line,
     };
-    let value = match value {
+    let value = match std::mem::replace(&mut doc.value, Ok(Value::Null)) {
         Err(e) => {
-            let d =
-                super::json_doc::syntax_diagnostic(&e, line_offset, "HSP-JSON", "HSP-TOO-LARGE");
+            let d = super::json_doc::syntax_diagnostic(&e, &at, "HSP-JSON", "HSP-TOO-LARGE");
             read.diagnostics.push(d);
             return read;
         }

@@ -52,32 +52,40 @@ impl Finding {
 /// Where a document sits in its source, to place findings.
 pub struct Where<'a> {
     pub text: &'a str,
-    pub prefix: &'a str,
     pub line_offset: usize,
+    /// Characters before the document on its first line.
+    pub first_column: usize,
 }
 
 impl<'a> Where<'a> {
     /// The place of a split document.
-    pub fn of(doc: &'a split::Doc<'a>) -> Self {
+    pub fn of(doc: &split::Doc<'a>) -> Self {
         Where {
             text: doc.text,
-            prefix: &doc.pointer_prefix,
             line_offset: doc.line_offset,
+            first_column: doc.first_column,
         }
+    }
+
+    /// A line and column of the document's text as a position in the source.
+    pub fn pos(&self, line: usize, column: usize) -> Pos {
+        let column = if line == 1 {
+            column + self.first_column
+        } else {
+            column
+        };
+        Pos::new(line + self.line_offset, column)
     }
 
     /// Gives a finding its line and column in the source, underlining the value.
     pub fn place(&self, f: Finding) -> Diagnostic {
-        let (start, end) =
-            json_locate::locate_span(self.text, &format!("{}{}", self.prefix, f.pointer));
+        let (start, end) = json_locate::locate_span(self.text, &f.pointer);
         let (line, column) = json_locate::line_column(self.text, start);
         let length = self.text[start..end]
             .split('\n')
             .next()
             .map_or(1, |first| first.chars().count());
-        let mut d = f
-            .diagnostic
-            .at(Pos::new(line + self.line_offset, column), length);
+        let mut d = f.diagnostic.at(self.pos(line, column), length);
         d.pointer = Some(f.pointer);
         d
     }
@@ -126,7 +134,7 @@ pub fn read_all<T: Send>(
         let value = std::mem::replace(&mut doc.value, Ok(Value::Null));
         match value {
             Err(e) => {
-                let d = syntax_diagnostic(&e, doc.line_offset, codes.json, codes.too_large);
+                let d = syntax_diagnostic(&e, &Where::of(&doc), codes.json, codes.too_large);
                 read.diagnostics.push(d);
             }
             Ok(value) => {
@@ -142,7 +150,7 @@ pub fn read_all<T: Send>(
 /// A syntax error of a split document as a placed diagnostic.
 pub fn syntax_diagnostic(
     e: &split::SyntaxError,
-    line_offset: usize,
+    at: &Where,
     json_code: &'static str,
     too_large_code: &'static str,
 ) -> Diagnostic {
@@ -153,7 +161,7 @@ pub fn syntax_diagnostic(
     } else {
         json_code
     };
-    Diagnostic::error(code, e.message.clone()).at(Pos::new(e.line + line_offset, e.column), 1)
+    Diagnostic::error(code, e.message.clone()).at(at.pos(e.line, e.column), 1)
 }
 
 /// Schema findings, minus those a rule already explains (same pointer or

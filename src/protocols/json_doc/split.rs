@@ -18,12 +18,12 @@ pub struct SyntaxError {
 /// One JSON document of an input.
 pub struct Doc<'a> {
     pub value: Result<Value, SyntaxError>,
-    /// The text in which `pointer_prefix` + a pointer is located.
+    /// The document's own text, in which its pointers are located.
     pub text: &'a str,
-    /// Prepended to pointers (an array element's index).
-    pub pointer_prefix: String,
-    /// Added to lines located in `text` (JSON Lines: the line's number - 1).
+    /// Added to lines located in `text` (its first line's number - 1).
     pub line_offset: usize,
+    /// Characters before `text` on its first line (an array element's).
+    pub first_column: usize,
     /// 1-based first and last line in the source.
     pub line: usize,
     pub end_line: usize,
@@ -31,10 +31,16 @@ pub struct Doc<'a> {
     pub bytes: usize,
 }
 
-/// Splits a text into documents. A text that parses as one JSON array gives
-/// its elements; one that fails with trailing data is read as JSON Lines.
+/// Splits a text into documents. A JSON array gives its elements, each
+/// parsed (and held to `max_bytes`) on its own; a text that fails with
+/// trailing data is read as JSON Lines.
 pub fn split(text: &str, max_bytes: usize) -> Vec<Doc<'_>> {
-    if text.len() > max_bytes && !text.trim_start().starts_with('[') {
+    if text.trim_start().starts_with('[')
+        && let Some(elements) = array_elements(text)
+    {
+        return elements_of(text, &elements, max_bytes);
+    }
+    if text.len() > max_bytes {
         if looks_like_json_lines(text) {
             return json_lines(text, max_bytes);
         }
@@ -47,35 +53,67 @@ pub fn split(text: &str, max_bytes: usize) -> Vec<Doc<'_>> {
         return vec![whole(text, Err(error))];
     }
     match super::strict::parse(text) {
-        Ok(Value::Array(items)) => {
-            let ranges = json_locate::array_elements(text);
-            items
-                .into_iter()
-                .zip(ranges)
-                .enumerate()
-                .map(|(i, (value, (start, end)))| Doc {
-                    value: Ok(value),
-                    text,
-                    pointer_prefix: format!("/{i}"),
-                    line_offset: 0,
-                    line: json_locate::line_column(text, start).0,
-                    end_line: json_locate::line_column(text, end.saturating_sub(1)).0,
-                    bytes: end - start,
-                })
-                .collect()
-        }
         Ok(value) => vec![whole(text, Ok(value))],
         Err(e) if e.to_string().starts_with("trailing characters") => json_lines(text, max_bytes),
         Err(e) => vec![whole(text, Err(syntax_error(&e)))],
     }
 }
 
+/// The byte ranges of a top-level array's elements, when the array is well
+/// formed between them (commas, one closing bracket, nothing after it);
+/// `None` sends the text to the whole-text parser, which says what is wrong.
+fn array_elements(text: &str) -> Option<Vec<(usize, usize)>> {
+    let ranges = json_locate::array_elements(text);
+    let after_last = ranges.last().map_or_else(
+        || text.find('[').map_or(0, |i| i + 1),
+        |&(_, end)| end,
+    );
+    let rest = text.get(after_last..)?.trim_start();
+    let closed = rest.strip_prefix(']')?;
+    (closed.trim().is_empty() && !ranges.iter().any(|&(s, e)| s >= e)).then_some(ranges)
+}
+
+/// The elements of an array as documents, placed by one pass over the text
+/// and parsed on every core.
+fn elements_of<'a>(text: &'a str, ranges: &[(usize, usize)], max_bytes: usize) -> Vec<Doc<'a>> {
+    let mut cursor = json_locate::Cursor::new(text);
+    let placed: Vec<(&str, usize, usize, usize)> = ranges
+        .iter()
+        .map(|&(start, end)| {
+            let (line, column) = cursor.advance_to(start);
+            let (end_line, _) = cursor.advance_to(end.saturating_sub(1));
+            (&text[start..end], line, column, end_line)
+        })
+        .collect();
+    crate::parallel::map_owned(placed, |(element, line, column, end_line)| {
+        let value = if element.len() > max_bytes {
+            Err(SyntaxError {
+                too_large: true,
+                message: too_large(element.len(), max_bytes),
+                line: 1,
+                column: 1,
+            })
+        } else {
+            super::strict::parse(element).map_err(|e| syntax_error(&e))
+        };
+        Doc {
+            value,
+            text: element,
+            line_offset: line - 1,
+            first_column: column - 1,
+            line,
+            end_line,
+            bytes: element.len(),
+        }
+    })
+}
+
 fn whole(text: &str, value: Result<Value, SyntaxError>) -> Doc<'_> {
     Doc {
         value,
         text,
-        pointer_prefix: String::new(),
         line_offset: 0,
+        first_column: 0,
         line: 1,
         end_line: text.trim_end().matches('\n').count() + 1,
         bytes: text.len(),
@@ -113,8 +151,8 @@ pub fn parse_line(line: &str, number: usize, max_bytes: usize) -> Doc<'_> {
     Doc {
         value,
         text: line,
-        pointer_prefix: String::new(),
         line_offset: number - 1,
+        first_column: 0,
         line: number,
         end_line: number,
         bytes: line.len(),
@@ -154,6 +192,23 @@ mod tests {
             vec![1, 3, 4]
         );
         assert!(lines[2].value.is_err());
+    }
+
+    #[test]
+    fn array_elements_are_placed_and_limited_one_by_one() {
+        let text = "[{\"a\": 1}, {\"b\": \"long long long\"},\n  {\"c\": [1 2]}]";
+        let docs = split(text, 20);
+        assert_eq!(docs.len(), 3);
+        assert!(docs[0].value.is_ok());
+        assert_eq!((docs[1].line, docs[1].first_column), (1, 11));
+        assert!(docs[1].value.as_ref().unwrap_err().too_large);
+        let e = docs[2].value.as_ref().unwrap_err();
+        assert_eq!((docs[2].line, docs[2].first_column), (2, 2));
+        assert_eq!((e.line, e.column), (1, 10), "{}", e.message);
+        // A malformed array is parsed whole, for its error.
+        let bad = split("[{\"a\": 1},]", 1 << 20);
+        assert_eq!(bad.len(), 1);
+        assert!(bad[0].value.is_err());
     }
 
     #[test]
