@@ -2518,7 +2518,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__validate)
-            opts="-p -q -v -h -V --protocol --strict --lenient --max-message-bytes --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --max-findings --strict --lenient --max-message-bytes --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2529,6 +2529,10 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-findings)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -57,6 +57,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;validate'= {
             cand -p 'Read as this protocol instead of detecting it (NAME[@VERSION])'
             cand --protocol 'Read as this protocol instead of detecting it (NAME[@VERSION])'
+            cand --max-findings 'Show at most N findings per message, and 20 × N in the whole run; what is left out is counted (JSON: `omitted`). 0 shows every one. The verdict and the tally always count every finding'
             cand --max-message-bytes 'The largest single message (a JSON document, one JSON Lines line, a Crosstalk envelope) that is read; larger ones are reported as HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line)'

@@ -246,7 +246,11 @@ mod tests {
     fn the_cursor_agrees_with_line_column() {
         let mut cursor = Cursor::new(DOC);
         for offset in (0..DOC.len()).step_by(3) {
-            assert_eq!(cursor.advance_to(offset), line_column(DOC, offset), "{offset}");
+            assert_eq!(
+                cursor.advance_to(offset),
+                line_column(DOC, offset),
+                "{offset}"
+            );
         }
     }
 

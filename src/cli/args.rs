@@ -297,6 +297,12 @@ pub struct ValidateArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
+    /// Show at most N findings per message, and 20 × N in the whole run;
+    /// what is left out is counted (JSON: `omitted`). 0 shows every one.
+    /// The verdict and the tally always count every finding.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub max_findings: usize,
+
     /// Treat warnings as errors.
     #[arg(long)]
     pub strict: bool,

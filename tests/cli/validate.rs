@@ -190,3 +190,40 @@ fn json_lines_follow_the_published_report_schema() {
         assert!(errors.is_empty(), "{line}: {errors:?}");
     }
 }
+
+#[test]
+fn findings_are_capped_per_message_and_per_run_and_counted() {
+    let h = home();
+    // 200 HSP messages of 8 findings each.
+    let broken = "{\"hsp_envelope_version\": \"1.0\"}\n".repeat(200);
+    let out = aiproto(h.path())
+        .args(["validate", "--max-findings", "3", "-"])
+        .write_stdin(broken.clone())
+        .assert()
+        .code(1);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    // 3 per message, 3 × 20 in the run, then one note.
+    let shown = stdout.matches("error[").count() + stdout.matches("warning[").count();
+    assert_eq!(shown, 60, "{stdout}");
+    assert_eq!(
+        stdout
+            .matches("and 5 more findings of this message")
+            .count(),
+        19
+    );
+    assert_eq!(stdout.matches("no more findings shown").count(), 1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("1540 not shown"), "{stderr}");
+    // One message with many findings: 3 shown, the rest counted.
+    let many = "{\"hsp_envelope_version\": \"1.0\"}";
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json", "--max-findings", "3", "-"])
+        .write_stdin(many)
+        .assert()
+        .code(1);
+    let report = &json_lines(&out.get_output().stdout)[0];
+    let listed =
+        report["errors"].as_array().unwrap().len() + report["warnings"].as_array().unwrap().len();
+    assert_eq!(listed, 3);
+    assert_eq!(report["omitted"], 5, "{report}");
+}

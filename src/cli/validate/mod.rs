@@ -26,7 +26,12 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
         lenient: args.lenient,
         max_message_bytes: args.max_message_bytes,
     };
-    let mut reporter = Reporter::new(BufWriter::new(std::io::stdout().lock()), g, args.strict);
+    let mut reporter = Reporter::new(
+        BufWriter::new(std::io::stdout().lock()),
+        g,
+        args.strict,
+        args.max_findings,
+    );
     let mut status = ExitStatus::Ok;
     for input in &inputs {
         reporter.start_input();

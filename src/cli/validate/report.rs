@@ -25,6 +25,53 @@ pub struct Report<'a> {
     pub valid: bool,
     pub errors: Vec<&'a Diagnostic>,
     pub warnings: Vec<&'a Diagnostic>,
+    /// Findings left out by `--max-findings`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<usize>,
+}
+
+/// How many findings are shown: `--max-findings` per message, and this
+/// many times that in a whole run.
+const RUN_FACTOR: usize = 20;
+
+/// The `--max-findings` budget: per message and for the whole run.
+pub struct FindingCap {
+    per_message: usize,
+    left_in_run: usize,
+    /// Findings not shown, over the run.
+    pub omitted: usize,
+    /// Whether the end of the run's budget was said.
+    announced: bool,
+}
+
+impl FindingCap {
+    /// `0` shows every finding.
+    pub fn new(per_message: usize) -> Self {
+        let per_message = if per_message == 0 {
+            usize::MAX
+        } else {
+            per_message
+        };
+        FindingCap {
+            per_message,
+            left_in_run: per_message.saturating_mul(RUN_FACTOR),
+            omitted: 0,
+            announced: false,
+        }
+    }
+
+    /// How many of a message's `total` findings to show; counts the rest.
+    fn take(&mut self, total: usize) -> usize {
+        let shown = total.min(self.per_message).min(self.left_in_run);
+        self.left_in_run -= shown;
+        self.omitted += total - shown;
+        shown
+    }
+
+    /// Whether the run's budget is spent (nothing more is shown).
+    fn spent(&self) -> bool {
+        self.left_in_run == 0
+    }
 }
 
 #[derive(Default)]
@@ -44,16 +91,18 @@ pub struct Reporter<'g, W: Write> {
     global: &'g GlobalArgs,
     strict: bool,
     tally: Tally,
+    cap: FindingCap,
 }
 
 impl<'g, W: Write> Reporter<'g, W> {
-    pub fn new(out: W, global: &'g GlobalArgs, strict: bool) -> Self {
+    pub fn new(out: W, global: &'g GlobalArgs, strict: bool, max_findings: usize) -> Self {
         Reporter {
             out,
             painter: Painter::new(global.color, Stream::Stdout),
             global,
             strict,
             tally: Tally::default(),
+            cap: FindingCap::new(max_findings),
         }
     }
 
@@ -77,8 +126,16 @@ impl<'g, W: Write> Reporter<'g, W> {
         if !valid {
             self.tally.invalid += 1;
         }
+        let total = found.diagnostics.len();
+        let shown = self.cap.take(total);
+        let omitted = (shown < total).then_some(total - shown);
         match self.global.format {
             Format::Json => {
+                // Errors first: they decide the verdict.
+                let mut errors = errors;
+                let mut warnings = warnings;
+                errors.truncate(shown);
+                warnings.truncate(shown - errors.len());
                 let report = Report {
                     source,
                     index: Some(found.index),
@@ -90,11 +147,12 @@ impl<'g, W: Write> Reporter<'g, W> {
                     valid,
                     errors,
                     warnings,
+                    omitted,
                 };
                 output::write_json_line(&mut self.out, &report)?;
             }
             Format::Human => {
-                for d in &found.diagnostics {
+                for d in found.diagnostics.iter().take(shown) {
                     let text = output::format_diagnostic(
                         &self.painter,
                         source,
@@ -104,8 +162,33 @@ impl<'g, W: Write> Reporter<'g, W> {
                     );
                     self.out.write_all(text.as_bytes())?;
                 }
+                let p = &self.painter;
+                match omitted {
+                    Some(_) if self.cap.spent() => {
+                        if !self.cap.announced {
+                            self.cap.announced = true;
+                            writeln!(
+                                self.out,
+                                "{}",
+                                p.dim(&format!(
+                                    "aiproto: no more findings shown: {} were shown in this run (--max-findings × {RUN_FACTOR}); the summary counts them all",
+                                    self.cap.per_message.saturating_mul(RUN_FACTOR)
+                                ))
+                            )?;
+                        }
+                    }
+                    Some(k) => writeln!(
+                        self.out,
+                        "{}: {}",
+                        p.bold(&format!("{source}:{}", found.line)),
+                        p.dim(&format!(
+                            "… and {k} more finding{} of this message (--max-findings)",
+                            if k == 1 { "" } else { "s" }
+                        ))
+                    )?,
+                    None => {}
+                }
                 if self.global.verbose && found.diagnostics.is_empty() {
-                    let p = &self.painter;
                     writeln!(
                         self.out,
                         "{}: {} {} {}",
@@ -167,6 +250,7 @@ impl<'g, W: Write> Reporter<'g, W> {
                     valid: false,
                     errors: vec![d],
                     warnings: Vec::new(),
+                    omitted: None,
                 };
                 output::write_json_line(&mut self.out, &report)
             }
@@ -200,8 +284,13 @@ impl<'g, W: Write> Reporter<'g, W> {
             }
             parts.join(", ")
         };
+        let left_out = if self.cap.omitted > 0 {
+            format!("; {} not shown (--max-findings)", self.cap.omitted)
+        } else {
+            String::new()
+        };
         eprintln!(
-            "{} in {}: {verdict} ({}, {})",
+            "{} in {}: {verdict} ({}, {}{left_out})",
             plural(t.messages, "message"),
             plural(t.inputs, "input"),
             plural(t.errors, "error"),

@@ -64,10 +64,9 @@ pub fn split(text: &str, max_bytes: usize) -> Vec<Doc<'_>> {
 /// `None` sends the text to the whole-text parser, which says what is wrong.
 fn array_elements(text: &str) -> Option<Vec<(usize, usize)>> {
     let ranges = json_locate::array_elements(text);
-    let after_last = ranges.last().map_or_else(
-        || text.find('[').map_or(0, |i| i + 1),
-        |&(_, end)| end,
-    );
+    let after_last = ranges
+        .last()
+        .map_or_else(|| text.find('[').map_or(0, |i| i + 1), |&(_, end)| end);
     let rest = text.get(after_last..)?.trim_start();
     let closed = rest.strip_prefix(']')?;
     (closed.trim().is_empty() && !ranges.iter().any(|&(s, e)| s >= e)).then_some(ranges)
