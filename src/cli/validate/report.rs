@@ -164,19 +164,18 @@ impl<'g, W: Write> Reporter<'g, W> {
                 }
                 let p = &self.painter;
                 match omitted {
-                    Some(_) if self.cap.spent() => {
-                        if !self.cap.announced {
-                            self.cap.announced = true;
-                            writeln!(
-                                self.out,
-                                "{}",
-                                p.dim(&format!(
-                                    "aiproto: no more findings shown: {} were shown in this run (--max-findings × {RUN_FACTOR}); the summary counts them all",
-                                    self.cap.per_message.saturating_mul(RUN_FACTOR)
-                                ))
-                            )?;
-                        }
+                    Some(_) if self.cap.spent() && !self.cap.announced => {
+                        self.cap.announced = true;
+                        writeln!(
+                            self.out,
+                            "{}",
+                            p.dim(&format!(
+                                "aiproto: no more findings shown: {} were shown in this run (--max-findings × {RUN_FACTOR}); the summary counts them all",
+                                self.cap.per_message.saturating_mul(RUN_FACTOR)
+                            ))
+                        )?;
                     }
+                    Some(_) if self.cap.spent() => {}
                     Some(k) => writeln!(
                         self.out,
                         "{}: {}",
