@@ -11,6 +11,7 @@ pub mod config;
 pub mod convert;
 pub mod diag;
 pub mod exit;
+pub mod fuzzing;
 pub mod ids;
 pub mod input;
 pub mod json_locate;

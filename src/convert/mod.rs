@@ -13,6 +13,7 @@
 //!   `m.aiproto`), and reading B again forgets it ([`forget_generated`]).
 
 pub mod address;
+pub mod promise;
 
 use serde_json::{Map, Value};
 

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::round_trip_tests::check_message;
+use super::promise::check_message;
 use crate::model::{Intent, MetaBlock};
 use crate::protocols::crosstalk::{self, envelope::Envelope};
 use crate::protocols::{Protocol, ReadOptions, csdl, msp};

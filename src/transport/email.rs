@@ -7,7 +7,7 @@
 use std::time::SystemTime;
 
 use lettre::message::Body;
-use lettre::message::header::{ContentTransferEncoding, ContentType};
+use lettre::message::header::{ContentTransferEncoding, ContentType, MIME_VERSION_1_0};
 use lettre::{Message, SmtpTransport, Transport as _};
 use serde_json::Value;
 
@@ -172,6 +172,7 @@ pub fn build(mail: &Mail, from: &str, to: &str) -> Result<Message, EmailError> {
         .subject(mail.subject.clone())
         .date(SystemTime::now())
         .message_id(mail.message_id.clone())
+        .header(MIME_VERSION_1_0)
         .header(ContentType::TEXT_PLAIN);
     if let Some(parent) = &mail.in_reply_to {
         builder = builder

@@ -130,10 +130,10 @@ impl Transport for MqttTransport {
     ) -> Result<(), TransportError> {
         let mut items = Vec::with_capacity(messages.len());
         for message in messages {
-            items.push((
-                self.topic_for(message.found)?,
-                message.text.as_bytes().to_vec(),
-            ));
+            // The message as it is, without the line end that ends it on a
+            // terminal (subscribers would print a blank line).
+            let text = message.text.strip_suffix('\n').unwrap_or(&message.text);
+            items.push((self.topic_for(message.found)?, text.as_bytes().to_vec()));
         }
         publish(self, items, Duration::from_secs(60))
     }

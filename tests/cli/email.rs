@@ -35,6 +35,7 @@ fn a_mail_file_carries_the_envelope_with_its_subject_and_threading() {
         "To: kalle@example.com\r\n",
         "Subject: [AI Crosstalk] review - REQUEST\r\n",
         "Message-ID: <01J9J3DBC4N7P2Q3R5S7T9W1V2@aiproto.invalid>\r\n",
+        "MIME-Version: 1.0\r\n",
     ] {
         assert!(mail.contains(header), "{header:?} missing in\n{mail}");
     }

@@ -266,6 +266,37 @@ fn hsp_over_mosquitto() {
     .unwrap();
     let _broker = start_mosquitto(binary, &conf, port);
     exchange(h.path(), port);
+    // Mosquitto's own subscriber gets the message as it is: no line end
+    // added after it (it would print a blank line after each message).
+    // Retained, so the subscriber gets it whenever it connects.
+    aiproto(h.path())
+        .args([
+            "send",
+            "--retain",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/plain/x"),
+            "-",
+        ])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let sub = Command::new("mosquitto_sub")
+        .args([
+            "-p",
+            &port.to_string(),
+            "-h",
+            "127.0.0.1",
+            "-t",
+            "plain/x",
+            "-C",
+            "1",
+            "-W",
+            "20",
+        ])
+        .output()
+        .expect("mosquitto_sub (apt-get install mosquitto-clients)");
+    let got = String::from_utf8_lossy(&sub.stdout).to_string();
+    assert_eq!(got, format!("{}\n", REQUEST.trim_end()), "{got:?}");
 }
 
 /// What a test proxy does to the first connection once `after` bytes from

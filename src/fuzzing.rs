@@ -1,0 +1,203 @@
+//! The properties the fuzz targets in `fuzz/` check, one function per
+//! target. Each takes arbitrary bytes and panics when aiproto breaks a
+//! promise on them; `tests/fuzz_regressions.rs` replays every input the
+//! fuzzers found through the same functions.
+
+use crate::convert::promise;
+use crate::model::Message;
+use crate::protocols::msp::offline;
+use crate::protocols::{Found, Protocol, ReadOptions, Value};
+use crate::{json_locate, poll, thread};
+
+/// Every fuzz target by name, as `fuzz/fuzz_targets/<name>.rs` calls it.
+pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+    ("read_any", read_any),
+    ("crosstalk_canonical", crosstalk_canonical),
+    ("convert_promise", convert_promise),
+    ("msp_encode", msp_encode),
+    ("signatures", signatures),
+    ("thread_and_poll", thread_and_poll),
+];
+
+/// Inputs larger than this are skipped by the costly targets: the fuzzer
+/// looks for shapes, not sizes (sizes have their own tests).
+const COSTLY_INPUT: usize = 8 * 1024;
+
+fn text_of(data: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(data)
+}
+
+fn options() -> ReadOptions {
+    ReadOptions {
+        max_message_bytes: 1 << 20,
+        ..ReadOptions::default()
+    }
+}
+
+/// Any text read as every protocol: no panic, and every message found can
+/// be rendered, mapped to the model and located (the first line, taken as
+/// a JSON Pointer, is located in the rest).
+pub fn read_any(data: &[u8]) {
+    let text = text_of(data);
+    let options = options();
+    let _ = Protocol::detect(&text);
+    for &protocol in Protocol::ALL {
+        for found in protocol.read(&text, &options) {
+            let _ = (found.render(), found.to_message(), found.id());
+            let _ = found.is_valid(true);
+            for d in &found.diagnostics {
+                assert!(d.line >= 1 && d.column >= 1, "{d:?}");
+            }
+        }
+    }
+    if let Some((pointer, rest)) = text.split_once('\n') {
+        let at = json_locate::locate(rest, pointer);
+        assert!(at <= rest.len());
+        let _ = json_locate::line_column(rest, at);
+    }
+}
+
+/// A complete Crosstalk envelope, rendered canonically, reads back as one
+/// envelope that renders to the same text.
+pub fn crosstalk_canonical(data: &[u8]) {
+    let text = text_of(data);
+    for found in Protocol::Crosstalk.read(&text, &options()) {
+        let Some(canonical) = found.render() else {
+            continue;
+        };
+        let again = Protocol::Crosstalk.read(&canonical, &options());
+        let [one] = again.as_slice() else {
+            panic!(
+                "{} envelopes read from the canonical form:\n{canonical}",
+                again.len()
+            );
+        };
+        assert_eq!(
+            one.render().as_deref(),
+            Some(canonical.as_str()),
+            "render(parse(x)) != x"
+        );
+    }
+}
+
+/// Every valid message converts to every protocol and back as `convert`
+/// promises ([`promise::check_message`]).
+pub fn convert_promise(data: &[u8]) {
+    if data.len() > COSTLY_INPUT {
+        return;
+    }
+    let text = text_of(data);
+    let Some(protocol) = Protocol::detect(&text) else {
+        return;
+    };
+    for found in protocol.read(&text, &options()) {
+        if found.is_valid(false)
+            && let Err(e) = promise::check_message(&found)
+        {
+            panic!("{e}");
+        }
+    }
+}
+
+/// The offline MSP encoder turns any text into a valid signal, and its
+/// decoder and similarity take any signal and text.
+pub fn msp_encode(data: &[u8]) {
+    if data.len() > COSTLY_INPUT {
+        return;
+    }
+    let text = text_of(data);
+    let signal = offline::encode(&text);
+    let json = signal.to_json();
+    let written = json.to_string();
+    let read = promise::read(&written, Protocol::Msp);
+    let [one] = read.as_slice() else {
+        panic!("the encoded signal is not one message: {written}");
+    };
+    assert!(
+        one.is_valid(false),
+        "invalid signal ({}): {written}",
+        promise::errors(one)
+    );
+    let decoded = offline::decode(&json, "plain");
+    let score = offline::similarity(&text, &decoded);
+    assert!((0.0..=1.0).contains(&score), "similarity {score}");
+}
+
+/// Signature lines and the claims signed in every protocol: any text,
+/// no panic.
+pub fn signatures(data: &[u8]) {
+    let text = text_of(data);
+    for line in text.lines().take(64) {
+        let _ = crate::protocols::crosstalk::sig_line::parse(line);
+    }
+    for &protocol in Protocol::ALL {
+        for found in protocol.read(&text, &options()) {
+            match &found.value {
+                Value::Crosstalk(parsed) => {
+                    let _ = crate::sign::claim::crosstalk_signed(parsed);
+                    let _ = crate::sign::claim::crosstalk_input(&parsed.envelope);
+                }
+                Value::Hsp(Some(m)) => {
+                    let _ = crate::sign::claim::hsp_claim(&m.json);
+                }
+                Value::Csdl(Some(d)) => {
+                    let _ = crate::sign::claim::csdl_claim(&d.json);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The messages of any text as a conversation tree and as polls: every
+/// message is in exactly one tree or cycle, and nothing panics.
+pub fn thread_and_poll(data: &[u8]) {
+    let text = text_of(data);
+    let found: Vec<Found> = Protocol::detect(&text)
+        .map(|p| p.read(&text, &options()))
+        .unwrap_or_default();
+    let messages: Vec<(Message, bool)> = found
+        .iter()
+        .filter_map(|f| Some((f.to_message()?, f.is_valid(false))))
+        .collect();
+    let nodes: Vec<thread::Node> = messages
+        .iter()
+        .map(|(m, _)| thread::Node {
+            id: m.id.clone(),
+            parent: m.parent.clone(),
+            thread: m.thread.clone(),
+            sender: m.sender.clone().unwrap_or_default(),
+            receiver: m.recipient.clone().unwrap_or_default(),
+            intent: m.intent.as_ref().map(|i| i.as_str().to_string()),
+            summary: String::new(),
+            source: "fuzz".into(),
+            line: 1,
+        })
+        .collect();
+    let forest = thread::build(&nodes);
+    let mut placed = vec![0usize; nodes.len()];
+    for &root in &forest.roots {
+        for step in forest.walk(root) {
+            if let thread::Step::Enter { node, .. } = step {
+                placed[node] += 1;
+            }
+        }
+    }
+    for cycle in &forest.cycles {
+        for &node in cycle {
+            placed[node] += 1;
+        }
+    }
+    // A node hanging below a cycle is in neither; none is in two.
+    assert!(placed.iter().all(|&n| n <= 1), "a message placed twice");
+    let located: Vec<poll::Located> = messages
+        .iter()
+        .map(|(m, valid)| poll::Located {
+            message: m,
+            source: "fuzz",
+            line: 1,
+            valid: *valid,
+        })
+        .collect();
+    let _ = poll::collate(&located);
+}
