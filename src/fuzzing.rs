@@ -9,8 +9,11 @@ use crate::protocols::msp::offline;
 use crate::protocols::{Found, Protocol, ReadOptions, Value};
 use crate::{json_locate, poll, thread};
 
+/// A fuzz target's property: panics when a promise is broken on the input.
+pub type Target = fn(&[u8]);
+
 /// Every fuzz target by name, as `fuzz/fuzz_targets/<name>.rs` calls it.
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("read_any", read_any),
     ("crosstalk_canonical", crosstalk_canonical),
     ("convert_promise", convert_promise),
