@@ -106,6 +106,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'capability: its name; task-request, discovery-query: the capability''s name')
             [CompletionResult]::new('--description', '--description', [CompletionResultType]::ParameterName, 'capability: what it does')
             [CompletionResult]::new('--availability', '--availability', [CompletionResultType]::ParameterName, 'capability: online, offline, degraded or maintenance')
+            [CompletionResult]::new('--parameters-schema', '--parameters-schema', [CompletionResultType]::ParameterName, 'capability (required in 1.0): the JSON Schema of its input, e.g. ''{"type": "object", "properties": {"text": {"type": "string"}}}''')
+            [CompletionResult]::new('--returns-schema', '--returns-schema', [CompletionResultType]::ParameterName, 'capability (required in 1.0): the JSON Schema of its output')
             [CompletionResult]::new('--callback', '--callback', [CompletionResultType]::ParameterName, 'task-request: where the TaskResult should go')
             [CompletionResult]::new('--priority', '--priority', [CompletionResultType]::ParameterName, 'task-request: priority 1–10')
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'task-result: success, failure, in_progress, queued or rejected')

@@ -101,6 +101,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --name 'capability: its name; task-request, discovery-query: the capability''s name'
             cand --description 'capability: what it does'
             cand --availability 'capability: online, offline, degraded or maintenance'
+            cand --parameters-schema 'capability (required in 1.0): the JSON Schema of its input, e.g. ''{"type": "object", "properties": {"text": {"type": "string"}}}'''
+            cand --returns-schema 'capability (required in 1.0): the JSON Schema of its output'
             cand --callback 'task-request: where the TaskResult should go'
             cand --priority 'task-request: priority 1–10'
             cand --status 'task-result: success, failure, in_progress, queued or rejected'

@@ -100,6 +100,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l capability-i
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l name -d 'capability: its name; task-request, discovery-query: the capability\'s name' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l description -d 'capability: what it does' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l availability -d 'capability: online, offline, degraded or maintenance' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l parameters-schema -d 'capability (required in 1.0): the JSON Schema of its input, e.g. \'{"type": "object", "properties": {"text": {"type": "string"}}}\'' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l returns-schema -d 'capability (required in 1.0): the JSON Schema of its output' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l callback -d 'task-request: where the TaskResult should go' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l priority -d 'task-request: priority 1–10' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l status -d 'task-result: success, failure, in_progress, queued or rejected' -r

@@ -500,6 +500,15 @@ pub struct HspComposeArgs {
     #[arg(long, value_name = "STATUS")]
     pub availability: Option<String>,
 
+    /// capability (required in 1.0): the JSON Schema of its input, e.g.
+    /// '{"type": "object", "properties": {"text": {"type": "string"}}}'.
+    #[arg(long, value_name = "JSON")]
+    pub parameters_schema: Option<String>,
+
+    /// capability (required in 1.0): the JSON Schema of its output.
+    #[arg(long, value_name = "JSON")]
+    pub returns_schema: Option<String>,
+
     /// task-request: where the TaskResult should go.
     #[arg(long, value_name = "TOPIC")]
     pub callback: Option<String>,

@@ -377,3 +377,40 @@ fn invalid_compositions_write_nothing() {
         .code(2)
         .stderr(predicate::str::contains("no version"));
 }
+
+#[test]
+fn a_1_0_capability_asks_for_its_schemas_and_string_fields_stay_text() {
+    let h = home();
+    let base = [
+        "capability",
+        "--from",
+        "did:hsp:me",
+        "--capability-id",
+        "c1",
+        "--name",
+        "N",
+        "--description",
+        "D",
+        "--set",
+        "version=0.9",
+    ];
+    aiproto(h.path())
+        .args(["compose", "hsp"])
+        .args(base)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--parameters-schema and --returns-schema",
+        ));
+    let mut args = base.to_vec();
+    args.extend([
+        "--parameters-schema",
+        "{\"type\": \"object\"}",
+        "--returns-schema",
+        "{\"type\": \"string\"}",
+    ]);
+    let cap = compose(h.path(), &args);
+    assert_eq!(cap["payload"]["version"], "0.9");
+    assert_eq!(cap["payload"]["returns"]["type"], "string");
+}

@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 use crate::cli::args::{ComposeArgs, GlobalArgs, HspComposeArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Input;
-use crate::protocols::hsp::Version;
 use crate::protocols::hsp::compose::{self, Draft, Kind};
+use crate::protocols::hsp::{Version, payload_map};
 use crate::protocols::{Protocol, ProtocolSpec};
 
 pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
@@ -69,8 +69,25 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
     for (k, v) in std::mem::take(&mut draft.payload) {
         payload.entry(k).or_insert(v);
     }
-    apply_flags(&args.hsp, args, draft.kind, &mut payload)?;
+    apply_flags(&args.hsp, args, draft.kind, draft.version, &mut payload)?;
     draft.payload = payload;
+    if draft.kind == Kind::Capability && draft.version == Version::V1_0 {
+        let missing: Vec<&str> = [
+            ("parameters", "--parameters-schema"),
+            ("returns", "--returns-schema"),
+        ]
+        .into_iter()
+        .filter(|(key, _)| !draft.payload.contains_key(*key))
+        .map(|(_, flag)| flag)
+        .collect();
+        if !missing.is_empty() {
+            return Err(CliError::usage(format!(
+                "an HSP 1.0 capability needs the JSON Schemas of its input and output: give {}",
+                missing.join(" and ")
+            ))
+            .with_hint("e.g. --parameters-schema '{\"type\": \"object\"}' (or write hsp@0.1, where they are optional)"));
+        }
+    }
     let envelope = compose::compose(draft).map_err(CliError::usage)?;
     let text =
         serde_json::to_string_pretty(&envelope).map_err(|e| CliError::usage(e.to_string()))? + "\n";
@@ -133,6 +150,7 @@ fn apply_flags(
     f: &HspComposeArgs,
     args: &ComposeArgs,
     kind: Kind,
+    version: Version,
     p: &mut Map<String, Value>,
 ) -> Result<(), CliError> {
     let mut put = |key: &str, value: Option<Value>| {
@@ -177,6 +195,19 @@ fn apply_flags(
         "availability_status",
         f.availability.clone().map(Value::from),
     );
+    if kind == Kind::Capability {
+        for (key, flag, given) in [
+            ("parameters", "--parameters-schema", &f.parameters_schema),
+            ("returns", "--returns-schema", &f.returns_schema),
+        ] {
+            let Some(text) = given else { continue };
+            let schema: Value = serde_json::from_str(text).map_err(|e| {
+                CliError::usage(format!("{flag} is not JSON: {e}"))
+                    .with_hint("give a JSON Schema, e.g. '{\"type\": \"object\"}'")
+            })?;
+            put(key, Some(schema));
+        }
+    }
     put("callback_address", f.callback.clone().map(Value::from));
     put("priority", f.priority.map(Value::from));
     put("status", f.status.clone().map(Value::from));
@@ -221,7 +252,14 @@ fn apply_flags(
     }
     for item in &f.set {
         let (k, v) = key_value("--set", item)?;
-        p.insert(k.to_string(), json_or_text(v));
+        // A field the schema types as a string takes the text as it is
+        // (`--set version=0.9` is "0.9", not the number 0.9).
+        let value = if payload_map::is_string_field(kind.type_name(), version, k) {
+            serde_json::from_str::<String>(v).map_or_else(|_| Value::from(v), Value::from)
+        } else {
+            json_or_text(v)
+        };
+        p.insert(k.to_string(), value);
     }
     Ok(())
 }

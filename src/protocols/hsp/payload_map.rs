@@ -206,6 +206,15 @@ fn payload_schema(type_name: &str, version: Version) -> Option<&'static Value> {
         .map(|(_, _, schema)| schema)
 }
 
+/// Whether a payload field of a known type is a string in its schema
+/// (`version` of a capability, say), so that text given for it stays text.
+pub fn is_string_field(type_name: &str, version: Version, field: &str) -> bool {
+    payload_schema(type_name, version)
+        .and_then(|s| s.pointer(&format!("/properties/{field}/type")))
+        .and_then(Value::as_str)
+        == Some("string")
+}
+
 /// The required payload fields of a known type, from its embedded schema.
 fn required_fields(type_name: &str, version: Version) -> Option<Vec<&'static str>> {
     let schema = payload_schema(type_name, version)?;
