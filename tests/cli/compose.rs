@@ -224,3 +224,27 @@ fn composes_1_0_and_uuid7() {
     let m = inspect(h.path(), &String::from_utf8_lossy(&out.get_output().stdout));
     assert_eq!(m["message"]["id"].as_str().unwrap().len(), 36);
 }
+
+#[test]
+fn trailing_spaces_of_the_body_are_kept_trailing_blank_lines_are_not() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args([
+            "compose",
+            "crosstalk",
+            "--from",
+            "A",
+            "--to",
+            "B",
+            "--intent",
+            "BROADCAST",
+        ])
+        .args(["--body", "hello   \nworld  \n\n  \n"])
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("body: |\n  hello   \n  world  \nsig: none\n"),
+        "{text:?}"
+    );
+}

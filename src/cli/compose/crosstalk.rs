@@ -228,8 +228,14 @@ fn read_body(args: &ComposeArgs) -> Result<String, CliError> {
     Ok(normalize_body(&raw))
 }
 
-/// LF line ends, no trailing blank lines: what the envelope can carry exactly.
+/// LF line ends, no trailing blank lines: what the envelope can carry
+/// exactly. Spaces at the end of the last line are the author's and stay
+/// (the upstream canonicalization keeps them).
 fn normalize_body(raw: &str) -> String {
     let text = raw.replace("\r\n", "\n");
-    text.trim_end_matches(['\n', ' ', '\t']).to_string()
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    while lines.len() > 1 && lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
 }
