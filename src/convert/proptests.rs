@@ -111,7 +111,7 @@ fn crosstalk_1_0() -> impl Strategy<Value = String> {
         address(),
         address(),
         prop::sample::select(vec![
-            "QUESTION", "ANSWER", "STATUS", "PATCH", "NOTE", "REQUEST", "RESPOND",
+            "QUESTION", "ANSWER", "STATUS", "PATCH", "NOTE", "REQUEST", "RESPOND", "ACK", "POLL",
         ]),
         text_body(),
     )

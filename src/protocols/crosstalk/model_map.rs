@@ -423,7 +423,7 @@ fn upgrade(env: &mut Envelope) {
     };
     // Going back to 1.0 renames the intent; keep the 1.0 name when that
     // would not give it back (STATUS, PATCH, or a 1.1 name used in 1.0).
-    if intent::downgrade(&written).unwrap_or(&written) != current {
+    if intent::as_v1_0(&written).0 != current {
         env.meta_block_mut(COMPAT_NAMESPACE)
             .entries
             .push((LEGACY_INTENT_KEY.into(), current));
