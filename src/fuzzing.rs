@@ -165,17 +165,7 @@ pub fn thread_and_poll(data: &[u8]) {
         .collect();
     let nodes: Vec<thread::Node> = messages
         .iter()
-        .map(|(m, _)| thread::Node {
-            id: m.id.clone(),
-            parent: m.parent.clone(),
-            thread: m.thread.clone(),
-            sender: m.sender.clone().unwrap_or_default(),
-            receiver: m.recipient.clone().unwrap_or_default(),
-            intent: m.intent.as_ref().map(|i| i.as_str().to_string()),
-            summary: String::new(),
-            source: "fuzz".into(),
-            line: 1,
-        })
+        .map(|(m, _)| thread::Node::of(m, String::new(), "fuzz", 1))
         .collect();
     let forest = thread::build(&nodes);
     let mut placed = vec![0usize; nodes.len()];

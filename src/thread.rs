@@ -20,6 +20,23 @@ pub struct Node {
     pub line: usize,
 }
 
+impl Node {
+    /// A message as a node, found at `source`:`line`.
+    pub fn of(m: &crate::model::Message, summary: String, source: &str, line: usize) -> Node {
+        Node {
+            id: m.id.clone(),
+            parent: m.parent.clone(),
+            thread: m.thread.clone(),
+            sender: m.sender.clone().unwrap_or_default(),
+            receiver: m.recipient.clone().unwrap_or_default(),
+            intent: m.intent.as_ref().map(|i| i.as_str().to_string()),
+            summary,
+            source: source.to_string(),
+            line,
+        }
+    }
+}
+
 /// The conversations found among some messages. The trees are kept flat
 /// (each node's replies by index), so that no walk over them recurses on
 /// the depth of a conversation.

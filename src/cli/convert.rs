@@ -171,18 +171,7 @@ fn point_at_requests(
 /// `--to` as given (its version defaulting to the protocol's newest), or
 /// with `--canonical` alone the message's own protocol and version.
 fn target_of(args: &ConvertArgs, found: &Found) -> ProtocolSpec {
-    match args.to {
-        Some(spec) => spec,
-        None => ProtocolSpec {
-            protocol: found.protocol,
-            version: found
-                .protocol
-                .versions()
-                .iter()
-                .copied()
-                .find(|v| *v == found.version),
-        },
-    }
+    args.to.unwrap_or_else(|| found.spec())
 }
 
 fn report_losses(

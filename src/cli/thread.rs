@@ -93,16 +93,8 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
                 }
             }
         })
-        .map(|(source, found, m)| Node {
-            summary: common::summary(&m.body_text(), 60),
-            id: m.id,
-            parent: m.parent,
-            thread: m.thread,
-            sender: m.sender.unwrap_or_default(),
-            receiver: m.recipient.unwrap_or_default(),
-            intent: m.intent.map(|i| i.as_str().to_string()),
-            source: source.to_string(),
-            line: found.line,
+        .map(|(source, found, m)| {
+            Node::of(&m, common::summary(&m.body_text(), 60), source, found.line)
         })
         .collect();
     let forest = thread::build(&nodes);

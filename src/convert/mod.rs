@@ -61,14 +61,7 @@ pub fn convert(found: &Found, target: ProtocolSpec, options: WriteOptions) -> Op
         ProtocolSpec {
             protocol: Protocol::Hsp,
             version: None,
-        } if found.protocol == Protocol::Hsp => ProtocolSpec {
-            protocol: Protocol::Hsp,
-            version: Protocol::Hsp
-                .versions()
-                .iter()
-                .copied()
-                .find(|v| *v == found.version),
-        },
+        } if found.protocol == Protocol::Hsp => found.spec(),
         other => other,
     };
     let moves = target.protocol != found.protocol || target.version_or_default() != found.version;

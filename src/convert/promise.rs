@@ -26,18 +26,6 @@ pub fn read(text: &str, protocol: Protocol) -> Vec<Found> {
     protocol.read(text, &ReadOptions::default())
 }
 
-fn spec_of(found: &Found) -> ProtocolSpec {
-    ProtocolSpec {
-        protocol: found.protocol,
-        version: found
-            .protocol
-            .versions()
-            .iter()
-            .copied()
-            .find(|v| *v == found.version),
-    }
-}
-
 pub fn errors(found: &Found) -> String {
     found
         .diagnostics
@@ -126,7 +114,7 @@ fn not_upstream_1_0(source: &Found, written: &Found) -> Option<String> {
 
 /// Converts one message to every target and back; `Err` says what went wrong.
 pub fn check_message(found: &Found) -> Result<(), String> {
-    let source = spec_of(found);
+    let source = found.spec();
     let options = WriteOptions::default();
     let canonical = convert(found, source, options)
         .ok_or("no canonical form")?

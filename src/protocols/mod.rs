@@ -327,6 +327,19 @@ impl Found {
         }
     }
 
+    /// The protocol and version the message is written in.
+    pub fn spec(&self) -> ProtocolSpec {
+        ProtocolSpec {
+            protocol: self.protocol,
+            version: self
+                .protocol
+                .versions()
+                .iter()
+                .copied()
+                .find(|v| *v == self.version),
+        }
+    }
+
     /// The message id, when the message has one.
     pub fn id(&self) -> Option<&str> {
         match &self.value {
