@@ -131,11 +131,14 @@ pub enum Command {
 
     /// Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`.
     ///
-    /// Each message is sent as written, ids kept. file: appends under an
-    /// exclusive lock and flushes to disk, so concurrent writers never
-    /// interleave or lose an envelope. http(s): POSTs each message
+    /// Each message of every PATH is sent as written, ids kept, in order;
+    /// when any input is cut off or invalid, nothing is sent. file: appends
+    /// under an exclusive lock and flushes to disk, so concurrent writers
+    /// never interleave or lose an envelope. http(s): POSTs each message
     /// (text/plain for Crosstalk, application/json for HSP) and prints the
-    /// reply; a non-2xx reply is printed too and exits 3. clipboard: puts all
+    /// reply; a non-2xx reply is printed too and exits 3. A URL without a
+    /// path gets the route `aiproto serve` answers on: /crosstalk/receive
+    /// for Crosstalk, /hsp for HSP. clipboard: puts all
     /// the messages on the clipboard and returns at once; the text stays
     /// pasteable after aiproto exits, until something else is copied. No
     /// display or clipboard: exit 3. mqtt(s): publishes every message over
@@ -144,6 +147,8 @@ pub enum Command {
     /// the connection is lost.
     ///
     /// Example: aiproto send facts.jsonl --via mqtt://127.0.0.1 --qos 1
+    ///
+    /// Example: aiproto send replies/*.crosstalk --via http://127.0.0.1:8080
     Send(SendArgs),
 
     /// Receive messages: from a broker, the clipboard or a file; print each once.
@@ -662,9 +667,9 @@ pub struct IdArgs {
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
-    /// The message file to send (`-` or nothing for stdin, `clipboard:` for the clipboard).
+    /// The message files to send (`-` or nothing for stdin, `clipboard:` for the clipboard).
     #[arg(value_name = "PATH")]
-    pub path: Option<PathBuf>,
+    pub paths: Vec<PathBuf>,
 
     /// Destination: file:PATH (appends), http(s)://HOST/PATH (POST),
     /// mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste),
@@ -756,17 +761,6 @@ pub struct ListenArgs {
     /// CA, a self-signed broker); the Mozilla roots are always trusted.
     #[arg(long = "cafile", value_name = "PEM")]
     pub ca_file: Option<PathBuf>,
-}
-
-impl ListenArgs {
-    /// Says that `--timeout` passed before `--count` messages arrived: exit 4.
-    pub fn timed_out(&self) -> crate::exit::ExitStatus {
-        eprintln!(
-            "aiproto: timed out before {} message(s) arrived",
-            self.count.unwrap_or_default()
-        );
-        crate::exit::ExitStatus::Timeout
-    }
 }
 
 #[derive(Debug, Args)]

@@ -11,7 +11,7 @@ use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory, QUERIES, Seen};
 use crate::transport::inbox::Inbox;
-use crate::transport::{self, Ended, Endpoint};
+use crate::transport::{self, Endpoint};
 
 /// `--format json`: one line per message the directory acted on.
 #[derive(Serialize)]
@@ -35,7 +35,7 @@ pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
             "the directory lives on an MQTT broker: --via mqtt://HOST[:PORT] (or mqtts://)",
         ));
     }
-    let mut listen = args.listen.listen(false, g.quiet);
+    let mut listen = args.listen.listen(&broker, false, g.quiet)?;
     listen.filters = vec![
         ADVERTISEMENTS.to_string(),
         QUERIES.to_string(),
@@ -80,10 +80,7 @@ pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
             }
         })
         .map_err(failure)?;
-    match (ended, args.listen.count) {
-        (Ended::Timeout, Some(_)) => Ok(args.listen.timed_out()),
-        _ => Ok(ExitStatus::Ok),
-    }
+    Ok(args.listen.ended(ended).unwrap_or(ExitStatus::Ok))
 }
 
 fn write_event(out: &mut impl Write, format: Format, event: &Event<'_>) -> std::io::Result<()> {

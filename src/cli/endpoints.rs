@@ -2,9 +2,27 @@
 //! settings, and a transport's errors as exit statuses (2 for a bad URI or
 //! flag, 3 for the peer or the network).
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
 use super::args::{ListenArgs, SendArgs};
 use crate::exit::{CliError, ExitStatus};
-use crate::transport::{Endpoint, Listen, Settings, TransportError, email};
+use crate::transport::{Ended, Endpoint, Listen, Settings, TransportError, email};
+
+/// A flag that SIGINT and SIGTERM set: the command stops cleanly at its
+/// next step (see [`ListenArgs::ended`] for the exit status that follows).
+/// A second signal, when the first has not stopped it yet (a peer that
+/// does not answer), ends the process at once with 130.
+pub fn stop_on_signals() -> Result<Arc<AtomicBool>, CliError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // Registered first, so it sees the flag as the previous signal left it.
+        signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&stop))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&stop)))
+            .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+    }
+    Ok(stop)
+}
 
 /// The endpoint a URI names; an unknown one is a usage error.
 pub fn endpoint(uri: &str) -> Result<Endpoint, CliError> {
@@ -53,13 +71,43 @@ impl ListenArgs {
         }
     }
 
-    /// How to listen: `keep_reading` watches a clipboard or follows a file.
-    pub fn listen(&self, keep_reading: bool, quiet: bool) -> Listen {
-        Listen {
+    /// How to listen to `source`: `keep_reading` watches a clipboard or
+    /// follows a file; SIGINT and SIGTERM stop it. Stdin is read once, in a
+    /// blocking read no flag can stop: there a signal keeps its default
+    /// action (the process ends at once).
+    pub fn listen(
+        &self,
+        source: &Endpoint,
+        keep_reading: bool,
+        quiet: bool,
+    ) -> Result<Listen, CliError> {
+        let stop = match source {
+            Endpoint::Stdio => Arc::default(),
+            _ => stop_on_signals()?,
+        };
+        Ok(Listen {
             keep_reading,
             timeout: self.timeout.map(std::time::Duration::from_secs_f64),
             quiet,
+            stop,
             ..Listen::default()
-        }
+        })
+    }
+
+    /// The exit status of a receiving command that ended early, or `None`.
+    ///
+    /// One convention for every command that waits: a signal is a deadline
+    /// the user chose, so it ends the command as `--timeout` would have at
+    /// that moment. With `--count N` not reached, that is exit 4; with
+    /// nothing to wait for (no count), stopping is how it ends: exit 0.
+    pub fn ended(&self, ended: Ended) -> Option<ExitStatus> {
+        let count = self.count?;
+        let why = match ended {
+            Ended::Timeout => "timed out",
+            Ended::Interrupted => "stopped by a signal",
+            Ended::Stopped | Ended::Exhausted => return None,
+        };
+        eprintln!("aiproto: {why} before {count} message(s) arrived");
+        Some(ExitStatus::Timeout)
     }
 }

@@ -3,15 +3,14 @@
 //! (an embedded MQTT broker).
 
 use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde::Serialize;
 
 use super::args::{BrokerArgs, GlobalArgs, RecvArgs, RequestArgs};
 use super::common::print_findings;
-use super::endpoints::{endpoint, failure};
+use super::endpoints::{endpoint, failure, stop_on_signals};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::Value;
@@ -38,7 +37,7 @@ struct Received<'a> {
 pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let source = endpoint(&args.via)?;
     let keep_reading = args.watch || args.follow;
-    let mut listen = args.listen.listen(keep_reading, g.quiet);
+    let mut listen = args.listen.listen(&source, keep_reading, g.quiet)?;
     listen.filters = args.filters.clone();
     let mut transport = transport::open(source, args.listen.settings());
     let mut inbox = Inbox::new(args.listen.count);
@@ -108,8 +107,10 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
             inbox.redeliveries()
         );
     }
+    if let Some(early) = args.listen.ended(ended) {
+        return Ok(early);
+    }
     match ended {
-        Ended::Timeout if args.listen.count.is_some() => Ok(args.listen.timed_out()),
         Ended::Exhausted if printed == 0 => {
             eprintln!("aiproto: error: {}: no message found", args.via);
             Ok(ExitStatus::Invalid)
@@ -120,11 +121,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
 }
 
 pub fn broker(args: &BrokerArgs, g: &GlobalArgs) -> CmdResult {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
-    }
+    let stop = stop_on_signals()?;
     let listen = args.listen;
     // rumqttd's `start` blocks for ever: it gets its own thread, and the process ends with main.
     let broker = std::thread::spawn(move || mqtt::run_broker(listen));
@@ -211,10 +208,11 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         filters: vec![callback.to_string()],
         first: vec![(topic, text.into_bytes())],
         quiet: true,
+        stop: stop_on_signals()?,
         ..Listen::default()
     };
     let mut reply = None;
-    transport
+    let ended = transport
         .receive(&listen, &mut |arrival| {
             let answers = serde_json::from_str::<serde_json::Value>(arrival.text).is_ok_and(|v| {
                 v.get("correlation_id").and_then(|c| c.as_str()) == Some(id.as_str())
@@ -232,7 +230,11 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         })
         .map_err(failure)?;
     let Some(payload) = reply else {
-        eprintln!("aiproto: no TaskResult for {id} within {} s", args.timeout);
+        if ended == Ended::Interrupted {
+            eprintln!("aiproto: stopped by a signal before a TaskResult for {id} arrived");
+        } else {
+            eprintln!("aiproto: no TaskResult for {id} within {} s", args.timeout);
+        }
         return Ok(ExitStatus::Timeout);
     };
     let mut out = std::io::stdout().lock();

@@ -13,7 +13,7 @@ use crate::protocols::ReadOptions;
 use crate::protocols::crosstalk::{self, audit};
 use crate::reader::Document;
 use crate::transport::inbox::{Inbox, Received};
-use crate::transport::{self, Ended, Endpoint, Outgoing, Transport};
+use crate::transport::{self, Endpoint, Outgoing, Transport};
 
 /// What every forwarded message needs.
 struct Relay<'a> {
@@ -115,6 +115,7 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
     // A clipboard is watched and a file followed: a relay keeps going
     // (stdin is read once).
     let keep_reading = from != Endpoint::Stdio;
+    let listen = args.listen.listen(&from, keep_reading, g.quiet)?;
     let mut source = transport::open(from, settings.clone());
     let mut relay = Relay {
         args,
@@ -125,14 +126,10 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
     };
     let mut inbox = Inbox::new(args.listen.count);
     let ended = inbox
-        .receive(
-            &mut *source,
-            &args.listen.listen(keep_reading, g.quiet),
-            |r| {
-                relay.forward(&r)?;
-                Ok(Vec::new())
-            },
-        )
+        .receive(&mut *source, &listen, |r| {
+            relay.forward(&r)?;
+            Ok(Vec::new())
+        })
         .map_err(failure)?;
     if !g.quiet {
         eprintln!(
@@ -147,8 +144,8 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
             }
         );
     }
-    if ended == Ended::Timeout && args.listen.count.is_some() {
-        return Ok(args.listen.timed_out());
+    if let Some(early) = args.listen.ended(ended) {
+        return Ok(early);
     }
     Ok(if relay.skipped > 0 {
         ExitStatus::Invalid

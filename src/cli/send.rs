@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::args::{GlobalArgs, SendArgs};
 use super::endpoints::{endpoint, failure};
@@ -15,37 +15,25 @@ use crate::transport::{self, Endpoint, Outgoing, file};
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination = endpoint(&args.via)?;
-    let doc = super::common::read_one(args.path.as_deref())?;
-    if let Some(cut) = doc.messages.iter().find(|f| !f.is_complete()) {
-        super::common::print_findings(
-            g,
-            &doc.source.name,
-            &doc.source.text,
-            cut,
-            Diagnostic::is_error,
-        );
-        eprintln!(
-            "aiproto: error: {}:{}: the envelope was cut off before its [[END]] line, nothing sent",
-            doc.source.name, cut.line
-        );
+    let docs = read_inputs(&args.paths)?;
+    if refuse_cut(&docs, g) {
         return Ok(ExitStatus::Invalid);
     }
-    if !args.force && refuse_invalid(&doc, g) {
-        eprintln!(
-            "aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)",
-            doc.source.name
-        );
+    if !args.force && refuse_invalid(&docs, g) {
         return Ok(ExitStatus::Invalid);
     }
     // Sent as written: same protocol and version, ids and signature kept,
     // in canonical form (LF, no quote prefix or fence).
-    let messages: Vec<Outgoing<'_>> = doc
-        .messages
+    let (messages, sources): (Vec<Outgoing<'_>>, Vec<&str>) = docs
         .iter()
-        .filter_map(|found| found.render().map(|text| Outgoing { text, found }))
-        .collect();
+        .flat_map(|doc| doc.messages.iter().map(move |found| (doc, found)))
+        .filter_map(|(doc, found)| {
+            let text = found.render()?;
+            Some((Outgoing { text, found }, doc.source.name.as_str()))
+        })
+        .unzip();
     if let Endpoint::File(path) = &destination {
-        return archive(path, &doc, &messages, g);
+        return archive(path, &messages, &sources, g);
     }
     let mut transport = transport::open(destination.clone(), args.settings());
     transport
@@ -72,21 +60,68 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     // The process ends next: freeing a large input piece by piece would
     // only cost time (a tenth of a 100,000-message run).
     std::mem::forget(messages);
-    std::mem::forget(doc);
+    std::mem::forget(docs);
     Ok(ExitStatus::Ok)
 }
 
-/// Prints the errors of invalid messages; true when there was any.
-fn refuse_invalid(doc: &Document, g: &GlobalArgs) -> bool {
+/// Every input, read before anything is sent (stdin when there is none).
+fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Document>, CliError> {
+    if paths.is_empty() {
+        return Ok(vec![super::common::read_one(None)?]);
+    }
+    paths
+        .iter()
+        .map(|path| super::common::read_one(Some(path)))
+        .collect()
+}
+
+/// Reports each envelope cut off before its `[[END]]` line; true when there was any.
+fn refuse_cut(docs: &[Document], g: &GlobalArgs) -> bool {
     let mut any = false;
-    for found in doc.messages.iter().filter(|f| !f.is_valid(false)) {
+    for doc in docs {
+        for cut in doc.messages.iter().filter(|f| !f.is_complete()) {
+            any = true;
+            super::common::print_findings(
+                g,
+                &doc.source.name,
+                &doc.source.text,
+                cut,
+                Diagnostic::is_error,
+            );
+            eprintln!(
+                "aiproto: error: {}:{}: the envelope was cut off before its [[END]] line, nothing sent",
+                doc.source.name, cut.line
+            );
+        }
+    }
+    any
+}
+
+/// Prints the errors of invalid messages; true when there was any.
+fn refuse_invalid(docs: &[Document], g: &GlobalArgs) -> bool {
+    let mut any = false;
+    for doc in docs {
+        let mut invalid = doc
+            .messages
+            .iter()
+            .filter(|f| !f.is_valid(false))
+            .peekable();
+        if invalid.peek().is_none() {
+            continue;
+        }
         any = true;
-        super::common::print_findings(
-            g,
-            &doc.source.name,
-            &doc.source.text,
-            found,
-            Diagnostic::is_error,
+        for found in invalid {
+            super::common::print_findings(
+                g,
+                &doc.source.name,
+                &doc.source.text,
+                found,
+                Diagnostic::is_error,
+            );
+        }
+        eprintln!(
+            "aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)",
+            doc.source.name
         );
     }
     any
@@ -106,7 +141,8 @@ pub fn print_reply(reply: &str) -> std::io::Result<()> {
 /// yet. A message whose id is already there with the same content is not
 /// appended again (a repeated send of the same reply adds nothing); the
 /// same id on other content is refused, and then nothing is written.
-fn archive(path: &Path, doc: &Document, messages: &[Outgoing<'_>], g: &GlobalArgs) -> CmdResult {
+/// `sources` names the input of each message.
+fn archive(path: &Path, messages: &[Outgoing<'_>], sources: &[&str], g: &GlobalArgs) -> CmdResult {
     let texts: Vec<(String, bool)> = messages
         .iter()
         .map(|m| (m.text.clone(), m.is_envelope()))
@@ -127,7 +163,7 @@ fn archive(path: &Path, doc: &Document, messages: &[Outgoing<'_>], g: &GlobalArg
             .filter_map(|f| f.id().map(|id| (id, f)))
             .collect();
         let mut chosen = Vec::with_capacity(messages.len());
-        for m in messages {
+        for (m, source) in messages.iter().zip(sources) {
             let Some(id) = m.found.id() else {
                 chosen.push(true);
                 continue;
@@ -137,7 +173,7 @@ fn archive(path: &Path, doc: &Document, messages: &[Outgoing<'_>], g: &GlobalArg
                     repeats.push((id.to_string(), copy.line));
                     chosen.push(false);
                 }
-                Some(copy) => return Err((id.to_string(), copy.line)),
+                Some(copy) => return Err((*source, id.to_string(), copy.line)),
                 None => {
                     by_id.insert(id, m.found);
                     chosen.push(true);
@@ -154,10 +190,10 @@ fn archive(path: &Path, doc: &Document, messages: &[Outgoing<'_>], g: &GlobalArg
     })?;
     let written = match written {
         Ok(n) => n,
-        Err((id, line)) => {
+        Err((source, id, line)) => {
             eprintln!(
                 "aiproto: error: {}: message {id} is already in {} (line {line}) with different content; nothing written",
-                doc.source.name,
+                source,
                 path.display()
             );
             return Ok(ExitStatus::Invalid);

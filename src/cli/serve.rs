@@ -1,21 +1,14 @@
 //! `aiproto serve`: the HTTP receiving side, until SIGINT or SIGTERM.
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-
 use super::args::{GlobalArgs, ServeArgs};
 use super::endpoints::failure;
-use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::exit::{CmdResult, ExitStatus};
 use crate::transport::http::HttpTransport;
 use crate::transport::server::ServeOptions;
 use crate::transport::{Answer, Listen, Transport};
 
 pub fn run(args: &ServeArgs, g: &GlobalArgs) -> CmdResult {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
-    }
+    let stop = super::endpoints::stop_on_signals()?;
     let mut transport = HttpTransport {
         url: format!("http://{}", args.listen),
         serve: ServeOptions {

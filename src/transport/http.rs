@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::protocols::Protocol;
+
 use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Transport, TransportError, server};
 
 /// `http://…` or `https://…`: each message POSTed on its own; receiving
@@ -17,6 +19,8 @@ impl Transport for HttpTransport {
     /// POSTs each message (`text/plain; charset=utf-8` for a Crosstalk
     /// envelope, else `application/json`) and hands on the reply. A non-2xx
     /// reply is shown too (the peer's ERROR envelope says why), then it fails.
+    /// A URL without a path gets the route of the message's protocol
+    /// (see [`route_of`]).
     fn send(
         &mut self,
         messages: &[Outgoing<'_>],
@@ -26,20 +30,21 @@ impl Transport for HttpTransport {
             path: "<stdout>".into(),
             source: e,
         };
-        for message in messages {
+        // Every message's URL first: none is sent when one has no route.
+        let urls = messages
+            .iter()
+            .map(|m| url_for(&self.url, m.found.protocol))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (message, url) in messages.iter().zip(urls) {
             let content_type = if message.is_envelope() {
                 "text/plain; charset=utf-8"
             } else {
                 "application/json"
             };
-            let (status, reply) = post(&self.url, &message.text, content_type)?;
+            let (status, reply) = post(&url, &message.text, content_type)?;
             on_reply(&reply).map_err(shown)?;
             if !(200..300).contains(&status) {
-                return Err(TransportError::Status {
-                    url: self.url.clone(),
-                    status,
-                    reply,
-                });
+                return Err(TransportError::Status { url, status, reply });
             }
         }
         Ok(())
@@ -89,6 +94,7 @@ impl Transport for HttpTransport {
             },
         );
         match served {
+            Ok(server::Served::Stopped) if listen.is_stopped() => Ok(Ended::Interrupted),
             Ok(server::Served::Stopped) => Ok(Ended::Stopped),
             Ok(server::Served::Timeout) => Ok(Ended::Timeout),
             Err(e) => match e.downcast::<std::io::Error>() {
@@ -99,6 +105,37 @@ impl Transport for HttpTransport {
                 Err(e) => Err(TransportError::Handler(e)),
             },
         }
+    }
+}
+
+/// The path the HTTP binding gives a protocol's messages (the one
+/// `aiproto serve` answers on), if it has one.
+pub fn route_of(protocol: Protocol) -> Option<&'static str> {
+    match protocol {
+        Protocol::Crosstalk => Some("/crosstalk/receive"),
+        Protocol::Hsp => Some("/hsp"),
+        Protocol::Csdl | Protocol::Msp => None,
+    }
+}
+
+/// `url` as given when it has a path; else `url` with the route of the
+/// message's protocol, so `--via http://host:port` reaches `aiproto serve`.
+fn url_for(url: &str, protocol: Protocol) -> Result<String, TransportError> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let has_path = rest.find('/').is_some_and(|at| rest.len() > at + 1);
+    if has_path {
+        return Ok(url.to_string());
+    }
+    match route_of(protocol) {
+        Some(route) => Ok(format!("{}{route}", url.trim_end_matches('/'))),
+        None => Err(TransportError::Peer {
+            url: url.to_string(),
+            why: format!(
+                "the HTTP binding has no route for {} messages: give the URL's path \
+                 (or convert the message to crosstalk or hsp first)",
+                protocol.name()
+            ),
+        }),
     }
 }
 
@@ -128,4 +165,32 @@ pub fn post(url: &str, body: &str, content_type: &str) -> Result<(u16, String), 
             why: format!("reading the reply: {e}"),
         })?;
     Ok((status, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_without_a_path_gets_the_route_of_the_protocol() {
+        let url = |u, p| url_for(u, p).unwrap();
+        assert_eq!(
+            url("http://127.0.0.1:8080", Protocol::Crosstalk),
+            "http://127.0.0.1:8080/crosstalk/receive"
+        );
+        assert_eq!(
+            url("http://127.0.0.1:8080/", Protocol::Hsp),
+            "http://127.0.0.1:8080/hsp"
+        );
+        assert_eq!(
+            url("https://peer.example/in", Protocol::Hsp),
+            "https://peer.example/in"
+        );
+        let csdl = url_for("http://127.0.0.1:8080", Protocol::Csdl).unwrap_err();
+        assert!(csdl.to_string().contains("no route for csdl"), "{csdl}");
+        assert_eq!(
+            url("http://127.0.0.1:8080/anything", Protocol::Csdl),
+            "http://127.0.0.1:8080/anything"
+        );
+    }
 }

@@ -188,7 +188,9 @@ pub struct Listen {
     pub first: Vec<(String, Vec<u8>)>,
     /// No "subscribed" or "listening" line on stderr.
     pub quiet: bool,
-    /// Set (by a signal handler) to stop an HTTP listener between requests.
+    /// Set (by a signal handler) to stop listening: between requests, MQTT
+    /// packets or polls, within a fifth of a second. Receiving then ends
+    /// with [`Ended::Interrupted`].
     pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -204,6 +206,13 @@ pub struct Arrival<'a> {
     pub snapshot: bool,
 }
 
+impl Listen {
+    /// Whether a signal asked to stop.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 /// What the receiver does after an arrival.
 #[derive(Debug, Default)]
 pub struct Answer {
@@ -214,7 +223,7 @@ pub struct Answer {
 }
 
 /// How receiving ended.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
     /// The receiver said stop.
     Stopped,
@@ -222,6 +231,8 @@ pub enum Ended {
     Exhausted,
     /// The timeout passed first.
     Timeout,
+    /// `Listen::stop` was set (by SIGINT or SIGTERM): a deadline the user chose.
+    Interrupted,
 }
 
 /// The receiver's handling of one arrival.
@@ -299,6 +310,9 @@ fn poll_snapshots(
     let deadline = listen.timeout.map(|t| std::time::Instant::now() + t);
     let mut last: Option<String> = None;
     loop {
+        if listen.is_stopped() {
+            return Ok(Ended::Interrupted);
+        }
         if let Some(text) = read()?.filter(|t| last.as_ref() != Some(t)) {
             let answer = on_arrival(Arrival {
                 origin,

@@ -193,6 +193,8 @@ fn failure(uri: &MqttUri, why: impl std::fmt::Display) -> TransportError {
 
 /// How many messages may be on their way (sent or queued, not acknowledged).
 const WINDOW: usize = 1024;
+/// How often a subscriber looks at [`Listen::stop`] while nothing arrives.
+const STOP_POLL: Duration = Duration::from_millis(200);
 /// The longest wait between two reconnection attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
@@ -425,8 +427,14 @@ fn subscribe(
     let mut first = listen.first.clone();
     let mut link = Link::default();
     loop {
-        let wait = deadline.map_or(Duration::from_secs(3600), |d| {
-            d.saturating_duration_since(Instant::now())
+        if listen.is_stopped() {
+            let _ = client.disconnect();
+            drain_until_disconnect(&mut connection);
+            return Ok(Ended::Interrupted);
+        }
+        // Short waits, so that a signal is seen within a fifth of a second.
+        let wait = deadline.map_or(STOP_POLL, |d| {
+            d.saturating_duration_since(Instant::now()).min(STOP_POLL)
         });
         match connection.recv_timeout(wait) {
             Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if refused(&ack) => {

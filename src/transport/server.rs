@@ -266,6 +266,27 @@ fn route(path: &str) -> Option<Protocol> {
     }
 }
 
+/// When `text` holds a message of another protocol than the route's: what
+/// to do instead (the route it belongs to, or that it has none here).
+fn misrouted(text: &str, route: Protocol) -> Option<String> {
+    let source = Source {
+        name: "<http>".into(),
+        text: text.to_string(),
+    };
+    let doc = Document::from_source(source, None, &ReadOptions::default());
+    let found = doc.messages.first().filter(|f| f.protocol != route)?;
+    let what = found.protocol;
+    Some(match crate::transport::http::route_of(found.protocol) {
+        Some(path) => {
+            format!("this is a message of protocol {what}, not {route}: POST it to {path}")
+        }
+        None => format!(
+            "this is a message of protocol {what}: the HTTP binding takes crosstalk (POST /crosstalk/receive) \
+             and hsp (POST /hsp); convert it to one of them first"
+        ),
+    })
+}
+
 /// The token bucket: `Some(429)` when this request is one too many.
 fn rate_limited(shared: &Shared, protocol: Protocol) -> Option<Answer> {
     let rate = shared.options.rate?;
@@ -372,8 +393,15 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
     let first = doc.messages.first();
     let invalid = doc.messages.iter().find(|f| !f.is_valid(false));
     match (first, invalid) {
-        (None, _) => return error(protocol, 400, "E-FORMAT", "no message in the request", None),
+        (None, _) => {
+            let why = misrouted(&doc.source.text, protocol)
+                .unwrap_or_else(|| format!("no {protocol} message in the request"));
+            return error(protocol, 400, "E-FORMAT", &why, None);
+        }
         (_, Some(bad)) => {
+            if let Some(why) = misrouted(&doc.source.text, protocol) {
+                return error(protocol, 400, "E-FORMAT", &why, None);
+            }
             let why = bad
                 .diagnostics
                 .iter()

@@ -154,6 +154,66 @@ fn hsp_messages_get_an_hsp_ack_and_ids_cannot_escape_the_inbox() {
     assert!(!h.path().join("escape").exists());
 }
 
+/// `--via http://host:port` with no path: each message goes to its
+/// protocol's route, several inputs in one run.
+#[test]
+fn a_url_without_a_path_reaches_each_protocols_route() {
+    let h = home();
+    let server = Server::start(h.path(), &["--inbox", "inbox"]);
+    let envelope = h.path().join("ask.crosstalk");
+    std::fs::write(&envelope, REQUEST).unwrap();
+    let out = aiproto(h.path())
+        .args(["send", "--via", &server.url])
+        .arg(&envelope)
+        .arg(repo("examples/hsp/valid/0.1/belief.json"))
+        .assert()
+        .code(0);
+    let replies = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(replies.contains("intent: ACK"), "{replies}");
+    assert!(replies.contains("HSP::Acknowledgement_v0.1"), "{replies}");
+    assert!(
+        h.path()
+            .join("inbox/01J9J3DBC4N7P2Q3R5S7T9W1V2.crosstalk")
+            .exists()
+    );
+
+    // CSDL has no route in the HTTP binding: said before anything is sent.
+    let csdl = h.path().join("plan.json");
+    std::fs::write(&csdl, r#"{"v":"1.0","t":"req","m":"get weather"}"#).unwrap();
+    aiproto(h.path())
+        .args(["send", "--force", "--via", &server.url])
+        .arg(&csdl)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("no route for csdl"));
+}
+
+/// A message POSTed to the other protocol's route is told where it belongs.
+#[test]
+fn a_message_on_the_wrong_route_is_told_the_right_one() {
+    let h = home();
+    let server = Server::start(h.path(), &[]);
+    let hsp = std::fs::read_to_string(repo("examples/hsp/valid/0.1/belief.json")).unwrap();
+    aiproto(h.path())
+        .args([
+            "send",
+            "--via",
+            &format!("{}/crosstalk/receive", server.url),
+        ])
+        .write_stdin(hsp)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains(
+            "this is a message of protocol hsp, not crosstalk: POST it to /hsp",
+        ));
+    aiproto(h.path())
+        .args(["send", "--via", &format!("{}/hsp", server.url)])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("POST it to /crosstalk/receive"));
+}
+
 #[test]
 fn sigterm_stops_the_server_cleanly() {
     let h = home();

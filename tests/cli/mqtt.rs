@@ -980,3 +980,59 @@ fn mqtts_with_a_private_ca() {
         .code(3)
         .stderr(predicate::str::contains("/nonexistent/ca.pem"));
 }
+
+/// One convention for SIGINT and SIGTERM: every waiting command stops
+/// cleanly and ends as `--timeout` would have at that moment: 0 when it had
+/// no end of its own, 4 when `--count` messages had not arrived.
+#[test]
+fn a_signal_stops_every_waiting_command_by_one_convention() {
+    let h = home();
+    let (mut broker, port) = embedded_broker(h.path());
+    let via = format!("mqtt://127.0.0.1:{port}/hsp/knowledge/#");
+    // A followed file says it is ready by printing what it holds.
+    let followed = h.path().join("box.crosstalk");
+    std::fs::write(&followed, REQUEST).unwrap();
+    let follow = format!("file:{}", followed.display());
+    let directory = format!("mqtt://127.0.0.1:{port}");
+    let subscribed = (false, "subscribed");
+    let runs: [(&[&str], (bool, &str), i32); 5] = [
+        (&["recv", "--via", &via], subscribed, 0),
+        (&["recv", "--via", &via, "--count", "5"], subscribed, 4),
+        (
+            &["directory", "--via", &directory, "--id", "did:hsp:dir"],
+            subscribed,
+            0,
+        ),
+        (&["relay", "--from", &via, "--to", "-"], subscribed, 0),
+        (
+            &["recv", "--via", &follow, "--follow"],
+            (true, "[[END]]"),
+            0,
+        ),
+    ];
+    for (signal, (args, (on_stdout, ready), code)) in ["-INT", "-TERM"].iter().cycle().zip(runs) {
+        let mut child = aiproto_child(h.path(), args);
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut said = String::new();
+        let waited: &mut dyn BufRead = if on_stdout { &mut stdout } else { &mut stderr };
+        while !said.contains(ready) {
+            assert!(waited.read_line(&mut said).unwrap() > 0, "{args:?}: {said}");
+        }
+        let pid = child.id().to_string();
+        Command::new("kill").args([*signal, &pid]).status().unwrap();
+        let status = child.wait().unwrap();
+        std::io::Read::read_to_string(&mut stderr, &mut said).unwrap();
+        assert_eq!(status.code(), Some(code), "{args:?} after {signal}: {said}");
+        if code == 4 {
+            assert!(
+                said.contains("stopped by a signal before 5 message(s) arrived"),
+                "{said}"
+            );
+        }
+    }
+    // The broker itself, the same way.
+    let pid = broker.0.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert_eq!(broker.0.wait().unwrap().code(), Some(0));
+}

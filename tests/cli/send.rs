@@ -108,3 +108,45 @@ fn hsp_messages_are_appended_as_json_lines() {
         .code(0);
     assert_eq!(json_lines(&out.get_output().stdout).len(), 3);
 }
+
+/// Several inputs go out in the order given; one invalid input stops all of
+/// them, and the message names which file it was.
+#[test]
+fn several_paths_are_sent_in_order_or_not_at_all() {
+    let h = home();
+    let mailbox = h.path().join("box.crosstalk");
+    let via = format!("file:{}", mailbox.display());
+    let first = h.path().join("first.crosstalk");
+    let second = h.path().join("second.crosstalk");
+    let bad = h.path().join("bad.crosstalk");
+    std::fs::write(&first, REQUEST).unwrap();
+    let other = REQUEST.replace(
+        "message: 01J9J3DBC4N7P2Q3R5S7T9W1V2",
+        "message: 01J9J3DBC4N7P2Q3R5S7T9W1V3",
+    );
+    std::fs::write(&second, &other).unwrap();
+    std::fs::write(&bad, REQUEST.replace("intent: REQUEST", "intent: SHOUT")).unwrap();
+
+    aiproto(h.path())
+        .args(["send", "--via", &via])
+        .args([&first, &bad, &second])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("bad.crosstalk").and(predicate::str::contains("nothing sent")),
+        );
+    assert!(
+        !mailbox.exists(),
+        "nothing is sent when one input is invalid"
+    );
+
+    aiproto(h.path())
+        .args(["send", "--via", &via])
+        .args([&second, &first])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("appended 2 message(s)"));
+    let archived = std::fs::read_to_string(&mailbox).unwrap();
+    let at = |id: &str| archived.find(id).unwrap();
+    assert!(at("W1V3") < at("W1V2"), "in the order given:\n{archived}");
+}
