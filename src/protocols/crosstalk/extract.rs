@@ -56,17 +56,29 @@ pub struct Block<'a> {
 
 /// Splits a text into lines, accepting `\n` and `\r\n` line ends.
 pub fn source_lines(text: &str) -> impl Iterator<Item = &str> {
+    lines_and_ends(text).map(|(line, _)| line)
+}
+
+/// Each line of `text` without its line end, and how many carriage
+/// returns beyond a CRLF's one ended it too: `\r\r\n` is what a CRLF file
+/// converted to CRLF again has. Those belong to the line end (a line's text
+/// never ends with `\r`, or its canonical form would read back shorter);
+/// the envelope notes them as a repair.
+fn lines_and_ends(text: &str) -> impl Iterator<Item = (&str, usize)> {
     let text = text.strip_suffix('\n').unwrap_or(text);
     let mut lines = text.split('\n');
     if text.is_empty() {
         lines.next();
     }
-    lines.map(|l| l.strip_suffix('\r').unwrap_or(l))
+    lines.map(|l| {
+        let line = l.trim_end_matches('\r');
+        (line, (l.len() - line.len()).saturating_sub(1))
+    })
 }
 
 /// Finds every envelope in `text`, in order.
 pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
-    let lines: Vec<&str> = source_lines(text).collect();
+    let (lines, extra_returns): (Vec<&str>, Vec<usize>) = lines_and_ends(text).unzip();
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -96,6 +108,23 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
             }
             block.lines.push(Line::plain(text, i + 1, indent));
             i += 1;
+        }
+        let first = block.lines[0].number - 1;
+        for (at, &extra) in extra_returns[first..i].iter().enumerate() {
+            if extra > 0 {
+                let line = first + at;
+                block.repairs.note(
+                    "CT-REPAIR-LINE-END",
+                    String::new(),
+                    Pos::new(line + 1, lines[line].chars().count() + 1),
+                    extra,
+                    format!(
+                        "{} carriage return{} (U+000D) before the line end, read as part of it (a CRLF file converted to CRLF again?)",
+                        if extra == 1 { "an extra" } else { "extra" },
+                        if extra == 1 { "" } else { "s" }
+                    ),
+                );
+            }
         }
         blocks.push(block);
     }
@@ -249,6 +278,29 @@ mod tests {
             vec!["[[A→B v1]]", "body: |", "  x", "", "  y", "[[END]]"]
         );
         assert_eq!(blocks[0].lines[2].indent, 2);
+    }
+
+    /// `\r\r\n` (a CRLF file converted again) ends the line, with a
+    /// repair noted where the extra `\r` is: a line's text never ends with
+    /// `\r`, so its canonical form reads back the same (fuzz finding).
+    #[test]
+    fn extra_carriage_returns_belong_to_the_line_end_and_are_noted() {
+        let text = "[[A→B v1]]\r\r\nbody: |\r\n  x\r\r\r\n[[END]]\n";
+        let blocks = find_envelopes(text);
+        assert_eq!(
+            texts(&blocks[0]),
+            vec!["[[A→B v1]]", "body: |", "  x", "[[END]]"]
+        );
+        let noted = blocks[0].repairs.clone().into_diagnostics();
+        assert_eq!(noted.len(), 1, "{noted:?}");
+        assert_eq!(noted[0].code, "CT-REPAIR-LINE-END");
+        assert_eq!((noted[0].line, noted[0].column), (1, 11));
+        assert!(noted[0].message.contains("U+000D"), "{}", noted[0].message);
+        assert!(
+            noted[0]
+                .message
+                .ends_with("(and 1 more time(s) in this envelope)")
+        );
     }
 
     #[test]

@@ -97,6 +97,7 @@ fn hint(code: &str) -> &'static str {
             "paste envelopes inside a ``` code block so the chat UI leaves them as written"
         }
         "CT-REPAIR-ARROW" => "write the arrow as → or ->",
+        "CT-REPAIR-LINE-END" => "save the file with one line-end convention (LF or CRLF)",
         _ => "indent body lines with two ASCII spaces",
     }
 }
