@@ -325,7 +325,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -351,7 +351,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -373,7 +373,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -395,7 +395,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -585,7 +585,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -631,7 +631,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -681,7 +681,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1257,7 +1257,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1287,7 +1287,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1321,7 +1321,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1343,7 +1343,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1365,7 +1365,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1391,7 +1391,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1413,7 +1413,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1547,7 +1547,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1569,7 +1569,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1595,7 +1595,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1617,7 +1617,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1671,7 +1671,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1721,7 +1721,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1859,7 +1859,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1921,7 +1921,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1943,7 +1943,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1973,7 +1973,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2057,7 +2057,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2107,7 +2107,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2165,7 +2165,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2203,7 +2203,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2225,7 +2225,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2303,7 +2303,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2325,7 +2325,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2371,7 +2371,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2421,7 +2421,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2451,7 +2451,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2481,7 +2481,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2515,7 +2515,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2526,7 +2526,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__validate)
-            opts="-p -q -v -h -V --protocol --max-findings --strict --lenient --max-message-bytes --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --report --max-findings --strict --lenient --max-message-bytes --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2537,6 +2537,10 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2553,7 +2557,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2564,7 +2568,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__verify)
-            opts="-p -q -v -h -V --protocol --pubkey --trusted-keys --tofu --signature --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --report --pubkey --trusted-keys --tofu --signature --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2575,6 +2579,10 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2595,7 +2603,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -27,8 +27,12 @@ end
 complete -c aiproto -n "__fish_aiproto_needs_command" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_needs_command" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_needs_command" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_needs_command" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_needs_command" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -59,13 +63,18 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "tokens" -d 'Count t
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l report -d 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l max-findings -d 'Show at most N findings per message, and 20 × N in the whole run; what is left out is counted (JSON: `omitted`). 0 shows every one. The verdict and the tally always count every finding' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l max-message-bytes -d 'The largest single message (a JSON document, one JSON Lines line, a Crosstalk envelope) that is read; larger ones are reported as HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l strict -d 'Treat warnings as errors'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l lenient -d 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -117,8 +126,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l capability-f
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l uuid7 -d 'Make ids UUIDv7 instead of ULID'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l requires-ack -d 'Ask the receiver for an ACK (`qos_parameters.requires_ack`)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -132,8 +145,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l via -d 'Where
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -146,8 +163,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l answers -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l canonical -d 'Rewrite in canonical form, keeping each message\'s version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l strict -d 'Fail (exit 1, nothing written) if anything would be lost'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l lenient -d 'HSP: convert what real implementations send (non-DID ids, …), as `validate --lenient` accepts it'
@@ -161,8 +182,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s p -l protoco
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -171,8 +196,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s p -l protocol
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -180,8 +209,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s V -l version 
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -192,8 +225,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -203,8 +240,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -215,8 +256,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_s
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -224,8 +269,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -237,8 +286,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s n -l count -d 'Ho
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand id" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand id" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -l uuid7 -d 'UUIDv7 instead of ULID'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s v -l verbose -d 'Also report messages that have no findings'
@@ -253,8 +306,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l mail-from -d 'e
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l force -d 'Send even if the message has errors'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l retain -d 'MQTT: ask the broker to retain the message for later subscribers'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -271,8 +328,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l cafile -d 'mqtt
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l watch -d 'clipboard: keep reading and print each new message once'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l follow -d 'file:PATH: keep reading as the file grows'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l no-ack -d 'Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`) with an ACK to `hsp/agents/<sender>`'
@@ -287,8 +348,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l cafile -d 'm
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -305,8 +370,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l cafile -d 'mqt
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -321,8 +390,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l cafile -d 
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -330,8 +403,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s V -l versi
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -340,8 +417,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l listen -d 'Ad
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -356,8 +437,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l read-timeout -
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -369,8 +454,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l signs-for -d 
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l force -d 'Replace an existing key of the same id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s v -l verbose -d 'Also report messages that have no findings'
@@ -379,8 +468,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s V -l version 
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -395,8 +488,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -408,8 +505,12 @@ minisign\t'minisign\'s public key file (Ed25519 keys)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -417,8 +518,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -427,8 +532,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -436,8 +545,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -445,8 +558,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -464,8 +581,12 @@ jws\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s i -l in-place -d 'Rewrite the file in place instead of printing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l no-public-key -d 'Leave the public key out of the signature'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l detached -d 'Sign the file as bytes into `PATH.minisig` (minisign\'s format; Ed25519 keys)'
@@ -474,14 +595,19 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s v -l verbose -d
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l report -d 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l pubkey -d 'Verify with this public key only (PEM, raw base64, or a keystore line)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l trusted-keys -d 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l signature -d 'Check a detached minisign signature (`.minisig`) of the one file given' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l tofu -d 'Trust on first use: pin the key an unknown signer presents'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s v -l verbose -d 'Also report messages that have no findings'
@@ -490,8 +616,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s V -l version 
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -513,8 +643,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -532,8 +666,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -551,8 +689,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -572,8 +714,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -588,8 +734,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l encoding -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l compare -d 'Count each message in every form aiproto writes it, with the ratio'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s v -l verbose -d 'Also report messages that have no findings'
@@ -598,8 +748,12 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s V -l version 
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -l format -d 'Output for people (human) or programs (json: one JSON object per line)' -r -f -a "human\t'Readable text, colored on a terminal'
-json\t'One JSON object per line (JSON Lines), stable field names'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'

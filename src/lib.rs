@@ -23,6 +23,7 @@ pub mod poll;
 pub mod proptest_config;
 pub mod protocols;
 pub mod reader;
+pub mod report;
 pub mod sign;
 pub mod splice;
 pub mod stream;

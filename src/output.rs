@@ -17,14 +17,55 @@ pub enum ColorChoice {
     Never,
 }
 
-/// `--format`: output for people or for programs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// How a command prints: for people or for programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     /// Readable text, colored on a terminal.
     #[default]
     Human,
     /// One JSON object per line (JSON Lines), stable field names.
     Json,
+}
+
+/// `--format`: the two forms every command prints, and the reports CI
+/// systems read, which only `validate` and `verify` write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum FormatChoice {
+    /// Readable text, colored on a terminal.
+    #[default]
+    Human,
+    /// One JSON object per line (JSON Lines), stable field names.
+    Json,
+    /// validate, verify: GitHub Actions workflow commands (annotations on a pull request).
+    Github,
+    /// validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps).
+    Sarif,
+    /// validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI).
+    Junit,
+    /// validate, verify: a GitLab code quality report (JSON).
+    Gitlab,
+}
+
+impl FormatChoice {
+    /// The CI report this names, if it is one.
+    pub fn report(self) -> Option<crate::report::ReportFormat> {
+        use crate::report::ReportFormat;
+        match self {
+            FormatChoice::Human | FormatChoice::Json => None,
+            FormatChoice::Github => Some(ReportFormat::Github),
+            FormatChoice::Sarif => Some(ReportFormat::Sarif),
+            FormatChoice::Junit => Some(ReportFormat::Junit),
+            FormatChoice::Gitlab => Some(ReportFormat::Gitlab),
+        }
+    }
+
+    /// How the command prints besides a report: JSON for `json`, else for people.
+    pub fn base(self) -> Format {
+        match self {
+            FormatChoice::Json => Format::Json,
+            _ => Format::Human,
+        }
+    }
 }
 
 /// Which stream a painter writes to; color is decided per stream.

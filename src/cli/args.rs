@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::output::{ColorChoice, Format};
+use crate::output::{ColorChoice, Format, FormatChoice};
 use crate::protocols::ProtocolSpec;
 
 /// Compose, validate, convert and send AI-agent protocol messages.
@@ -36,8 +36,21 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
-    /// Output for people (human) or programs (json: one JSON object per line).
-    #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
+    /// Output for people (human) or programs (json: one JSON object per
+    /// line); `validate` and `verify` also write the reports CI systems
+    /// read: github, sarif, junit, gitlab.
+    #[arg(
+        long = "format",
+        global = true,
+        value_enum,
+        default_value_t = FormatChoice::Human,
+        value_name = "FORMAT"
+    )]
+    pub format_choice: FormatChoice,
+
+    /// How the command prints (`--format` without the CI reports, which
+    /// only `validate` and `verify` read from `format_choice`).
+    #[arg(skip)]
     pub format: Format,
 
     /// Print only findings and data: no summary lines.
@@ -297,10 +310,50 @@ pub struct InputArgs {
     pub protocol: Option<ProtocolSpec>,
 }
 
+/// `--report FORMAT:FILE`: a CI report written to a file besides what is printed.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Also write a CI report to FILE (repeatable), whatever --format
+    /// prints: github, sarif, junit or gitlab, e.g. `--report
+    /// sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a
+    /// comma-separated list, for a pre-commit hook run in CI.
+    #[arg(
+        long = "report",
+        value_name = "FORMAT:FILE",
+        env = "AIPROTO_REPORT",
+        value_delimiter = ',',
+        value_parser = parse_report_target
+    )]
+    pub reports: Vec<ReportTarget>,
+}
+
+/// Where one `--report` goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportTarget {
+    pub format: crate::report::ReportFormat,
+    pub path: PathBuf,
+}
+
+fn parse_report_target(s: &str) -> Result<ReportTarget, String> {
+    let (format, path) = s
+        .split_once(':')
+        .ok_or_else(|| format!("`{s}` is not FORMAT:FILE (e.g. sarif:aiproto.sarif)"))?;
+    if path.is_empty() {
+        return Err(format!("`{s}` names no file after `{format}:`"));
+    }
+    Ok(ReportTarget {
+        format: format.parse()?,
+        path: PathBuf::from(path),
+    })
+}
+
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
 
     /// Show at most N findings per message, and 20 × N in the whole run;
     /// what is left out is counted (JSON: `omitted`). 0 shows every one.
@@ -946,6 +999,9 @@ pub enum SigFormat {
 pub struct VerifyArgs {
     #[command(flatten)]
     pub input: InputArgs,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
 
     /// Verify with this public key only (PEM, raw base64, or a keystore line).
     #[arg(long, value_name = "FILE", conflicts_with = "trusted_keys")]

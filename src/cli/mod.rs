@@ -15,6 +15,7 @@ mod poll;
 mod primer;
 mod recv;
 mod relay;
+mod reports;
 mod schema;
 mod send;
 mod serve;
@@ -27,11 +28,26 @@ mod verify;
 pub use args::Cli;
 use args::Command;
 
+use clap::ValueEnum;
+
 use crate::exit::CmdResult;
 
 /// Runs one parsed command line.
 pub fn dispatch(cli: &Cli) -> CmdResult {
-    let g = &cli.global;
+    let mut global = cli.global.clone();
+    global.format = global.format_choice.base();
+    if global.format_choice.report().is_some()
+        && !matches!(cli.command, Command::Validate(_) | Command::Verify(_))
+    {
+        return Err(crate::exit::CliError::usage(format!(
+            "--format {} is a CI report, which only `validate` and `verify` write (use human or json)",
+            global
+                .format_choice
+                .to_possible_value()
+                .map_or_else(String::new, |v| v.get_name().to_string())
+        )));
+    }
+    let g = &global;
     match &cli.command {
         Command::Validate(a) => validate::run(a, g),
         Command::Compose(a) => compose::run(a, g),

@@ -6,8 +6,11 @@ use serde::Serialize;
 
 use super::args::{GlobalArgs, VerifyArgs};
 use super::common;
+use super::reports::{Reports, message_verdict};
+use crate::diag::{Diagnostic, Pos, Severity};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format, Painter, Stream, escape_controls};
+use crate::report::Finding;
 use crate::sign::key::PublicKey;
 use crate::sign::keystore::{self, Keystore};
 use crate::sign::message;
@@ -65,6 +68,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     if let Some(signature) = &args.signature {
         return verify_detached(args, signature, &trust, g);
     }
+    let mut reports = Reports::open(g, &args.report, "verify")?;
     let (docs, mut status) = common::read_all(&args.input)?;
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -75,6 +79,23 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                 status = status.max(ExitStatus::Invalid);
             }
             let source = doc.source.name.as_str();
+            if reports.any() {
+                let finding = result.as_ref().err().map(|e| {
+                    Diagnostic::error(e.code(), e.to_string()).at(Pos::new(found.line, 1), 1)
+                });
+                let findings = finding
+                    .iter()
+                    .map(|d| Finding {
+                        diagnostic: d,
+                        severity: Severity::Error,
+                    })
+                    .collect();
+                let verdict = message_verdict(source, found, finding.is_none(), findings, 0);
+                reports.verdict(&verdict)?;
+                if reports.stdout.is_some() {
+                    continue;
+                }
+            }
             match g.format {
                 Format::Json => {
                     let (ok, err) = (result.as_ref().ok(), result.as_ref().err());
@@ -137,6 +158,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
         }
     }
     out.flush()?;
+    reports.finish()?;
     Ok(status)
 }
 

@@ -227,3 +227,52 @@ fn findings_are_capped_per_message_and_per_run_and_counted() {
     assert_eq!(listed, 3);
     assert_eq!(report["omitted"], 5, "{report}");
 }
+
+/// The CI reports: only `validate` and `verify` write them; a report file
+/// that cannot be created stops the run before anything is read.
+#[test]
+fn ci_report_formats_belong_to_validate_and_verify() {
+    let h = home();
+    aiproto(h.path())
+        .args(["convert", "--format", "sarif", "--to", "csdl"])
+        .arg(repo("examples/hsp/valid/0.1/belief.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("only `validate` and `verify`"));
+    aiproto(h.path())
+        .args(["validate", "--report", "yaml:out.yaml"])
+        .arg(repo("examples/hsp/valid/0.1/belief.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown report format `yaml`"));
+    aiproto(h.path())
+        .args(["validate", "--report", "sarif:no/such/dir/out.sarif"])
+        .arg(repo("examples/hsp/valid/0.1/belief.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot write the report no/such/dir/out.sarif",
+        ));
+}
+
+/// `--format github`: one workflow command per finding, paths relative to
+/// the working directory, the exit code unchanged.
+#[test]
+fn github_annotations_point_at_the_finding() {
+    let h = home();
+    let dir = h.path().join("messages");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("m.crosstalk"),
+        REQUEST.replace("intent: REQUEST", "intent: SHOUT"),
+    )
+    .unwrap();
+    aiproto(h.path())
+        .current_dir(h.path())
+        .args(["validate", "--format", "github", "messages"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::starts_with(
+            "::error file=messages/m.crosstalk,line=7,col=9,endColumn=13,title=CT-INTENT-UNKNOWN::unknown intent `SHOUT`%0A= hint: ",
+        ));
+}

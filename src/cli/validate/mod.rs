@@ -26,11 +26,13 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
         lenient: args.lenient,
         max_message_bytes: args.max_message_bytes,
     };
+    let reports = super::reports::Reports::open(g, &args.report, "validate")?;
     let mut reporter = Reporter::new(
         BufWriter::new(std::io::stdout().lock()),
         g,
         args.strict,
         args.max_findings,
+        reports,
     );
     let mut status = ExitStatus::Ok;
     for input in &inputs {

@@ -6,9 +6,11 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::cli::args::GlobalArgs;
-use crate::diag::{self, Diagnostic};
+use crate::cli::reports::{Reports, message_verdict};
+use crate::diag::{self, Diagnostic, Severity};
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::Found;
+use crate::report::{Finding, Verdict};
 
 /// One line of `--format json` output: the verdict on one message, or on a
 /// whole input when it holds no message or cannot be read (`index` null).
@@ -84,7 +86,8 @@ struct Tally {
     unreadable: usize,
 }
 
-/// Writes verdicts to stdout and keeps the tally for the summary.
+/// Writes verdicts to stdout (or the CI report `--format` names) and to
+/// each `--report` file, and keeps the tally for the summary.
 pub struct Reporter<'g, W: Write> {
     out: W,
     painter: Painter,
@@ -92,10 +95,17 @@ pub struct Reporter<'g, W: Write> {
     strict: bool,
     tally: Tally,
     cap: FindingCap,
+    reports: Reports<'g>,
 }
 
 impl<'g, W: Write> Reporter<'g, W> {
-    pub fn new(out: W, global: &'g GlobalArgs, strict: bool, max_findings: usize) -> Self {
+    pub fn new(
+        out: W,
+        global: &'g GlobalArgs,
+        strict: bool,
+        max_findings: usize,
+        reports: Reports<'g>,
+    ) -> Self {
         Reporter {
             out,
             painter: Painter::new(global.color, Stream::Stdout),
@@ -103,6 +113,16 @@ impl<'g, W: Write> Reporter<'g, W> {
             strict,
             tally: Tally::default(),
             cap: FindingCap::new(max_findings),
+            reports,
+        }
+    }
+
+    /// The severity a finding counts with in this run.
+    fn severity(&self, d: &Diagnostic) -> Severity {
+        if self.strict {
+            Severity::Error
+        } else {
+            d.severity
         }
     }
 
@@ -129,6 +149,22 @@ impl<'g, W: Write> Reporter<'g, W> {
         let total = found.diagnostics.len();
         let shown = self.cap.take(total);
         let omitted = (shown < total).then_some(total - shown);
+        if self.reports.any() {
+            let findings = found
+                .diagnostics
+                .iter()
+                .take(shown)
+                .map(|d| Finding {
+                    diagnostic: d,
+                    severity: self.severity(d),
+                })
+                .collect();
+            let verdict = message_verdict(source, found, valid, findings, omitted.unwrap_or(0));
+            self.reports.verdict(&verdict)?;
+            if self.reports.stdout.is_some() {
+                return Ok(valid);
+            }
+        }
         match self.global.format {
             Format::Json => {
                 // Errors first: they decide the verdict.
@@ -223,8 +259,11 @@ impl<'g, W: Write> Reporter<'g, W> {
         self.tally.unreadable += 1;
         self.out.flush()?;
         eprintln!("aiproto: error: {error}");
+        let d = Diagnostic::error("INPUT-UNREADABLE", error.to_string());
+        if self.report_whole_input(source, &d)? {
+            return Ok(());
+        }
         if self.global.format == Format::Json {
-            let d = Diagnostic::error("INPUT-UNREADABLE", error.to_string());
             self.whole_input(source, None, &d)?;
         }
         Ok(())
@@ -236,6 +275,9 @@ impl<'g, W: Write> Reporter<'g, W> {
         line_text: Option<&str>,
         d: &Diagnostic,
     ) -> std::io::Result<()> {
+        if self.report_whole_input(source, d)? {
+            return Ok(());
+        }
         match self.global.format {
             Format::Json => {
                 let report = Report {
@@ -259,9 +301,33 @@ impl<'g, W: Write> Reporter<'g, W> {
         }
     }
 
+    /// Hands a finding about a whole input to the reports; true when the
+    /// report on stdout took it (nothing else is printed there).
+    fn report_whole_input(&mut self, source: &str, d: &Diagnostic) -> std::io::Result<bool> {
+        if !self.reports.any() {
+            return Ok(false);
+        }
+        let verdict = Verdict {
+            source,
+            index: None,
+            line: None,
+            kind: None,
+            id: None,
+            valid: false,
+            findings: vec![Finding {
+                diagnostic: d,
+                severity: Severity::Error,
+            }],
+            omitted: 0,
+        };
+        self.reports.verdict(&verdict)?;
+        Ok(self.reports.stdout.is_some())
+    }
+
     /// Flushes the verdicts and prints the one-line summary on stderr.
     pub fn finish(mut self) -> std::io::Result<()> {
         self.out.flush()?;
+        self.reports.finish()?;
         if self.global.quiet || self.global.format != Format::Human {
             return Ok(());
         }

@@ -1,5 +1,7 @@
 //! Findings about a message: a stable code, a severity, a message and a place in the source.
 
+pub mod codes;
+
 use serde::Serialize;
 
 /// How bad a finding is. Warnings become errors under `--strict`.

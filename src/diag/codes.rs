@@ -1,0 +1,568 @@
+//! The catalogue of diagnostic codes: what each one means, in a sentence.
+//!
+//! Reports that describe their rules (SARIF, GitLab code quality) and
+//! per-code settings read it; a test keeps it in step with the codes the
+//! source emits.
+
+/// One code and what a finding with it says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Code {
+    pub id: &'static str,
+    pub summary: &'static str,
+}
+
+const fn code(id: &'static str, summary: &'static str) -> Code {
+    Code { id, summary }
+}
+
+/// The entry for `id`, if aiproto has such a code.
+pub fn lookup(id: &str) -> Option<&'static Code> {
+    CODES.iter().find(|c| c.id == id)
+}
+
+/// Every code, grouped by protocol.
+pub const CODES: &[Code] = &[
+    // Any input.
+    code(
+        "NO-MESSAGE",
+        "The input holds no message of any protocol aiproto reads.",
+    ),
+    code(
+        "INPUT-NOT-UTF8",
+        "The input is not UTF-8 text; the finding points at the first bad byte.",
+    ),
+    code(
+        "INPUT-UNREADABLE",
+        "The input cannot be read (missing, a directory, no permission).",
+    ),
+    code(
+        "INPUT-BOM",
+        "A byte order mark at the start of the input was skipped.",
+    ),
+    code(
+        "JSON-DUPLICATE-KEY",
+        "A JSON object names the same key twice; readers disagree on which one counts.",
+    ),
+    // AI Crosstalk.
+    code(
+        "CT-HEADER-MALFORMED",
+        "The first line is not a header line of the form [[SENDER→RECEIVER v1]].",
+    ),
+    code(
+        "CT-HEADER-VERSION",
+        "The header line names a protocol version aiproto does not know.",
+    ),
+    code(
+        "CT-HEADER-MISSING",
+        "A required header (intent, context, …) is missing.",
+    ),
+    code(
+        "CT-HEADER-RECOMMENDED",
+        "A header the version recommends (thread, message, …) is missing.",
+    ),
+    code(
+        "CT-HEADER-DUPLICATE",
+        "A header appears more than once; the first is kept.",
+    ),
+    code("CT-HEADER-ORDER", "A header comes after the body."),
+    code(
+        "CT-HEADER-UNKNOWN",
+        "A header the protocol does not define; it is kept as written.",
+    ),
+    code(
+        "CT-END-MISSING",
+        "The envelope is not closed by an [[END]] line: it may have been cut off.",
+    ),
+    code("CT-BODY-MISSING", "The envelope has no `body: |` block."),
+    code(
+        "CT-BODY-INLINE",
+        "The body is written on the `body:` line instead of an indented block.",
+    ),
+    code(
+        "CT-BODY-INDENT",
+        "Body lines are not indented by two spaces.",
+    ),
+    code(
+        "CT-LEGACY-RESPONSE",
+        "`response: |`, the upstream 1.0 reply shape, read as the body.",
+    ),
+    code(
+        "CT-LINE-UNEXPECTED",
+        "A line that is no header, meta block, body, sig: line or [[END]].",
+    ),
+    code(
+        "CT-AFTER-SIG",
+        "A line after the sig: line; only [[END]] may follow the signature.",
+    ),
+    code(
+        "CT-CONTROL-CHAR",
+        "A control character in the text; a terminal may obey it.",
+    ),
+    code(
+        "CT-ADDR-INVALID",
+        "The sender or receiver is not a valid address.",
+    ),
+    code(
+        "CT-ADDR-LOOKALIKE",
+        "An address mixes scripts or look-alike characters and could pass for another name.",
+    ),
+    code(
+        "CT-SENDER-LIST",
+        "The sender names several parties; only the receiver may list several.",
+    ),
+    code(
+        "CT-ID-INVALID",
+        "A thread, parent or message id is not a ULID or a UUIDv7.",
+    ),
+    code(
+        "CT-ID-SELF-PARENT",
+        "The parent id is the envelope's own message id.",
+    ),
+    code(
+        "CT-PLACEHOLDER",
+        "A header holds a template placeholder instead of a value.",
+    ),
+    code(
+        "CT-INTENT-UNKNOWN",
+        "The intent is not one the protocol defines.",
+    ),
+    code(
+        "CT-INTENT-LEGACY",
+        "A 1.0 intent that 1.1 deprecates; convert migrates it.",
+    ),
+    code(
+        "CT-META-LINE",
+        "A line in a meta block that is not `Key: value`.",
+    ),
+    code(
+        "CT-META-MULTILINE",
+        "A continuation line in a meta block; meta values are single lines.",
+    ),
+    code(
+        "CT-META-NAMESPACE",
+        "A meta namespace that is not lower case.",
+    ),
+    code(
+        "CT-META-KEY",
+        "A meta key that is neither PascalCase nor X-prefixed.",
+    ),
+    code(
+        "CT-META-DUPLICATE",
+        "A key appears twice in one meta block.",
+    ),
+    code(
+        "CT-META-VALUE",
+        "A meta value outside the values its key allows.",
+    ),
+    code(
+        "CT-ATTACH-INVALID",
+        "An attachment line is not `type;name=…;digest=sha256:…`.",
+    ),
+    code("CT-ATTACH-KEY", "An attachment key is not A1, A2, …"),
+    code(
+        "CT-ERROR-META",
+        "An ERROR envelope without a `meta: error` block naming its Code.",
+    ),
+    code(
+        "CT-ERROR-CODE",
+        "An error code outside the protocol's taxonomy.",
+    ),
+    code("CT-ERROR-REASON", "A `meta: error` block without a Reason."),
+    code(
+        "CT-PRIVACY-CONSENT",
+        "A Consent value that is not explicit_yes, explicit_no or implicit.",
+    ),
+    code(
+        "CT-PRIVACY-EXPIRES",
+        "An Expires value that is not an ISO 8601 timestamp.",
+    ),
+    code(
+        "CT-PRIVACY-EXPIRED",
+        "The consent given in `meta: privacy` has expired.",
+    ),
+    code(
+        "CT-ROUTE-INVALID",
+        "An address in `meta: route` is not valid.",
+    ),
+    code(
+        "CT-SIG-MISSING",
+        "No sig: line; an unsigned envelope says `sig: none`.",
+    ),
+    code(
+        "CT-SIG-MALFORMED",
+        "The sig: line is neither `none` nor an algorithm with a key id and a signature.",
+    ),
+    code(
+        "CT-SIG-ALGORITHM",
+        "The signature algorithm is not one aiproto verifies.",
+    ),
+    code(
+        "CT-SIG-REQUIRED",
+        "An envelope that should be signed (a REVOKE) is not.",
+    ),
+    code(
+        "CT-TOO-LARGE",
+        "The envelope is larger than --max-message-bytes.",
+    ),
+    code(
+        "CT-REPAIR-MARKDOWN",
+        "Markdown a chat UI put around the header or [[END]] line was taken off.",
+    ),
+    code(
+        "CT-REPAIR-SPACE",
+        "A non-breaking or other Unicode space in the structure was read as a space.",
+    ),
+    code(
+        "CT-REPAIR-INVISIBLE",
+        "An invisible character in the structure was removed.",
+    ),
+    code(
+        "CT-REPAIR-ARROW",
+        "A look-alike arrow in the header line was read as →.",
+    ),
+    code(
+        "CT-REPAIR-INDENT",
+        "Non-breaking spaces indenting a body line were read as spaces.",
+    ),
+    code(
+        "CT-REPAIR-LINE-END",
+        "Extra carriage returns before a line end (\\r\\r\\n) were read as part of it.",
+    ),
+    // HSP.
+    code("HSP-JSON", "The HSP message is not well-formed JSON."),
+    code(
+        "HSP-NOT-OBJECT",
+        "An HSP message is a JSON object; this is not one.",
+    ),
+    code(
+        "HSP-TOO-LARGE",
+        "The message is larger than --max-message-bytes.",
+    ),
+    code(
+        "HSP-SCHEMA",
+        "The message breaks a rule of its JSON Schema.",
+    ),
+    code(
+        "HSP-SCHEMA-REQUIRED",
+        "A field the schema requires is missing.",
+    ),
+    code("HSP-SCHEMA-TYPE", "A field has the wrong JSON type."),
+    code(
+        "HSP-SCHEMA-ENUM",
+        "A field holds a value outside the ones the schema lists.",
+    ),
+    code(
+        "HSP-SCHEMA-CONST",
+        "A field does not hold the one value the schema fixes.",
+    ),
+    code(
+        "HSP-SCHEMA-PATTERN",
+        "A string does not match the pattern the schema gives.",
+    ),
+    code(
+        "HSP-SCHEMA-FORMAT",
+        "A string is not in the format the schema names (date-time, uri, …).",
+    ),
+    code(
+        "HSP-SCHEMA-RANGE",
+        "A number is outside the schema's minimum and maximum.",
+    ),
+    code(
+        "HSP-SCHEMA-EMPTY",
+        "A string the schema wants non-empty is empty.",
+    ),
+    code(
+        "HSP-SCHEMA-ALTERNATIVES",
+        "The value matches none (or several) of the schema's alternatives.",
+    ),
+    code(
+        "HSP-TYPE-FORMAT",
+        "message_type is not of the form HSP::<Type>_v<version>.",
+    ),
+    code(
+        "HSP-TYPE-UNKNOWN",
+        "An unknown message_type: only the envelope was checked.",
+    ),
+    code(
+        "HSP-VERSION-MISMATCH",
+        "A version field disagrees with the envelope's version.",
+    ),
+    code(
+        "HSP-ID-FORMAT",
+        "A sender or recipient is neither a DID nor an hsp/… topic.",
+    ),
+    code("HSP-TIMESTAMP", "A timestamp is not an RFC 3339 date-time."),
+    code(
+        "HSP-CORRELATION-MISSING",
+        "A reply without the correlation_id of the message it answers.",
+    ),
+    code(
+        "HSP-ACK-SHAPE",
+        "An acknowledgement's status does not match its type.",
+    ),
+    code(
+        "HSP-ERROR-DETAILS-MISSING",
+        "A failed TaskResult that does not say why in error_details.",
+    ),
+    code(
+        "HSP-SCORE-RANGE",
+        "A confidence or certainty score outside [0, 1].",
+    ),
+    code(
+        "HSP-STATEMENT-MISMATCH",
+        "statement_type does not match the statement fields present.",
+    ),
+    code(
+        "HSP-TRIPLE-INCOMPLETE",
+        "A semantic triple without its subject, predicate or object.",
+    ),
+    // CSDL.
+    code("CSDL-JSON", "The CSDL document is not well-formed JSON."),
+    code(
+        "CSDL-NOT-OBJECT",
+        "A CSDL document is a JSON object; this is not one.",
+    ),
+    code(
+        "CSDL-TOO-LARGE",
+        "The document is larger than --max-message-bytes.",
+    ),
+    code(
+        "CSDL-DIALECT",
+        "An uncompressed agent message (the input CSDL is made from), not CSDL.",
+    ),
+    code(
+        "CSDL-MIXED-SPELLING",
+        "Short codes and full names are mixed in one document.",
+    ),
+    code(
+        "CSDL-SCHEMA",
+        "The document breaks a rule of its JSON Schema.",
+    ),
+    code(
+        "CSDL-SCHEMA-REQUIRED",
+        "A field the schema requires is missing.",
+    ),
+    code("CSDL-SCHEMA-TYPE", "A field has the wrong JSON type."),
+    code(
+        "CSDL-SCHEMA-ENUM",
+        "A field holds a value outside the ones the schema lists.",
+    ),
+    code(
+        "CSDL-SCHEMA-RANGE",
+        "A number is outside the schema's minimum and maximum.",
+    ),
+    code(
+        "CSDL-SCHEMA-EMPTY",
+        "A string or list the schema wants non-empty is empty.",
+    ),
+    code(
+        "CSDL-SCHEMA-ALTERNATIVES",
+        "The value matches none (or several) of the schema's alternatives.",
+    ),
+    code("CSDL-MISSING", "An element lacks a field its type needs."),
+    code("CSDL-EMPTY", "A field that must say something is empty."),
+    code(
+        "CSDL-FIELD-TYPE",
+        "A field has the wrong JSON type for its element.",
+    ),
+    code("CSDL-ELEMENT-TYPE", "An element type CSDL does not define."),
+    code(
+        "CSDL-TYPE",
+        "A data type that is neither a basic nor a complex CSDL type.",
+    ),
+    code("CSDL-INTENT", "An intent CSDL does not define."),
+    code("CSDL-CONFIDENCE", "A confidence outside 0 to 1."),
+    code(
+        "CSDL-DEFAULT-NOT-IN-ENUM",
+        "A default value that is not one of the field's enum values.",
+    ),
+    code(
+        "CSDL-MEMORY-OP",
+        "A memory operation other than store or retrieve.",
+    ),
+    code(
+        "CSDL-MEMORY-CATEGORY",
+        "A memory category CSDL does not define.",
+    ),
+    code("CSDL-DUPLICATE-STEP", "Two workflow steps share an id."),
+    code(
+        "CSDL-UNKNOWN-STEP",
+        "A workflow step points at a step that does not exist.",
+    ),
+    code(
+        "CSDL-UNREACHABLE",
+        "A workflow step that is never reached from the first step.",
+    ),
+    code(
+        "CSDL-CYCLE",
+        "Workflow steps that form a cycle no loop step owns.",
+    ),
+    code(
+        "CSDL-TEMPLATE",
+        "A template names no step of the workflow (nor the input).",
+    ),
+    code(
+        "CSDL-TEMPLATE-UNCHECKED",
+        "The workflow was too large to check the order of every template.",
+    ),
+    // MSP.
+    code("MSP-JSON", "The MSP signal is not well-formed JSON."),
+    code(
+        "MSP-NOT-OBJECT",
+        "An MSP signal is a JSON object; this is not one.",
+    ),
+    code(
+        "MSP-TOO-LARGE",
+        "The signal is larger than --max-message-bytes.",
+    ),
+    code(
+        "MSP-VERSION",
+        "An MSP version aiproto does not know; checked as 1.0.",
+    ),
+    code("MSP-SCHEMA", "The signal breaks a rule of its JSON Schema."),
+    code(
+        "MSP-SCHEMA-REQUIRED",
+        "A field the schema requires is missing.",
+    ),
+    code("MSP-SCHEMA-TYPE", "A field has the wrong JSON type."),
+    code(
+        "MSP-SCHEMA-ENUM",
+        "A field holds a value outside the ones the schema lists.",
+    ),
+    code(
+        "MSP-SCHEMA-PATTERN",
+        "A string does not match the pattern the schema gives.",
+    ),
+    code(
+        "MSP-SCHEMA-RANGE",
+        "A number is below the schema's minimum.",
+    ),
+    code(
+        "MSP-UNKNOWN-FIELD",
+        "A field MSP does not define (signals are closed).",
+    ),
+    code("MSP-INTENT", "An intent MSP does not define."),
+    code("MSP-PRIORITY", "A priority MSP does not define."),
+    code(
+        "MSP-EMPTY-TARGET",
+        "The target is empty: the signal does not say what it is about.",
+    ),
+    code(
+        "MSP-TRACE-ID",
+        "The trace_id is empty: nothing can point at this signal.",
+    ),
+    code(
+        "MSP-TIMESTAMP",
+        "The timestamp is not an ISO 8601 date and time.",
+    ),
+    code(
+        "MSP-SECTION-COUNT",
+        "total_sections disagrees with the number of sections.",
+    ),
+    // Signatures (`verify`).
+    code("SIG-UNSIGNED", "The message carries no signature."),
+    code(
+        "SIG-MALFORMED",
+        "The signature line or claim cannot be read.",
+    ),
+    code(
+        "SIG-ALGORITHM",
+        "The signature's algorithm is unknown or not the key's.",
+    ),
+    code(
+        "SIG-UNSUPPORTED",
+        "The message is signed in a way aiproto cannot verify.",
+    ),
+    code("SIG-UNTRUSTED", "The signing key is not trusted."),
+    code(
+        "SIG-KEY-CHANGED",
+        "The sender signs with another key than the one pinned for it.",
+    ),
+    code(
+        "SIG-SENDER",
+        "The key that signed is not bound to the message's sender.",
+    ),
+    code(
+        "SIG-LOOKALIKE",
+        "The sender's name only looks like the name the key is bound to.",
+    ),
+    code(
+        "SIG-BAD",
+        "The signature does not match the message: it was changed after signing.",
+    ),
+    code("SIG-REVOKED", "The signing key has been revoked."),
+    code("SIG-KEYSTORE", "The key store cannot be read."),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Every code literal in the source (outside tests) has an entry, and
+    /// every entry is a code the source emits: the catalogue cannot drift.
+    #[test]
+    fn the_catalogue_names_every_code_the_source_emits() {
+        let pattern = regex_lite();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut emitted = BTreeSet::new();
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs")
+                    && !path.ends_with("diag/codes.rs")
+                {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    // Test modules come last in a file; their codes are made up.
+                    let text = text
+                        .split("#[cfg(test)]\nmod tests")
+                        .next()
+                        .unwrap_or_default();
+                    emitted.extend(pattern(text));
+                }
+            }
+        }
+        let listed: BTreeSet<String> = CODES.iter().map(|c| c.id.to_string()).collect();
+        let missing: Vec<_> = emitted.difference(&listed).collect();
+        let unused: Vec<_> = listed.difference(&emitted).collect();
+        assert!(missing.is_empty(), "codes without an entry: {missing:?}");
+        assert!(unused.is_empty(), "entries no source emits: {unused:?}");
+        assert_eq!(listed.len(), CODES.len(), "an entry is listed twice");
+    }
+
+    /// The string literals of the form `"PREFIX-WORD…"` in `text`.
+    fn regex_lite() -> impl Fn(&str) -> Vec<String> {
+        const PREFIXES: [&str; 8] = [
+            "CT-", "HSP-", "CSDL-", "MSP-", "SIG-", "INPUT-", "JSON-", "NO-",
+        ];
+        |text: &str| {
+            // Every stretch between two quotes: a `'"'` elsewhere in the file
+            // cannot shift which stretches are literals.
+            text.split('"')
+                .skip(1)
+                .filter(|s| {
+                    PREFIXES.iter().any(|p| s.starts_with(p))
+                        && s.len() > 4
+                        && s.chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
+                        && !s.ends_with('-')
+                })
+                .map(str::to_string)
+                .collect()
+        }
+    }
+
+    #[test]
+    fn lookup_finds_an_entry() {
+        assert!(
+            lookup("CT-BODY-INDENT")
+                .unwrap()
+                .summary
+                .contains("two spaces")
+        );
+        assert_eq!(lookup("CT-NOPE"), None);
+    }
+}
