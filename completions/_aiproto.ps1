@@ -59,13 +59,17 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;validate' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI')
             [CompletionResult]::new('--max-findings', '--max-findings', [CompletionResultType]::ParameterName, 'Show at most N findings per message, and 20 × N in the whole run; what is left out is counted (JSON: `omitted`). 0 shows every one. The verdict and the tally always count every finding')
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest single message (a JSON document, one JSON Lines line, a Crosstalk envelope) that is read; larger ones are reported as HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Treat warnings as errors')
             [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -152,14 +156,18 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;convert' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp)')
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)')
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest single message read or written (a JSON document, a Crosstalk envelope); a message the target would refuse as larger is not converted')
             [CompletionResult]::new('--answers', '--answers', [CompletionResultType]::ParameterName, 'HSP: the request these messages answer (any protocol). A TaskResult written from another protocol takes its `request_id` and goes to its `callback_address`; an ACK or NACK goes to its sender. A request among the inputs is used the same way')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported')
             [CompletionResult]::new('--canonical', '--canonical', [CompletionResultType]::ParameterName, 'Rewrite in canonical form, keeping each message''s version')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Fail (exit 1, nothing written) if anything would be lost')
             [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'HSP: convert what real implementations send (non-DID ids, …), as `validate --lenient` accepts it')
@@ -176,10 +184,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;inspect' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -191,10 +203,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;thread' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -221,10 +237,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;poll;collate' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -637,14 +657,18 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;verify' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI')
             [CompletionResult]::new('--pubkey', '--pubkey', [CompletionResultType]::ParameterName, 'Verify with this public key only (PEM, raw base64, or a keystore line)')
             [CompletionResult]::new('--trusted-keys', '--trusted-keys', [CompletionResultType]::ParameterName, 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned')
             [CompletionResult]::new('--signature', '--signature', [CompletionResultType]::ParameterName, 'Check a detached minisign signature (`.minisig`) of the one file given')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported')
             [CompletionResult]::new('--tofu', '--tofu', [CompletionResultType]::ParameterName, 'Trust on first use: pin the key an unknown signer presents')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -783,11 +807,15 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;tokens' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION])')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'The tokenizer: o200k_base (GPT-4o and later) or cl100k_base (GPT-4)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported')
             [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Count each message in every form aiproto writes it, with the ratio')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')

@@ -596,7 +596,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__convert)
-            opts="-p -q -v -h -V --protocol --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -607,6 +607,18 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1268,7 +1280,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__inspect)
-            opts="-p -q -v -h -V --protocol --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1279,6 +1291,18 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1954,7 +1978,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__poll__subcmd__collate)
-            opts="-p -q -v -h -V --protocol --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1965,6 +1989,18 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2462,7 +2498,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__thread)
-            opts="-p -q -v -h -V --protocol --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2473,6 +2509,18 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2492,7 +2540,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__tokens)
-            opts="-p -q -v -h -V --protocol --encoding --compare --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --encoding --compare --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2503,6 +2551,18 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2526,7 +2586,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__validate)
-            opts="-p -q -v -h -V --protocol --report --max-findings --strict --lenient --max-message-bytes --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --report --max-findings --strict --lenient --max-message-bytes --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2537,6 +2597,18 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2568,7 +2640,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__verify)
-            opts="-p -q -v -h -V --protocol --report --pubkey --trusted-keys --tofu --signature --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --report --pubkey --trusted-keys --tofu --signature --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2579,6 +2651,18 @@ _aiproto() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

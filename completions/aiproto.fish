@@ -62,7 +62,9 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "msp" -d 'MSP: encod
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "tokens" -d 'Count tokens (tiktoken, offline) of inputs, or compare a message\'s forms'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l report -d 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l max-findings -d 'Show at most N findings per message, and 20 × N in the whole run; what is left out is counted (JSON: `omitted`). 0 shows every one. The verdict and the tally always count every finding' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l max-message-bytes -d 'The largest single message (a JSON document, one JSON Lines line, a Crosstalk envelope) that is read; larger ones are reported as HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE)' -r
@@ -75,6 +77,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l strict -d 'Treat warnings as errors'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l lenient -d 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -155,7 +158,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s q -l quiet -d
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l to -d 'Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l from -d 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l max-message-bytes -d 'The largest single message read or written (a JSON document, a Crosstalk envelope); a message the target would refuse as larger is not converted' -r
@@ -169,6 +174,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l canonical -d 'Rewrite in canonical form, keeping each message\'s version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l strict -d 'Fail (exit 1, nothing written) if anything would be lost'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l lenient -d 'HSP: convert what real implementations send (non-DID ids, …), as `validate --lenient` accepts it'
@@ -178,7 +184,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s q -l quiet -
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -188,11 +196,14 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -202,6 +213,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -221,7 +233,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -231,6 +245,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -594,7 +609,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s q -l quiet -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l report -d 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l pubkey -d 'Verify with this public key only (PEM, raw base64, or a keystore line)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l trusted-keys -d 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned' -r -F
@@ -608,6 +625,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l tofu -d 'Trust on first use: pin the key an unknown signer presents'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s v -l verbose -d 'Also report messages that have no findings'
@@ -729,7 +747,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "judge" -d 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "pipeline" -d 'Encode, decode and judge one text, with token counts and timing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION])' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l encoding -d 'The tokenizer: o200k_base (GPT-4o and later) or cl100k_base (GPT-4)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
@@ -740,6 +760,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l compare -d 'Count each message in every form aiproto writes it, with the ratio'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s v -l verbose -d 'Also report messages that have no findings'

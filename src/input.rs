@@ -7,6 +7,27 @@ use std::path::{Path, PathBuf};
 pub const MESSAGE_EXTENSIONS: [&str; 7] =
     ["crosstalk", "aict", "txt", "md", "json", "jsonl", "ndjson"];
 
+/// The extensions of the text files Crosstalk envelopes are kept or pasted in.
+pub const TEXT_EXTENSIONS: [&str; 4] = ["crosstalk", "aict", "txt", "md"];
+
+/// The extensions of JSON messages (HSP, CSDL, MSP).
+pub const JSON_EXTENSIONS: [&str; 3] = ["json", "jsonl", "ndjson"];
+
+/// How a directory is walked: which files it yields besides the rules
+/// every walk follows (hidden entries skipped, `.gitignore` and `.ignore`
+/// honoured, only message extensions).
+#[derive(Debug, Clone, Default)]
+pub struct WalkOptions {
+    /// gitignore-style globs a file must match (`!glob` excludes), matched
+    /// against its path below the walked directory.
+    pub globs: Vec<String>,
+    /// Globs of files and directories to leave out.
+    pub excludes: Vec<String>,
+    /// Only these extensions (a `--protocol` narrows the walk), else
+    /// [`MESSAGE_EXTENSIONS`].
+    pub extensions: Option<&'static [&'static str]>,
+}
+
 /// The text of one input, with the name used in findings.
 #[derive(Debug, Clone)]
 pub struct Source {
@@ -54,7 +75,12 @@ pub const CLIPBOARD: &str = "clipboard:";
 #[derive(Debug, Clone)]
 pub enum Input {
     Stdin,
+    /// A file named on the command line.
     File(PathBuf),
+    /// A file a directory walk found (or named with `--skip-non-messages`):
+    /// one that holds no message is skipped, not an error (a README beside
+    /// the messages).
+    Walked(PathBuf),
     Text(Source),
 }
 
@@ -62,7 +88,7 @@ impl Input {
     pub fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
-            Input::File(p) => p.display().to_string(),
+            Input::File(p) | Input::Walked(p) => p.display().to_string(),
             Input::Text(source) => source.name.clone(),
         }
     }
@@ -84,7 +110,7 @@ impl Input {
                 CAPACITY,
                 std::io::stdin(),
             ))),
-            Input::File(p) => std::fs::File::open(p)
+            Input::File(p) | Input::Walked(p) => std::fs::File::open(p)
                 .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead>)
                 .map_err(|error| InputError::Io {
                     path: self.name(),
@@ -96,11 +122,16 @@ impl Input {
         }
     }
 
+    /// Whether a directory walk found it (rather than being named).
+    pub fn is_walked(&self) -> bool {
+        matches!(self, Input::Walked(_))
+    }
+
     /// The input's size in bytes, when it is a file.
     pub fn size(&self) -> Option<u64> {
         match self {
             Input::Stdin => None,
-            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Input::File(p) | Input::Walked(p) => std::fs::metadata(p).ok().map(|m| m.len()),
             Input::Text(source) => Some(source.text.len() as u64),
         }
     }
@@ -139,9 +170,9 @@ fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
 }
 
 /// Turns the paths given on the command line into inputs: `-` is stdin, and
-/// so is nothing when stdin is not a terminal; a directory is walked (sorted, hidden entries skipped, only
-/// [`MESSAGE_EXTENSIONS`]), a file is read whatever its name.
-pub fn expand(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
+/// so is nothing when stdin is not a terminal; a directory is walked
+/// ([`walk`]), a file is read whatever its name.
+pub fn expand(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, InputError> {
     if paths.is_empty() {
         // Nothing given at an interactive terminal is a mistake, not a wait.
         if std::io::stdin().is_terminal() {
@@ -154,7 +185,7 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
         } else if path.is_dir() {
-            walk(path, &mut inputs)?;
+            inputs.extend(walk(path, options)?.into_iter().map(Input::Walked));
         } else {
             inputs.push(Input::File(path.clone()));
         }
@@ -162,33 +193,51 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<Input>, InputError> {
     Ok(inputs)
 }
 
-fn walk(dir: &Path, inputs: &mut Vec<Input>) -> Result<(), InputError> {
-    let io = |error| InputError::Io {
+/// The message files below `dir`, sorted by path: hidden entries skipped,
+/// what `.gitignore`, `.ignore` and `.git/info/exclude` leave out left out
+/// (in a git repository or not, as ripgrep does with --no-require-git), only
+/// the message extensions, then `options`' globs.
+pub fn walk(dir: &Path, options: &WalkOptions) -> Result<Vec<PathBuf>, InputError> {
+    let io = |error: std::io::Error| InputError::Io {
         path: dir.display().to_string(),
         error,
     };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            !p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with('.'))
-        })
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, inputs)?;
-        } else if path
+    let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
+    let invalid = |e: ignore::Error| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, e));
+    for glob in &options.globs {
+        overrides.add(glob).map_err(invalid)?;
+    }
+    for glob in &options.excludes {
+        let negated = match glob.strip_prefix('!') {
+            Some(rest) => rest.to_string(),
+            None => format!("!{glob}"),
+        };
+        overrides.add(&negated).map_err(invalid)?;
+    }
+    let overrides = overrides.build().map_err(invalid)?;
+    let extensions = options.extensions.unwrap_or(&MESSAGE_EXTENSIONS);
+    let mut files = Vec::new();
+    let walker = ignore::WalkBuilder::new(dir)
+        .require_git(false)
+        .git_global(false)
+        .overrides(overrides)
+        .sort_by_file_name(std::ffi::OsStr::cmp)
+        .build();
+    for entry in walker {
+        let entry = entry.map_err(|e| match e.into_io_error() {
+            Some(error) => io(error),
+            None => io(std::io::Error::other("cannot walk the directory")),
+        })?;
+        let path = entry.into_path();
+        let wanted = path
             .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| MESSAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
-        {
-            inputs.push(Input::File(path));
+            .is_some_and(|e| extensions.contains(&e.to_ascii_lowercase().as_str()));
+        if wanted && path.is_file() {
+            files.push(path);
         }
     }
-    Ok(())
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -56,24 +56,75 @@ pub fn read(
     Ok(Document::from_source(input.read()?, forced, options))
 }
 
-/// A short explanation for an input in which no message was found.
-pub fn no_message_reason(text: &str) -> String {
-    let t = text.trim_start();
-    if t.is_empty() {
-        "the input is empty".into()
-    } else if t.starts_with('{') || t.starts_with('[') {
-        match serde_json::from_str::<serde_json::Value>(text) {
-            Err(e) if !e.to_string().starts_with("trailing characters") => format!(
+/// Why no message was found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoMessage {
+    Empty,
+    /// It starts like JSON but does not parse: likely a broken message.
+    BrokenJson(String),
+    /// JSON of no protocol aiproto reads (a package.json).
+    ForeignJson,
+    /// Text without an envelope header line (a README).
+    NoEnvelope,
+}
+
+impl NoMessage {
+    /// Whether a directory walk may pass the file over: it holds no message
+    /// and is not one that broke (broken JSON is reported, never skipped).
+    pub fn may_be_skipped(&self) -> bool {
+        !matches!(self, NoMessage::BrokenJson(_))
+    }
+}
+
+impl std::fmt::Display for NoMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoMessage::Empty => f.write_str("the input is empty"),
+            NoMessage::BrokenJson(e) => write!(
+                f,
                 "starts like JSON but is not JSON ({e}); --protocol hsp|csdl|msp checks it as one of them"
             ),
-            _ => {
+            NoMessage::ForeignJson => f.write_str(
                 "JSON, but no protocol aiproto reads: no HSP envelope field (hsp_envelope_version, \
-                  message_type \"HSP::…\"), no MSP intent and target, no CSDL t or T; \
-                  --protocol says which it should be"
-                    .into()
+                 message_type \"HSP::…\"), no MSP intent and target, no CSDL t or T; \
+                 --protocol says which it should be",
+            ),
+            NoMessage::NoEnvelope => {
+                f.write_str("no message found: no [[SENDER→RECEIVER v1]] header line")
             }
         }
-    } else {
-        "no message found: no [[SENDER→RECEIVER v1]] header line".into()
     }
+}
+
+/// Why no message is found in a text (which holds none).
+pub fn why_no_message(text: &str) -> NoMessage {
+    let t = text.trim_start();
+    if t.is_empty() {
+        NoMessage::Empty
+    } else if t.starts_with('{') || t.starts_with('[') {
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Err(e) if !e.to_string().starts_with("trailing characters") => {
+                NoMessage::BrokenJson(e.to_string())
+            }
+            _ => NoMessage::ForeignJson,
+        }
+    } else {
+        NoMessage::NoEnvelope
+    }
+}
+
+/// A short explanation for an input in which no message was found.
+pub fn no_message_reason(text: &str) -> String {
+    why_no_message(text).to_string()
+}
+
+/// For a file a directory walk found: why it is passed over, when it holds
+/// no message of any protocol (whatever `--protocol` forces) and is not a
+/// broken one.
+pub fn skipped_in_walk(input: &Input, text: &str) -> Option<NoMessage> {
+    let text = text.strip_prefix(chars::BOM).unwrap_or(text);
+    if !input.is_walked() || Protocol::detect(text).is_some() {
+        return None;
+    }
+    Some(why_no_message(text)).filter(NoMessage::may_be_skipped)
 }

@@ -67,7 +67,8 @@ pub enum Command {
     /// Check messages against their protocol; the exit code is the verdict.
     ///
     /// Reads files, directories (walked for .crosstalk, .aict, .txt, .md, .json,
-    /// .jsonl), stdin or the clipboard (`clipboard:`), finds every message
+    /// .jsonl, .ndjson files, honouring .gitignore; files there that hold no
+    /// message are skipped), stdin or the clipboard (`clipboard:`), finds every message
     /// (also inside pasted transcripts, code fences and > quotes) and reports
     /// each finding as path:line:col: error[CODE]: message. What a chat UI
     /// did to an envelope (Markdown around it, non-breaking spaces, invisible
@@ -77,6 +78,8 @@ pub enum Command {
     /// is invalid, 2 when an input cannot be read.
     ///
     /// Example: aiproto validate --format json inbox/
+    ///
+    /// Example: aiproto validate --format github --report sarif:aiproto.sarif messages/
     ///
     /// Example: aiproto validate clipboard:
     Validate(ValidateArgs),
@@ -305,9 +308,44 @@ pub struct InputArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
-    /// Read as this protocol instead of detecting it (NAME[@VERSION]).
+    /// Read as this protocol instead of detecting it (NAME[@VERSION]); a
+    /// directory walk then takes only that protocol's files (.crosstalk,
+    /// .aict, .txt, .md for crosstalk; .json, .jsonl, .ndjson for the others).
     #[arg(short, long, value_name = "NAME[@VERSION]")]
     pub protocol: Option<ProtocolSpec>,
+
+    /// Directory walks take only files matching GLOB (gitignore syntax,
+    /// relative to the directory walked; `!GLOB` leaves files out); repeatable.
+    #[arg(long = "glob", short = 'g', value_name = "GLOB")]
+    pub globs: Vec<String>,
+
+    /// Directory walks leave out files and directories matching GLOB; repeatable.
+    #[arg(long = "exclude", value_name = "GLOB")]
+    pub excludes: Vec<String>,
+
+    /// Files named on the command line that hold no message of any protocol
+    /// (a README, a package.json) are skipped, as a directory walk skips
+    /// them, instead of reported as NO-MESSAGE: for hooks that pass file
+    /// names. Broken JSON is still reported.
+    #[arg(long)]
+    pub skip_non_messages: bool,
+}
+
+impl InputArgs {
+    /// How directories named among the paths are walked.
+    pub fn walk_options(&self) -> crate::input::WalkOptions {
+        use crate::protocols::Protocol;
+        crate::input::WalkOptions {
+            globs: self.globs.clone(),
+            excludes: self.excludes.clone(),
+            extensions: self.protocol.map(|spec| match spec.protocol {
+                Protocol::Crosstalk => &crate::input::TEXT_EXTENSIONS[..],
+                Protocol::Hsp | Protocol::Csdl | Protocol::Msp => {
+                    &crate::input::JSON_EXTENSIONS[..]
+                }
+            }),
+        }
+    }
 }
 
 /// `--report FORMAT:FILE`: a CI report written to a file besides what is printed.

@@ -5,7 +5,7 @@ use std::io::Write;
 use super::args::{GlobalArgs, InputArgs};
 use crate::diag::Diagnostic;
 use crate::exit::{CliError, ExitStatus};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::input::{self, Input, Source};
 use crate::model::Message;
@@ -28,8 +28,13 @@ pub fn read_all_with(
 ) -> Result<(Vec<Document>, ExitStatus), CliError> {
     let mut docs = Vec::new();
     let mut status = ExitStatus::Ok;
-    for input in inputs(&args.paths)? {
-        let doc = reader::read(&input, args.protocol, options)?;
+    for input in inputs(args)? {
+        let source = input.read()?;
+        if reader::skipped_in_walk(&input, &source.text).is_some() {
+            // A walk meets files that are no messages (a README): skipped.
+            continue;
+        }
+        let doc = reader::Document::from_source(source, args.protocol, options);
         if doc.messages.is_empty() {
             eprintln!(
                 "aiproto: error: {}: {}",
@@ -56,13 +61,14 @@ pub fn read_all_with(
 
 /// The inputs named on the command line: files and directories (walked),
 /// `-` or nothing for stdin, and [`input::CLIPBOARD`] for the system clipboard.
-pub fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
+pub fn inputs(args: &InputArgs) -> Result<Vec<Input>, CliError> {
+    let walk = args.walk_options();
     let mut inputs = Vec::new();
     let mut files = Vec::new();
-    for path in paths {
+    for path in &args.paths {
         if path.as_os_str() == input::CLIPBOARD {
             if !files.is_empty() {
-                inputs.extend(input::expand(&std::mem::take(&mut files))?);
+                inputs.extend(input::expand(&std::mem::take(&mut files), &walk)?);
             }
             inputs.push(clipboard()?);
         } else {
@@ -70,7 +76,14 @@ pub fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
         }
     }
     if !files.is_empty() || inputs.is_empty() {
-        inputs.extend(input::expand(&files)?);
+        inputs.extend(input::expand(&files, &walk)?);
+    }
+    if args.skip_non_messages {
+        for input in &mut inputs {
+            if let Input::File(path) = input {
+                *input = Input::Walked(std::mem::take(path));
+            }
+        }
     }
     Ok(inputs)
 }

@@ -47,7 +47,7 @@ pub fn run(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
     }
     let mut out = std::io::stdout().lock();
     let mut total = 0;
-    let inputs = super::common::inputs(&args.input.paths)?;
+    let inputs = super::common::inputs(&args.input)?;
     let many = inputs.len() > 1;
     for i in &inputs {
         let source = i.read()?;

@@ -276,3 +276,72 @@ fn github_annotations_point_at_the_finding() {
             "::error file=messages/m.crosstalk,line=7,col=9,endColumn=13,title=CT-INTENT-UNKNOWN::unknown intent `SHOUT`%0A= hint: ",
         ));
 }
+
+/// A repository walk: `.gitignore` and hidden entries honoured, files that
+/// hold no message skipped (named with -v), broken JSON still reported,
+/// `--glob`/`--exclude` and `--protocol` narrowing what is read.
+#[test]
+fn a_repository_walk_reads_messages_and_skips_the_rest() {
+    let h = home();
+    let root = h.path().join("repo");
+    let messages = root.join("messages");
+    std::fs::create_dir_all(messages.join("drafts")).unwrap();
+    std::fs::create_dir_all(root.join("node_modules")).unwrap();
+    let bad = REQUEST.replace("intent: REQUEST", "intent: SHOUT");
+    std::fs::write(messages.join("ask.crosstalk"), REQUEST).unwrap();
+    std::fs::copy(
+        repo("examples/hsp/valid/0.1/belief.json"),
+        messages.join("belief.json"),
+    )
+    .unwrap();
+    std::fs::write(messages.join("drafts/bad.crosstalk"), &bad).unwrap();
+    std::fs::write(root.join("node_modules/bad.crosstalk"), &bad).unwrap();
+    std::fs::write(root.join(".gitignore"), "node_modules/\n").unwrap();
+    std::fs::write(root.join("README.md"), "# A project\n").unwrap();
+    std::fs::write(root.join("package.json"), "{\"name\": \"x\"}\n").unwrap();
+
+    let validate = |args: &[&str]| {
+        let out = aiproto(h.path())
+            .current_dir(&root)
+            .arg("validate")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = validate(&["-v", "."]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("drafts/bad.crosstalk:7:9"), "{text}");
+    assert!(
+        !text.contains("node_modules"),
+        "ignored by .gitignore: {text}"
+    );
+    assert!(text.contains("./README.md: skipped"), "{text}");
+    assert!(text.contains("./package.json: skipped"), "{text}");
+    assert!(text.contains("2 files without a message skipped"), "{text}");
+
+    let (code, text) = validate(&["--exclude", "drafts/", "."]);
+    assert_eq!(code, Some(0), "{text}");
+    let (code, text) = validate(&["--glob", "**/*.json", "."]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("1 message in 1 input"), "{text}");
+    let (code, text) = validate(&["-p", "hsp", "."]);
+    assert_eq!(
+        code,
+        Some(0),
+        "only the JSON files, and package.json skipped: {text}"
+    );
+
+    // Named explicitly, a file without a message is an error, unless asked.
+    let (code, text) = validate(&["README.md"]);
+    assert_eq!(code, Some(1), "{text}");
+    let (code, text) = validate(&["--skip-non-messages", "README.md", "messages/ask.crosstalk"]);
+    assert_eq!(code, Some(0), "{text}");
+    // Broken JSON is never skipped: it is a message that broke.
+    std::fs::write(messages.join("cut.json"), "{\"x\": ").unwrap();
+    let (code, text) = validate(&["."]);
+    assert_eq!(code, Some(1));
+    assert!(text.contains("cut.json:1:1: error[NO-MESSAGE]"), "{text}");
+}

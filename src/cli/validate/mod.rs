@@ -20,7 +20,7 @@ use crate::reader::{self, Document};
 use report::Reporter;
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
-    let inputs = super::common::inputs(&args.input.paths)?;
+    let inputs = super::common::inputs(&args.input)?;
     let options = ReadOptions {
         now: Utc::now(),
         lenient: args.lenient,
@@ -85,6 +85,12 @@ fn validate_input<W: std::io::Write>(
         }
         Err(e) => return unreadable(reporter, &name, &e),
     };
+    if let Some(why) = reader::skipped_in_walk(input, &source.text) {
+        // A file a walk met that is no message (a README, a package.json):
+        // skipped; named explicitly, it would be an error.
+        reporter.skip_input(&source.name, &why.to_string());
+        return Ok(ExitStatus::Ok);
+    }
     let doc = Document::from_source(source, args.input.protocol, options);
     let lines = SourceLines::new(&doc.source.text);
     if doc.messages.is_empty() {

@@ -79,6 +79,8 @@ impl FindingCap {
 #[derive(Default)]
 struct Tally {
     inputs: usize,
+    /// Files a directory walk met that hold no message.
+    skipped: usize,
     messages: usize,
     invalid: usize,
     errors: usize,
@@ -238,6 +240,16 @@ impl<'g, W: Write> Reporter<'g, W> {
         Ok(valid)
     }
 
+    /// Notes a file a walk met that holds no message: not counted as an
+    /// input, said only with `--verbose`.
+    pub fn skip_input(&mut self, source: &str, why: &str) {
+        self.tally.inputs -= 1;
+        self.tally.skipped += 1;
+        if self.global.verbose {
+            eprintln!("aiproto: note: {source}: skipped, it holds no message ({why})");
+        }
+    }
+
     /// Reports a problem with a whole input (no message in it, not text).
     pub fn input_invalid(
         &mut self,
@@ -349,11 +361,17 @@ impl<'g, W: Write> Reporter<'g, W> {
             }
             parts.join(", ")
         };
-        let left_out = if self.cap.omitted > 0 {
+        let mut left_out = if self.cap.omitted > 0 {
             format!("; {} not shown (--max-findings)", self.cap.omitted)
         } else {
             String::new()
         };
+        if t.skipped > 0 {
+            left_out.push_str(&format!(
+                "; {} without a message skipped (-v names them)",
+                plural(t.skipped, "file")
+            ));
+        }
         eprintln!(
             "{} in {}: {verdict} ({}, {}{left_out})",
             plural(t.messages, "message"),
