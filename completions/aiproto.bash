@@ -28,6 +28,9 @@ _aiproto() {
             aiproto,compose)
                 cmd="aiproto__subcmd__compose"
                 ;;
+            aiproto,config)
+                cmd="aiproto__subcmd__config"
+                ;;
             aiproto,convert)
                 cmd="aiproto__subcmd__convert"
                 ;;
@@ -91,6 +94,18 @@ _aiproto() {
             aiproto,verify)
                 cmd="aiproto__subcmd__verify"
                 ;;
+            aiproto__subcmd__config,help)
+                cmd="aiproto__subcmd__config__subcmd__help"
+                ;;
+            aiproto__subcmd__config,show)
+                cmd="aiproto__subcmd__config__subcmd__show"
+                ;;
+            aiproto__subcmd__config__subcmd__help,help)
+                cmd="aiproto__subcmd__config__subcmd__help__subcmd__help"
+                ;;
+            aiproto__subcmd__config__subcmd__help,show)
+                cmd="aiproto__subcmd__config__subcmd__help__subcmd__show"
+                ;;
             aiproto__subcmd__help,broker)
                 cmd="aiproto__subcmd__help__subcmd__broker"
                 ;;
@@ -102,6 +117,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,compose)
                 cmd="aiproto__subcmd__help__subcmd__compose"
+                ;;
+            aiproto__subcmd__help,config)
+                cmd="aiproto__subcmd__help__subcmd__config"
                 ;;
             aiproto__subcmd__help,convert)
                 cmd="aiproto__subcmd__help__subcmd__convert"
@@ -165,6 +183,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,verify)
                 cmd="aiproto__subcmd__help__subcmd__verify"
+                ;;
+            aiproto__subcmd__help__subcmd__config,show)
+                cmd="aiproto__subcmd__help__subcmd__config__subcmd__show"
                 ;;
             aiproto__subcmd__help__subcmd__keys,apply-revoke)
                 cmd="aiproto__subcmd__help__subcmd__keys__subcmd__apply__subcmd__revoke"
@@ -314,7 +335,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -595,6 +616,96 @@ _aiproto() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aiproto__subcmd__config)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__config__subcmd__help)
+            opts="show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__config__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__config__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__config__subcmd__show)
+            opts="-q -v -h -V --config --no-config --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aiproto__subcmd__convert)
             opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -704,7 +815,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens completions help"
+            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -762,6 +873,34 @@ _aiproto() {
         aiproto__subcmd__help__subcmd__compose)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__config)
+            opts="show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__config__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2586,7 +2725,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__validate)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --report --max-findings --strict --lenient --max-message-bytes --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --report --max-findings --strict --lenient --error --warn --ignore --config --no-config --max-message-bytes --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2617,6 +2756,22 @@ _aiproto() {
                     return 0
                     ;;
                 --max-findings)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --error)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ignore)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -51,6 +51,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand verify 'Check that every message carries a good signature from a trusted key'
             cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
             cand tokens 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms'
+            cand config 'The project settings in force (aiproto.toml), and where each came from'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -61,13 +62,18 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --glob 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable'
             cand --exclude 'Directory walks leave out files and directories matching GLOB; repeatable'
             cand --report 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI'
-            cand --max-findings 'Show at most N findings per message, and 20 × N in the whole run; what is left out is counted (JSON: `omitted`). 0 shows every one. The verdict and the tally always count every finding'
+            cand --max-findings 'Show at most N findings per message, and 20 × N in the whole run; what is left out is counted (JSON: `omitted`). 0 shows every one. The verdict and the tally always count every finding. [default: 50]'
+            cand --error 'Report findings with CODE as errors (a code, or a family such as CT-REPAIR); repeatable, or comma-separated'
+            cand --warn 'Report findings with CODE as warnings (they no longer fail the run)'
+            cand --ignore 'Do not report findings with CODE at all'
+            cand --config 'The project settings to use instead of the nearest aiproto.toml'
             cand --max-message-bytes 'The largest single message (a JSON document, one JSON Lines line, a Crosstalk envelope) that is read; larger ones are reported as HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand --skip-non-messages 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
             cand --strict 'Treat warnings as errors'
             cand --lenient 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning'
+            cand --no-config 'Use no aiproto.toml'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -766,6 +772,42 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;config'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand show 'Print each setting `validate` would use, with its origin'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;config;show'= {
+            cand --config 'This project file instead of the nearest aiproto.toml'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --no-config 'No project file'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;config;help'= {
+            cand show 'Print each setting `validate` would use, with its origin'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;config;help;show'= {
+        }
+        &'aiproto;config;help;help'= {
+        }
         &'aiproto;completions'= {
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
@@ -802,6 +844,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand verify 'Check that every message carries a good signature from a trusted key'
             cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
             cand tokens 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms'
+            cand config 'The project settings in force (aiproto.toml), and where each came from'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -889,6 +932,11 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;msp;pipeline'= {
         }
         &'aiproto;help;tokens'= {
+        }
+        &'aiproto;help;config'= {
+            cand show 'Print each setting `validate` would use, with its origin'
+        }
+        &'aiproto;help;config;show'= {
         }
         &'aiproto;help;completions'= {
         }

@@ -68,6 +68,11 @@ pub fn load() -> Result<Config, ConfigError> {
 
 /// Parses a config text; the error names the line and column.
 pub fn parse(text: &str) -> Result<Config, String> {
+    parse_toml(text)
+}
+
+/// Parses any TOML settings text; the error names the line and column.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     toml::from_str(text).map_err(|e| {
         let place = e.span().map(|span| {
             let before = &text[..span.start.min(text.len())];

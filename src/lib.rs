@@ -19,6 +19,7 @@ pub mod model;
 pub mod output;
 pub mod parallel;
 pub mod poll;
+pub mod project;
 #[cfg(test)]
 pub mod proptest_config;
 pub mod protocols;

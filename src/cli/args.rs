@@ -295,6 +295,17 @@ pub enum Command {
     /// Example: aiproto tokens --compare examples/csdl/valid/
     Tokens(TokensArgs),
 
+    /// The project settings in force (aiproto.toml), and where each came from.
+    ///
+    /// aiproto.toml is looked for in the working directory, then in each
+    /// directory above it. `[validate]` gives defaults for validate's flags
+    /// (glob, exclude, strict, lenient, max-findings, skip-non-messages);
+    /// `[severity]` maps a code or family of codes to error, warning or off.
+    ///
+    /// Example: aiproto config show
+    #[command(subcommand)]
+    Config(ConfigCommand),
+
     /// Print a shell completion script.
     ///
     /// Example: aiproto completions bash > /etc/bash_completion.d/aiproto
@@ -395,9 +406,9 @@ pub struct ValidateArgs {
 
     /// Show at most N findings per message, and 20 × N in the whole run;
     /// what is left out is counted (JSON: `omitted`). 0 shows every one.
-    /// The verdict and the tally always count every finding.
-    #[arg(long, value_name = "N", default_value_t = 50)]
-    pub max_findings: usize,
+    /// The verdict and the tally always count every finding. [default: 50]
+    #[arg(long, value_name = "N")]
+    pub max_findings: Option<usize>,
 
     /// Treat warnings as errors.
     #[arg(long)]
@@ -407,6 +418,27 @@ pub struct ValidateArgs {
     /// fields, integer timestamps, ids that are not DIDs), each as a warning.
     #[arg(long, conflicts_with = "strict")]
     pub lenient: bool,
+
+    /// Report findings with CODE as errors (a code, or a family such as
+    /// CT-REPAIR); repeatable, or comma-separated.
+    #[arg(long = "error", value_name = "CODE", value_delimiter = ',')]
+    pub as_error: Vec<String>,
+
+    /// Report findings with CODE as warnings (they no longer fail the run).
+    #[arg(long = "warn", value_name = "CODE", value_delimiter = ',')]
+    pub as_warning: Vec<String>,
+
+    /// Do not report findings with CODE at all.
+    #[arg(long = "ignore", value_name = "CODE", value_delimiter = ',')]
+    pub ignored: Vec<String>,
+
+    /// The project settings to use instead of the nearest aiproto.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Use no aiproto.toml.
+    #[arg(long)]
+    pub no_config: bool,
 
     /// The largest single message (a JSON document, one JSON Lines line, a
     /// Crosstalk envelope) that is read; larger ones are reported as
@@ -732,6 +764,19 @@ pub enum PollCommand {
 pub struct PollArgs {
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print each setting `validate` would use, with its origin.
+    Show {
+        /// This project file instead of the nearest aiproto.toml.
+        #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+        config: Option<PathBuf>,
+        /// No project file.
+        #[arg(long)]
+        no_config: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

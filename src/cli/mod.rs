@@ -13,6 +13,7 @@ mod keys;
 mod msp;
 mod poll;
 mod primer;
+mod project_config;
 mod recv;
 mod relay;
 mod reports;
@@ -74,6 +75,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Verify(a) => verify::run(a, g),
         Command::Msp(c) => msp::run(c, g),
         Command::Tokens(a) => tokens::run(a, g),
+        Command::Config(c) => project_config::run(c, g),
         Command::Completions(a) => completions::run(a),
     }
 }

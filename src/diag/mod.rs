@@ -1,6 +1,7 @@
 //! Findings about a message: a stable code, a severity, a message and a place in the source.
 
 pub mod codes;
+pub mod policy;
 
 use serde::Serialize;
 

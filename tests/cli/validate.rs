@@ -345,3 +345,74 @@ fn a_repository_walk_reads_messages_and_skips_the_rest() {
     assert_eq!(code, Some(1));
     assert!(text.contains("cut.json:1:1: error[NO-MESSAGE]"), "{text}");
 }
+
+/// aiproto.toml, found above the working directory: its severities and
+/// walk settings apply, flags win over it, `config show` says what is in
+/// force and from where, and a typo in it is a usage error with its place.
+#[test]
+fn the_project_file_sets_severities_and_flags_win_over_it() {
+    let h = home();
+    let root = h.path().join("project");
+    let deep = root.join("messages/sub");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::create_dir_all(root.join("drafts")).unwrap();
+    let legacy = REQUEST.replace("intent: REQUEST", "intent: QUESTION");
+    std::fs::write(deep.join("q.crosstalk"), &legacy).unwrap();
+    std::fs::write(
+        root.join("drafts/bad.crosstalk"),
+        REQUEST.replace("intent: REQUEST", "intent: SHOUT"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("aiproto.toml"),
+        "[validate]\nexclude = [\"drafts/\"]\n\n[severity]\nCT-INTENT-LEGACY = \"error\"\nCT-HEADER = \"off\"\n",
+    )
+    .unwrap();
+    let run = |dir: &std::path::Path, args: &[&str]| {
+        let out = aiproto(h.path())
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    // From a directory below the project: the file is found above.
+    let (code, text) = run(&deep, &["validate", "."]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("error[CT-INTENT-LEGACY]"), "{text}");
+    let (code, text) = run(&root, &["validate", "."]);
+    assert_eq!(code, Some(1));
+    assert!(!text.contains("drafts"), "excluded by the file: {text}");
+    let (code, text) = run(&root, &["validate", "--warn", "CT-INTENT", "."]);
+    assert_eq!(code, Some(0), "a flag wins over the file: {text}");
+    let (code, text) = run(&root, &["validate", "--no-config", "messages"]);
+    assert_eq!(code, Some(0), "{text}");
+    let (code, text) = run(&root, &["validate", "--ignore", "CT-NOPE", "."]);
+    assert_eq!(code, Some(2));
+    assert!(text.contains("`CT-NOPE` is no diagnostic code"), "{text}");
+
+    let (code, text) = run(&deep, &["config", "show", "--format", "json"]);
+    assert_eq!(code, Some(0), "{text}");
+    let shown: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert!(
+        shown["project_file"]
+            .as_str()
+            .unwrap()
+            .ends_with("project/aiproto.toml")
+    );
+    assert_eq!(shown["validate"]["exclude"]["value"][0], "drafts/");
+    assert_eq!(shown["validate"]["strict"]["from"], "default");
+    assert_eq!(shown["severity"][1]["code"], "CT-INTENT-LEGACY");
+
+    std::fs::write(root.join("aiproto.toml"), "[validate]\nstrcit = true\n").unwrap();
+    let (code, text) = run(&root, &["validate", "."]);
+    assert_eq!(code, Some(2));
+    assert!(
+        text.contains("aiproto.toml: line 2, column 1: unknown field `strcit`"),
+        "{text}"
+    );
+}

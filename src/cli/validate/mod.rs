@@ -4,6 +4,7 @@
 //! line in constant memory and checked in parallel batches (`stream`).
 
 mod report;
+pub mod settings;
 mod stream;
 
 use std::io::{BufRead, BufWriter};
@@ -20,19 +21,21 @@ use crate::reader::{self, Document};
 use report::Reporter;
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
-    let inputs = super::common::inputs(&args.input)?;
+    let settings = settings::resolve(args)?;
+    let inputs = super::common::inputs(&settings.input)?;
     let options = ReadOptions {
         now: Utc::now(),
-        lenient: args.lenient,
+        lenient: settings.lenient,
         max_message_bytes: args.max_message_bytes,
     };
     let reports = super::reports::Reports::open(g, &args.report, "validate")?;
     let mut reporter = Reporter::new(
         BufWriter::new(std::io::stdout().lock()),
         g,
-        args.strict,
-        args.max_findings,
+        settings.strict,
+        settings.max_findings,
         reports,
+        settings.policy,
     );
     let mut status = ExitStatus::Ok;
     for input in &inputs {

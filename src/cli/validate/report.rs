@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::cli::args::GlobalArgs;
 use crate::cli::reports::{Reports, message_verdict};
+use crate::diag::policy::SeverityPolicy;
 use crate::diag::{self, Diagnostic, Severity};
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::Found;
@@ -98,6 +99,8 @@ pub struct Reporter<'g, W: Write> {
     tally: Tally,
     cap: FindingCap,
     reports: Reports<'g>,
+    /// The project's and the flags' per-code severities.
+    policy: SeverityPolicy,
 }
 
 impl<'g, W: Write> Reporter<'g, W> {
@@ -107,6 +110,7 @@ impl<'g, W: Write> Reporter<'g, W> {
         strict: bool,
         max_findings: usize,
         reports: Reports<'g>,
+        policy: SeverityPolicy,
     ) -> Self {
         Reporter {
             out,
@@ -116,6 +120,7 @@ impl<'g, W: Write> Reporter<'g, W> {
             tally: Tally::default(),
             cap: FindingCap::new(max_findings),
             reports,
+            policy,
         }
     }
 
@@ -140,7 +145,17 @@ impl<'g, W: Write> Reporter<'g, W> {
         found: &Found,
         line_text: impl Fn(usize) -> Option<&'t str>,
     ) -> std::io::Result<bool> {
-        let (errors, warnings) = diag::partition(&found.diagnostics, self.strict);
+        // Per-code severities change a copy; most runs have none.
+        let adjusted;
+        let diagnostics: &[Diagnostic] = if self.policy.is_empty() {
+            &found.diagnostics
+        } else {
+            let mut own = found.diagnostics.clone();
+            self.policy.apply(&mut own);
+            adjusted = own;
+            &adjusted
+        };
+        let (errors, warnings) = diag::partition(diagnostics, self.strict);
         self.tally.messages += 1;
         self.tally.errors += errors.len();
         self.tally.warnings += warnings.len();
@@ -148,12 +163,11 @@ impl<'g, W: Write> Reporter<'g, W> {
         if !valid {
             self.tally.invalid += 1;
         }
-        let total = found.diagnostics.len();
+        let total = diagnostics.len();
         let shown = self.cap.take(total);
         let omitted = (shown < total).then_some(total - shown);
         if self.reports.any() {
-            let findings = found
-                .diagnostics
+            let findings = diagnostics
                 .iter()
                 .take(shown)
                 .map(|d| Finding {
@@ -190,7 +204,7 @@ impl<'g, W: Write> Reporter<'g, W> {
                 output::write_json_line(&mut self.out, &report)?;
             }
             Format::Human => {
-                for d in found.diagnostics.iter().take(shown) {
+                for d in diagnostics.iter().take(shown) {
                     let text = output::format_diagnostic(
                         &self.painter,
                         source,
@@ -225,7 +239,7 @@ impl<'g, W: Write> Reporter<'g, W> {
                     )?,
                     None => {}
                 }
-                if self.global.verbose && found.diagnostics.is_empty() {
+                if self.global.verbose && diagnostics.is_empty() {
                     writeln!(
                         self.out,
                         "{}: {} {} {}",
