@@ -26,6 +26,16 @@ pub fn read_all_with(
     args: &InputArgs,
     options: &ReadOptions,
 ) -> Result<(Vec<Document>, ExitStatus), CliError> {
+    read_all_noting(args, options, &mut |_, _| {})
+}
+
+/// [`read_all_with`], also handing each input that holds no message to
+/// `no_message` (its name and why), for reports that must list it.
+pub fn read_all_noting(
+    args: &InputArgs,
+    options: &ReadOptions,
+    no_message: &mut dyn FnMut(&str, &str),
+) -> Result<(Vec<Document>, ExitStatus), CliError> {
     let mut docs = Vec::new();
     let mut status = ExitStatus::Ok;
     for input in inputs(args)? {
@@ -36,11 +46,9 @@ pub fn read_all_with(
         }
         let doc = reader::Document::from_source(source, args.protocol, options);
         if doc.messages.is_empty() {
-            eprintln!(
-                "aiproto: error: {}: {}",
-                doc.source.name,
-                reader::no_message_reason(&doc.source.text)
-            );
+            let why = reader::no_message_reason(&doc.source.text);
+            eprintln!("aiproto: error: {}: {why}", doc.source.name);
+            no_message(&doc.source.name, &why);
             status = ExitStatus::Invalid;
         }
         for found in doc.messages.iter().filter(|f| f.value.is_unreadable()) {

@@ -4,6 +4,7 @@
 use std::io::BufWriter;
 
 use super::args::{GlobalArgs, ReportArgs};
+use crate::diag::{Diagnostic, Severity};
 use crate::exit::{CliError, ExitStatus};
 use crate::protocols::Found;
 use crate::report::{self, Finding, Report, Tool, Verdict};
@@ -26,6 +27,23 @@ pub fn message_verdict<'a>(
         valid,
         findings,
         omitted,
+    }
+}
+
+/// The verdict on a whole input: it holds no message, or cannot be read.
+pub fn input_verdict<'a>(source: &'a str, finding: &'a Diagnostic) -> Verdict<'a> {
+    Verdict {
+        source,
+        index: None,
+        line: None,
+        kind: None,
+        id: None,
+        valid: false,
+        findings: vec![Finding {
+            diagnostic: finding,
+            severity: Severity::Error,
+        }],
+        omitted: 0,
     }
 }
 

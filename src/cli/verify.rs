@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::args::{GlobalArgs, VerifyArgs};
 use super::common;
-use super::reports::{Reports, message_verdict};
+use super::reports::{Reports, input_verdict, message_verdict};
 use crate::diag::{Diagnostic, Pos, Severity};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format, Painter, Stream, escape_controls};
@@ -69,7 +69,16 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
         return verify_detached(args, signature, &trust, g);
     }
     let mut reports = Reports::open(g, &args.report, "verify")?;
-    let (docs, mut status) = common::read_all(&args.input)?;
+    // An input without any message fails the run: the reports say so too.
+    let mut empty: Vec<(String, Diagnostic)> = Vec::new();
+    let (docs, mut status) =
+        common::read_all_noting(&args.input, &Default::default(), &mut |name, why| {
+            let d = Diagnostic::error("NO-MESSAGE", why).at(Pos::new(1, 1), 1);
+            empty.push((name.to_string(), d));
+        })?;
+    for (source, d) in &empty {
+        reports.verdict(&input_verdict(source, d))?;
+    }
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
     for doc in &docs {

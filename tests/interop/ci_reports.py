@@ -175,10 +175,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check((repo / "env.json").read_bytes() == outputs["gitlab"], "AIPROTO_REPORT gitlab")
     check((repo / "env.txt").read_bytes() == outputs["github"], "AIPROTO_REPORT github")
 
-    # verify: the same reports, a test case per message.
-    signed = run(["verify", "--format", "junit", "messages/crosstalk"], repo)
+    # verify: the same reports, a test case per message, and one failing
+    # case for an input without any message (the run fails for it).
+    signed = run(["verify", "--format", "junit", "messages/crosstalk", "README.md"], repo)
     suites = junitparser.JUnitXml.fromstring(signed.stdout)
-    check(signed.returncode == 1 and sum(1 for s in suites for _ in s) > 0, "verify --format junit")
+    verified = {(s.name, c.is_passed) for s in suites for c in s}
+    check(signed.returncode == 1 and len(verified) > 1, "verify --format junit")
+    check(("README.md", False) in verified, f"the input without a message is a failing case: {verified}")
 
 if failures:
     print(f"{len(failures)} check(s) failed", file=sys.stderr)

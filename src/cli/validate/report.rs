@@ -6,12 +6,12 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::cli::args::GlobalArgs;
-use crate::cli::reports::{Reports, message_verdict};
+use crate::cli::reports::{Reports, input_verdict, message_verdict};
 use crate::diag::policy::SeverityPolicy;
 use crate::diag::{self, Diagnostic, Severity};
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::Found;
-use crate::report::{Finding, Verdict};
+use crate::report::Finding;
 
 /// One line of `--format json` output: the verdict on one message, or on a
 /// whole input when it holds no message or cannot be read (`index` null).
@@ -333,19 +333,7 @@ impl<'g, W: Write> Reporter<'g, W> {
         if !self.reports.any() {
             return Ok(false);
         }
-        let verdict = Verdict {
-            source,
-            index: None,
-            line: None,
-            kind: None,
-            id: None,
-            valid: false,
-            findings: vec![Finding {
-                diagnostic: d,
-                severity: Severity::Error,
-            }],
-            omitted: 0,
-        };
+        let verdict = input_verdict(source, d);
         self.reports.verdict(&verdict)?;
         Ok(self.reports.stdout.is_some())
     }
