@@ -118,13 +118,34 @@ pub fn no_message_reason(text: &str) -> String {
     why_no_message(text).to_string()
 }
 
-/// For a file a directory walk found: why it is passed over, when it holds
-/// no message of any protocol (whatever `--protocol` forces) and is not a
-/// broken one.
-pub fn skipped_in_walk(input: &Input, text: &str) -> Option<NoMessage> {
-    let text = text.strip_prefix(chars::BOM).unwrap_or(text);
-    if !input.is_walked() || Protocol::detect(text).is_some() {
-        return None;
+/// Reads `source`, the text of `input`, as [`Document::from_source`]
+/// does; or, for a file a directory walk found that holds no message of
+/// any protocol (whatever `forced` says) and is not a broken one, why it is
+/// passed over. Detection runs once when nothing is forced.
+pub fn read_or_skip(
+    input: &Input,
+    source: Source,
+    forced: Option<ProtocolSpec>,
+    options: &ReadOptions,
+) -> Result<Document, (Source, NoMessage)> {
+    fn without_bom(text: &str) -> &str {
+        text.strip_prefix(chars::BOM).unwrap_or(text)
     }
-    Some(why_no_message(text)).filter(NoMessage::may_be_skipped)
+    let foreign =
+        |text: &str| Some(why_no_message(without_bom(text))).filter(NoMessage::may_be_skipped);
+    if input.is_walked()
+        && forced.is_some()
+        && Protocol::detect(without_bom(&source.text)).is_none()
+        && let Some(why) = foreign(&source.text)
+    {
+        return Err((source, why));
+    }
+    let doc = Document::from_source(source, forced, options);
+    if input.is_walked()
+        && doc.messages.is_empty()
+        && let Some(why) = foreign(&doc.source.text)
+    {
+        return Err((doc.source, why));
+    }
+    Ok(doc)
 }

@@ -39,12 +39,10 @@ pub fn read_all_noting(
     let mut docs = Vec::new();
     let mut status = ExitStatus::Ok;
     for input in inputs(args)? {
-        let source = input.read()?;
-        if reader::skipped_in_walk(&input, &source.text).is_some() {
+        let Ok(doc) = reader::read_or_skip(&input, input.read()?, args.protocol, options) else {
             // A walk meets files that are no messages (a README): skipped.
             continue;
-        }
-        let doc = reader::Document::from_source(source, args.protocol, options);
+        };
         if doc.messages.is_empty() {
             let why = reader::no_message_reason(&doc.source.text);
             eprintln!("aiproto: error: {}: {why}", doc.source.name);

@@ -1,38 +1,37 @@
 //! Input names as CI tools expect them: relative to the working directory,
 //! with `/` between parts.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 /// `source` relative to `cwd` when it is a path under it (`./a` → `a`,
 /// `/work/repo/a` → `a` in `/work/repo`); other names (`<stdin>`, a path
 /// elsewhere) as they are.
 pub fn relative_to(source: &str, cwd: Option<&Path>) -> String {
     let path = Path::new(source);
-    let relative: PathBuf = match cwd {
-        Some(cwd) if path.is_absolute() => match path.strip_prefix(cwd) {
-            Ok(rest) => rest.to_path_buf(),
-            Err(_) => return source.to_string(),
-        },
-        _ => path.to_path_buf(),
+    let relative = match cwd {
+        Some(cwd) if path.is_absolute() => path.strip_prefix(cwd).unwrap_or(path),
+        _ => path,
     };
     let parts: Vec<String> = relative
         .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .filter(|c| !matches!(c, Component::CurDir))
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if parts.is_empty() {
-        return source.to_string();
-    }
-    if relative.is_absolute() {
-        // A path outside the working directory stays absolute.
+    // Nothing left (`.`), or a path outside the working directory: as given.
+    if parts.is_empty() || relative.is_absolute() {
         return source.to_string();
     }
     parts.join("/")
 }
 
-/// `source` relative to the process's working directory.
+/// `source` relative to the process's working directory (looked up once).
 pub fn relative(source: &str) -> String {
-    relative_to(source, std::env::current_dir().ok().as_deref())
+    static CWD: OnceLock<Option<PathBuf>> = OnceLock::new();
+    relative_to(
+        source,
+        CWD.get_or_init(|| std::env::current_dir().ok()).as_deref(),
+    )
 }
 
 /// A relative path as a URI reference: every byte but the unreserved ones

@@ -17,7 +17,7 @@ use crate::exit::{CmdResult, ExitStatus};
 use crate::input::{self, Input, InputError};
 use crate::output::SourceLines;
 use crate::protocols::{Protocol, ReadOptions};
-use crate::reader::{self, Document};
+use crate::reader;
 use report::Reporter;
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
@@ -88,13 +88,15 @@ fn validate_input<W: std::io::Write>(
         }
         Err(e) => return unreadable(reporter, &name, &e),
     };
-    if let Some(why) = reader::skipped_in_walk(input, &source.text) {
-        // A file a walk met that is no message (a README, a package.json):
-        // skipped; named explicitly, it would be an error.
-        reporter.skip_input(&source.name, &why.to_string());
-        return Ok(ExitStatus::Ok);
-    }
-    let doc = Document::from_source(source, args.input.protocol, options);
+    let doc = match reader::read_or_skip(input, source, args.input.protocol, options) {
+        Ok(doc) => doc,
+        Err((source, why)) => {
+            // A file a walk met that is no message (a README, a package.json):
+            // skipped; named explicitly, it would be an error.
+            reporter.skip_input(&source.name, &why.to_string());
+            return Ok(ExitStatus::Ok);
+        }
+    };
     let lines = SourceLines::new(&doc.source.text);
     if doc.messages.is_empty() {
         let d = Diagnostic::error("NO-MESSAGE", reader::no_message_reason(&doc.source.text))
