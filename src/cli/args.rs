@@ -77,6 +77,12 @@ pub enum Command {
     /// off before [[END]] is an error. Exit 0 when all are valid, 1 when any
     /// is invalid, 2 when an input cannot be read.
     ///
+    /// The nearest aiproto.toml (see `aiproto config show`) gives defaults
+    /// for these flags, per-code severities, and the project's own JSON
+    /// Schemas (`[[schema]]`: an HSP type's payload, a capability's
+    /// parameters or result, a Crosstalk meta block, CSDL elements), whose
+    /// findings are coded PROJECT-SCHEMA.
+    ///
     /// Example: aiproto validate --format json inbox/
     ///
     /// Example: aiproto validate --format github --report sarif:aiproto.sarif messages/
@@ -300,7 +306,9 @@ pub enum Command {
     /// aiproto.toml is looked for in the working directory, then in each
     /// directory above it. `[validate]` gives defaults for validate's flags
     /// (glob, exclude, strict, lenient, max-findings, skip-non-messages);
-    /// `[severity]` maps a code or family of codes to error, warning or off.
+    /// `[severity]` maps a code or family of codes to error, warning or off;
+    /// each `[[schema]]` adds one of the project's JSON Schemas. The schemas
+    /// are compiled, so a broken one shows here as in a run.
     ///
     /// Example: aiproto config show
     #[command(subcommand)]

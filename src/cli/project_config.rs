@@ -8,6 +8,7 @@ use super::args::{ConfigCommand, GlobalArgs};
 use super::validate::settings::{DEFAULT_MAX_FINDINGS, project_of};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
+use crate::project::schemas::Target;
 
 pub fn run(command: &ConfigCommand, g: &GlobalArgs) -> CmdResult {
     let ConfigCommand::Show { config, no_config } = command;
@@ -15,6 +16,11 @@ pub fn run(command: &ConfigCommand, g: &GlobalArgs) -> CmdResult {
     let policy = match &project {
         Some(p) => p.severity_policy().map_err(CliError::usage)?,
         None => Default::default(),
+    };
+    // Compiled, so that a broken schema shows here as it would in a run.
+    let schemas = match &project {
+        Some(p) => p.schemas().map_err(CliError::usage)?,
+        None => Vec::new(),
     };
     let origin = project
         .as_ref()
@@ -70,6 +76,10 @@ pub fn run(command: &ConfigCommand, g: &GlobalArgs) -> CmdResult {
                 "project_file": project.as_ref().map(|p| p.path.display().to_string()),
                 "validate": validate,
                 "severity": policy.rules(),
+                "schemas": schemas
+                    .iter()
+                    .map(|s| json!({"checks": s.target.to_string(), "schema": s.file}))
+                    .collect::<Vec<_>>(),
             });
             output::write_json_line(&mut out, &report)?;
         }
@@ -97,6 +107,17 @@ pub fn run(command: &ConfigCommand, g: &GlobalArgs) -> CmdResult {
                     format!("{} = \"{}\"", rule.code, rule.level),
                     rule.origin
                 )?;
+            }
+            writeln!(out, "[[schema]]")?;
+            if schemas.is_empty() {
+                writeln!(out, "# none: only the protocols' own rules")?;
+            }
+            for schema in &schemas {
+                let required = match schema.target {
+                    Target::CrosstalkMeta { required: true, .. } => " (required)",
+                    _ => "",
+                };
+                writeln!(out, "{}{required}: {}", schema.target, schema.file)?;
             }
         }
     }

@@ -492,6 +492,15 @@ pub const CODES: &[Code] = &[
     ),
     code("SIG-REVOKED", "The signing key has been revoked."),
     code("SIG-KEYSTORE", "The key store cannot be read."),
+    // The project's own schemas (`[[schema]]` in aiproto.toml).
+    code(
+        "PROJECT-SCHEMA",
+        "The message breaks one of the project's own schemas (aiproto.toml [[schema]]).",
+    ),
+    code(
+        "PROJECT-SCHEMA-MISSING",
+        "The envelope lacks a meta block the project's schemas require.",
+    ),
 ];
 
 #[cfg(test)]
@@ -535,8 +544,8 @@ mod tests {
 
     /// The string literals of the form `"PREFIX-WORD…"` in `text`.
     fn regex_lite() -> impl Fn(&str) -> Vec<String> {
-        const PREFIXES: [&str; 8] = [
-            "CT-", "HSP-", "CSDL-", "MSP-", "SIG-", "INPUT-", "JSON-", "NO-",
+        const PREFIXES: [&str; 9] = [
+            "CT-", "HSP-", "CSDL-", "MSP-", "SIG-", "INPUT-", "JSON-", "NO-", "PROJECT-",
         ];
         |text: &str| {
             // Every stretch between two quotes: a `'"'` elsewhere in the file

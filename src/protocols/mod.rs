@@ -134,6 +134,7 @@ impl Protocol {
                     version: parsed.envelope.version().as_str().to_string(),
                     // The findings move to the Found; the typed value keeps none.
                     diagnostics: std::mem::take(&mut parsed.diagnostics),
+                    span: None,
                     value: Value::Crosstalk(Box::new(parsed)),
                 })
                 .collect(),
@@ -255,6 +256,8 @@ pub struct Found {
     pub protocol: Protocol,
     pub version: String,
     pub diagnostics: Vec<Diagnostic>,
+    /// Where a JSON message sits in the text read (HSP, CSDL, MSP).
+    pub span: Option<json_doc::Span>,
     pub value: Value,
 }
 
@@ -270,6 +273,7 @@ impl Found {
                 .version
                 .map_or_else(String::new, |v| v.as_str().to_string()),
             diagnostics: r.diagnostics,
+            span: r.span,
             value: Value::Hsp(r.message),
         }
     }
@@ -290,6 +294,7 @@ impl Found {
             protocol,
             version: version.to_string(),
             diagnostics: r.diagnostics,
+            span: Some(r.span),
             value,
         }
     }

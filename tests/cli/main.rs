@@ -17,6 +17,7 @@ mod http;
 mod mqtt;
 mod msp;
 mod msp_remote;
+mod project;
 mod relay;
 mod relay_loop;
 mod send;

@@ -16,12 +16,13 @@ use crate::diag::{Diagnostic, Pos};
 use crate::exit::{CmdResult, ExitStatus};
 use crate::input::{self, Input, InputError};
 use crate::output::SourceLines;
+use crate::project::checks::ProjectChecks;
 use crate::protocols::{Protocol, ReadOptions};
 use crate::reader;
 use report::Reporter;
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
-    let settings = settings::resolve(args)?;
+    let mut settings = settings::resolve(args)?;
     let inputs = super::common::inputs(&settings.input)?;
     let options = ReadOptions {
         now: Utc::now(),
@@ -35,12 +36,20 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
         settings.strict,
         settings.max_findings,
         reports,
-        settings.policy,
+        std::mem::take(&mut settings.policy),
     );
+    let checks = &mut settings.project_checks;
     let mut status = ExitStatus::Ok;
     for input in &inputs {
         reporter.start_input();
-        status = status.max(validate_input(input, args, g, &options, &mut reporter)?);
+        status = status.max(validate_input(
+            input,
+            args,
+            g,
+            &options,
+            checks,
+            &mut reporter,
+        )?);
     }
     reporter.finish()?;
     Ok(status)
@@ -51,6 +60,7 @@ fn validate_input<W: std::io::Write>(
     args: &ValidateArgs,
     g: &GlobalArgs,
     options: &ReadOptions,
+    checks: &mut ProjectChecks,
     reporter: &mut Reporter<'_, W>,
 ) -> std::io::Result<ExitStatus> {
     let name = input.name();
@@ -76,7 +86,7 @@ fn validate_input<W: std::io::Write>(
         && crate::stream::looks_like_hsp_json_lines(head)
     {
         let progress = stream::progress_bar(g, input.size());
-        return stream::validate(reader, &name, options, reporter, progress);
+        return stream::validate(reader, &name, options, checks, reporter, progress);
     }
     let source = match input::read_from(name.clone(), reader, Vec::new()) {
         Ok(source) => source,
@@ -88,7 +98,7 @@ fn validate_input<W: std::io::Write>(
         }
         Err(e) => return unreadable(reporter, &name, &e),
     };
-    let doc = match reader::read_or_skip(input, source, args.input.protocol, options) {
+    let mut doc = match reader::read_or_skip(input, source, args.input.protocol, options) {
         Ok(doc) => doc,
         Err((source, why)) => {
             // A file a walk met that is no message (a README, a package.json):
@@ -105,7 +115,8 @@ fn validate_input<W: std::io::Write>(
         return Ok(ExitStatus::Invalid);
     }
     let mut status = ExitStatus::Ok;
-    for found in &doc.messages {
+    for found in &mut doc.messages {
+        checks.check(found, &doc.source.text);
         if !reporter.message(&doc.source.name, found, |n| lines.get(n))? {
             status = ExitStatus::Invalid;
         }

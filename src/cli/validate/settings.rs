@@ -4,6 +4,7 @@
 use crate::cli::args::{InputArgs, ValidateArgs};
 use crate::diag::policy::{Level, SeverityPolicy};
 use crate::exit::CliError;
+use crate::project::checks::ProjectChecks;
 use crate::project::{self, Project};
 
 /// `--max-findings` when neither the flag nor the file gives it.
@@ -17,6 +18,8 @@ pub struct Settings {
     pub lenient: bool,
     pub max_findings: usize,
     pub policy: SeverityPolicy,
+    /// The project's own schemas (`[[schema]]`), compiled.
+    pub project_checks: ProjectChecks,
 }
 
 /// The project file a run uses: `--config`, else the nearest `aiproto.toml`
@@ -45,6 +48,10 @@ pub fn resolve(args: &ValidateArgs) -> Result<Settings, CliError> {
         .as_ref()
         .map(|p| p.file.validate.clone())
         .unwrap_or_default();
+    let schemas = match &project {
+        Some(p) => p.schemas().map_err(CliError::usage)?,
+        None => Vec::new(),
+    };
     let mut policy = match &project {
         Some(p) => p.severity_policy().map_err(CliError::usage)?,
         None => SeverityPolicy::default(),
@@ -81,5 +88,6 @@ pub fn resolve(args: &ValidateArgs) -> Result<Settings, CliError> {
             .or(file.max_findings)
             .unwrap_or(DEFAULT_MAX_FINDINGS),
         policy,
+        project_checks: ProjectChecks::new(schemas),
     })
 }

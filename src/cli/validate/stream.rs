@@ -11,6 +11,7 @@ use crate::cli::args::GlobalArgs;
 use crate::diag::{Diagnostic, Pos};
 use crate::exit::ExitStatus;
 use crate::parallel;
+use crate::project::checks::ProjectChecks;
 use crate::protocols::hsp;
 use crate::protocols::json_doc::split;
 use crate::protocols::{Found, ReadOptions};
@@ -46,6 +47,7 @@ pub fn validate<W: Write>(
     reader: impl BufRead,
     name: &str,
     options: &ReadOptions,
+    checks: &mut ProjectChecks,
     reporter: &mut Reporter<'_, W>,
     progress: Option<ProgressBar>,
 ) -> std::io::Result<ExitStatus> {
@@ -74,12 +76,13 @@ pub fn validate<W: Write>(
         }
         let reads = parallel::map(&batch, |line| check_line(line, hsp_options));
         for (line, read) in batch.iter().zip(reads) {
-            let found = Found::from_hsp(index, read);
+            let mut found = Found::from_hsp(index, read);
             index += 1;
             let text = match line {
                 Line::Text(_, t) => Some(t.as_str()),
                 _ => None,
             };
+            checks.check(&mut found, text.unwrap_or_default());
             if !reporter.message(name, &found, |_| text)? {
                 status = ExitStatus::Invalid;
             }
@@ -124,5 +127,6 @@ fn failed(line: usize, d: Diagnostic) -> hsp::Read {
         diagnostics: vec![d],
         line,
         end_line: line,
+        span: None,
     }
 }

@@ -64,6 +64,9 @@ pub struct Read {
     pub diagnostics: Vec<Diagnostic>,
     pub line: usize,
     pub end_line: usize,
+    /// Where the document sits in the text read; `None` for a line that
+    /// could not be taken as text at all.
+    pub span: Option<super::json_doc::Span>,
 }
 
 /// How strictly to judge.
@@ -119,6 +122,7 @@ pub fn read_doc(mut doc: Doc<'_>, options: Options) -> Read {
         diagnostics: Vec::new(),
         line: doc.line,
         end_line: doc.end_line,
+        span: Some(super::json_doc::Span::of(&doc)),
     };
     let value = match std::mem::replace(&mut doc.value, Ok(Value::Null)) {
         Err(e) => {

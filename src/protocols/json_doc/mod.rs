@@ -57,7 +57,41 @@ pub struct Where<'a> {
     pub first_column: usize,
 }
 
+/// Where a document sits in the text it was read from, kept with the
+/// message so that later checks (a project's schemas) place their findings
+/// as the reader placed its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// The document's bytes in the text read.
+    pub start: usize,
+    pub end: usize,
+    pub line_offset: usize,
+    pub first_column: usize,
+}
+
+impl Span {
+    /// The span of a split document.
+    pub fn of(doc: &split::Doc<'_>) -> Span {
+        Span {
+            start: doc.start,
+            end: doc.start + doc.text.len(),
+            line_offset: doc.line_offset,
+            first_column: doc.first_column,
+        }
+    }
+}
+
 impl<'a> Where<'a> {
+    /// The place of a document by its span in `source`, the text it was
+    /// read from; `None` when the span is not in it.
+    pub fn within(source: &'a str, span: Span) -> Option<Self> {
+        Some(Where {
+            text: source.get(span.start..span.end)?,
+            line_offset: span.line_offset,
+            first_column: span.first_column,
+        })
+    }
+
     /// The place of a split document.
     pub fn of(doc: &split::Doc<'a>) -> Self {
         Where {
@@ -106,6 +140,7 @@ pub struct Read<T> {
     /// 1-based first and last line in the source.
     pub line: usize,
     pub end_line: usize,
+    pub span: Span,
 }
 
 /// The codes a protocol gives to a document that is not JSON, or too large.
@@ -130,6 +165,7 @@ pub fn read_all<T: Send>(
             diagnostics: Vec::new(),
             line: doc.line,
             end_line: doc.end_line,
+            span: Span::of(&doc),
         };
         let value = std::mem::replace(&mut doc.value, Ok(Value::Null));
         match value {

@@ -20,6 +20,8 @@ pub struct Doc<'a> {
     pub value: Result<Value, SyntaxError>,
     /// The document's own text, in which its pointers are located.
     pub text: &'a str,
+    /// Where `text` starts in the text that was split, in bytes.
+    pub start: usize,
     /// Added to lines located in `text` (its first line's number - 1).
     pub line_offset: usize,
     /// Characters before `text` on its first line (an array element's).
@@ -76,15 +78,15 @@ fn array_elements(text: &str) -> Option<Vec<(usize, usize)>> {
 /// and parsed on every core.
 fn elements_of<'a>(text: &'a str, ranges: &[(usize, usize)], max_bytes: usize) -> Vec<Doc<'a>> {
     let mut cursor = json_locate::Cursor::new(text);
-    let placed: Vec<(&str, usize, usize, usize)> = ranges
+    let placed: Vec<(&str, usize, usize, usize, usize)> = ranges
         .iter()
         .map(|&(start, end)| {
             let (line, column) = cursor.advance_to(start);
             let (end_line, _) = cursor.advance_to(end.saturating_sub(1));
-            (&text[start..end], line, column, end_line)
+            (&text[start..end], start, line, column, end_line)
         })
         .collect();
-    crate::parallel::map_owned(placed, |(element, line, column, end_line)| {
+    crate::parallel::map_owned(placed, |(element, start, line, column, end_line)| {
         let value = if element.len() > max_bytes {
             Err(SyntaxError {
                 too_large: true,
@@ -98,6 +100,7 @@ fn elements_of<'a>(text: &'a str, ranges: &[(usize, usize)], max_bytes: usize) -
         Doc {
             value,
             text: element,
+            start,
             line_offset: line - 1,
             first_column: column - 1,
             line,
@@ -111,6 +114,7 @@ fn whole(text: &str, value: Result<Value, SyntaxError>) -> Doc<'_> {
     Doc {
         value,
         text,
+        start: 0,
         line_offset: 0,
         first_column: 0,
         line: 1,
@@ -125,16 +129,25 @@ fn looks_like_json_lines(text: &str) -> bool {
 
 /// One document per non-blank line.
 pub fn json_lines(text: &str, max_bytes: usize) -> Vec<Doc<'_>> {
-    let lines: Vec<(usize, &str)> = text
+    let mut start = 0;
+    let lines: Vec<(usize, usize, &str)> = text
         .split('\n')
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, line)| {
+            let at = start;
+            start += line.len() + 1;
+            (i, at, line)
+        })
+        .filter(|(_, _, l)| !l.trim().is_empty())
         .collect();
     // Parsing is most of the cost of reading: on every core, in line order.
-    crate::parallel::map_owned(lines, |(i, line)| parse_line(line, i + 1, max_bytes))
+    crate::parallel::map_owned(lines, |(i, start, line)| Doc {
+        start,
+        ..parse_line(line, i + 1, max_bytes)
+    })
 }
 
-/// Parses one line of JSON Lines (line numbers 1-based).
+/// Parses one line of JSON Lines (line numbers 1-based); its `start` is 0.
 pub fn parse_line(line: &str, number: usize, max_bytes: usize) -> Doc<'_> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let value = if line.len() > max_bytes {
@@ -150,6 +163,7 @@ pub fn parse_line(line: &str, number: usize, max_bytes: usize) -> Doc<'_> {
     Doc {
         value,
         text: line,
+        start: 0,
         line_offset: number - 1,
         first_column: 0,
         line: number,
@@ -179,6 +193,19 @@ fn syntax_error(e: &serde_json::Error) -> SyntaxError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_document_knows_where_it_starts() {
+        for text in [
+            "{\"a\": 1}",
+            "[\n {\"a\": 1},\n  {\"b\": [2]}\n]",
+            "{\"a\": 1}\r\n\n  {\"b\": 2}\n{bad\n",
+        ] {
+            for doc in split(text, 1 << 20) {
+                assert_eq!(&text[doc.start..doc.start + doc.text.len()], doc.text);
+            }
+        }
+    }
 
     #[test]
     fn object_array_and_lines() {

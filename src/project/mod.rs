@@ -15,7 +15,16 @@
 //! CT-BODY-INDENT = "error"
 //! HSP-TYPE-UNKNOWN = "off"
 //! CT-REPAIR = "warning"
+//!
+//! [[schema]]                      # the project's own constraints (`schemas`)
+//! capability-parameters = "translate"
+//! schema = "schemas/translate.json"
 //! ```
+//!
+//! `checks` applies the project's schemas to messages as they are read.
+
+pub mod checks;
+pub mod schemas;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,6 +45,9 @@ pub struct ProjectFile {
     /// Code or family → level, in the file's order of keys (sorted).
     #[serde(default)]
     pub severity: BTreeMap<String, Level>,
+    /// `[[schema]]`: the project's JSON Schemas, in the file's order.
+    #[serde(default, rename = "schema")]
+    pub schemas: Vec<schemas::SchemaEntry>,
 }
 
 /// `[validate]`: defaults for the flags of the same names.
@@ -70,6 +82,28 @@ impl Project {
                 .map_err(|why| format!("{origin}: [severity] {why}"))?;
         }
         Ok(policy)
+    }
+}
+
+impl Project {
+    /// The project's schemas, compiled; the error names the file and the
+    /// `[[schema]]` table (1-based) at fault.
+    pub fn schemas(&self) -> Result<Vec<schemas::ProjectSchema>, String> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        self.file
+            .schemas
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                schemas::compile(entry, dir)
+                    .map_err(|why| format!("{}: [[schema]] #{}: {why}", self.path.display(), i + 1))
+            })
+            .collect()
     }
 }
 
