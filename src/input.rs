@@ -82,12 +82,32 @@ pub enum Input {
     /// the messages).
     Walked(PathBuf),
     Text(Source),
+    /// Stdin kept in a temporary file, to be read more than once.
+    Spooled(std::sync::Arc<Spool>),
+}
+
+/// Stdin copied to a temporary file (deleted when the last handle goes).
+#[derive(Debug)]
+pub struct Spool {
+    file: tempfile::NamedTempFile,
+}
+
+/// Copies stdin to a temporary file, for a command that reads its input
+/// twice (an all-or-nothing promise kept without holding it in memory).
+pub fn spool_stdin() -> Result<Input, InputError> {
+    let io = |error| InputError::Io {
+        path: "<stdin>".into(),
+        error,
+    };
+    let mut file = tempfile::NamedTempFile::new().map_err(io)?;
+    std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(io)?;
+    Ok(Input::Spooled(std::sync::Arc::new(Spool { file })))
 }
 
 impl Input {
     pub fn name(&self) -> String {
         match self {
-            Input::Stdin => "<stdin>".to_string(),
+            Input::Stdin | Input::Spooled(_) => "<stdin>".to_string(),
             Input::File(p) | Input::Walked(p) => p.display().to_string(),
             Input::Text(source) => source.name.clone(),
         }
@@ -119,6 +139,14 @@ impl Input {
             Input::Text(source) => Ok(Box::new(std::io::Cursor::new(
                 source.text.clone().into_bytes(),
             ))),
+            Input::Spooled(spool) => spool
+                .file
+                .reopen()
+                .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead>)
+                .map_err(|error| InputError::Io {
+                    path: self.name(),
+                    error,
+                }),
         }
     }
 
@@ -133,6 +161,7 @@ impl Input {
             Input::Stdin => None,
             Input::File(p) | Input::Walked(p) => std::fs::metadata(p).ok().map(|m| m.len()),
             Input::Text(source) => Some(source.text.len() as u64),
+            Input::Spooled(spool) => spool.file.as_file().metadata().ok().map(|m| m.len()),
         }
     }
 }
@@ -154,7 +183,9 @@ pub fn read_from(
     Ok(Source { name, text })
 }
 
-fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
+/// Decodes `bytes` as UTF-8; the error names the line and column of the
+/// first byte that is not.
+pub fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         // Safe: `valid_up_to` marks the end of the valid prefix.

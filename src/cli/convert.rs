@@ -1,16 +1,22 @@
-//! `aiproto convert`: read → shared model → write, with a report of what the target could not hold.
+//! `aiproto convert`: read → shared model → write, with a report of what the
+//! target could not hold. Inputs are read piece by piece and each message
+//! written before the next is read, so memory stays bounded by the largest
+//! message and a piece (`reader::pieces`), whatever the input's size.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use serde::Serialize;
 
-use super::args::{ConvertArgs, GlobalArgs};
+use super::args::{ConvertArgs, GlobalArgs, InputArgs};
 use super::common;
 use crate::convert::{self, WriteOptions};
 use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::input::{self, Input};
 use crate::model::Loss;
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, hsp};
+use crate::reader::{self, pieces::Item};
 
 /// The `--format json` loss report of one message (written to stderr).
 #[derive(Debug, Serialize)]
@@ -28,78 +34,184 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
     let options = WriteOptions {
         csdl_expanded: args.expand,
     };
-    let mut input = args.input.clone();
-    input.protocol = input.protocol.or(args.from);
-    let mut converted = Vec::new();
-    let mut status = ExitStatus::Ok;
-    let mut any_loss = false;
-    let err_painter = Painter::new(g.color, Stream::Stderr);
+    let mut input_args = args.input.clone();
+    input_args.protocol = input_args.protocol.or(args.from);
     let read_options = ReadOptions {
         lenient: args.lenient,
         max_message_bytes: args.max_message_bytes,
         ..ReadOptions::default()
     };
-    let (docs, read_status) = common::read_all_with(&input, &read_options)?;
-    status = status.max(read_status);
-    let mut requests = match &args.answers {
+    let mut inputs = common::inputs(&input_args)?;
+    let requests = match &args.answers {
         Some(path) => requests_in(path, &read_options, options)?,
-        None => Vec::new(),
+        None => Requests::new(),
     };
-    let mut answers = Vec::new();
-    for doc in &docs {
-        for found in &doc.messages {
-            if !found.is_valid(false) {
-                eprintln!(
-                    "aiproto: error: {}:{}: message is invalid, not converted (see `aiproto validate {}`)",
-                    doc.source.name, found.line, doc.source.name
-                );
-                status = status.max(ExitStatus::Invalid);
-                continue;
-            }
-            let target = target_of(args, found);
-            let Some(out) = convert::convert(found, target, options) else {
-                continue;
-            };
-            if let Some(why) = convert::refusal(&out, target.protocol, &read_options) {
-                eprintln!(
-                    "aiproto: error: {}:{}: cannot be written as {}: {why}; not converted",
-                    doc.source.name, found.line, target.protocol
-                );
-                status = status.max(ExitStatus::Invalid);
-                continue;
-            }
-            if !out.losses.is_empty() {
-                any_loss = true;
-                report_losses(g, &err_painter, &doc.source.name, found, &out.losses)?;
-            }
-            if found.protocol != Protocol::Hsp
-                && let Ok(json) = serde_json::from_str::<serde_json::Value>(&out.text)
-                && json.get("message_type").is_some()
-            {
-                if is_task_request(&json) {
-                    requests.push(json.clone());
-                }
-                answers.push((
-                    converted.len(),
-                    json,
-                    format!("{}:{}", doc.source.name, found.line),
-                ));
-            }
-            converted.push(out.text);
+    let mut pass = Pass {
+        args,
+        g,
+        options,
+        read_options,
+        requests: requests.clone(),
+        any_loss: false,
+        status: ExitStatus::Ok,
+        written: 0,
+        err_painter: Painter::new(g.color, Stream::Stderr),
+    };
+    if !args.strict {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        pass.convert_all(&inputs, &input_args, Some(&mut out), true)?;
+        out.flush()?;
+        return Ok(pass.status);
+    }
+    // --strict writes nothing if anything would be lost: a first pass
+    // finds out (and says what), a second writes. Stdin is kept in a
+    // temporary file for the second pass; memory stays bounded either way.
+    for input in &mut inputs {
+        if matches!(input, Input::Stdin) {
+            *input = input::spool_stdin()?;
         }
     }
-    for (at, mut json, place) in answers {
-        if point_at_requests(&mut json, &requests, &place) {
-            converted[at] = format!("{json}\n");
-        }
-    }
-    if args.strict && any_loss {
+    pass.convert_all(&inputs, &input_args, None, true)?;
+    if pass.any_loss {
         eprintln!("aiproto: error: --strict: the conversion would lose data; nothing written");
         return Ok(ExitStatus::Invalid);
     }
-    let mut out = std::io::stdout().lock();
-    out.write_all(crate::transport::join_messages(&converted).as_bytes())?;
+    let status = pass.status;
+    pass.requests = requests;
+    pass.written = 0;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    pass.convert_all(&inputs, &input_args, Some(&mut out), false)?;
+    out.flush()?;
     Ok(status)
+}
+
+/// One pass over the inputs: each message read, converted and written (or
+/// only judged) before the next is read.
+struct Pass<'a> {
+    args: &'a ConvertArgs,
+    g: &'a GlobalArgs,
+    options: WriteOptions,
+    read_options: ReadOptions,
+    /// TaskRequests in HSP form met so far (and those of `--answers`): an
+    /// answer converted to HSP points at the one it answers.
+    requests: Requests,
+    any_loss: bool,
+    status: ExitStatus,
+    /// Messages written so far (a Crosstalk envelope after one gets a blank line).
+    written: usize,
+    err_painter: Painter,
+}
+
+impl Pass<'_> {
+    /// Converts every message of every input; `report` says on stderr what
+    /// is not converted or lost (the second pass of --strict stays quiet).
+    fn convert_all(
+        &mut self,
+        inputs: &[Input],
+        input_args: &InputArgs,
+        mut out: Option<&mut dyn Write>,
+        report: bool,
+    ) -> Result<(), CliError> {
+        for input in inputs {
+            let mut any = false;
+            let mut first_text = None;
+            let pieces = reader::pieces::pieces(
+                input,
+                input_args.protocol,
+                &self.read_options,
+                reader::pieces::PIECE_BYTES,
+            )?;
+            for item in pieces {
+                let piece = match item? {
+                    Item::Piece(piece) => piece,
+                    Item::Skipped(..) => break, // a README a walk met
+                };
+                if first_text.is_none() {
+                    first_text = Some(piece.source.text.chars().take(4096).collect::<String>());
+                }
+                for found in &piece.messages {
+                    any = true;
+                    let Some(text) = self.message(&piece.source.name, found, report)? else {
+                        continue;
+                    };
+                    if let Some(out) = out.as_mut() {
+                        if self.written > 0 && text.starts_with("[[") {
+                            out.write_all(b"\n")?;
+                        }
+                        out.write_all(text.as_bytes())?;
+                    }
+                    self.written += 1;
+                }
+            }
+            if !any && let Some(text) = first_text {
+                if report {
+                    eprintln!(
+                        "aiproto: error: {}: {}",
+                        input.name(),
+                        reader::no_message_reason(&text)
+                    );
+                }
+                self.status = self.status.max(ExitStatus::Invalid);
+            }
+        }
+        Ok(())
+    }
+
+    /// The message converted, or `None` (said on stderr with `report`).
+    fn message(
+        &mut self,
+        name: &str,
+        found: &Found,
+        report: bool,
+    ) -> Result<Option<String>, CliError> {
+        let fail = |why: String| {
+            if report {
+                eprintln!("aiproto: error: {name}:{}: {why}", found.line);
+            }
+        };
+        if !found.is_valid(false) {
+            let first = found.diagnostics.iter().find(|d| d.is_error());
+            let why = first.map_or_else(String::new, |d| {
+                format!("{}:{}: {}; ", d.line, d.column, d.message)
+            });
+            fail(format!(
+                "message is invalid, not converted ({why}see `aiproto validate {name}`)"
+            ));
+            self.status = self.status.max(ExitStatus::Invalid);
+            return Ok(None);
+        }
+        let target = target_of(self.args, found);
+        let Some(mut converted) = convert::convert(found, target, self.options) else {
+            return Ok(None);
+        };
+        if let Some(why) = convert::refusal(&converted, target.protocol, &self.read_options) {
+            fail(format!(
+                "cannot be written as {}: {why}; not converted",
+                target.protocol
+            ));
+            self.status = self.status.max(ExitStatus::Invalid);
+            return Ok(None);
+        }
+        if !converted.losses.is_empty() {
+            self.any_loss = true;
+            if report {
+                report_losses(self.g, &self.err_painter, name, found, &converted.losses)?;
+            }
+        }
+        if found.protocol != Protocol::Hsp
+            && let Ok(mut json) = serde_json::from_str::<serde_json::Value>(&converted.text)
+            && json.get("message_type").is_some()
+        {
+            if is_task_request(&json) {
+                remember(&mut self.requests, &json);
+            }
+            let place = format!("{name}:{}", found.line);
+            if point_at_requests(&mut json, &self.requests, &place, report) {
+                converted.text = format!("{json}\n");
+            }
+        }
+        Ok(Some(converted.text))
+    }
 }
 
 const HSP: ProtocolSpec = ProtocolSpec {
@@ -107,22 +219,56 @@ const HSP: ProtocolSpec = ProtocolSpec {
     version: None,
 };
 
+/// TaskRequests by message id, each cut to what an answer takes from it
+/// ([`hsp::compose::reply_to`]): a long stream of requests costs little.
+type Requests = HashMap<String, serde_json::Value>;
+
+fn remember(requests: &mut Requests, request: &serde_json::Value) {
+    let Some(id) = request
+        .get("message_id")
+        .and_then(serde_json::Value::as_str)
+    else {
+        return;
+    };
+    let pick =
+        |from: &serde_json::Value, keys: &[&str]| -> serde_json::Map<String, serde_json::Value> {
+            keys.iter()
+                .filter_map(|k| from.get(*k).map(|v| ((*k).to_string(), v.clone())))
+                .collect()
+        };
+    let mut slim = pick(
+        request,
+        &[
+            "message_id",
+            "message_type",
+            "hsp_envelope_version",
+            "sender_ai_id",
+            "recipient_ai_id",
+        ],
+    );
+    if let Some(payload) = request.get("payload") {
+        let payload = pick(payload, &["request_id", "callback_address"]);
+        slim.insert("payload".into(), payload.into());
+    }
+    requests.insert(id.to_string(), slim.into());
+}
+
 /// The HSP TaskRequests of `--answers FILE`, in HSP form whatever their protocol.
 fn requests_in(
     path: &std::path::Path,
     read_options: &ReadOptions,
     options: WriteOptions,
-) -> Result<Vec<serde_json::Value>, CliError> {
+) -> Result<Requests, CliError> {
     let input = common::input_of(Some(path))?;
     let doc = crate::reader::read(&input, None, read_options)?;
-    let requests: Vec<serde_json::Value> = doc
-        .messages
+    let mut requests = Requests::new();
+    doc.messages
         .iter()
         .filter(|f| f.is_valid(false))
         .filter_map(|f| convert::convert(f, HSP, options))
         .filter_map(|c| serde_json::from_str(&c.text).ok())
         .filter(is_task_request)
-        .collect();
+        .for_each(|request| remember(&mut requests, &request));
     if requests.is_empty() {
         return Err(CliError::usage(format!(
             "--answers {}: no valid TaskRequest in it",
@@ -140,15 +286,20 @@ fn is_task_request(json: &serde_json::Value) -> bool {
 }
 
 /// Points an HSP answer written from another protocol at the request it
-/// answers; says on stderr when it is a TaskResult whose request is unknown.
+/// answers (met earlier, or given with --answers); says on stderr when it
+/// is a TaskResult whose request is unknown.
 fn point_at_requests(
     json: &mut serde_json::Value,
-    requests: &[serde_json::Value],
+    requests: &Requests,
     place: &str,
+    report: bool,
 ) -> bool {
-    if requests
-        .iter()
-        .any(|r| hsp::compose::point_at_request(json, r))
+    let request = json
+        .get("correlation_id")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|id| requests.get(id));
+    if let Some(request) = request
+        && hsp::compose::point_at_request(json, request)
     {
         return true;
     }
@@ -156,10 +307,7 @@ fn point_at_requests(
         .get("message_type")
         .and_then(serde_json::Value::as_str)
         .is_some_and(|t| t.starts_with("HSP::TaskResult_"));
-    let answered = requests
-        .iter()
-        .any(|r| r.get("message_id") == json.get("correlation_id"));
-    if is_result && !answered {
+    if is_result && request.is_none() && report {
         eprintln!(
             "aiproto: note: {place}: the TaskResult's request_id is its parent's message id and it goes to the parent's sender; \
              give --answers REQUEST to take the request's request_id and callback_address"

@@ -262,6 +262,27 @@ pub struct Found {
 }
 
 impl Found {
+    /// Moves the message and its findings `lines` lines down: it was read
+    /// from a piece of a longer input that starts after that many lines.
+    pub fn shift_lines(&mut self, lines: usize) {
+        if lines == 0 {
+            return;
+        }
+        self.line += lines;
+        self.end_line += lines;
+        for d in self.diagnostics.iter_mut().filter(|d| d.line > 0) {
+            d.line += lines;
+        }
+        if let Some(span) = &mut self.span {
+            span.line_offset += lines;
+        }
+        if let Value::Crosstalk(parsed) = &mut self.value {
+            parsed.start_line += lines;
+            parsed.end_line += lines;
+            parsed.locations.shift_lines(lines);
+        }
+    }
+
     /// An HSP read result as a found message.
     pub fn from_hsp(index: usize, r: hsp::Read) -> Found {
         Found {

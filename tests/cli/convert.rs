@@ -435,3 +435,61 @@ fn a_message_the_target_would_refuse_as_too_large_is_not_converted() {
         "CT-TOO-LARGE"
     );
 }
+
+/// An archive larger than the pieces it is read in (4 MiB): every envelope
+/// converted once, in order, a broken one in the middle named by its line
+/// in the whole file, and `--strict` from stdin (spooled for its second
+/// pass) writing exactly what the plain run writes.
+#[test]
+fn an_archive_larger_than_a_piece_converts_in_order() {
+    let h = home();
+    let count = 12_000;
+    let broken_at = 7_000;
+    let mut archive = String::new();
+    let mut broken_line = 0;
+    for i in 0..count {
+        let id = format!("01J9J3DBC4N7P2Q3R5{i:08}");
+        let mut envelope = REQUEST.replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", &id);
+        envelope = envelope.replace("review", &"review ".repeat(40));
+        if i == broken_at {
+            broken_line = archive.matches('\n').count() + 7;
+            envelope = envelope.replace("intent: REQUEST", "intent: SHOUT");
+        }
+        archive.push_str(&envelope);
+        archive.push('\n');
+    }
+    assert!(archive.len() > 8 << 20, "{} bytes", archive.len());
+    let path = h.path().join("archive.crosstalk");
+    std::fs::write(&path, &archive).unwrap();
+    let out = aiproto(h.path())
+        .args(["convert", "--to", "hsp", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "archive.crosstalk:{}: message is invalid, not converted ({broken_line}:9: unknown intent `SHOUT`",
+            broken_line - 6
+        )),
+        "{stderr}"
+    );
+    let ids: Vec<String> = json_lines(&out.stdout)
+        .iter()
+        .map(|m| m["message_id"].as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = (0..count)
+        .filter(|i| *i != broken_at)
+        .map(|i| format!("01J9J3DBC4N7P2Q3R5{i:08}"))
+        .collect();
+    assert_eq!(ids.len(), expected.len());
+    assert!(ids == expected, "messages out of order or lost");
+
+    let strict = aiproto(h.path())
+        .args(["convert", "--to", "hsp", "--strict"])
+        .write_stdin(archive.replace("intent: SHOUT", "intent: REQUEST"))
+        .output()
+        .unwrap();
+    assert_eq!(strict.status.code(), Some(0));
+    assert_eq!(json_lines(&strict.stdout).len(), count);
+}

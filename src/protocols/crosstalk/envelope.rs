@@ -162,4 +162,26 @@ impl Locations {
             .map(|(_, p)| *p)
             .unwrap_or(self.header_line)
     }
+
+    /// Moves every place `lines` lines down (an envelope read from a piece
+    /// of a longer input, placed in the whole).
+    pub fn shift_lines(&mut self, lines: usize) {
+        let headers = self.headers.iter_mut().map(|(_, p)| p);
+        let meta = self
+            .meta
+            .iter_mut()
+            .flat_map(|(block, keys)| std::iter::once(block).chain(keys.iter_mut()));
+        let fixed = [
+            &mut self.header_line,
+            &mut self.sender,
+            &mut self.receiver,
+            &mut self.end,
+        ];
+        let optional = [self.body.as_mut(), self.sig.as_mut()]
+            .into_iter()
+            .flatten();
+        for pos in fixed.into_iter().chain(headers).chain(meta).chain(optional) {
+            pos.line += lines;
+        }
+    }
 }

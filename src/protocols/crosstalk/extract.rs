@@ -131,6 +131,40 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
     blocks
 }
 
+/// Where a text may be cut so that [`find_envelopes`] finds in the pieces
+/// what it finds in the whole: fed the lines in order, it follows the same
+/// steps and says whether a line starts outside any envelope.
+#[derive(Debug, Default)]
+pub struct Cuts {
+    /// The quote or indentation prefix of the envelope being read, if any.
+    open: Option<String>,
+}
+
+impl Cuts {
+    /// Takes the next line (without its line end); true when no envelope
+    /// is open before it, so the text may be cut there.
+    pub fn before(&mut self, line: &str) -> bool {
+        if let Some(prefix) = &self.open {
+            match strip_prefix(line, prefix) {
+                Some((text, indent))
+                    if header_view(text, 1, indent).is_none() && !is_fence(text) =>
+                {
+                    if end_view(text, 1, indent).is_some() {
+                        self.open = None;
+                    }
+                    return false;
+                }
+                // The envelope ended before this line, which is read afresh.
+                _ => self.open = None,
+            }
+        }
+        if let Some((prefix, _, _)) = header_at(line, 1) {
+            self.open = Some(prefix.to_string());
+        }
+        true
+    }
+}
+
 /// Whether a source line holds an envelope header line (after any quote
 /// prefix, Markdown or invisible characters).
 pub fn is_header(line: &str) -> bool {

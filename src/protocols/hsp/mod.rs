@@ -113,6 +113,13 @@ pub fn read(text: &str, options: Options) -> Vec<Read> {
     crate::parallel::map_owned(docs, |doc| read_doc(doc, options))
 }
 
+/// Reads and checks a text as JSON Lines, one message per non-blank line
+/// (a line that is not JSON is a broken message, the others still read).
+pub fn read_json_lines(text: &str, options: Options) -> Vec<Read> {
+    let docs = split::json_lines(text, options.max_message_bytes);
+    crate::parallel::map_owned(docs, |doc| read_doc(doc, options))
+}
+
 /// Checks one document of an input.
 pub fn read_doc(mut doc: Doc<'_>, options: Options) -> Read {
     let at = Where::of(&doc);

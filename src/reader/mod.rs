@@ -1,8 +1,10 @@
 //! Reads one input into its messages: decode, detect the protocol (or use
-//! the one forced by `--protocol`), parse and check.
+//! the one forced by `--protocol`), parse and check; whole, or piece by
+//! piece in bounded memory (`pieces`).
+
+pub mod pieces;
 
 use crate::chars;
-use crate::diag::{Diagnostic, Pos};
 use crate::input::{Input, InputError, Source};
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 
@@ -33,15 +35,7 @@ impl Document {
             .map(|p| p.read(&source.text, options))
             .unwrap_or_default();
         if let Some(first) = messages.first_mut().filter(|_| bom) {
-            first.diagnostics.insert(
-                0,
-                Diagnostic::warning(
-                    "INPUT-BOM",
-                    "the input starts with a byte-order mark (U+FEFF), which was ignored",
-                )
-                .at(Pos::new(1, 1), 1)
-                .with_hint("save the file as UTF-8 without a BOM"),
-            );
+            first.diagnostics.insert(0, pieces::bom_warning());
         }
         Document { source, messages }
     }

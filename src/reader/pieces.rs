@@ -1,0 +1,375 @@
+//! Reading an input piece by piece in bounded memory, with the same
+//! messages and findings as reading it whole: HSP JSON Lines in batches of
+//! lines, Crosstalk text in pieces cut only where no envelope is open (so
+//! each envelope is read from one piece), and anything else whole.
+//!
+//! Memory is bounded by the piece size and the largest message; a piece's
+//! messages are placed in the input's line numbering.
+
+use std::io::BufRead;
+
+use super::{Document, NoMessage};
+use crate::chars;
+use crate::diag::{Diagnostic, Pos};
+use crate::input::{self, Input, InputError, Source};
+use crate::protocols::crosstalk::extract;
+use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, hsp};
+use crate::stream::{Line, LineReader};
+
+/// The size a piece grows to before it is cut (where a cut is allowed).
+pub const PIECE_BYTES: usize = 4 << 20;
+
+/// One piece of an input: its text, and the messages in it, numbered as
+/// in the whole input.
+#[derive(Debug)]
+pub struct Piece {
+    /// The input's name and the piece's text.
+    pub source: Source,
+    /// Lines of the input before the piece: the piece's line `n` is the
+    /// input's line `first_line + n`.
+    pub first_line: usize,
+    pub messages: Vec<Found>,
+}
+
+impl Piece {
+    /// The input's line `n`, if this piece holds it.
+    pub fn line(&self, n: usize) -> Option<&str> {
+        let n = n.checked_sub(self.first_line)?.checked_sub(1)?;
+        self.source
+            .text
+            .split('\n')
+            .nth(n)
+            .map(|l| l.trim_end_matches('\r'))
+    }
+}
+
+/// What reading an input gives, piece by piece.
+pub enum Item {
+    Piece(Piece),
+    /// A file a walk found that holds no message (a README): passed over.
+    Skipped(Source, NoMessage),
+}
+
+/// Reads `input` piece by piece; see the module's documentation.
+pub fn pieces(
+    input: &Input,
+    forced: Option<ProtocolSpec>,
+    options: &ReadOptions,
+    piece_bytes: usize,
+) -> Result<Pieces, InputError> {
+    let reader = match input {
+        Input::Text(_) => None,
+        _ => Some(input.open()?),
+    };
+    pieces_from(input, reader, forced, options, piece_bytes)
+}
+
+/// [`pieces`] of an input already opened (`None` for text in memory).
+pub fn pieces_from(
+    input: &Input,
+    reader: Option<Box<dyn BufRead>>,
+    forced: Option<ProtocolSpec>,
+    options: &ReadOptions,
+    piece_bytes: usize,
+) -> Result<Pieces, InputError> {
+    let name = input.name();
+    let Some(mut reader) = reader else {
+        return Ok(Pieces::new(
+            input,
+            forced,
+            options,
+            piece_bytes,
+            Mode::Whole(None),
+            false,
+        ));
+    };
+    let head = fill(&mut reader, &name)?;
+    let bom = head.starts_with(chars::BOM.to_string().as_bytes());
+    let json = {
+        let text = String::from_utf8_lossy(head);
+        let t = text.trim_start_matches(chars::BOM).trim_start();
+        t.starts_with('{') || t.starts_with('[')
+    };
+    let forced_protocol = forced.map(|s| s.protocol);
+    let mode = if json
+        && matches!(forced_protocol, None | Some(Protocol::Hsp))
+        && crate::stream::looks_like_hsp_json_lines(head)
+    {
+        Mode::HspLines(LineReader::new(reader, options.max_message_bytes))
+    } else if !json && matches!(forced_protocol, None | Some(Protocol::Crosstalk)) {
+        Mode::Crosstalk(CrosstalkCut::new(reader))
+    } else {
+        Mode::Whole(Some(reader))
+    };
+    Ok(Pieces::new(input, forced, options, piece_bytes, mode, bom))
+}
+
+fn fill<'r>(reader: &'r mut Box<dyn BufRead>, name: &str) -> Result<&'r [u8], InputError> {
+    reader.fill_buf().map_err(|error| InputError::Io {
+        path: name.to_string(),
+        error,
+    })
+}
+
+enum Mode {
+    /// Read whole: from the open reader, or the input's text in memory.
+    Whole(Option<Box<dyn BufRead>>),
+    HspLines(LineReader<Box<dyn BufRead>>),
+    Crosstalk(CrosstalkCut),
+}
+
+/// The pieces of one input, in order.
+pub struct Pieces {
+    input: Input,
+    name: String,
+    forced: Option<ProtocolSpec>,
+    options: ReadOptions,
+    piece_bytes: usize,
+    mode: Mode,
+    lines_before: usize,
+    messages_before: usize,
+    /// A byte-order mark began the input: the first message is told so.
+    bom: bool,
+    done: bool,
+}
+
+impl Pieces {
+    fn new(
+        input: &Input,
+        forced: Option<ProtocolSpec>,
+        options: &ReadOptions,
+        piece_bytes: usize,
+        mode: Mode,
+        bom: bool,
+    ) -> Self {
+        Pieces {
+            input: input.clone(),
+            name: input.name(),
+            forced,
+            options: *options,
+            piece_bytes,
+            mode,
+            lines_before: 0,
+            messages_before: 0,
+            bom,
+            done: false,
+        }
+    }
+
+    /// Whether the input is read in more than one piece where it is long.
+    pub fn streams(&self) -> bool {
+        !matches!(self.mode, Mode::Whole(_))
+    }
+
+    fn next_piece(&mut self) -> Result<Option<Item>, InputError> {
+        let (text, lines, mut messages) = match &mut self.mode {
+            Mode::Whole(reader) => {
+                self.done = true;
+                let source = match reader.take() {
+                    Some(reader) => input::read_from(self.name.clone(), reader, Vec::new())?,
+                    None => self.input.read()?,
+                };
+                return Ok(Some(
+                    match super::read_or_skip(&self.input, source, self.forced, &self.options) {
+                        Ok(Document { source, messages }) => {
+                            self.messages_before = messages.len();
+                            Item::Piece(Piece {
+                                source,
+                                first_line: 0,
+                                messages,
+                            })
+                        }
+                        Err((source, why)) => Item::Skipped(source, why),
+                    },
+                ));
+            }
+            Mode::HspLines(reader) => match hsp_lines(reader, &self.options, self.piece_bytes)
+                .map_err(|error| InputError::Io {
+                    path: self.name.clone(),
+                    error,
+                })? {
+                Some(piece) => piece,
+                None => return Ok(None),
+            },
+            Mode::Crosstalk(cut) => {
+                let Some(bytes) = cut.next(self.piece_bytes).map_err(|error| InputError::Io {
+                    path: self.name.clone(),
+                    error,
+                })?
+                else {
+                    return Ok(None);
+                };
+                let mut text = input::decode_utf8(bytes, &self.name).map_err(|e| match e {
+                    InputError::NotUtf8 { path, line, column } => InputError::NotUtf8 {
+                        path,
+                        line: self.lines_before + line,
+                        column,
+                    },
+                    other => other,
+                })?;
+                if self.lines_before == 0 && text.starts_with(chars::BOM) {
+                    text.drain(..chars::BOM.len_utf8());
+                }
+                let lines = text.matches('\n').count();
+                let messages = Protocol::Crosstalk.read(&text, &self.options);
+                (text, lines, messages)
+            }
+        };
+        for found in &mut messages {
+            found.shift_lines(self.lines_before);
+            found.index += self.messages_before;
+        }
+        if self.bom
+            && let Some(first) = messages.first_mut()
+        {
+            self.bom = false;
+            first.diagnostics.insert(0, bom_warning());
+        }
+        let piece = Piece {
+            source: Source {
+                name: self.name.clone(),
+                text,
+            },
+            first_line: self.lines_before,
+            messages,
+        };
+        self.lines_before += lines;
+        self.messages_before += piece.messages.len();
+        Ok(Some(Item::Piece(piece)))
+    }
+}
+
+impl Iterator for Pieces {
+    type Item = Result<Item, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let next = self.next_piece();
+        if !matches!(next, Ok(Some(_))) {
+            self.done = true;
+        }
+        next.transpose()
+    }
+}
+
+/// The warning the first message of an input with a byte-order mark gets.
+pub fn bom_warning() -> Diagnostic {
+    Diagnostic::warning(
+        "INPUT-BOM",
+        "the input starts with a byte-order mark (U+FEFF), which was ignored",
+    )
+    .at(Pos::new(1, 1), 1)
+    .with_hint("save the file as UTF-8 without a BOM")
+}
+
+/// The next batch of JSON Lines: its text (a line over the size limit or
+/// not UTF-8 left empty, so that numbering holds), its line count, and its
+/// messages placed in the batch.
+fn hsp_lines(
+    reader: &mut LineReader<Box<dyn BufRead>>,
+    options: &ReadOptions,
+    piece_bytes: usize,
+) -> std::io::Result<Option<(String, usize, Vec<Found>)>> {
+    let hsp_options = hsp::Options {
+        lenient: options.lenient,
+        max_message_bytes: options.max_message_bytes,
+    };
+    let mut text = String::new();
+    let mut lines = 0;
+    let mut failed = Vec::new();
+    while text.len() < piece_bytes {
+        let Some(line) = reader.next_line()? else {
+            break;
+        };
+        lines += 1;
+        match line {
+            Line::Text(_, t) => text.push_str(&t),
+            Line::TooLong(_, size) => failed.push(
+                Diagnostic::error(
+                    "HSP-TOO-LARGE",
+                    crate::protocols::json_doc::split::too_large(size, options.max_message_bytes),
+                )
+                .at(Pos::new(lines, 1), 1),
+            ),
+            Line::NotUtf8(_, column) => failed.push(
+                Diagnostic::error("INPUT-NOT-UTF8", "this line is not UTF-8 text")
+                    .at(Pos::new(lines, column), 1),
+            ),
+        }
+        text.push('\n');
+    }
+    if lines == 0 {
+        return Ok(None);
+    }
+    let mut messages: Vec<Found> = hsp::read_json_lines(&text, hsp_options)
+        .into_iter()
+        .map(|read| Found::from_hsp(0, read))
+        .collect();
+    messages.extend(failed.into_iter().map(|d| {
+        Found::from_hsp(
+            0,
+            hsp::Read {
+                message: None,
+                version: None,
+                line: d.line,
+                end_line: d.line,
+                diagnostics: vec![d],
+                span: None,
+            },
+        )
+    }));
+    messages.sort_by_key(|f| f.line);
+    for (index, found) in messages.iter_mut().enumerate() {
+        found.index = index;
+    }
+    Ok(Some((text, lines, messages)))
+}
+
+/// Cuts Crosstalk text into pieces before a line where no envelope is
+/// open ([`extract::Cuts`]), once a piece is long enough: each envelope is
+/// read from one piece, as it would be from the whole.
+struct CrosstalkCut {
+    reader: Box<dyn BufRead>,
+    /// A line read but left for the next piece.
+    pending: Option<Vec<u8>>,
+    cuts: extract::Cuts,
+    first: bool,
+}
+
+impl CrosstalkCut {
+    fn new(reader: Box<dyn BufRead>) -> Self {
+        CrosstalkCut {
+            reader,
+            pending: None,
+            cuts: extract::Cuts::default(),
+            first: true,
+        }
+    }
+
+    /// The next piece's bytes, line ends as written; `None` at the end.
+    fn next(&mut self, piece_bytes: usize) -> std::io::Result<Option<Vec<u8>>> {
+        let mut piece = self.pending.take().unwrap_or_default();
+        loop {
+            let mut line = Vec::new();
+            if self.reader.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let mut text = text.trim_end_matches(['\n', '\r']);
+            if std::mem::take(&mut self.first) {
+                text = text.trim_start_matches(chars::BOM);
+            }
+            if self.cuts.before(text) && piece.len() >= piece_bytes {
+                self.pending = Some(line);
+                return Ok(Some(piece));
+            }
+            piece.extend_from_slice(&line);
+        }
+        Ok((!piece.is_empty()).then_some(piece))
+    }
+}
+
+#[cfg(test)]
+mod tests;

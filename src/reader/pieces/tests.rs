@@ -1,0 +1,143 @@
+//! Reading piece by piece gives what reading whole gives: the same
+//! messages, lines, findings and places, whatever the piece size.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::protocols::Found;
+
+/// Texts a relay archive or a pasted transcript is made of.
+const PARTS: &[&str] = &[
+    include_str!("../../../examples/crosstalk/valid/v1_1-request-routing.crosstalk"),
+    include_str!("../../../examples/crosstalk/valid/v1_1-poll-and-answers.crosstalk"),
+    include_str!("../../../examples/crosstalk/valid/v1_0-question.crosstalk"),
+    include_str!("../../../examples/crosstalk/invalid/missing-end-line.crosstalk"),
+    include_str!("../../../examples/crosstalk/invalid/meta-value-on-two-lines.crosstalk"),
+    include_str!("../../../examples/crosstalk/invalid/stray-line.crosstalk"),
+    include_str!("../../../examples/crosstalk/pasted/chat-transcript.md"),
+    include_str!("../../../tests/fixtures/chat-damage/bold-header-and-end.txt"),
+    include_str!("../../../tests/fixtures/chat-damage/nbsp-everywhere.txt"),
+    include_str!("../../../tests/fixtures/chat-damage/cut-off.txt"),
+    include_str!("../../../tests/fixtures/chat-damage/heading-header.md"),
+    "Here is my answer:\n\n```\n",
+    "```\n",
+    "> [[claude→gpt v1]]\n> intent: REQUEST\n> body: |\n>   quoted\n> [[END]]\n",
+    "  [[claude→gpt v1]]\n  intent: REQUEST\n  body: |\n    indented\n  [[END]]\n",
+    "body text that mentions [[END]] in passing\n",
+    "\r\n",
+    "line with an extra return\r\r\n",
+];
+
+/// What a reader reports of a message, to compare two readings.
+fn summary(found: &Found) -> String {
+    let findings: Vec<String> = found
+        .diagnostics
+        .iter()
+        .map(|d| format!("{}@{}:{}+{}", d.code, d.line, d.column, d.length))
+        .collect();
+    let places = match &found.value {
+        crate::protocols::Value::Crosstalk(p) => format!("{:?}", p.locations),
+        _ => String::new(),
+    };
+    format!(
+        "#{} {}-{} {} {} {findings:?} {places} {:?}",
+        found.index,
+        found.line,
+        found.end_line,
+        found.protocol,
+        found.version,
+        found.span.map(|s| s.line_offset)
+    )
+}
+
+fn whole(path: &std::path::Path) -> Vec<String> {
+    let input = Input::File(path.to_path_buf());
+    let doc = crate::reader::read(&input, None, &ReadOptions::default()).unwrap();
+    doc.messages.iter().map(summary).collect()
+}
+
+fn in_pieces(path: &std::path::Path, piece_bytes: usize) -> (Vec<String>, usize) {
+    let input = Input::File(path.to_path_buf());
+    let mut out = Vec::new();
+    let mut count = 0;
+    for item in pieces(&input, None, &ReadOptions::default(), piece_bytes).unwrap() {
+        let Item::Piece(piece) = item.unwrap() else {
+            panic!("a named file is never skipped");
+        };
+        count += 1;
+        for found in &piece.messages {
+            // Every message's lines are in its piece.
+            assert!(piece.line(found.line).is_some(), "{}", summary(found));
+            out.push(summary(found));
+        }
+    }
+    (out, count)
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config::config(128))]
+
+    #[test]
+    fn crosstalk_in_pieces_reads_as_whole(
+        parts in proptest::collection::vec(0..PARTS.len(), 1..24),
+        bom in any::<bool>(),
+        piece_bytes in 1usize..400,
+    ) {
+        let mut text = String::from(if bom { "\u{feff}" } else { "" });
+        for part in parts {
+            text.push_str(PARTS[part]);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("archive.crosstalk");
+        std::fs::write(&path, &text).unwrap();
+        let (pieces, _) = in_pieces(&path, piece_bytes);
+        prop_assert_eq!(pieces, whole(&path));
+    }
+}
+
+#[test]
+fn json_lines_in_pieces_read_as_whole_broken_lines_included() {
+    let good = include_str!("../../../examples/hsp/valid/0.1/belief.json");
+    let good: serde_json::Value = serde_json::from_str(good).unwrap();
+    let line = good.to_string();
+    let mut text = String::new();
+    for i in 0..40 {
+        match i % 7 {
+            3 => text.push_str("{\"hsp_envelope_version\": \"0.1\", broken\n"),
+            5 => text.push('\n'),
+            6 => text.push_str(&format!("{}\r\n", line.replace("0.9", "7"))),
+            _ => text.push_str(&format!("{line}\n")),
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bus.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let expected = whole(&path);
+    assert_eq!(expected.len(), 35);
+    for piece_bytes in [1, 700, 5_000, 1 << 20] {
+        let (got, count) = in_pieces(&path, piece_bytes);
+        assert_eq!(got, expected, "pieces of {piece_bytes} bytes");
+        assert!(piece_bytes < 5_000 || count <= 8, "{count} pieces");
+    }
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_named_in_the_whole_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("archive.crosstalk");
+    let mut bytes = PARTS[0].repeat(3).into_bytes();
+    bytes.extend_from_slice(b"caf\xe9\n");
+    std::fs::write(&path, &bytes).unwrap();
+    let lines = PARTS[0].matches('\n').count() * 3 + 1;
+    let input = Input::File(path.clone());
+    let error = pieces(&input, None, &ReadOptions::default(), 10)
+        .unwrap()
+        .find_map(Result::err)
+        .unwrap();
+    assert!(
+        error
+            .to_string()
+            .ends_with(&format!(":{lines}:4: not UTF-8 text (a binary file?)")),
+        "{error}"
+    );
+}
