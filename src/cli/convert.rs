@@ -114,21 +114,21 @@ impl Pass<'_> {
     ) -> Result<(), CliError> {
         for input in inputs {
             let mut any = false;
-            let mut first_text = None;
-            let pieces = reader::pieces::pieces(
+            let mut pieces = reader::pieces::pieces(
                 input,
                 input_args.protocol,
                 &self.read_options,
                 reader::pieces::PIECE_BYTES,
             )?;
-            for item in pieces {
+            let mut skipped = false;
+            for item in &mut pieces {
                 let piece = match item? {
                     Item::Piece(piece) => piece,
-                    Item::Skipped(..) => break, // a README a walk met
+                    Item::Skipped(..) => {
+                        skipped = true; // a README a walk met
+                        break;
+                    }
                 };
-                if first_text.is_none() {
-                    first_text = Some(piece.source.text.chars().take(4096).collect::<String>());
-                }
                 for found in &piece.messages {
                     any = true;
                     let Some(text) = self.message(&piece.source.name, found, report)? else {
@@ -143,13 +143,10 @@ impl Pass<'_> {
                     self.written += 1;
                 }
             }
-            if !any && let Some(text) = first_text {
+            if !any && !skipped {
                 if report {
-                    eprintln!(
-                        "aiproto: error: {}: {}",
-                        input.name(),
-                        reader::no_message_reason(&text)
-                    );
+                    let why = pieces.why_no_message();
+                    eprintln!("aiproto: error: {}: {why}", input.name());
                 }
                 self.status = self.status.max(ExitStatus::Invalid);
             }

@@ -85,11 +85,7 @@ pub fn pieces_from(
     };
     let head = fill(&mut reader, &name)?;
     let bom = head.starts_with(chars::BOM.to_string().as_bytes());
-    let json = {
-        let text = String::from_utf8_lossy(head);
-        let t = text.trim_start_matches(chars::BOM).trim_start();
-        t.starts_with('{') || t.starts_with('[')
-    };
+    let json = looks_like_json(&String::from_utf8_lossy(head));
     let forced_protocol = forced.map(|s| s.protocol);
     let mode = if json
         && matches!(forced_protocol, None | Some(Protocol::Hsp))
@@ -102,6 +98,19 @@ pub fn pieces_from(
         Mode::Whole(Some(reader))
     };
     Ok(Pieces::new(input, forced, options, piece_bytes, mode, bom))
+}
+
+/// Whether the start of an input is JSON: an object, or an array (of
+/// objects), which a Crosstalk header line (`[[A→B v1]]`) is not.
+fn looks_like_json(head: &str) -> bool {
+    let t = head.trim_start_matches(chars::BOM).trim_start();
+    match t.strip_prefix('[') {
+        Some(rest) => {
+            let rest = rest.trim_start();
+            rest.is_empty() || rest.starts_with('{') || rest.starts_with(']')
+        }
+        None => t.starts_with('{'),
+    }
 }
 
 fn fill<'r>(reader: &'r mut Box<dyn BufRead>, name: &str) -> Result<&'r [u8], InputError> {
@@ -130,6 +139,8 @@ pub struct Pieces {
     messages_before: usize,
     /// A byte-order mark began the input: the first message is told so.
     bom: bool,
+    /// The start of the first piece, to say why an input holds no message.
+    head: String,
     done: bool,
 }
 
@@ -152,8 +163,32 @@ impl Pieces {
             lines_before: 0,
             messages_before: 0,
             bom,
+            head: String::new(),
             done: false,
         }
+    }
+
+    /// Why the input held no message (once read through, if it held none).
+    pub fn why_no_message(&self) -> NoMessage {
+        super::why_no_message(&self.head)
+    }
+
+    /// The input's first line (once read), for a finding about the whole input.
+    pub fn first_line(&self) -> Option<&str> {
+        self.head.lines().next()
+    }
+
+    /// At the end of a streamed input without any message: a file a walk
+    /// met is passed over as [`super::read_or_skip`] passes it.
+    fn end(&mut self) -> Option<Item> {
+        let why = self.why_no_message();
+        (self.messages_before == 0 && self.input.is_walked() && why.may_be_skipped()).then(|| {
+            let source = Source {
+                name: self.name.clone(),
+                text: std::mem::take(&mut self.head),
+            };
+            Item::Skipped(source, why)
+        })
     }
 
     /// Whether the input is read in more than one piece where it is long.
@@ -173,6 +208,9 @@ impl Pieces {
                     match super::read_or_skip(&self.input, source, self.forced, &self.options) {
                         Ok(Document { source, messages }) => {
                             self.messages_before = messages.len();
+                            if messages.is_empty() {
+                                self.head.clone_from(&source.text);
+                            }
                             Item::Piece(Piece {
                                 source,
                                 first_line: 0,
@@ -189,7 +227,7 @@ impl Pieces {
                     error,
                 })? {
                 Some(piece) => piece,
-                None => return Ok(None),
+                None => return Ok(self.end()),
             },
             Mode::Crosstalk(cut) => {
                 let Some(bytes) = cut.next(self.piece_bytes).map_err(|error| InputError::Io {
@@ -197,7 +235,7 @@ impl Pieces {
                     error,
                 })?
                 else {
-                    return Ok(None);
+                    return Ok(self.end());
                 };
                 let mut text = input::decode_utf8(bytes, &self.name).map_err(|e| match e {
                     InputError::NotUtf8 { path, line, column } => InputError::NotUtf8 {
@@ -225,6 +263,9 @@ impl Pieces {
             self.bom = false;
             first.diagnostics.insert(0, bom_warning());
         }
+        if self.lines_before == 0 {
+            self.head = head_of(&text);
+        }
         let piece = Piece {
             source: Source {
                 name: self.name.clone(),
@@ -247,11 +288,16 @@ impl Iterator for Pieces {
             return None;
         }
         let next = self.next_piece();
-        if !matches!(next, Ok(Some(_))) {
+        if !matches!(next, Ok(Some(Item::Piece(_)))) {
             self.done = true;
         }
         next.transpose()
     }
+}
+
+/// Enough of a text's start to tell what it is.
+fn head_of(text: &str) -> String {
+    text.chars().take(4096).collect()
 }
 
 /// The warning the first message of an input with a byte-order mark gets.

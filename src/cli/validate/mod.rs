@@ -1,7 +1,8 @@
 //! `aiproto validate`: check every message of every input; the exit code is the verdict.
 //!
-//! Inputs are read whole, except HSP JSON Lines, which are streamed line by
-//! line in constant memory and checked in parallel batches (`stream`).
+//! HSP JSON Lines are streamed line by line and checked in parallel batches
+//! (`stream`); other inputs are read piece by piece (`reader::pieces`):
+//! memory stays bounded whatever the input's size.
 
 mod report;
 pub mod settings;
@@ -14,11 +15,11 @@ use chrono::Utc;
 use super::args::{GlobalArgs, ValidateArgs};
 use crate::diag::{Diagnostic, Pos};
 use crate::exit::{CmdResult, ExitStatus};
-use crate::input::{self, Input, InputError};
+use crate::input::{Input, InputError};
 use crate::output::SourceLines;
 use crate::project::checks::ProjectChecks;
 use crate::protocols::{Protocol, ReadOptions};
-use crate::reader;
+use crate::reader::pieces::{self, Item};
 use report::Reporter;
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
@@ -88,38 +89,52 @@ fn validate_input<W: std::io::Write>(
         let progress = stream::progress_bar(g, input.size());
         return stream::validate(reader, &name, options, checks, reporter, progress);
     }
-    let source = match input::read_from(name.clone(), reader, Vec::new()) {
-        Ok(source) => source,
-        Err(InputError::NotUtf8 { path, line, column }) => {
-            let d = Diagnostic::error("INPUT-NOT-UTF8", "not UTF-8 text (a binary file?)")
-                .at(Pos::new(line, column), 1);
-            reporter.input_invalid(&path, None, &d)?;
-            return Ok(ExitStatus::Invalid);
-        }
+    let mut pieces = match pieces::pieces_from(
+        input,
+        Some(reader),
+        args.input.protocol,
+        options,
+        pieces::PIECE_BYTES,
+    ) {
+        Ok(pieces) => pieces,
         Err(e) => return unreadable(reporter, &name, &e),
     };
-    let mut doc = match reader::read_or_skip(input, source, args.input.protocol, options) {
-        Ok(doc) => doc,
-        Err((source, why)) => {
-            // A file a walk met that is no message (a README, a package.json):
-            // skipped; named explicitly, it would be an error.
-            reporter.skip_input(&source.name, &why.to_string());
-            return Ok(ExitStatus::Ok);
-        }
-    };
-    let lines = SourceLines::new(&doc.source.text);
-    if doc.messages.is_empty() {
-        let d = Diagnostic::error("NO-MESSAGE", reader::no_message_reason(&doc.source.text))
-            .at(Pos::new(1, 1), 1);
-        reporter.input_invalid(&doc.source.name, lines.get(1).filter(|l| !l.is_empty()), &d)?;
-        return Ok(ExitStatus::Invalid);
-    }
     let mut status = ExitStatus::Ok;
-    for found in &mut doc.messages {
-        checks.check(found, &doc.source.text);
-        if !reporter.message(&doc.source.name, found, |n| lines.get(n))? {
-            status = ExitStatus::Invalid;
+    let mut any = false;
+    for item in &mut pieces {
+        let mut piece = match item {
+            Ok(Item::Piece(piece)) => piece,
+            Ok(Item::Skipped(source, why)) => {
+                // A file a walk met that is no message (a README, a package.json):
+                // skipped; named explicitly, it would be an error.
+                reporter.skip_input(&source.name, &why.to_string());
+                return Ok(ExitStatus::Ok);
+            }
+            Err(InputError::NotUtf8 { path, line, column }) => {
+                let d = Diagnostic::error("INPUT-NOT-UTF8", "not UTF-8 text (a binary file?)")
+                    .at(Pos::new(line, column), 1);
+                reporter.input_invalid(&path, None, &d)?;
+                return Ok(ExitStatus::Invalid);
+            }
+            Err(e) => return unreadable(reporter, &name, &e),
+        };
+        let lines = SourceLines::new(&piece.source.text);
+        let before = piece.first_line;
+        for found in &mut piece.messages {
+            any = true;
+            checks.check(found, &piece.source.text);
+            let line = |n: usize| n.checked_sub(before).and_then(|n| lines.get(n));
+            if !reporter.message(&piece.source.name, found, line)? {
+                status = ExitStatus::Invalid;
+            }
         }
+    }
+    if !any {
+        let d = Diagnostic::error("NO-MESSAGE", pieces.why_no_message().to_string())
+            .at(Pos::new(1, 1), 1);
+        let first_line = pieces.first_line().filter(|l| !l.is_empty());
+        reporter.input_invalid(&name, first_line, &d)?;
+        return Ok(ExitStatus::Invalid);
     }
     Ok(status)
 }
