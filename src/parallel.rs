@@ -9,10 +9,10 @@ pub fn map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> 
 
 /// Like [`map`], consuming the items.
 pub fn map_owned<T: Send, U: Send>(mut items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || items.len() < 64 {
+    if items.len() < 64 || threads() < 2 {
         return items.into_iter().map(&f).collect();
     }
+    let threads = threads();
     let chunk = items.len().div_ceil(threads);
     let mut parts = Vec::with_capacity(threads);
     while items.len() > chunk {
@@ -34,6 +34,14 @@ pub fn map_owned<T: Send, U: Send>(mut items: Vec<T>, f: impl Fn(T) -> U + Sync)
             })
             .collect()
     })
+}
+
+/// The cores available, asked once: the standard library reads the
+/// cgroup files under /proc and /sys on every call, which cost more than
+/// checking a small message when it was asked per message.
+fn threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 #[cfg(test)]

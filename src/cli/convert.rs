@@ -129,9 +129,17 @@ impl Pass<'_> {
                         break;
                     }
                 };
-                for found in &piece.messages {
+                // Converting (and checking the result) is most of the cost:
+                // on every core; what follows is in input order.
+                let (args, options, read_options) = (self.args, self.options, self.read_options);
+                let name = &piece.source.name;
+                let attempts = crate::parallel::map(&piece.messages, |found| {
+                    attempt(args, options, &read_options, name, found)
+                });
+                for (found, attempt) in piece.messages.iter().zip(attempts) {
                     any = true;
-                    let Some(text) = self.message(&piece.source.name, found, report)? else {
+                    let Some(text) = self.message(&piece.source.name, found, attempt, report)?
+                    else {
                         continue;
                     };
                     if let Some(out) = out.as_mut() {
@@ -155,40 +163,26 @@ impl Pass<'_> {
     }
 
     /// The message converted, or `None` (said on stderr with `report`).
+    /// What becomes of one message, in input order: why it is not
+    /// converted, or its losses reported and the text to write.
     fn message(
         &mut self,
         name: &str,
         found: &Found,
+        attempt: Attempt,
         report: bool,
     ) -> Result<Option<String>, CliError> {
-        let fail = |why: String| {
-            if report {
-                eprintln!("aiproto: error: {name}:{}: {why}", found.line);
+        let mut converted = match attempt {
+            Attempt::Converted(converted) => converted,
+            Attempt::Nothing => return Ok(None),
+            Attempt::Refused(why) => {
+                if report {
+                    eprintln!("aiproto: error: {name}:{}: {why}", found.line);
+                }
+                self.status = self.status.max(ExitStatus::Invalid);
+                return Ok(None);
             }
         };
-        if !found.is_valid(false) {
-            let first = found.diagnostics.iter().find(|d| d.is_error());
-            let why = first.map_or_else(String::new, |d| {
-                format!("{}:{}: {}; ", d.line, d.column, d.message)
-            });
-            fail(format!(
-                "message is invalid, not converted ({why}see `aiproto validate {name}`)"
-            ));
-            self.status = self.status.max(ExitStatus::Invalid);
-            return Ok(None);
-        }
-        let target = target_of(self.args, found);
-        let Some(mut converted) = convert::convert(found, target, self.options) else {
-            return Ok(None);
-        };
-        if let Some(why) = convert::refusal(&converted, target.protocol, &self.read_options) {
-            fail(format!(
-                "cannot be written as {}: {why}; not converted",
-                target.protocol
-            ));
-            self.status = self.status.max(ExitStatus::Invalid);
-            return Ok(None);
-        }
         if !converted.losses.is_empty() {
             self.any_loss = true;
             if report {
@@ -208,6 +202,44 @@ impl Pass<'_> {
             }
         }
         Ok(Some(converted.text))
+    }
+}
+
+/// One message converted, on its own (the part that runs in parallel).
+enum Attempt {
+    Converted(convert::Converted),
+    /// Not converted, and why (an error).
+    Refused(String),
+    /// Nothing to write (a message the target has no form for).
+    Nothing,
+}
+
+fn attempt(
+    args: &ConvertArgs,
+    options: WriteOptions,
+    read_options: &ReadOptions,
+    name: &str,
+    found: &Found,
+) -> Attempt {
+    if !found.is_valid(false) {
+        let first = found.diagnostics.iter().find(|d| d.is_error());
+        let why = first.map_or_else(String::new, |d| {
+            format!("{}:{}: {}; ", d.line, d.column, d.message)
+        });
+        return Attempt::Refused(format!(
+            "message is invalid, not converted ({why}see `aiproto validate {name}`)"
+        ));
+    }
+    let target = target_of(args, found);
+    let Some(converted) = convert::convert(found, target, options) else {
+        return Attempt::Nothing;
+    };
+    match convert::refusal(&converted, target.protocol, read_options) {
+        Some(why) => Attempt::Refused(format!(
+            "cannot be written as {}: {why}; not converted",
+            target.protocol
+        )),
+        None => Attempt::Converted(converted),
     }
 }
 
@@ -326,7 +358,9 @@ fn report_losses(
     found: &Found,
     losses: &[Loss],
 ) -> Result<(), CliError> {
-    let mut err = std::io::stderr().lock();
+    // One write per message: stderr is unbuffered, and a stream of
+    // conversions reports thousands of these.
+    let mut err = std::io::BufWriter::new(std::io::stderr().lock());
     match g.format {
         Format::Json => output::write_json_line(
             &mut err,
@@ -351,5 +385,6 @@ fn report_losses(
             }
         }
     }
+    err.flush()?;
     Ok(())
 }

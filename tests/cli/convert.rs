@@ -436,7 +436,7 @@ fn a_message_the_target_would_refuse_as_too_large_is_not_converted() {
     );
 }
 
-/// An archive larger than the pieces it is read in (4 MiB): every envelope
+/// An archive larger than the pieces it is read in (2 MiB): every envelope
 /// converted once, in order, a broken one in the middle named by its line
 /// in the whole file, and `--strict` from stdin (spooled for its second
 /// pass) writing exactly what the plain run writes.
