@@ -14,55 +14,83 @@ use crate::protocols::{Found, ReadOptions};
 use crate::reader::{self, Document};
 use crate::transport::clipboard;
 
-/// Reads every input. Inputs without any message, and messages that cannot
-/// be read at all (JSON syntax errors), are reported on stderr and raise the
-/// status to 1.
+/// Reads every input whole (for the commands that need all messages at
+/// once; [`each_message`] streams). Inputs without any message, and
+/// messages that cannot be read at all (JSON syntax errors), are reported
+/// on stderr and raise the status to 1.
 pub fn read_all(args: &InputArgs) -> Result<(Vec<Document>, ExitStatus), CliError> {
-    read_all_with(args, &ReadOptions::default())
-}
-
-/// [`read_all`] with the given read options (e.g. lenient HSP).
-pub fn read_all_with(
-    args: &InputArgs,
-    options: &ReadOptions,
-) -> Result<(Vec<Document>, ExitStatus), CliError> {
-    read_all_noting(args, options, &mut |_, _| {})
-}
-
-/// [`read_all_with`], also handing each input that holds no message to
-/// `no_message` (its name and why), for reports that must list it.
-pub fn read_all_noting(
-    args: &InputArgs,
-    options: &ReadOptions,
-    no_message: &mut dyn FnMut(&str, &str),
-) -> Result<(Vec<Document>, ExitStatus), CliError> {
+    let options = ReadOptions::default();
     let mut docs = Vec::new();
     let mut status = ExitStatus::Ok;
     for input in inputs(args)? {
-        let Ok(doc) = reader::read_or_skip(&input, input.read()?, args.protocol, options) else {
+        let Ok(doc) = reader::read_or_skip(&input, input.read()?, args.protocol, &options) else {
             // A walk meets files that are no messages (a README): skipped.
             continue;
         };
         if doc.messages.is_empty() {
             let why = reader::no_message_reason(&doc.source.text);
             eprintln!("aiproto: error: {}: {why}", doc.source.name);
-            no_message(&doc.source.name, &why);
             status = ExitStatus::Invalid;
         }
-        for found in doc.messages.iter().filter(|f| f.value.is_unreadable()) {
-            let why = found
-                .diagnostics
-                .first()
-                .map_or("unreadable", |d| d.message.as_str());
-            eprintln!(
-                "aiproto: error: {}:{}: not a readable message: {why}",
-                doc.source.name, found.line
-            );
-            status = ExitStatus::Invalid;
+        for found in &doc.messages {
+            status = status.max(note_unreadable(&doc.source.name, found));
         }
         docs.push(doc);
     }
     Ok((docs, status))
+}
+
+/// Reads every input piece by piece (`reader::pieces`: bounded memory
+/// whatever the size) and hands each message to `each` with its input's
+/// name, in order. What [`read_all`] reports, this reports the same way:
+/// inputs without a message (also handed to `no_message`), messages that
+/// cannot be read at all; the status it returns says so.
+pub fn each_message(
+    args: &InputArgs,
+    options: &ReadOptions,
+    no_message: &mut dyn FnMut(&str, &str),
+    each: &mut dyn FnMut(&str, &Found) -> Result<(), CliError>,
+) -> Result<ExitStatus, CliError> {
+    let mut status = ExitStatus::Ok;
+    for input in inputs(args)? {
+        let mut pieces =
+            reader::pieces::pieces(&input, args.protocol, options, reader::pieces::PIECE_BYTES)?;
+        let mut any = false;
+        for item in &mut pieces {
+            let reader::pieces::Item::Piece(piece) = item? else {
+                any = true; // a walk met a file without a message: passed over
+                break;
+            };
+            for found in &piece.messages {
+                any = true;
+                status = status.max(note_unreadable(&piece.source.name, found));
+                each(&piece.source.name, found)?;
+            }
+        }
+        if !any {
+            let why = pieces.why_no_message().to_string();
+            eprintln!("aiproto: error: {}: {why}", input.name());
+            no_message(&input.name(), &why);
+            status = ExitStatus::Invalid;
+        }
+    }
+    Ok(status)
+}
+
+/// Says on stderr that a message cannot be read at all (status 1), if so.
+fn note_unreadable(name: &str, found: &Found) -> ExitStatus {
+    if !found.value.is_unreadable() {
+        return ExitStatus::Ok;
+    }
+    let why = found
+        .diagnostics
+        .first()
+        .map_or("unreadable", |d| d.message.as_str());
+    eprintln!(
+        "aiproto: error: {name}:{}: not a readable message: {why}",
+        found.line
+    );
+    ExitStatus::Invalid
 }
 
 /// The inputs named on the command line: files and directories (walked),

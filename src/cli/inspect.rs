@@ -102,12 +102,14 @@ struct Inspected<'a> {
 pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
-    let (docs, status) = common::read_all(&args.input)?;
     let trust = Keystore::open()
         .ok()
         .map(|store| Trust::Store { store, tofu: false });
-    for doc in &docs {
-        for found in &doc.messages {
+    let status = common::each_message(
+        &args.input,
+        &Default::default(),
+        &mut |_, _| {},
+        &mut |name, found| {
             let valid = found.is_valid(false);
             // CSDL and MSP read best as their own document (full names; the
             // signal with its decoded prose) rather than as the shared model.
@@ -118,14 +120,14 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
             let msg = found.to_message().filter(|_| !document);
             let Some(msg) = msg else {
                 let signature = signature_state(&p, found, trust.as_ref());
-                inspect_json_document(&mut out, &p, g, &doc.source.name, found, valid, &signature)?;
-                continue;
+                inspect_json_document(&mut out, &p, g, name, found, valid, &signature)?;
+                return Ok(());
             };
             match g.format {
                 Format::Json => output::write_json_line(
                     &mut out,
                     &Inspected {
-                        source: &doc.source.name,
+                        source: name,
                         index: found.index,
                         line: found.line,
                         valid,
@@ -146,7 +148,7 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
                         p.accent("●"),
                         p.bold(found.protocol.name()),
                         esc(&found.version),
-                        esc(&doc.source.name),
+                        esc(name),
                         found.line,
                         found.end_line
                     )?;
@@ -159,8 +161,9 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
                     writeln!(out)?;
                 }
             }
-        }
-    }
+            Ok(())
+        },
+    )?;
     out.flush()?;
     Ok(status)
 }

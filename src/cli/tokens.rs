@@ -72,23 +72,26 @@ pub fn run(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
 }
 
 fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
-    let (docs, mut status) = common::read_all(&args.input)?;
     let mut out = std::io::stdout().lock();
     let mut sums = [0usize; 2];
-    for doc in &docs {
-        for found in &doc.messages {
+    let mut status = ExitStatus::Ok;
+    let read_status = common::each_message(
+        &args.input,
+        &Default::default(),
+        &mut |_, _| {},
+        &mut |name, found| {
             let Some((protocol, forms)) = forms(found, args.encoding) else {
                 eprintln!(
                     "aiproto: error: {}:{}: an unreadable {} message has no forms to compare",
-                    doc.source.name, found.line, found.protocol
+                    name, found.line, found.protocol
                 );
                 status = status.max(ExitStatus::Invalid);
-                continue;
+                return Ok(());
             };
             sums[0] += forms[0].tokens;
             sums[1] += forms[1].tokens;
             let c = Comparison {
-                source: &doc.source.name,
+                source: name,
                 line: found.line,
                 protocol,
                 encoding: args.encoding,
@@ -110,8 +113,10 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
                     c.ratio
                 )?,
             }
-        }
-    }
+            Ok(())
+        },
+    )?;
+    status = status.max(read_status);
     if g.format == Format::Human && !g.quiet && sums[1] > 0 {
         writeln!(
             out,

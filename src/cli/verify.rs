@@ -71,23 +71,21 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let mut reports = Reports::open(g, &args.report, "verify")?;
     // An input without any message fails the run: the reports say so too.
     let mut empty: Vec<(String, Diagnostic)> = Vec::new();
-    let (docs, mut status) =
-        common::read_all_noting(&args.input, &Default::default(), &mut |name, why| {
-            let d = Diagnostic::error("NO-MESSAGE", why).at(Pos::new(1, 1), 1);
-            empty.push((name.to_string(), d));
-        })?;
-    for (source, d) in &empty {
-        reports.verdict(&input_verdict(source, d))?;
-    }
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for doc in &docs {
-        for found in &doc.messages {
+    let mut status = ExitStatus::Ok;
+    let read_status = common::each_message(
+        &args.input,
+        &Default::default(),
+        &mut |name, why| {
+            let d = Diagnostic::error("NO-MESSAGE", why).at(Pos::new(1, 1), 1);
+            empty.push((name.to_string(), d));
+        },
+        &mut |source, found| {
             let result = message::verify_found(found, &trust);
             if result.is_err() {
                 status = status.max(ExitStatus::Invalid);
             }
-            let source = doc.source.name.as_str();
             if reports.any() {
                 let finding = result.as_ref().err().map(|e| {
                     Diagnostic::error(e.code(), e.to_string()).at(Pos::new(found.line, 1), 1)
@@ -102,7 +100,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                 let verdict = message_verdict(source, found, finding.is_none(), findings, 0);
                 reports.verdict(&verdict)?;
                 if reports.stdout.is_some() {
-                    continue;
+                    return Ok(());
                 }
             }
             match g.format {
@@ -164,8 +162,13 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                     )?,
                 },
             }
-        }
+            Ok(())
+        },
+    )?;
+    for (source, d) in &empty {
+        reports.verdict(&input_verdict(source, d))?;
     }
+    status = status.max(read_status);
     out.flush()?;
     reports.finish()?;
     Ok(status)
