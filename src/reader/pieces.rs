@@ -31,18 +31,6 @@ pub struct Piece {
     pub messages: Vec<Found>,
 }
 
-impl Piece {
-    /// The input's line `n`, if this piece holds it.
-    pub fn line(&self, n: usize) -> Option<&str> {
-        let n = n.checked_sub(self.first_line)?.checked_sub(1)?;
-        self.source
-            .text
-            .split('\n')
-            .nth(n)
-            .map(|l| l.trim_end_matches('\r'))
-    }
-}
-
 /// What reading an input gives, piece by piece.
 pub enum Item {
     Piece(Piece),
