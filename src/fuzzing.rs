@@ -13,13 +13,14 @@ use crate::{json_locate, poll, thread};
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target by name, as `fuzz/fuzz_targets/<name>.rs` calls it.
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("read_any", read_any),
     ("crosstalk_canonical", crosstalk_canonical),
     ("convert_promise", convert_promise),
     ("msp_encode", msp_encode),
     ("signatures", signatures),
     ("thread_and_poll", thread_and_poll),
+    ("pieces_like_whole", pieces_like_whole),
 ];
 
 /// Inputs larger than this are skipped by the costly targets: the fuzzer
@@ -193,4 +194,89 @@ pub fn thread_and_poll(data: &[u8]) {
         })
         .collect();
     let _ = poll::collate(&located);
+}
+
+/// An input read piece by piece (`reader::pieces`; the first byte picks a
+/// piece size of 1–256 bytes) gives what reading it whole gives: the same
+/// messages, findings, places and spans.
+pub fn pieces_like_whole(data: &[u8]) {
+    use crate::input::{Input, Source};
+    use crate::reader::{Document, pieces};
+    let Some((&size, rest)) = data.split_first() else {
+        return;
+    };
+    if rest.len() > COSTLY_INPUT {
+        return;
+    }
+    let text = text_of(rest).into_owned();
+    let options = options();
+    let summary = |f: &Found| {
+        let places = match &f.value {
+            Value::Crosstalk(p) => format!("{:?}", p.locations),
+            _ => String::new(),
+        };
+        let findings: Vec<_> = f
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, d.line, d.column, d.length))
+            .collect();
+        format!(
+            "{} {}-{} {} {} {findings:?} {places} {:?}",
+            f.index,
+            f.line,
+            f.end_line,
+            f.protocol,
+            f.version,
+            f.span.map(|s| s.line_offset)
+        )
+    };
+    let source = Source {
+        name: "<stdin>".into(),
+        text: text.clone(),
+    };
+    let whole: Vec<String> = Document::from_source(source, None, &options)
+        .messages
+        .iter()
+        .map(summary)
+        .collect();
+    let reader = Box::new(std::io::Cursor::new(text.into_bytes()));
+    let mut in_pieces = Vec::new();
+    let items = pieces::pieces_from(
+        &Input::Stdin,
+        Some(reader),
+        None,
+        &options,
+        size as usize + 1,
+    )
+    .expect("text in memory opens");
+    for item in items {
+        match item.expect("text in memory reads") {
+            pieces::Item::Piece(piece) => in_pieces.extend(piece.messages.iter().map(summary)),
+            pieces::Item::Skipped(..) => panic!("stdin is never skipped"),
+        }
+    }
+    assert_eq!(in_pieces, whole);
+}
+
+#[cfg(test)]
+mod tests {
+    /// The pieces target holds on the examples, at several piece sizes
+    /// (the fuzzer then looks further from the same seeds).
+    #[test]
+    fn pieces_like_whole_holds_on_the_examples() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/crosstalk");
+        let mut seen = 0;
+        for dir in ["valid", "invalid", "pasted"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+                let text = std::fs::read(entry.path()).unwrap();
+                for size in [0u8, 7, 60, 255] {
+                    let mut data = vec![size];
+                    data.extend_from_slice(&text);
+                    super::pieces_like_whole(&data);
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen > 20);
+    }
 }
