@@ -180,7 +180,9 @@ impl Locations {
         let optional = [self.body.as_mut(), self.sig.as_mut()]
             .into_iter()
             .flatten();
-        for pos in fixed.into_iter().chain(headers).chain(meta).chain(optional) {
+        // A part that was not found has no place (line 0) and keeps none.
+        let placed = fixed.into_iter().chain(headers).chain(meta).chain(optional);
+        for pos in placed.filter(|p| p.line > 0) {
             pos.line += lines;
         }
     }
