@@ -88,17 +88,9 @@ pub fn pieces_from(
     Ok(Pieces::new(input, forced, options, piece_bytes, mode, bom))
 }
 
-/// Whether the start of an input is JSON: an object, or an array (of
-/// objects), which a Crosstalk header line (`[[A→B v1]]`) is not.
+/// Whether the start of an input is JSON (a byte-order mark before it allowed).
 fn looks_like_json(head: &str) -> bool {
-    let t = head.trim_start_matches(chars::BOM).trim_start();
-    match t.strip_prefix('[') {
-        Some(rest) => {
-            let rest = rest.trim_start();
-            rest.is_empty() || rest.starts_with('{') || rest.starts_with(']')
-        }
-        None => t.starts_with('{'),
-    }
+    crate::protocols::json_doc::starts_like_json(head.trim_start_matches(chars::BOM))
 }
 
 fn fill<'r>(reader: &'r mut Box<dyn BufRead>, name: &str) -> Result<&'r [u8], InputError> {

@@ -47,7 +47,7 @@ impl CsdlDoc {
 /// `T` key, or a `type` that names a CSDL element.
 pub fn detect(text: &str) -> bool {
     let t = text.trim_start();
-    if !(t.starts_with('{') || t.starts_with('[')) {
+    if !json_doc::starts_like_json(t) {
         return false;
     }
     let keys = json_doc::top_level_keys(t, 64 * 1024);

@@ -80,7 +80,7 @@ pub struct Options {
 /// Whether a text looks like HSP: JSON that mentions an HSP envelope field.
 pub fn detect(text: &str) -> bool {
     let t = text.trim_start();
-    if !(t.starts_with('{') || t.starts_with('[')) {
+    if !super::json_doc::starts_like_json(t) {
         return false;
     }
     let keys = super::json_doc::top_level_keys(t, 64 * 1024);

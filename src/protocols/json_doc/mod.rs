@@ -10,6 +10,21 @@ use serde_json::Value;
 use crate::diag::{Diagnostic, Pos};
 use crate::json_locate;
 
+/// Whether a text (its start: leading whitespace already trimmed or not)
+/// opens a JSON object, or an array that is empty or holds objects. A
+/// Crosstalk header line (`[[A→B v1]]`) opens no JSON, however much JSON its
+/// body quotes.
+pub fn starts_like_json(text: &str) -> bool {
+    let t = text.trim_start();
+    match t.strip_prefix('[') {
+        Some(rest) => {
+            let rest = rest.trim_start();
+            rest.is_empty() || rest.starts_with('{') || rest.starts_with(']')
+        }
+        None => t.starts_with('{'),
+    }
+}
+
 /// A finding about one value of a JSON document, by JSON Pointer.
 #[derive(Debug, Clone)]
 pub struct Finding {
@@ -299,6 +314,21 @@ pub fn top_level_keys(text: &str, limit: usize) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_envelope_that_quotes_json_is_no_json() {
+        assert!(
+            starts_like_json("  {\"a\": 1}")
+                && starts_like_json("[\n {}]")
+                && starts_like_json("[]")
+        );
+        let envelope = "[[CLAUDE→GPT v1]]\nintent: REQUEST\nbody: |\n  is \"HSP::Fact_v0.1\" with \"type\": \"function\" right?\n[[END]]\n";
+        assert!(!starts_like_json(envelope));
+        assert_eq!(
+            crate::protocols::Protocol::detect(envelope),
+            Some(crate::protocols::Protocol::Crosstalk)
+        );
+    }
 
     #[test]
     fn top_level_keys_skip_nested_objects() {

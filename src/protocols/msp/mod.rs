@@ -83,7 +83,7 @@ pub const SCHEMA_2_0: &str = include_str!("../../../schemas/msp/2.0/signal.schem
 /// and `target` keys.
 pub fn detect(text: &str) -> bool {
     let t = text.trim_start();
-    if !(t.starts_with('{') || t.starts_with('[')) {
+    if !json_doc::starts_like_json(t) {
         return false;
     }
     let keys = json_doc::top_level_keys(t, 64 * 1024);
