@@ -21,13 +21,19 @@ pub struct ProjectChecks {
     /// id: a TaskResult does not name its capability, its request does.
     /// Kept only while some schema constrains a capability's result.
     requests: HashMap<String, Vec<String>>,
+    /// Whether some schema constrains a capability's result (so requests are kept).
+    results_constrained: bool,
 }
 
 impl ProjectChecks {
     pub fn new(schemas: Vec<ProjectSchema>) -> Self {
+        let results_constrained = schemas
+            .iter()
+            .any(|s| matches!(s.target, Target::CapabilityResult(_)));
         ProjectChecks {
             schemas,
             requests: HashMap::new(),
+            results_constrained,
         }
     }
 
@@ -91,12 +97,8 @@ impl ProjectChecks {
                 findings.extend(schema_findings(schema, value, pointer));
             }
         }
-        let results_constrained = self
-            .schemas
-            .iter()
-            .any(|s| matches!(s.target, Target::CapabilityResult(_)));
         if kind.name == "TaskRequest"
-            && results_constrained
+            && self.results_constrained
             && let Some(id) = text("request_id")
         {
             let asked = asked.into_iter().map(str::to_string).collect();
