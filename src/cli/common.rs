@@ -8,43 +8,17 @@ use crate::exit::{CliError, ExitStatus};
 use std::path::Path;
 
 use crate::input::{self, Input, Source};
-use crate::model::Message;
 use crate::output::{self, Painter, SourceLines, Stream};
 use crate::protocols::{Found, ReadOptions};
+use crate::reader::pieces::Piece;
 use crate::reader::{self, Document};
 use crate::transport::clipboard;
 
-/// Reads every input whole (for the commands that need all messages at
-/// once; [`each_message`] streams). Inputs without any message, and
-/// messages that cannot be read at all (JSON syntax errors), are reported
-/// on stderr and raise the status to 1.
-pub fn read_all(args: &InputArgs) -> Result<(Vec<Document>, ExitStatus), CliError> {
-    let options = ReadOptions::default();
-    let mut docs = Vec::new();
-    let mut status = ExitStatus::Ok;
-    for input in inputs(args)? {
-        let Ok(doc) = reader::read_or_skip(&input, input.read()?, args.protocol, &options) else {
-            // A walk meets files that are no messages (a README): skipped.
-            continue;
-        };
-        if doc.messages.is_empty() {
-            let why = reader::no_message_reason(&doc.source.text);
-            eprintln!("aiproto: error: {}: {why}", doc.source.name);
-            status = ExitStatus::Invalid;
-        }
-        for found in &doc.messages {
-            status = status.max(note_unreadable(&doc.source.name, found));
-        }
-        docs.push(doc);
-    }
-    Ok((docs, status))
-}
-
 /// Reads every input piece by piece (`reader::pieces`: bounded memory
 /// whatever the size) and hands each message to `each` with its input's
-/// name, in order. What [`read_all`] reports, this reports the same way:
-/// inputs without a message (also handed to `no_message`), messages that
-/// cannot be read at all; the status it returns says so.
+/// name, in order. Inputs without any message (also handed to
+/// `no_message`) and messages that cannot be read at all (JSON syntax
+/// errors) are reported on stderr; the status it returns is then 1.
 pub fn each_message(
     args: &InputArgs,
     options: &ReadOptions,
@@ -53,28 +27,42 @@ pub fn each_message(
 ) -> Result<ExitStatus, CliError> {
     let mut status = ExitStatus::Ok;
     for input in inputs(args)? {
-        let mut pieces =
-            reader::pieces::pieces(&input, args.protocol, options, reader::pieces::PIECE_BYTES)?;
-        let mut any = false;
-        for item in &mut pieces {
-            let reader::pieces::Item::Piece(piece) = item? else {
-                any = true; // a walk met a file without a message: passed over
-                break;
-            };
+        let none = each_piece(&input, args.protocol, options, &mut |piece| {
             for found in &piece.messages {
-                any = true;
                 status = status.max(note_unreadable(&piece.source.name, found));
                 each(&piece.source.name, found)?;
             }
-        }
-        if !any {
-            let why = pieces.why_no_message().to_string();
+            Ok(())
+        })?;
+        if let Some(why) = none {
             eprintln!("aiproto: error: {}: {why}", input.name());
             no_message(&input.name(), &why);
             status = ExitStatus::Invalid;
         }
     }
     Ok(status)
+}
+
+/// Reads one input piece by piece (`reader::pieces`: bounded memory) and
+/// hands each piece to `each`, in order. Returns why there was no message
+/// when the input held none; a file a walk met without any message (a
+/// README) is passed over.
+pub fn each_piece(
+    input: &Input,
+    protocol: Option<crate::protocols::ProtocolSpec>,
+    options: &ReadOptions,
+    each: &mut dyn FnMut(&Piece) -> Result<(), CliError>,
+) -> Result<Option<String>, CliError> {
+    let mut pieces = reader::pieces::pieces(input, protocol, options, reader::pieces::PIECE_BYTES)?;
+    let mut any = false;
+    for item in &mut pieces {
+        let reader::pieces::Item::Piece(piece) = item? else {
+            return Ok(None);
+        };
+        any |= !piece.messages.is_empty();
+        each(&piece)?;
+    }
+    Ok((!any).then(|| pieces.why_no_message().to_string()))
 }
 
 /// Says on stderr that a message cannot be read at all (status 1), if so.
@@ -157,16 +145,6 @@ pub fn read_one(path: Option<&Path>) -> Result<Document, CliError> {
     Ok(doc)
 }
 
-/// Every readable message of every document, with its source name and its
-/// shared-model form (the unreadable ones were reported by [`read_all`]).
-pub fn messages(docs: &[Document]) -> impl Iterator<Item = (&str, &Found, Message)> {
-    docs.iter().flat_map(|d| {
-        d.messages
-            .iter()
-            .filter_map(move |f| f.to_message().map(|m| (d.source.name.as_str(), f, m)))
-    })
-}
-
 /// The first non-empty line of a text, cut to `max` characters.
 pub fn summary(text: &str, max: usize) -> String {
     let line = text
@@ -183,11 +161,12 @@ pub fn summary(text: &str, max: usize) -> String {
 
 /// Prints a message's findings on stderr as `validate` does
 /// (`path:line:col: error[code]: …` with the source line and a caret),
-/// those that `which` picks.
+/// those that `which` picks. `source_text` is the text the message was
+/// read from, whose first line is the input's line `first_line + 1`.
 pub fn print_findings(
     g: &GlobalArgs,
     name: &str,
-    source_text: &str,
+    (source_text, first_line): (&str, usize),
     found: &Found,
     which: impl Fn(&Diagnostic) -> bool,
 ) {
@@ -202,7 +181,13 @@ pub fn print_findings(
         let _ = write!(
             err,
             "{}",
-            output::format_diagnostic(&painter, name, lines.get(d.line), d, false)
+            output::format_diagnostic(
+                &painter,
+                name,
+                d.line.checked_sub(first_line).and_then(|n| lines.get(n)),
+                d,
+                false
+            )
         );
     }
 }

@@ -5,9 +5,10 @@ use std::io::{BufWriter, Write};
 use super::args::{GlobalArgs, PollArgs, PollCommand};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
-use crate::model::Message;
+use crate::model::{Intent, Message};
 use crate::output::{self, Format, Painter, Stream, escape_controls as esc};
 use crate::poll::{self, Located};
+use crate::protocols::ReadOptions;
 
 pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
     match cmd {
@@ -16,10 +17,23 @@ pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
 }
 
 fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
-    let (docs, status) = common::read_all(&args.input)?;
-    let messages: Vec<(&str, usize, bool, Message)> = common::messages(&docs)
-        .map(|(s, f, m)| (s, f.line, f.is_valid(false), m))
-        .collect();
+    // Only POLLs and RESPONDs count: the rest is passed over as the
+    // inputs are read piece by piece.
+    let mut messages: Vec<(String, usize, bool, Message)> = Vec::new();
+    let status = common::each_message(
+        &args.input,
+        &ReadOptions::default(),
+        &mut |_, _| {},
+        &mut |source, found| {
+            if let Some(m) = found
+                .to_message()
+                .filter(|m| matches!(m.intent, Some(Intent::Poll | Intent::Respond)))
+            {
+                messages.push((source.to_string(), found.line, found.is_valid(false), m));
+            }
+            Ok(())
+        },
+    )?;
     let located: Vec<Located> = messages
         .iter()
         .map(|(source, line, valid, message)| Located {

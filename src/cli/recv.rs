@@ -14,7 +14,7 @@ use super::endpoints::{endpoint, failure, stop_on_signals};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::Value;
-use crate::transport::inbox::Inbox;
+use crate::transport::inbox::{self, Inbox};
 use crate::transport::mqtt::{self, MqttTransport};
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
 
@@ -36,6 +36,7 @@ struct Received<'a> {
 
 pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let source = endpoint(&args.via)?;
+    let stdin = source == Endpoint::Stdio;
     let keep_reading = args.watch || args.follow;
     let mut listen = args.listen.listen(&source, keep_reading, g.quiet)?;
     listen.filters = args.filters.clone();
@@ -45,62 +46,69 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let to_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut out = std::io::stdout().lock();
     let mut printed = 0usize;
-    let ended = inbox
-        .receive(&mut *transport, &listen, |r| {
-            let valid = r.found.is_some_and(|f| f.is_valid(false));
-            let complete = r.found.is_none_or(|f| f.is_complete());
-            invalid |= !valid;
-            if let Some(found) = r.found.filter(|_| !g.quiet || !valid) {
-                // The findings of an invalid message, and the repairs made
-                // to read a valid one, as `validate` prints them.
-                print_findings(g, r.origin, r.arrival, found, |d| !valid || d.is_repair());
+    let handle = |r: inbox::Received<'_>| {
+        let valid = r.found.is_some_and(|f| f.is_valid(false));
+        let complete = r.found.is_none_or(|f| f.is_complete());
+        invalid |= !valid;
+        if let Some(found) = r.found.filter(|_| !g.quiet || !valid) {
+            // The findings of an invalid message, and the repairs made
+            // to read a valid one, as `validate` prints them.
+            print_findings(g, r.origin, (r.arrival, r.first_line), found, |d| {
+                !valid || d.is_repair()
+            });
+        }
+        match g.format {
+            Format::Json => output::write_json_line(
+                &mut out,
+                &Received {
+                    source: r.origin,
+                    topic: r.topic,
+                    protocol: r.found.map(|f| f.protocol.name()),
+                    valid,
+                    complete,
+                    message: r.text,
+                },
+            )?,
+            Format::Human if !complete => {
+                let line = r.found.map_or(1, |f| f.line);
+                eprintln!(
+                    "aiproto: error: {}:{line}: the envelope was cut off before its [[END]] line; not printed",
+                    r.origin
+                );
+                return Ok(Vec::new());
             }
-            match g.format {
-                Format::Json => output::write_json_line(
-                    &mut out,
-                    &Received {
-                        source: r.origin,
-                        topic: r.topic,
-                        protocol: r.found.map(|f| f.protocol.name()),
-                        valid,
-                        complete,
-                        message: r.text,
-                    },
-                )?,
-                Format::Human if !complete => {
-                    let line = r.found.map_or(1, |f| f.line);
-                    eprintln!(
-                        "aiproto: error: {}:{line}: the envelope was cut off before its [[END]] line; not printed",
-                        r.origin
-                    );
-                    return Ok(Vec::new());
+            Format::Human => {
+                if printed > 0 && r.text.starts_with("[[") {
+                    out.write_all(b"\n")?;
                 }
-                Format::Human => {
-                    if printed > 0 && r.text.starts_with("[[") {
-                        out.write_all(b"\n")?;
-                    }
-                    // On a terminal, a message cannot drive it: its control
-                    // characters are shown escaped. Piped, it goes as it is.
-                    let text = if to_terminal {
-                        output::escape_controls(r.text)
-                    } else {
-                        std::borrow::Cow::Borrowed(r.text)
-                    };
-                    out.write_all(text.as_bytes())?;
-                    if !r.text.ends_with('\n') {
-                        out.write_all(b"\n")?;
-                    }
+                // On a terminal, a message cannot drive it: its control
+                // characters are shown escaped. Piped, it goes as it is.
+                let text = if to_terminal {
+                    output::escape_controls(r.text)
+                } else {
+                    std::borrow::Cow::Borrowed(r.text)
+                };
+                out.write_all(text.as_bytes())?;
+                if !r.text.ends_with('\n') {
+                    out.write_all(b"\n")?;
                 }
             }
-            out.flush()?;
-            printed += 1;
-            let ack = match r.found.map(|f| &f.value) {
-                Some(Value::Hsp(Some(m))) if !args.no_ack => ack_for(&m.json),
-                _ => None,
-            };
-            Ok(ack.into_iter().collect())
-        })
-        .map_err(failure)?;
+        }
+        out.flush()?;
+        printed += 1;
+        let ack = match r.found.map(|f| &f.value) {
+            Some(Value::Hsp(Some(m))) if !args.no_ack => ack_for(&m.json),
+            _ => None,
+        };
+        Ok(ack.into_iter().collect())
+    };
+    // Stdin is read once, piece by piece: bounded memory whatever its size.
+    let ended = if stdin {
+        inbox.receive_input(&crate::input::Input::Stdin, &listen, handle)
+    } else {
+        inbox.receive(&mut *transport, &listen, handle)
+    }
+    .map_err(failure)?;
     if inbox.redeliveries() > 0 && !g.quiet {
         eprintln!(
             "aiproto: {} redelivered message(s) not printed again (same id as one before)",

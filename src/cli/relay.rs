@@ -125,12 +125,17 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
         skipped: 0,
     };
     let mut inbox = Inbox::new(args.listen.count);
-    let ended = inbox
-        .receive(&mut *source, &listen, |r| {
-            relay.forward(&r)?;
-            Ok(Vec::new())
-        })
-        .map_err(failure)?;
+    let forward = |r: Received<'_>| {
+        relay.forward(&r)?;
+        Ok(Vec::new())
+    };
+    // Stdin is read once, piece by piece: bounded memory whatever its size.
+    let ended = if keep_reading {
+        inbox.receive(&mut *source, &listen, forward)
+    } else {
+        inbox.receive_input(&crate::input::Input::Stdin, &listen, forward)
+    }
+    .map_err(failure)?;
     if !g.quiet {
         eprintln!(
             "aiproto: relayed {} message(s) from {} to {}{}",

@@ -1,46 +1,65 @@
-//! `aiproto send`: deliver each message of a file to a destination.
+//! `aiproto send`: deliver each message of a file to a destination, all or
+//! nothing, reading the inputs piece by piece (bounded memory).
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
+
 use super::args::{GlobalArgs, SendArgs};
+use super::common;
 use super::endpoints::{endpoint, failure};
 use crate::diag::Diagnostic;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::input::Source;
+use crate::input::{self, Input};
 use crate::protocols::{Found, ReadOptions};
-use crate::reader::Document;
+use crate::reader::{
+    self,
+    pieces::{Item, Piece},
+};
 use crate::transport::{self, Endpoint, Outgoing, file};
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination = endpoint(&args.via)?;
-    let docs = read_inputs(&args.paths)?;
-    if refuse_cut(&docs, g) {
-        return Ok(ExitStatus::Invalid);
-    }
-    if !args.force && refuse_invalid(&docs, g) {
-        return Ok(ExitStatus::Invalid);
-    }
-    // Sent as written: same protocol and version, ids and signature kept,
-    // in canonical form (LF, no quote prefix or fence).
-    let (messages, sources): (Vec<Outgoing<'_>>, Vec<&str>) = docs
-        .iter()
-        .flat_map(|doc| doc.messages.iter().map(move |found| (doc, found)))
-        .filter_map(|(doc, found)| {
-            let text = found.render()?;
-            Some((Outgoing { text, found }, doc.source.name.as_str()))
-        })
-        .unzip();
+    let inputs = read_inputs(&args.paths)?;
+    // Nothing is sent unless every message may be: a first pass checks
+    // them all, a second sends, each reading the inputs piece by piece
+    // (stdin is kept in a temporary file between the two).
+    let count = match check(&inputs, args.force, g)? {
+        Checked::Refused => return Ok(ExitStatus::Invalid),
+        Checked::Sendable(count) => count,
+    };
     if let Endpoint::File(path) = &destination {
-        return archive(path, &messages, &sources, g);
+        return archive(path, &inputs, g);
     }
-    let mut transport = transport::open(destination.clone(), args.settings());
-    transport
-        .send(&messages, &mut print_reply)
-        .map_err(failure)?;
+    if let Endpoint::Email(address) = &destination
+        && args.out.is_some()
+        && count != 1
+    {
+        return Err(failure(transport::TransportError::EmailOneFile(count))
+            .with_hint(format!("send to {address} over SMTP with --smtp URL")));
+    }
+    match &destination {
+        Endpoint::Stdio => write_stdout(&inputs)?,
+        // One paste holds everything: gathered first.
+        Endpoint::Clipboard => {
+            let pieces = gather(&inputs)?;
+            let messages = outgoing(pieces.iter().flat_map(|p| &p.messages));
+            transport::open(destination.clone(), args.settings())
+                .send(&messages, &mut print_reply)
+                .map_err(failure)?;
+        }
+        _ => {
+            let mut transport = transport::open(destination.clone(), args.settings());
+            for_each_piece(&inputs, &mut |piece| {
+                let messages = outgoing(&piece.messages);
+                transport.send(&messages, &mut print_reply).map_err(failure)
+            })?;
+        }
+    }
     if !g.quiet {
-        let n = messages.len();
+        let n = count;
         match &destination {
             Endpoint::Mqtt(_) => eprintln!(
                 "aiproto: published {n} message(s) to {} at QoS {}",
@@ -57,74 +76,144 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
             _ => eprintln!("aiproto: sent {n} message(s) to {}", args.via),
         }
     }
-    // The process ends next: freeing a large input piece by piece would
-    // only cost time (a tenth of a 100,000-message run).
-    std::mem::forget(messages);
-    std::mem::forget(docs);
     Ok(ExitStatus::Ok)
 }
 
-/// Every input, read before anything is sent (stdin when there is none).
-fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Document>, CliError> {
-    if paths.is_empty() {
-        return Ok(vec![super::common::read_one(None)?]);
-    }
-    paths
-        .iter()
-        .map(|path| super::common::read_one(Some(path)))
+/// The inputs, each to be read twice: the files named (or the clipboard),
+/// or stdin kept in a temporary file.
+fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
+    let named: Vec<Option<&Path>> = if paths.is_empty() {
+        vec![None]
+    } else {
+        paths.iter().map(|p| Some(p.as_path())).collect()
+    };
+    named
+        .into_iter()
+        .map(|path| match common::input_of(path)? {
+            Input::Stdin => Ok(input::spool_stdin()?),
+            other => Ok(other),
+        })
         .collect()
 }
 
-/// Reports each envelope cut off before its `[[END]]` line; true when there was any.
-fn refuse_cut(docs: &[Document], g: &GlobalArgs) -> bool {
-    let mut any = false;
-    for doc in docs {
-        for cut in doc.messages.iter().filter(|f| !f.is_complete()) {
-            any = true;
-            super::common::print_findings(
-                g,
-                &doc.source.name,
-                &doc.source.text,
-                cut,
-                Diagnostic::is_error,
-            );
-            eprintln!(
-                "aiproto: error: {}:{}: the envelope was cut off before its [[END]] line, nothing sent",
-                doc.source.name, cut.line
-            );
-        }
+/// The inputs' pieces in order, each handed to `each`; an input without
+/// any message was refused by [`check`] before.
+fn for_each_piece(
+    inputs: &[Input],
+    each: &mut dyn FnMut(&Piece) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    for input in inputs {
+        common::each_piece(input, None, &ReadOptions::default(), each)?;
     }
-    any
+    Ok(())
 }
 
-/// Prints the errors of invalid messages; true when there was any.
-fn refuse_invalid(docs: &[Document], g: &GlobalArgs) -> bool {
-    let mut any = false;
-    for doc in docs {
-        let mut invalid = doc
-            .messages
-            .iter()
-            .filter(|f| !f.is_valid(false))
-            .peekable();
-        if invalid.peek().is_none() {
-            continue;
+/// Every piece of the inputs, held (for a destination that takes all at once).
+fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
+    let mut pieces = Vec::new();
+    for input in inputs {
+        let mut all = reader::pieces::pieces(
+            input,
+            None,
+            &ReadOptions::default(),
+            reader::pieces::PIECE_BYTES,
+        )?;
+        for item in &mut all {
+            if let Item::Piece(piece) = item? {
+                pieces.push(piece);
+            }
         }
-        any = true;
-        for found in invalid {
-            super::common::print_findings(
-                g,
-                &doc.source.name,
-                &doc.source.text,
+    }
+    Ok(pieces)
+}
+
+/// Messages as sent: same protocol and version, ids and signature kept, in
+/// canonical form (LF, no quote prefix or fence).
+fn outgoing<'a>(found: impl IntoIterator<Item = &'a Found>) -> Vec<Outgoing<'a>> {
+    found
+        .into_iter()
+        .filter_map(|found| {
+            Some(Outgoing {
+                text: found.render()?,
                 found,
-                Diagnostic::is_error,
+            })
+        })
+        .collect()
+}
+
+/// What the first pass found.
+enum Checked {
+    /// Every message may be sent; this many of them.
+    Sendable(usize),
+    /// Something may not (said on stderr): nothing is sent.
+    Refused,
+}
+
+/// The first pass: an input without any message is an error (exit 1); an
+/// envelope cut off before its `[[END]]` line, or (without `--force`) an
+/// invalid message, is reported with its findings and refuses the send.
+fn check(inputs: &[Input], force: bool, g: &GlobalArgs) -> Result<Checked, CliError> {
+    let mut refused = false;
+    let mut count = 0;
+    for input in inputs {
+        let mut invalid = false;
+        let none = common::each_piece(input, None, &ReadOptions::default(), &mut |piece| {
+            let name = &piece.source.name;
+            let text = (piece.source.text.as_str(), piece.first_line);
+            for found in &piece.messages {
+                count += 1;
+                if !found.is_complete() {
+                    refused = true;
+                    common::print_findings(g, name, text, found, Diagnostic::is_error);
+                    eprintln!(
+                        "aiproto: error: {name}:{}: the envelope was cut off before its [[END]] line, nothing sent",
+                        found.line
+                    );
+                } else if !force && !found.is_valid(false) {
+                    invalid = true;
+                    common::print_findings(g, name, text, found, Diagnostic::is_error);
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(why) = none {
+            return Err(CliError::new(
+                ExitStatus::Invalid,
+                anyhow::anyhow!("{}: {why}", input.name()),
+            ));
+        }
+        if invalid {
+            refused = true;
+            eprintln!(
+                "aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)",
+                input.name()
             );
         }
-        eprintln!(
-            "aiproto: error: {}: invalid message(s), nothing sent (use --force to send anyway)",
-            doc.source.name
-        );
     }
-    any
+    Ok(if refused {
+        Checked::Refused
+    } else {
+        Checked::Sendable(count)
+    })
+}
+
+/// `send --via -`: the messages on stdout through one buffer, Crosstalk
+/// envelopes with a blank line between them, JSON messages one per line.
+fn write_stdout(inputs: &[Input]) -> Result<(), CliError> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut first = true;
+    for_each_piece(inputs, &mut |piece| {
+        for m in outgoing(&piece.messages) {
+            if !first && m.is_envelope() {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(m.text.as_bytes())?;
+            first = false;
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(())
 }
 
 /// A peer's reply, on stdout, ending with a line end.
@@ -141,64 +230,84 @@ pub fn print_reply(reply: &str) -> std::io::Result<()> {
 /// yet. A message whose id is already there with the same content is not
 /// appended again (a repeated send of the same reply adds nothing); the
 /// same id on other content is refused, and then nothing is written.
-/// `sources` names the input of each message.
-fn archive(path: &Path, messages: &[Outgoing<'_>], sources: &[&str], g: &GlobalArgs) -> CmdResult {
-    let texts: Vec<(String, bool)> = messages
-        .iter()
-        .map(|m| (m.text.clone(), m.is_envelope()))
-        .collect();
-    let mut repeats = Vec::new();
-    let written = file::append_chosen(path, &texts, |existing| {
-        let archived = Document::from_source(
-            Source {
-                name: path.display().to_string(),
-                text: existing.to_string(),
-            },
-            None,
-            &ReadOptions::default(),
-        );
-        let mut by_id: HashMap<&str, &Found> = archived
-            .messages
-            .iter()
-            .filter_map(|f| f.id().map(|id| (id, f)))
-            .collect();
-        let mut chosen = Vec::with_capacity(messages.len());
-        for (m, source) in messages.iter().zip(sources) {
-            let Some(id) = m.found.id() else {
-                chosen.push(true);
-                continue;
-            };
-            match by_id.get(id) {
-                Some(copy) if copy.render().as_deref() == Some(m.text.as_str()) => {
-                    repeats.push((id.to_string(), copy.line));
-                    chosen.push(false);
-                }
-                Some(copy) => return Err((*source, id.to_string(), copy.line)),
-                None => {
-                    by_id.insert(id, m.found);
-                    chosen.push(true);
-                }
-            }
-        }
-        Ok(chosen)
-    })
-    .map_err(|source| {
+///
+/// Under the archive's lock, three steps read piece by piece: the archive
+/// (each id with a digest of its message: memory grows with the number of
+/// ids, not their size), the inputs (what to append), the inputs again (the
+/// appending).
+fn archive(path: &Path, inputs: &[Input], g: &GlobalArgs) -> CmdResult {
+    let cannot = |source: std::io::Error| {
         CliError::new(
             ExitStatus::Transport,
             anyhow::anyhow!("cannot write {}: {source}", path.display()),
         )
-    })?;
-    let written = match written {
-        Ok(n) => n,
-        Err((source, id, line)) => {
-            eprintln!(
-                "aiproto: error: {}: message {id} is already in {} (line {line}) with different content; nothing written",
-                source,
-                path.display()
-            );
-            return Ok(ExitStatus::Invalid);
-        }
     };
+    let mut locked = file::LockedAppend::open(path).map_err(cannot)?;
+    // Read through another handle: the lock is advisory, and ours.
+    let archived = Input::File(path.to_path_buf());
+    let mut by_id: HashMap<String, ([u8; 32], usize)> = HashMap::new();
+    common::each_piece(&archived, None, &ReadOptions::default(), &mut |piece| {
+        for found in &piece.messages {
+            if let (Some(id), Some(text)) = (found.id(), found.render()) {
+                by_id.insert(id.to_string(), (digest(&text), found.line));
+            }
+        }
+        Ok(())
+    })?;
+    // Which messages to append (one flag per message, in order).
+    let mut chosen = Vec::new();
+    let mut repeats = Vec::new();
+    let mut conflict = None;
+    for input in inputs {
+        common::each_piece(input, None, &ReadOptions::default(), &mut |piece| {
+            for found in &piece.messages {
+                // In step with `outgoing`: a message it leaves out has no flag.
+                let Some(text) = found.render() else {
+                    continue;
+                };
+                let Some(id) = found.id() else {
+                    chosen.push(true);
+                    continue;
+                };
+                let digest = digest(&text);
+                match by_id.get(id) {
+                    Some((same, line)) if *same == digest => {
+                        repeats.push((id.to_string(), *line));
+                        chosen.push(false);
+                    }
+                    Some((_, line)) => {
+                        conflict.get_or_insert((input.name(), id.to_string(), *line));
+                        chosen.push(false);
+                    }
+                    None => {
+                        by_id.insert(id.to_string(), (digest, found.line));
+                        chosen.push(true);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    if let Some((source, id, line)) = conflict {
+        eprintln!(
+            "aiproto: error: {source}: message {id} is already in {} (line {line}) with different content; nothing written",
+            path.display()
+        );
+        return Ok(ExitStatus::Invalid);
+    }
+    drop(by_id);
+    let mut written = 0;
+    let mut flags = chosen.iter();
+    for_each_piece(inputs, &mut |piece| {
+        for m in outgoing(&piece.messages) {
+            if flags.next() == Some(&true) {
+                locked.append(&m.text, m.is_envelope()).map_err(cannot)?;
+                written += 1;
+            }
+        }
+        Ok(())
+    })?;
+    locked.finish().map_err(cannot)?;
     if !g.quiet {
         for (id, line) in &repeats {
             eprintln!(
@@ -212,4 +321,9 @@ fn archive(path: &Path, messages: &[Outgoing<'_>], sources: &[&str], g: &GlobalA
         );
     }
     Ok(ExitStatus::Ok)
+}
+
+/// A message's digest, to tell the same content from other content under one id.
+fn digest(text: &str) -> [u8; 32] {
+    Sha256::digest(text.as_bytes()).into()
 }

@@ -1,11 +1,15 @@
-//! `aiproto sign`: sign every message of a file with a keystore key.
+//! `aiproto sign`: sign every message of a file with a keystore key, all
+//! or nothing, reading the input piece by piece (bounded memory).
 
 use std::io::Write;
 
 use super::args::{GlobalArgs, SigFormat, SignArgs};
+use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::protocols::Value;
+use crate::input::{self, Input};
+use crate::protocols::{Found, Protocol, ReadOptions, Value};
 use crate::sign::claim;
+use crate::sign::key::SigningKey;
 use crate::sign::keystore::Keystore;
 use crate::splice::{Replacement, splice};
 
@@ -26,82 +30,164 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
         return Err(CliError::usage("-i rewrites a file: give its PATH")
             .with_hint("to sign what is on the clipboard: aiproto sign clipboard: --key ID | aiproto send --via clipboard"));
     }
-    let doc = super::common::read_one(args.path.as_deref())?;
-    if let Some(bad) = doc.messages.iter().find(|f| !f.is_valid(false)) {
-        eprintln!(
-            "aiproto: error: {}:{}: the message is invalid, nothing signed (see `aiproto validate`)",
-            doc.source.name, bad.line
-        );
-        return Ok(ExitStatus::Invalid);
+    let input = match common::input_of(args.path.as_deref())? {
+        Input::Stdin => input::spool_stdin()?,
+        other => other,
+    };
+    let name = input.name();
+    let count = check(&input)?;
+    // Signed into a temporary file (beside the file for `-i`), then moved
+    // into place or copied to stdout: nothing is written when a message
+    // cannot be signed, and memory stays bounded by a piece.
+    let dir = match (&args.path, args.in_place) {
+        (Some(path), true) => path.parent().filter(|p| !p.as_os_str().is_empty()),
+        _ => None,
+    };
+    let mut tmp = match dir {
+        Some(dir) => tempfile::NamedTempFile::new_in(dir)?,
+        None => tempfile::NamedTempFile::new()?,
+    };
+    let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+    let signer = Signer {
+        key: &key,
+        key_id: &args.key,
+        format: args.sig_format,
+        with_public_key: !args.no_public_key,
+        alone: count == 1,
+    };
+    let mut first = true;
+    common::each_piece(&input, None, &ReadOptions::default(), &mut |piece| {
+        // Each message's lines and its signed form, for an in-place rewrite
+        // that keeps the text around the messages.
+        let mut replacements = Vec::new();
+        for found in &piece.messages {
+            let signed = signer
+                .sign(found)
+                .map_err(|e| CliError::usage(format!("{}:{}: {e}", name, found.line)))?;
+            let Some(signed) = signed else { continue };
+            if args.in_place {
+                replacements.push(Replacement {
+                    first_line: found.line.saturating_sub(piece.first_line),
+                    last_line: found.end_line.saturating_sub(piece.first_line),
+                    text: signed,
+                });
+            } else {
+                if !first && found.protocol == Protocol::Crosstalk {
+                    out.write_all(b"\n")?;
+                }
+                out.write_all(signed.as_bytes())?;
+                first = false;
+            }
+        }
+        if args.in_place {
+            out.write_all(splice(&piece.source.text, replacements).as_bytes())?;
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    drop(out);
+    match (&args.path, args.in_place) {
+        (Some(path), true) => {
+            // The file keeps its permissions (a temporary file is private).
+            std::fs::set_permissions(tmp.path(), std::fs::metadata(path)?.permissions())?;
+            tmp.persist(path).map_err(|e| e.error)?;
+            if !g.quiet {
+                eprintln!("aiproto: signed {count} message(s) in {}", path.display());
+            }
+        }
+        _ => {
+            let mut signed = tmp.reopen()?;
+            std::io::copy(&mut signed, &mut std::io::stdout().lock())?;
+        }
     }
-    let with_pk = !args.no_public_key;
-    let mut out = String::new();
-    // Each message's lines and its signed form, for an in-place rewrite
-    // that keeps the text around the messages.
-    let mut replacements = Vec::new();
-    for found in &doc.messages {
-        let before = out.len();
-        match &found.value {
+    Ok(ExitStatus::Ok)
+}
+
+/// The first pass: every message valid and able to carry a signature, or
+/// nothing is signed. Returns how many messages there are.
+fn check(input: &Input) -> Result<usize, CliError> {
+    let name = input.name();
+    let mut count = 0;
+    let mut bad = None;
+    let mut signal = false;
+    let none = common::each_piece(input, None, &ReadOptions::default(), &mut |piece| {
+        for found in &piece.messages {
+            count += 1;
+            if bad.is_none() && !found.is_valid(false) {
+                bad = Some(found.line);
+            }
+            signal |= matches!(found.value, Value::Msp(_));
+        }
+        Ok(())
+    })?;
+    if let Some(why) = none {
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!("{name}: {why}"),
+        ));
+    }
+    if let Some(line) = bad {
+        return Err(CliError::new(
+            ExitStatus::Invalid,
+            anyhow::anyhow!(
+                "{name}:{line}: the message is invalid, nothing signed (see `aiproto validate`)"
+            ),
+        ));
+    }
+    if signal {
+        return Err(CliError::usage(format!(
+            "{name}: an MSP signal cannot carry a signature (its schema is closed)"
+        ))
+        .with_hint("sign the file as a whole: aiproto sign --detached"));
+    }
+    Ok(count)
+}
+
+/// Signs one message at a time, as the command line asks.
+struct Signer<'a> {
+    key: &'a SigningKey,
+    key_id: &'a str,
+    format: SigFormat,
+    with_public_key: bool,
+    /// The input's only message: a JSON one is written pretty, else as one
+    /// line (JSON Lines).
+    alone: bool,
+}
+
+impl Signer<'_> {
+    /// The message's signed text (`None`: nothing to sign in it).
+    fn sign(&self, found: &Found) -> Result<Option<String>, String> {
+        let (key, id, with_pk) = (self.key, self.key_id, self.with_public_key);
+        let json = match &found.value {
             Value::Crosstalk(parsed) => {
                 let mut parsed = (**parsed).clone();
-                match args.sig_format {
+                match self.format {
                     SigFormat::Keyed => {
-                        claim::sign_crosstalk(&mut parsed.envelope, &key, &args.key, with_pk)
+                        claim::sign_crosstalk(&mut parsed.envelope, key, id, with_pk)
                     }
-                    SigFormat::Jws => claim::sign_crosstalk_jws(&mut parsed, &key, &args.key)
-                        .map_err(CliError::usage)?,
+                    SigFormat::Jws => claim::sign_crosstalk_jws(&mut parsed, key, id)
+                        .map_err(|e| e.to_string())?,
                 }
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&crate::protocols::crosstalk::render(&parsed.envelope));
+                return Ok(Some(crate::protocols::crosstalk::render(&parsed.envelope)));
             }
             Value::Hsp(Some(m)) => {
                 let mut json = m.json.clone();
-                claim::sign_hsp(&mut json, &key, &args.key, with_pk);
-                push_json(&mut out, &json, doc.messages.len() == 1);
+                claim::sign_hsp(&mut json, key, id, with_pk);
+                json
             }
-            Value::Hsp(None) => {}
-            Value::Csdl(Some(d)) => {
-                let json = claim::sign_csdl(&d.json, &key, &args.key, with_pk).map_err(|e| {
-                    CliError::usage(format!("{}:{}: {e}", doc.source.name, found.line))
-                })?;
-                push_json(&mut out, &json, doc.messages.len() == 1);
-            }
-            Value::Csdl(None) => {}
-            Value::Msp(_) => {
-                return Err(CliError::usage(format!(
-                    "{}: an MSP signal cannot carry a signature (its schema is closed)",
-                    doc.source.name
-                ))
-                .with_hint("sign the file as a whole: aiproto sign --detached"));
-            }
+            Value::Csdl(Some(d)) => claim::sign_csdl(&d.json, key, id, with_pk)?,
+            Value::Hsp(None) | Value::Csdl(None) | Value::Msp(_) => return Ok(None),
+        };
+        // Serialising a serde_json::Value cannot fail.
+        let mut text = if self.alone {
+            serde_json::to_string_pretty(&json)
+        } else {
+            serde_json::to_string(&json)
         }
-        let signed = out[before..].trim_start_matches('\n');
-        if !signed.is_empty() {
-            replacements.push(Replacement {
-                first_line: found.line,
-                last_line: found.end_line,
-                text: signed.to_string(),
-            });
-        }
+        .unwrap_or_default();
+        text.push('\n');
+        Ok(Some(text))
     }
-    match (&args.path, args.in_place) {
-        (Some(path), true) => {
-            let rewritten = splice(&doc.source.text, replacements);
-            let tmp = path.with_extension("aiproto-tmp");
-            std::fs::write(&tmp, rewritten).and_then(|()| std::fs::rename(&tmp, path))?;
-            if !g.quiet {
-                eprintln!(
-                    "aiproto: signed {} message(s) in {}",
-                    doc.messages.len(),
-                    path.display()
-                );
-            }
-        }
-        _ => std::io::stdout().lock().write_all(out.as_bytes())?,
-    }
-    Ok(ExitStatus::Ok)
 }
 
 /// `--detached`: the file's bytes, signed into `PATH.minisig`.
@@ -127,17 +213,4 @@ fn sign_detached(args: &SignArgs, key: &crate::sign::key::SigningKey, g: &Global
         );
     }
     Ok(ExitStatus::Ok)
-}
-
-/// A signed JSON message: pretty when it is the input's only one, else one
-/// line (JSON Lines).
-fn push_json(out: &mut String, json: &serde_json::Value, alone: bool) {
-    // Serialising a serde_json::Value cannot fail.
-    let text = if alone {
-        serde_json::to_string_pretty(json)
-    } else {
-        serde_json::to_string(json)
-    };
-    out.push_str(&text.unwrap_or_default());
-    out.push('\n');
 }

@@ -11,6 +11,7 @@ use super::args::{GlobalArgs, ThreadArgs};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
 use crate::output::{self, ColorChoice, Format, Painter, Stream, escape_controls as esc};
+use crate::protocols::ReadOptions;
 use crate::thread::{self, Forest, Node};
 
 /// How deep a tree is drawn (or nested in JSON) before its deeper replies
@@ -64,39 +65,50 @@ struct Cut {
 }
 
 pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
-    let (docs, mut status) = common::read_all(&args.input)?;
+    // Only what the tree needs is kept of each message (ids, links, a
+    // summary): the inputs are read piece by piece.
     // The same message archived twice (same id, same content) is one
     // message: shown once, with a warning. The same id on different
     // content stays an error below.
     let mut first_copy: HashMap<(String, [u8; 32]), (String, usize)> = HashMap::new();
-    let nodes: Vec<Node> = common::messages(&docs)
-        .filter(|(source, found, m)| {
-            let (Some(id), Some(text)) = (m.id.clone(), found.render()) else {
-                return true;
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut status = common::each_message(
+        &args.input,
+        &ReadOptions::default(),
+        &mut |_, _| {},
+        &mut |source, found| {
+            let Some(m) = found.to_message() else {
+                return Ok(());
             };
-            let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
-            match first_copy.entry((id, digest)) {
-                Entry::Vacant(slot) => {
-                    slot.insert((source.to_string(), found.line));
-                    true
-                }
-                Entry::Occupied(first) => {
-                    let (first_source, first_line) = first.get();
-                    eprintln!(
-                        "aiproto: warning: {}:{}: message {} is a copy of the one at {}:{first_line} (shown once)",
-                        esc(source),
-                        found.line,
-                        esc(&first.key().0),
-                        esc(first_source)
-                    );
-                    false
+            if let (Some(id), Some(text)) = (m.id.clone(), found.render()) {
+                let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+                match first_copy.entry((id, digest)) {
+                    Entry::Vacant(slot) => {
+                        slot.insert((source.to_string(), found.line));
+                    }
+                    Entry::Occupied(first) => {
+                        let (first_source, first_line) = first.get();
+                        eprintln!(
+                            "aiproto: warning: {}:{}: message {} is a copy of the one at {}:{first_line} (shown once)",
+                            esc(source),
+                            found.line,
+                            esc(&first.key().0),
+                            esc(first_source)
+                        );
+                        return Ok(());
+                    }
                 }
             }
-        })
-        .map(|(source, found, m)| {
-            Node::of(&m, common::summary(&m.body_text(), 60), source, found.line)
-        })
-        .collect();
+            nodes.push(Node::of(
+                &m,
+                common::summary(&m.body_text(), 60),
+                source,
+                found.line,
+            ));
+            Ok(())
+        },
+    )?;
+    drop(first_copy);
     let forest = thread::build(&nodes);
     if !forest.cycles.is_empty() || !forest.duplicates.is_empty() {
         status = status.max(ExitStatus::Invalid);

@@ -75,49 +75,49 @@ pub fn append(path: &Path, text: &str, blank_line: bool) -> std::io::Result<()> 
     result.and(unlocked)
 }
 
-/// Appends messages to a file under one exclusive lock, after `choose` has
-/// seen the file's current text and said which of them to write (`Ok`) or
-/// that nothing may be written (`Err`). Deciding and appending under the
-/// same lock is what lets concurrent writers keep an archive free of
-/// repeats. Each message is `(text, blank_line)` as for [`append`].
-pub fn append_chosen<E>(
-    path: &Path,
-    messages: &[(String, bool)],
-    choose: impl FnOnce(&str) -> Result<Vec<bool>, E>,
-) -> std::io::Result<Result<usize, E>> {
-    let mut file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)?;
-    file.lock()?;
-    let result = (|| {
-        let mut existing = String::new();
-        std::io::Read::read_to_string(&mut file, &mut existing)?;
-        let chosen = match choose(&existing) {
-            Ok(chosen) => chosen,
-            Err(e) => return Ok(Err(e)),
-        };
-        let mut chunk = String::new();
-        let mut empty = existing.is_empty();
-        let mut written = 0;
-        for ((text, blank_line), _) in messages.iter().zip(&chosen).filter(|(_, w)| **w) {
-            if *blank_line && !empty {
-                chunk.push('\n');
-            }
-            chunk.push_str(text);
-            if !text.ends_with('\n') {
-                chunk.push('\n');
-            }
-            empty = false;
-            written += 1;
+/// A file held under an exclusive lock while messages are appended to it
+/// (through one buffer), flushed to disk and unlocked by [`finish`]. What
+/// is decided while holding it (which messages the archive lacks) stays
+/// true until then: concurrent writers keep an archive free of repeats.
+///
+/// [`finish`]: LockedAppend::finish
+pub struct LockedAppend {
+    out: std::io::BufWriter<std::fs::File>,
+    empty: bool,
+}
+
+impl LockedAppend {
+    /// Opens (creating it if need be) and locks the file.
+    pub fn open(path: &Path) -> std::io::Result<LockedAppend> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        file.lock()?;
+        let empty = file.metadata()?.len() == 0;
+        Ok(LockedAppend {
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            empty,
+        })
+    }
+
+    /// Appends one message, as [`append`] does.
+    pub fn append(&mut self, text: &str, blank_line: bool) -> std::io::Result<()> {
+        if blank_line && !self.empty {
+            self.out.write_all(b"\n")?;
         }
-        file.write_all(chunk.as_bytes())?;
-        file.sync_data()?;
-        Ok(Ok(written))
-    })();
-    let unlocked = file.unlock();
-    result.and_then(|r| unlocked.map(|()| r))
+        self.out.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
+            self.out.write_all(b"\n")?;
+        }
+        self.empty = false;
+        Ok(())
+    }
+
+    /// Writes what is buffered, flushes it to disk and unlocks the file.
+    pub fn finish(self) -> std::io::Result<()> {
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        let synced = file.sync_data();
+        let unlocked = file.unlock();
+        synced.and(unlocked)
+    }
 }
 
 #[cfg(test)]

@@ -32,8 +32,11 @@ pub struct Received<'a> {
     /// Its canonical text, or the text as it came when it cannot be read
     /// or was cut off.
     pub text: &'a str,
-    /// The whole arrival it was found in (for the lines of a finding).
+    /// The whole arrival it was found in (for the lines of a finding), or
+    /// the piece of a long input.
     pub arrival: &'a str,
+    /// Lines before `arrival` (in the input a piece was cut from; 0 for an arrival).
+    pub first_line: usize,
 }
 
 /// Counts what was handed on and what was skipped as a repeat.
@@ -79,6 +82,44 @@ impl Inbox {
         transport.receive(listen, &mut |arrival| self.take(&arrival, &mut each))
     }
 
+    /// Reads an input once, piece by piece (`reader::pieces`: bounded
+    /// memory whatever its size), as a stream: each new message handed to
+    /// `each`; what it returns to publish is dropped (no broker here).
+    pub fn receive_input(
+        &mut self,
+        input: &crate::input::Input,
+        listen: &Listen,
+        mut each: impl FnMut(Received<'_>) -> anyhow::Result<Vec<(String, Vec<u8>)>>,
+    ) -> Result<Ended, TransportError> {
+        use crate::reader::pieces::{self, Item};
+        if self.count == Some(0) {
+            return Ok(Ended::Stopped);
+        }
+        let options = ReadOptions::default();
+        let mut all = pieces::pieces(input, None, &options, pieces::PIECE_BYTES)?;
+        for item in &mut all {
+            if listen.is_stopped() {
+                return Ok(Ended::Interrupted);
+            }
+            let Item::Piece(piece) = item? else {
+                break;
+            };
+            let arrival = Arrival {
+                origin: &piece.source.name,
+                topic: None,
+                text: &piece.source.text,
+                snapshot: false,
+            };
+            let answer = self
+                .hand_on(&arrival, piece.first_line, &piece.messages, &mut each)
+                .map_err(TransportError::Handler)?;
+            if answer.stop {
+                return Ok(Ended::Stopped);
+            }
+        }
+        Ok(Ended::Exhausted)
+    }
+
     fn take(
         &mut self,
         arrival: &Arrival<'_>,
@@ -92,15 +133,25 @@ impl Inbox {
             None,
             &ReadOptions::default(),
         );
+        self.hand_on(arrival, 0, &doc.messages, each)
+    }
+
+    /// Hands on the messages read from an arrival (whose first line is line
+    /// `first_line + 1` of what it was cut from) that were not seen before.
+    fn hand_on(
+        &mut self,
+        arrival: &Arrival<'_>,
+        first_line: usize,
+        messages: &[Found],
+        each: &mut impl FnMut(Received<'_>) -> anyhow::Result<Vec<(String, Vec<u8>)>>,
+    ) -> anyhow::Result<Answer> {
         let mut answer = Answer::default();
         let whole = [arrival.text.to_string()];
-        let unread =
-            (doc.messages.is_empty() && !arrival.snapshot && !arrival.text.trim().is_empty())
-                .then_some(&whole);
-        let texts = doc
-            .messages
+        let unread = (messages.is_empty() && !arrival.snapshot && !arrival.text.trim().is_empty())
+            .then_some(&whole);
+        let texts = messages
             .iter()
-            .map(|found| (Some(found), text_of(found, arrival.text)))
+            .map(|found| (Some(found), text_of(found, arrival.text, first_line)))
             .chain(unread.into_iter().flatten().map(|t| (None, t.clone())));
         for (found, text) in texts {
             let key = match (arrival.snapshot, found.and_then(Found::id)) {
@@ -122,6 +173,7 @@ impl Inbox {
                 found,
                 text: &text,
                 arrival: arrival.text,
+                first_line,
             })?);
             self.handed_on += 1;
             if self.count.is_some_and(|n| self.handed_on >= n) {
@@ -135,11 +187,12 @@ impl Inbox {
 
 /// A message's canonical text, or its own lines of the arrival when it
 /// cannot be written (broken JSON, a cut-off envelope: passed on as they
-/// came, not lost and not repaired).
-fn text_of(found: &Found, arrival: &str) -> String {
+/// came, not lost and not repaired). The arrival's first line is line
+/// `first_line + 1` of the message's numbering.
+fn text_of(found: &Found, arrival: &str, first_line: usize) -> String {
     found.render().unwrap_or_else(|| {
-        let first = found.line.saturating_sub(1);
-        let count = found.end_line.max(found.line) - first;
+        let first = found.line.saturating_sub(first_line + 1);
+        let count = found.end_line.max(found.line) + 1 - found.line.max(1);
         let mut text: String = arrival
             .lines()
             .skip(first)

@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::{REQUEST, aiproto, home, json_lines};
+use super::{REQUEST, aiproto, big_archive, big_archive_id, home, json_lines};
 
 const V1_0: &str = "[[CLAUDE→CHATGPT v1]]
 user: kalle
@@ -445,19 +445,10 @@ fn an_archive_larger_than_a_piece_converts_in_order() {
     let h = home();
     let count = 12_000;
     let broken_at = 7_000;
-    let mut archive = String::new();
-    let mut broken_line = 0;
-    for i in 0..count {
-        let id = format!("01J9J3DBC4N7P2Q3R5{i:08}");
-        let mut envelope = REQUEST.replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", &id);
-        envelope = envelope.replace("review", &"review ".repeat(40));
-        if i == broken_at {
-            broken_line = archive.matches('\n').count() + 7;
-            envelope = envelope.replace("intent: REQUEST", "intent: SHOUT");
-        }
-        archive.push_str(&envelope);
-        archive.push('\n');
-    }
+    let (archive, start) = big_archive(count, Some(broken_at), |e| {
+        e.replace("intent: REQUEST", "intent: SHOUT")
+    });
+    let broken_line = start + 6; // the intent line
     assert!(archive.len() > 8 << 20, "{} bytes", archive.len());
     let path = h.path().join("archive.crosstalk");
     std::fs::write(&path, &archive).unwrap();
@@ -480,7 +471,7 @@ fn an_archive_larger_than_a_piece_converts_in_order() {
         .collect();
     let expected: Vec<String> = (0..count)
         .filter(|i| *i != broken_at)
-        .map(|i| format!("01J9J3DBC4N7P2Q3R5{i:08}"))
+        .map(big_archive_id)
         .collect();
     assert_eq!(ids.len(), expected.len());
     assert!(ids == expected, "messages out of order or lost");

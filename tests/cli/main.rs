@@ -22,6 +22,7 @@ mod relay;
 mod relay_loop;
 mod send;
 mod sign;
+mod streaming;
 mod transcripts;
 mod trust;
 mod validate;
@@ -71,6 +72,35 @@ body: |
 sig: none
 [[END]]
 ";
+
+/// An archive of `count` envelopes (copies of [`REQUEST`], each with its own
+/// id and a body long enough that the archive spans several of the pieces
+/// the readers stream in), with `damage` applied to envelope `broken_at`.
+/// Returns the archive and the line at which that envelope begins.
+pub fn big_archive(
+    count: usize,
+    broken_at: Option<usize>,
+    damage: impl Fn(&str) -> String,
+) -> (String, usize) {
+    let mut archive = String::new();
+    let mut broken_line = 0;
+    for i in 0..count {
+        let mut envelope = REQUEST.replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", &big_archive_id(i));
+        envelope = envelope.replace("review", &"review ".repeat(40));
+        if Some(i) == broken_at {
+            broken_line = archive.matches('\n').count() + 1;
+            envelope = damage(&envelope);
+        }
+        archive.push_str(&envelope);
+        archive.push('\n');
+    }
+    (archive, broken_line)
+}
+
+/// The id of envelope `i` of [`big_archive`].
+pub fn big_archive_id(i: usize) -> String {
+    format!("01J9J3DBC4N7P2Q3R5{i:08}")
+}
 
 /// The messages of `text` signed with the keystore key `key` (in `h`).
 pub fn sign(h: &std::path::Path, key: &str, text: &str) -> String {
