@@ -164,9 +164,10 @@ pub fn thread_and_poll(data: &[u8]) {
         .iter()
         .filter_map(|f| Some((f.to_message()?, f.is_valid(false))))
         .collect();
+    let mut names = thread::Names::default();
     let nodes: Vec<thread::Node> = messages
         .iter()
-        .map(|(m, _)| thread::Node::of(m, String::new(), "fuzz", 1))
+        .map(|(m, _)| thread::Node::of(m, String::new(), "fuzz", 1, &mut names))
         .collect();
     let forest = thread::build(&nodes);
     let mut placed = vec![0usize; nodes.len()];

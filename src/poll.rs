@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::model::{Intent, Message};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A message and where it was read.
 pub struct Located<'a> {
@@ -132,13 +132,40 @@ pub fn expected_of(msg: &Message) -> Vec<String> {
 
 /// Collates every POLL among the messages (in input order).
 pub fn collate(messages: &[Located<'_>]) -> Vec<Collation> {
+    let known: HashSet<String> = messages
+        .iter()
+        .filter_map(|m| m.message.id.clone())
+        .collect();
+    collate_among(messages, &known)
+}
+
+/// What a collation reads of a message: POLLs whole; of a RESPOND its ids,
+/// sender and answer only (`None` for any other message). A long input is
+/// collated from these and the ids of all its messages
+/// ([`collate_among`]), without holding its messages.
+pub fn kept_for_collation(message: Message) -> Option<Message> {
+    match message.intent {
+        Some(Intent::Poll) => Some(message),
+        Some(Intent::Respond) => {
+            let answer = answer_of(&message);
+            Some(Message {
+                body: crate::model::Body::Text(answer),
+                meta: Vec::new(),
+                extensions: Vec::new(),
+                signature: None,
+                ..message
+            })
+        }
+        _ => None,
+    }
+}
+
+/// [`collate`] of some messages among others whose ids are `known` (all
+/// the inputs' ids: a reply to one of them is no stray reply).
+pub fn collate_among(messages: &[Located<'_>], known: &HashSet<String>) -> Vec<Collation> {
     // The replies to each message id, found once for all POLLs.
     let mut replies: HashMap<&str, Vec<&Located<'_>>> = HashMap::new();
     let mut by_thread: HashMap<&str, Vec<&Located<'_>>> = HashMap::new();
-    let known: std::collections::HashSet<&str> = messages
-        .iter()
-        .filter_map(|m| m.message.id.as_deref())
-        .collect();
     for m in messages
         .iter()
         .filter(|m| m.message.intent == Some(Intent::Respond))
@@ -379,5 +406,34 @@ mod tests {
             vec![("MALLORY", "not-asked"), ("GEMINI", "no-option")]
         );
         assert_eq!(c.missing, vec!["GEMINI"]);
+    }
+
+    #[test]
+    fn what_is_kept_for_a_collation_collates_the_same() {
+        let poll = POLL.replace(
+            "intent: POLL\n",
+            "intent: POLL\n\nmeta: poll\nOptions: Yes | No\n\n",
+        );
+        let text = [
+            poll,
+            reply("CLAUDE", "Yes. The suite is green."),
+            reply("GPT", "yes!\nBecause the suite is green."),
+            reply("MALLORY", "No"),
+            reply("GEMINI", "Perhaps"),
+        ]
+        .join("\n");
+        let msgs: Vec<Message> = parse_all(&text)
+            .iter()
+            .map(|p| to_message(&p.envelope))
+            .collect();
+        let kept: Vec<Message> = msgs
+            .iter()
+            .cloned()
+            .filter_map(kept_for_collation)
+            .collect();
+        let known: HashSet<String> = msgs.iter().filter_map(|m| m.id.clone()).collect();
+        let whole = serde_json::to_value(collate(&located(&msgs))).unwrap();
+        let slim = serde_json::to_value(collate_among(&located(&kept), &known)).unwrap();
+        assert_eq!(whole, slim);
     }
 }

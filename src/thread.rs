@@ -1,37 +1,62 @@
 //! Conversation trees: messages linked by their `parent` ids, with orphans,
 //! cycles and duplicate ids found.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
-/// One message as a node of a conversation.
+/// One message as a node of a conversation: its ids and links, and what a
+/// tree shows of it. The names many nodes share (thread, parties, intent,
+/// source) are held once ([`Names`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Node {
     pub id: Option<String>,
     pub parent: Option<String>,
-    pub thread: Option<String>,
-    pub sender: String,
-    pub receiver: String,
-    pub intent: Option<String>,
+    pub thread: Option<Arc<str>>,
+    pub sender: Arc<str>,
+    pub receiver: Arc<str>,
+    pub intent: Option<Arc<str>>,
     /// The first non-empty line of the body, for display.
     pub summary: String,
-    pub source: String,
+    pub source: Arc<str>,
     pub line: usize,
+}
+
+/// Names shared by many nodes, each held once.
+#[derive(Debug, Default)]
+pub struct Names(HashSet<Arc<str>>);
+
+impl Names {
+    /// The one copy of `name`.
+    pub fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(held) = self.0.get(name) {
+            return held.clone();
+        }
+        let held: Arc<str> = name.into();
+        self.0.insert(held.clone());
+        held
+    }
 }
 
 impl Node {
     /// A message as a node, found at `source`:`line`.
-    pub fn of(m: &crate::model::Message, summary: String, source: &str, line: usize) -> Node {
+    pub fn of(
+        m: &crate::model::Message,
+        summary: String,
+        source: &str,
+        line: usize,
+        names: &mut Names,
+    ) -> Node {
         Node {
             id: m.id.clone(),
             parent: m.parent.clone(),
-            thread: m.thread.clone(),
-            sender: m.sender.clone().unwrap_or_default(),
-            receiver: m.recipient.clone().unwrap_or_default(),
-            intent: m.intent.as_ref().map(|i| i.as_str().to_string()),
+            thread: m.thread.as_deref().map(|t| names.get(t)),
+            sender: names.get(m.sender.as_deref().unwrap_or_default()),
+            receiver: names.get(m.recipient.as_deref().unwrap_or_default()),
+            intent: m.intent.as_ref().map(|i| names.get(i.as_str())),
             summary,
-            source: source.to_string(),
+            source: names.get(source),
             line,
         }
     }

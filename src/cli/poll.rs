@@ -5,7 +5,9 @@ use std::io::{BufWriter, Write};
 use super::args::{GlobalArgs, PollArgs, PollCommand};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
-use crate::model::{Intent, Message};
+use std::collections::HashSet;
+
+use crate::model::Message;
 use crate::output::{self, Format, Painter, Stream, escape_controls as esc};
 use crate::poll::{self, Located};
 use crate::protocols::ReadOptions;
@@ -17,18 +19,22 @@ pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
 }
 
 fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
-    // Only POLLs and RESPONDs count: the rest is passed over as the
-    // inputs are read piece by piece.
+    // The inputs are read piece by piece; of each message only what the
+    // collation reads is kept (POLLs, the answers of RESPONDs, every id).
     let mut messages: Vec<(String, usize, bool, Message)> = Vec::new();
+    let mut known = HashSet::new();
     let status = common::each_message(
         &args.input,
         &ReadOptions::default(),
         &mut |_, _| {},
         &mut |source, found| {
-            if let Some(m) = found
-                .to_message()
-                .filter(|m| matches!(m.intent, Some(Intent::Poll | Intent::Respond)))
-            {
+            let Some(m) = found.to_message() else {
+                return Ok(());
+            };
+            if let Some(id) = &m.id {
+                known.insert(id.clone());
+            }
+            if let Some(m) = poll::kept_for_collation(m) {
                 messages.push((source.to_string(), found.line, found.is_valid(false), m));
             }
             Ok(())
@@ -43,7 +49,7 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
             valid: *valid,
         })
         .collect();
-    let results = poll::collate(&located);
+    let results = poll::collate_among(&located, &known);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let p = Painter::new(g.color, Stream::Stdout);
     for c in &results {

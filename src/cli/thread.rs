@@ -70,8 +70,11 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
     // The same message archived twice (same id, same content) is one
     // message: shown once, with a warning. The same id on different
     // content stays an error below.
-    let mut first_copy: HashMap<(String, [u8; 32]), (String, usize)> = HashMap::new();
+    // Each copy is known by a digest of its id and content, pointing at
+    // the node of its first copy.
+    let mut first_copy: HashMap<[u8; 32], usize> = HashMap::new();
     let mut nodes: Vec<Node> = Vec::new();
+    let mut names = thread::Names::default();
     let mut status = common::each_message(
         &args.input,
         &ReadOptions::default(),
@@ -80,20 +83,24 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
             let Some(m) = found.to_message() else {
                 return Ok(());
             };
-            if let (Some(id), Some(text)) = (m.id.clone(), found.render()) {
-                let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
-                match first_copy.entry((id, digest)) {
+            if let (Some(id), Some(text)) = (&m.id, found.render()) {
+                let mut hasher = Sha256::new();
+                hasher.update(id.as_bytes());
+                hasher.update([0]);
+                hasher.update(text.as_bytes());
+                match first_copy.entry(hasher.finalize().into()) {
                     Entry::Vacant(slot) => {
-                        slot.insert((source.to_string(), found.line));
+                        slot.insert(nodes.len());
                     }
                     Entry::Occupied(first) => {
-                        let (first_source, first_line) = first.get();
+                        let first = &nodes[*first.get()];
                         eprintln!(
-                            "aiproto: warning: {}:{}: message {} is a copy of the one at {}:{first_line} (shown once)",
+                            "aiproto: warning: {}:{}: message {} is a copy of the one at {}:{} (shown once)",
                             esc(source),
                             found.line,
-                            esc(&first.key().0),
-                            esc(first_source)
+                            esc(id),
+                            esc(&first.source),
+                            first.line
                         );
                         return Ok(());
                     }
@@ -104,6 +111,7 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
                 common::summary(&m.body_text(), 60),
                 source,
                 found.line,
+                &mut names,
             ));
             Ok(())
         },

@@ -107,7 +107,14 @@ fn sign_in_place_rewrites_a_large_file_and_keeps_the_text_around() {
     let path = h.path().join("archive.crosstalk");
     std::fs::write(&path, &text).unwrap();
     aiproto(h.path())
-        .args(["sign", "-q", "-i", "--key", "claude", path.to_str().unwrap()])
+        .args([
+            "sign",
+            "-q",
+            "-i",
+            "--key",
+            "claude",
+            path.to_str().unwrap(),
+        ])
         .assert()
         .code(0);
     let signed = std::fs::read_to_string(&path).unwrap();
