@@ -54,6 +54,21 @@ if [ -d "$ajv_dir/ajv-cli" ]; then
     hf ajvcli_dir "$ajv_dir/.bin/ajv validate -s $schema -d files/*.json --spec=draft2020 -c ajv-formats"
     hf ajvcli_tiny "$ajv_dir/.bin/ajv validate -s $schema -d tiny/one.json --spec=draft2020 -c ajv-formats"
 fi
+# The plain loop a Rust user would write (serde_json + the jsonschema
+# crate, one core), and jsonschema-cli, built from crates.io.
+if [ "$install" = 1 ] || [ ! -x "$WORK/rust-jsonl/target/release/rs-validate-jsonl" ]; then
+    rm -rf "$WORK/rust-jsonl" && cp -r "$shared/rust-jsonl" "$WORK/rust-jsonl"
+    (cd "$WORK/rust-jsonl" && cargo build --release --quiet) || echo "note: the rust-jsonl loop did not build" >&2
+fi
+[ "$install" = 1 ] && ! command -v jsonschema-cli > /dev/null && cargo install --locked --quiet jsonschema-cli
+loop="$WORK/rust-jsonl/target/release/rs-validate-jsonl"
+if [ -x "$loop" ]; then
+    hf rustloop_jsonl "$loop $schema corpus.jsonl"
+fi
+if command -v jsonschema-cli > /dev/null; then
+    hf jscli_dir "jsonschema-cli validate --assert-format -d 2020 $schema -i files/*.json"
+    hf jscli_tiny "jsonschema-cli validate --assert-format -d 2020 $schema -i tiny/one.json"
+fi
 if [ -x "$WORK/venv/bin/check-jsonschema" ]; then
     hf cjs_dir "$WORK/venv/bin/check-jsonschema --schemafile $schema files/*.json"
     hf cjs_tiny "$WORK/venv/bin/check-jsonschema --schemafile $schema tiny/one.json"
@@ -95,4 +110,20 @@ for run_id in open(os.path.join(work, "results", "ran")).read().split():
     median = r["median"]
     tool = run_id.rsplit("_" + key, 1)[0] + run_id.split(key, 1)[1]
     print(f"| {tool} | {label} | {median*1000:.1f} ms | {n/median:,.0f} | {b/median/1e6:.1f} |")
+
+# The ratios issue 18 asks for: aiproto's wall time over its peer's, same run.
+def median(run_id):
+    path = os.path.join(work, "results", run_id + ".json")
+    return json.load(open(path))["results"][0]["median"] if os.path.exists(path) else None
+print()
+for ours, peer, what in [
+    ("aiproto_jsonl", "rustloop_jsonl", "validate 100,000 lines / plain jsonschema loop"),
+    ("aiproto_dir", "jscli_dir", "validate 2,000 files / jsonschema-cli"),
+    ("aiproto_tiny", "jscli_tiny", "validate 1 file / jsonschema-cli"),
+    ("aiproto_sign_tiny", "minisign_sign_tiny", "sign 1 file / minisign"),
+    ("aiproto_verify_tiny", "minisign_verify_tiny", "verify 1 file / minisign"),
+]:
+    a, b = median(ours), median(peer)
+    if a and b:
+        print(f"{what}: {a / b:.2f}x ({a*1000:.1f} ms vs {b*1000:.1f} ms)")
 PY

@@ -1,39 +1,21 @@
-//! Order-preserving parallel map over a slice, on all cores, with scoped
-//! threads (no thread pool to keep alive between batches).
+//! Order-preserving parallel map over a slice, on all cores, on rayon's
+//! one pool of threads.
 
 /// Maps `items` with `f` on up to `available_parallelism` threads; the result
 /// is in input order. Small inputs are mapped on the calling thread.
-pub fn map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+pub fn map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
     map_owned(items.iter().collect(), f)
 }
 
 /// Like [`map`], consuming the items.
-pub fn map_owned<T: Send, U: Send>(mut items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+pub fn map_owned<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync + Send) -> Vec<U> {
+    use rayon::prelude::*;
     if items.len() < 64 || threads() < 2 {
         return items.into_iter().map(&f).collect();
     }
-    let threads = threads();
-    let chunk = items.len().div_ceil(threads);
-    let mut parts = Vec::with_capacity(threads);
-    while items.len() > chunk {
-        let rest = items.split_off(chunk);
-        parts.push(std::mem::replace(&mut items, rest));
-    }
-    parts.push(items);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
-            .into_iter()
-            .map(|part| scope.spawn(move || part.into_iter().map(f).collect::<Vec<U>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(v) => v,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    })
+    // One pool for the whole run: its threads (and their allocator
+    // caches) are kept from batch to batch.
+    items.into_par_iter().with_min_len(16).map(&f).collect()
 }
 
 /// The cores available, asked once: the standard library reads the

@@ -206,7 +206,7 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         ca_file: args.ca_file.clone(),
         ..Settings::default()
     };
-    let mut transport = MqttTransport { uri, settings };
+    let mut transport = MqttTransport::new(uri, settings);
     let topic = transport.topic_for(found).map_err(failure)?;
     let text = found.render().unwrap_or_default();
     // The URI's topic is where the request goes; the reply comes on the callback.

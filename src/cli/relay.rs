@@ -136,6 +136,7 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
         inbox.receive_input(&crate::input::Input::Stdin, &listen, forward)
     }
     .map_err(failure)?;
+    relay.destination.finish().map_err(failure)?;
     if !g.quiet {
         eprintln!(
             "aiproto: relayed {} message(s) from {} to {}{}",

@@ -46,9 +46,11 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         Endpoint::Clipboard => {
             let pieces = gather(&inputs)?;
             let messages = outgoing(pieces.iter().flat_map(|p| &p.messages));
-            transport::open(destination.clone(), args.settings())
+            let mut clipboard = transport::open(destination.clone(), args.settings());
+            clipboard
                 .send(&messages, &mut print_reply)
                 .map_err(failure)?;
+            clipboard.finish().map_err(failure)?;
         }
         _ => {
             let mut transport = transport::open(destination.clone(), args.settings());

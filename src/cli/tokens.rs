@@ -9,11 +9,15 @@ use super::args::{GlobalArgs, TokensArgs};
 use super::common;
 use crate::convert::{self, WriteOptions};
 use crate::exit::{CmdResult, ExitStatus};
+use crate::input::Input;
 use crate::output::{self, Format};
 use crate::protocols::csdl::codes;
 use crate::protocols::msp::offline;
 use crate::protocols::{Found, Protocol, ProtocolSpec, Value};
 use crate::tokens::Encoding;
+
+/// A file is counted in chunks of about this size (bounded memory).
+const COUNT_CHUNK: usize = 1 << 20;
 
 #[derive(Serialize)]
 struct Count<'a> {
@@ -50,19 +54,22 @@ pub fn run(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
     let inputs = super::common::inputs(&args.input)?;
     let many = inputs.len() > 1;
     for i in &inputs {
-        let source = i.read()?;
-        let tokens = args.encoding.count(&source.text);
+        let name = i.name();
+        let tokens = match i {
+            Input::Text(source) => args.encoding.count(&source.text),
+            _ => args.encoding.count_lines(i.open()?, &name, COUNT_CHUNK)?,
+        };
         total += tokens;
         match g.format {
             Format::Json => output::write_json_line(
                 &mut out,
                 &Count {
-                    source: &source.name,
+                    source: &name,
                     encoding: args.encoding,
                     tokens,
                 },
             )?,
-            Format::Human => writeln!(out, "{tokens:>8}  {}", source.name)?,
+            Format::Human => writeln!(out, "{tokens:>8}  {name}")?,
         }
     }
     if many && g.format == Format::Human && !g.quiet {

@@ -248,6 +248,12 @@ pub trait Transport {
         on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError>;
 
+    /// Ends what `send` may have kept open for the next call (an MQTT
+    /// connection), once every message is delivered.
+    fn finish(&mut self) -> Result<(), TransportError> {
+        Ok(())
+    }
+
     /// Hands each arrival to `on_arrival` until it says stop, the source is
     /// read through, or `listen.timeout` passes.
     fn receive(
@@ -266,7 +272,7 @@ pub fn open(endpoint: Endpoint, settings: Settings) -> Box<dyn Transport> {
             url,
             serve: settings.serve,
         }),
-        Endpoint::Mqtt(uri) => Box::new(mqtt::MqttTransport { uri, settings }),
+        Endpoint::Mqtt(uri) => Box::new(mqtt::MqttTransport::new(uri, settings)),
         Endpoint::Clipboard => Box::new(clipboard::ClipboardTransport),
         Endpoint::Email(address) => Box::new(email::EmailTransport {
             address,

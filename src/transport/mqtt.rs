@@ -70,9 +70,27 @@ impl MqttUri {
 pub struct MqttTransport {
     pub uri: MqttUri,
     pub settings: super::Settings,
+    /// The publishing connection, kept from one `send` to the next until
+    /// `finish` (a long input is published in batches over one connection).
+    publisher: Option<Publisher>,
+}
+
+/// A connection that publishes.
+struct Publisher {
+    client: Client,
+    connection: rumqttc::Connection,
+    link: Link,
 }
 
 impl MqttTransport {
+    pub fn new(uri: MqttUri, settings: super::Settings) -> MqttTransport {
+        MqttTransport {
+            uri,
+            settings,
+            publisher: None,
+        }
+    }
+
     /// Client options; `session` (a client id) asks for a persistent
     /// session: the broker keeps the subscriptions and queues QoS 1/2
     /// messages while the client is away.
@@ -136,6 +154,15 @@ impl Transport for MqttTransport {
             items.push((self.topic_for(message.found)?, text.as_bytes().to_vec()));
         }
         publish(self, items, Duration::from_secs(60))
+    }
+
+    /// Disconnects the publishing connection cleanly, if there is one.
+    fn finish(&mut self) -> Result<(), TransportError> {
+        if let Some(mut p) = self.publisher.take() {
+            let _ = p.client.disconnect();
+            drain_until_disconnect(&mut p.connection);
+        }
+        Ok(())
     }
 
     /// Subscribes to the URI's topic filter and `listen.filters`.
@@ -205,21 +232,35 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// was not acknowledged is published again when the broker comes back
 /// without the session (rumqttc drops its own copies then), so QoS 1 and 2
 /// lose nothing across a broker restart (duplicates are possible: at least once).
+///
+/// The connection stays open for the next call; [`Transport::finish`]
+/// closes it.
 fn publish(
-    transport: &MqttTransport,
+    transport: &mut MqttTransport,
     items: Vec<(String, Vec<u8>)>,
     timeout: Duration,
 ) -> Result<(), TransportError> {
-    let (uri, level, retain) = (
-        &transport.uri,
-        transport.settings.qos,
-        transport.settings.retain,
-    );
+    let (level, retain) = (transport.settings.qos, transport.settings.retain);
+    if transport.publisher.is_none() {
+        let (client, connection) = Client::new(transport.options("pub")?, WINDOW);
+        transport.publisher = Some(Publisher {
+            client,
+            connection,
+            link: Link::default(),
+        });
+    }
+    let uri = &transport.uri;
+    let Some(Publisher {
+        client,
+        connection,
+        link,
+    }) = transport.publisher.as_mut()
+    else {
+        return Ok(());
+    };
     let total = items.len();
-    let (client, mut connection) = Client::new(transport.options("pub")?, WINDOW);
     let deadline = Instant::now() + timeout;
     let mut window = Window::new(total);
-    let mut link = Link::default();
     while window.done < total {
         window.fill(|i| {
             let (topic, payload) = &items[i];
@@ -253,8 +294,6 @@ fn publish(
             Ok(Err(e)) => link.lost(uri, e)?,
         }
     }
-    let _ = client.disconnect();
-    drain_until_disconnect(&mut connection);
     Ok(())
 }
 
