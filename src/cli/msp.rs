@@ -68,7 +68,7 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                 Format::Json => output::write_json_line(&mut std::io::stdout().lock(), &result)?,
                 Format::Human => {
                     let p = Painter::new(g.color, Stream::Stdout);
-                    let line = verdict(&p, result.passed, result.similarity_score, threshold);
+                    let line = verdict(&p, &result, threshold);
                     writeln!(std::io::stdout().lock(), "{line}")?;
                 }
             }
@@ -101,16 +101,7 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                     writeln!(out, "{}", pretty(&result.signal.to_json()))?;
                     writeln!(out, "{}", p.bold("decoded"))?;
                     writeln!(out, "{}", result.decoded_text)?;
-                    writeln!(
-                        out,
-                        "{}",
-                        verdict(
-                            &p,
-                            result.judge.passed,
-                            result.judge.similarity_score,
-                            settings.threshold
-                        )
-                    )?;
+                    writeln!(out, "{}", verdict(&p, &result.judge, settings.threshold))?;
                     writeln!(
                         out,
                         "tokens: {} original, {} signal, {} decoded ({}); compression {:.2}; {:.1} ms",
@@ -138,18 +129,32 @@ struct Decoded<'a> {
     trace_id: Option<&'a str>,
 }
 
-fn verdict(p: &Painter, passed: bool, score: f64, threshold: f64) -> String {
-    if passed {
-        format!(
+/// The judgement in one line: passed, or failed with each reason (a
+/// similarity below the threshold, a changed polarity or intent).
+fn verdict(p: &Painter, judge: &backend::JudgeResult, threshold: f64) -> String {
+    let score = judge.similarity_score;
+    if judge.passed {
+        return format!(
             "{}: similarity {score:.3} ≥ {threshold:.2}",
             p.good("passed")
-        )
-    } else {
-        format!(
-            "{}: similarity {score:.3} < {threshold:.2} (semantic drift)",
-            p.error("failed")
-        )
+        );
     }
+    let comparison = if score >= threshold { "≥" } else { "<" };
+    let mut line = format!(
+        "{}: similarity {score:.3} {comparison} {threshold:.2}",
+        p.error("failed")
+    );
+    for issue in &judge.issues {
+        // The drift is said by the comparison already.
+        if !issue.starts_with("Semantic drift") {
+            line.push_str("; ");
+            line.push_str(issue);
+        }
+    }
+    if score < threshold {
+        line.push_str(" (semantic drift)");
+    }
+    line
 }
 
 fn threshold(t: Option<f64>) -> Result<f64, CliError> {
@@ -256,7 +261,14 @@ fn read_text(arg: Option<&str>) -> Result<String, CliError> {
         None | Some("-") => read_stdin(),
         Some(a) => match a.strip_prefix('@') {
             Some(path) => read_file(path),
-            None => Ok(a.to_string()),
+            None => {
+                if !a.contains('\n') && std::path::Path::new(a).is_file() {
+                    eprintln!(
+                        "aiproto: warning: `{a}` is read as the text itself; a file of that name exists: to read the file, give @{a}"
+                    );
+                }
+                Ok(a.to_string())
+            }
         },
     }
 }

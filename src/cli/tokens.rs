@@ -82,8 +82,47 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
     let mut out = std::io::stdout().lock();
     let mut sums = [0usize; 2];
     let mut status = ExitStatus::Ok;
+    let mut emit = |c: &Comparison<'_>| -> std::io::Result<()> {
+        sums[0] += c.forms[0].tokens;
+        sums[1] += c.forms[1].tokens;
+        match g.format {
+            Format::Json => output::write_json_line(&mut out, c),
+            Format::Human => writeln!(
+                out,
+                "{}:{}: {} {} {}, {} {} ({:.2})",
+                c.source,
+                c.line,
+                c.protocol,
+                c.forms[0].form,
+                c.forms[0].tokens,
+                c.forms[1].form,
+                c.forms[1].tokens,
+                c.ratio
+            ),
+        }
+    };
+    // Records of `msp pipeline --format json` name the prose a signal was
+    // made from: the signal is compared with that prose.
+    let mut rest = args.input.clone();
+    rest.paths.clear();
+    for path in &args.input.paths {
+        match pipeline_records(path, args.encoding)? {
+            Some(records) => {
+                let name = path.display().to_string();
+                for (line, forms) in records {
+                    emit(&comparison(&name, line, "msp", args.encoding, forms))?;
+                }
+            }
+            None => rest.paths.push(path.clone()),
+        }
+    }
+    if rest.paths.is_empty() && !args.input.paths.is_empty() {
+        drop(emit);
+        summary(&mut std::io::stdout().lock(), g, args, sums)?;
+        return Ok(status);
+    }
     let read_status = common::each_message(
-        &args.input,
+        &rest,
         &Default::default(),
         &mut |_, _| {},
         &mut |name, found| {
@@ -95,35 +134,95 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
                 status = status.max(ExitStatus::Invalid);
                 return Ok(());
             };
-            sums[0] += forms[0].tokens;
-            sums[1] += forms[1].tokens;
-            let c = Comparison {
-                source: name,
-                line: found.line,
+            emit(&comparison(
+                name,
+                found.line,
                 protocol,
-                encoding: args.encoding,
-                ratio: forms[0].tokens as f64 / forms[1].tokens.max(1) as f64,
+                args.encoding,
                 forms,
-            };
-            match g.format {
-                Format::Json => output::write_json_line(&mut out, &c)?,
-                Format::Human => writeln!(
-                    out,
-                    "{}:{}: {} {} {}, {} {} ({:.2})",
-                    c.source,
-                    c.line,
-                    c.protocol,
-                    c.forms[0].form,
-                    c.forms[0].tokens,
-                    c.forms[1].form,
-                    c.forms[1].tokens,
-                    c.ratio
-                )?,
-            }
+            ))?;
             Ok(())
         },
     )?;
-    status = status.max(read_status);
+    drop(emit);
+    summary(&mut std::io::stdout().lock(), g, args, sums)?;
+    Ok(status.max(read_status))
+}
+
+/// One message's comparison.
+fn comparison<'a>(
+    source: &'a str,
+    line: usize,
+    protocol: &'static str,
+    encoding: Encoding,
+    forms: Vec<Form>,
+) -> Comparison<'a> {
+    Comparison {
+        source,
+        line,
+        protocol,
+        encoding,
+        ratio: forms[0].tokens as f64 / forms[1].tokens.max(1) as f64,
+        forms,
+    }
+}
+
+/// The largest file looked at as `msp pipeline` records.
+const RECORDS_MAX_BYTES: u64 = 16 << 20;
+
+/// When `path` holds records of `msp pipeline --format json` (one JSON
+/// object, or one per line, with `signal` and `original_text`): each
+/// record's line and its signal against its original prose.
+fn pipeline_records(
+    path: &std::path::Path,
+    encoding: Encoding,
+) -> Result<Option<Vec<(usize, Vec<Form>)>>, crate::exit::CliError> {
+    let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= RECORDS_MAX_BYTES);
+    if !small {
+        return Ok(None);
+    }
+    let text = Input::File(path.to_path_buf()).read()?.text;
+    if !text.trim_start().starts_with('{') || !text.contains("\"original_text\"") {
+        return Ok(None);
+    }
+    let record = |json: &serde_json::Value| -> Option<Vec<Form>> {
+        let original = json.get("original_text")?.as_str()?;
+        let signal = json.get("signal").filter(|s| s.is_object())?;
+        Some(vec![
+            Form {
+                form: "signal",
+                tokens: encoding.count(&signal.to_string()),
+            },
+            Form {
+                form: "original",
+                tokens: encoding.count(original),
+            },
+        ])
+    };
+    if let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) {
+        return Ok(record(&json).map(|forms| vec![(1, forms)]));
+    }
+    let mut records = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let Some(forms) = serde_json::from_str(line).ok().as_ref().and_then(record) else {
+            return Ok(None);
+        };
+        records.push((i + 1, forms));
+    }
+    Ok(Some(records))
+}
+
+/// The total line of the human form.
+fn summary(
+    out: &mut impl Write,
+    g: &GlobalArgs,
+    args: &TokensArgs,
+    sums: [usize; 2],
+) -> std::io::Result<()> {
     if g.format == Format::Human && !g.quiet && sums[1] > 0 {
         writeln!(
             out,
@@ -135,7 +234,7 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
             args.encoding
         )?;
     }
-    Ok(status)
+    Ok(())
 }
 
 /// A message's two forms, the compact one first (for Crosstalk and HSP:

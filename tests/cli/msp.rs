@@ -221,3 +221,89 @@ fn tokens_counts_inputs_and_compares_forms() {
         .code(2)
         .stderr(contains("unknown encoding"));
 }
+
+/// A sentence and its negation are close in any similarity measure; the
+/// judge fails them whatever the score, and says why.
+#[test]
+fn the_judge_fails_a_changed_polarity_or_intent_whatever_the_similarity() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["msp", "judge", "--format", "json", "--threshold", "0.1"])
+        .args([
+            "Deploy the API to production now",
+            "Do not deploy the API to production",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let verdict: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(verdict["passed"], false);
+    let issues = verdict["issues"].to_string();
+    assert!(issues.contains("Polarity changed"), "{issues}");
+
+    let out = aiproto(h.path())
+        .args(["msp", "judge", "--threshold", "0.1"])
+        .args(["Review the design doc", "Report on the design doc"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        line.contains("Intent changed: the original reads as EVALUATE"),
+        "{line}"
+    );
+}
+
+#[test]
+fn an_argument_that_names_a_file_is_prose_with_a_warning() {
+    let h = home();
+    std::fs::write(
+        h.path().join("notes.txt"),
+        "Review the design doc by Friday\n",
+    )
+    .unwrap();
+    let out = aiproto(h.path())
+        .current_dir(h.path())
+        .args(["msp", "encode", "notes.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give @notes.txt"));
+}
+
+/// A pipeline record names its prose: the signal is compared with it, not
+/// with what the decoder makes of the signal.
+#[test]
+fn tokens_compare_a_pipeline_record_with_its_original_prose() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["msp", "pipeline", "--format", "json"])
+        .arg("Review the design doc and report back by Friday with the risks you see")
+        .output()
+        .unwrap();
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let path = h.path().join("record.json");
+    std::fs::write(&path, &out.stdout).unwrap();
+    let compared = aiproto(h.path())
+        .args([
+            "tokens",
+            "--compare",
+            "--format",
+            "json",
+            path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(compared.status.code(), Some(0));
+    let line: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
+    assert_eq!(line["forms"][0]["form"], "signal");
+    assert_eq!(
+        line["forms"][0]["tokens"],
+        record["metrics"]["signal_tokens"]
+    );
+    assert_eq!(line["forms"][1]["form"], "original");
+    assert_eq!(
+        line["forms"][1]["tokens"],
+        record["metrics"]["original_tokens"]
+    );
+}

@@ -92,7 +92,9 @@ pub struct JudgeResult {
     pub issues: Vec<String>,
 }
 
-/// Judges whether `decoded` keeps the meaning of `original`.
+/// Judges whether `decoded` keeps the meaning of `original`: a similarity
+/// at or above `threshold`, and (whatever the similarity) the same
+/// polarity and the same intent ([`super::meaning`]).
 pub fn judge(
     backend: &dyn Backend,
     original: &str,
@@ -107,18 +109,19 @@ pub fn judge(
         ));
     }
     let score = score.clamp(0.0, 1.0);
-    let passed = score >= threshold;
+    let mut issues = Vec::new();
+    if score < threshold {
+        issues.push(format!(
+            "Semantic drift detected (similarity {score:.3} is below the threshold {threshold:.2})"
+        ));
+    }
+    issues.extend(super::meaning::polarity_issue(original, decoded));
+    issues.extend(super::meaning::intent_issue(original, decoded));
     Ok(JudgeResult {
-        passed,
+        passed: issues.is_empty(),
         confidence: score,
         similarity_score: score,
-        issues: if passed {
-            Vec::new()
-        } else {
-            vec![format!(
-                "Semantic drift detected (similarity {score:.3} is below the threshold {threshold:.2})"
-            )]
-        },
+        issues,
     })
 }
 

@@ -7,6 +7,7 @@
 //! decoder and judge backends; `pipeline` runs them end to end.
 
 pub mod backend;
+pub mod meaning;
 pub mod model_map;
 pub mod offline;
 pub mod pipeline;

@@ -212,6 +212,11 @@ pub fn encode(text: &str) -> MinimalSignal {
     signal
 }
 
+/// The intent a text reads as, by the cues [`encode`] uses.
+pub fn intent_of(text: &str) -> Intent {
+    find_intent(text, &text.to_ascii_lowercase()).0
+}
+
 /// The intent of the earliest cue, and where the cue ends in `text`.
 fn find_intent(text: &str, lower: &str) -> (Intent, usize) {
     if let Some(end) = question_word_end(text) {

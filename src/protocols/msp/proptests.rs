@@ -162,13 +162,25 @@ proptest! {
         prop_assert!(text.to_lowercase().contains(&verb), "no `{verb}` in {text}");
     }
 
-    /// Property 5: scores are in [0, 1], and below the threshold fails.
+    /// Property 5: scores are in [0, 1]; below the threshold, a changed
+    /// polarity or a changed intent fails, and nothing else does.
     #[test]
     fn p5_judge_score_bounds(a in ".{0,80}", b in ".{0,80}", threshold in 0.0f64..=1.0) {
         let r = backend::judge(&Offline, &a, &b, threshold).unwrap();
         prop_assert!((0.0..=1.0).contains(&r.similarity_score));
-        prop_assert_eq!(r.passed, r.similarity_score >= threshold);
+        let same_meaning = crate::protocols::msp::meaning::polarity_issue(&a, &b).is_none()
+            && crate::protocols::msp::meaning::intent_issue(&a, &b).is_none();
+        prop_assert_eq!(r.passed, r.similarity_score >= threshold && same_meaning);
         prop_assert_eq!(r.issues.is_empty(), r.passed);
+    }
+
+    /// Property 5b: a text and its negation never pass, whatever the threshold.
+    #[test]
+    fn p5b_a_negation_never_passes(text in prose(), threshold in 0.0f64..=1.0) {
+        let negated = format!("Do not {}", text.trim_start());
+        let r = backend::judge(&Offline, &text, &negated, threshold).unwrap();
+        let already_negative = !crate::protocols::msp::meaning::negations(&text).is_empty();
+        prop_assert!(already_negative || !r.passed, "{text} passed against {negated}");
     }
 
     /// Property 6: the ratio is signal over original, and counts are positive.
