@@ -117,8 +117,7 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
         }
     }
     if rest.paths.is_empty() && !args.input.paths.is_empty() {
-        drop(emit);
-        summary(&mut std::io::stdout().lock(), g, args, sums)?;
+        summary(&mut out, g, args, sums)?;
         return Ok(status);
     }
     let read_status = common::each_message(
@@ -144,8 +143,7 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
             Ok(())
         },
     )?;
-    drop(emit);
-    summary(&mut std::io::stdout().lock(), g, args, sums)?;
+    summary(&mut out, g, args, sums)?;
     Ok(status.max(read_status))
 }
 
@@ -167,6 +165,9 @@ fn comparison<'a>(
     }
 }
 
+/// Records of `msp pipeline`: each one's line and its two forms.
+type Records = Vec<(usize, Vec<Form>)>;
+
 /// The largest file looked at as `msp pipeline` records.
 const RECORDS_MAX_BYTES: u64 = 16 << 20;
 
@@ -176,7 +177,7 @@ const RECORDS_MAX_BYTES: u64 = 16 << 20;
 fn pipeline_records(
     path: &std::path::Path,
     encoding: Encoding,
-) -> Result<Option<Vec<(usize, Vec<Form>)>>, crate::exit::CliError> {
+) -> Result<Option<Records>, crate::exit::CliError> {
     let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= RECORDS_MAX_BYTES);
     if !small {
         return Ok(None);
