@@ -58,6 +58,9 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
                 let messages = outgoing(&piece.messages);
                 transport.send(&messages, &mut print_reply).map_err(failure)
             })?;
+            // An MQTT connection kept open between pieces is closed here,
+            // once everything is written.
+            transport.finish().map_err(failure)?;
         }
     }
     if !g.quiet {
