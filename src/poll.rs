@@ -331,25 +331,21 @@ mod tests {
             reply("GPT", "yes"),
         ]
         .join("\n");
-        let msgs: Vec<Message> = parse_all(&text)
-            .iter()
-            .map(|p| to_message(&p.envelope))
-            .collect();
-        let located: Vec<Located> = msgs
-            .iter()
-            .map(|m| Located {
-                message: m,
-                source: "t",
-                line: 1,
-                valid: true,
-            })
-            .collect();
-        let c = collate(&located);
+        let msgs = messages_of(&text);
+        let c = collate(&located(&msgs));
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].answers.len(), 1);
         assert_eq!(c[0].answers[0].count, 2);
         assert_eq!(c[0].missing, vec!["GEMINI"]);
         assert_eq!(c[0].changed, vec!["GPT"]);
+    }
+
+    /// The shared-model form of every envelope in a text.
+    fn messages_of(text: &str) -> Vec<Message> {
+        parse_all(text)
+            .iter()
+            .map(|p| to_message(&p.envelope))
+            .collect()
     }
 
     fn located(msgs: &[Message]) -> Vec<Located<'_>> {
@@ -386,10 +382,7 @@ mod tests {
             reply("GEMINI", "Perhaps"),
         ]
         .join("\n");
-        let msgs: Vec<Message> = parse_all(&text)
-            .iter()
-            .map(|p| to_message(&p.envelope))
-            .collect();
+        let msgs = messages_of(&text);
         let c = &collate(&located(&msgs))[0];
         assert_eq!(c.answers.len(), 1);
         assert_eq!(
@@ -422,10 +415,7 @@ mod tests {
             reply("GEMINI", "Perhaps"),
         ]
         .join("\n");
-        let msgs: Vec<Message> = parse_all(&text)
-            .iter()
-            .map(|p| to_message(&p.envelope))
-            .collect();
+        let msgs = messages_of(&text);
         let kept: Vec<Message> = msgs
             .iter()
             .cloned()

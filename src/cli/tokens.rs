@@ -168,6 +168,10 @@ fn comparison<'a>(
 /// Records of `msp pipeline`: each one's line and its two forms.
 type Records = Vec<(usize, Vec<Form>)>;
 
+/// How much of a file's start says whether it holds `msp pipeline`
+/// records (`original_text` is a record's first key).
+const RECORD_HEAD: usize = 4096;
+
 /// The largest file looked at as `msp pipeline` records.
 const RECORDS_MAX_BYTES: u64 = 16 << 20;
 
@@ -182,10 +186,20 @@ fn pipeline_records(
     if !small {
         return Ok(None);
     }
-    let text = Input::File(path.to_path_buf()).read()?.text;
-    if !text.trim_start().starts_with('{') || !text.contains("\"original_text\"") {
+    // A look at the start first: any other input is read once, by the
+    // message readers, not twice.
+    let mut head = Vec::with_capacity(RECORD_HEAD);
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = std::io::Read::read_to_end(
+            &mut std::io::Read::take(file, RECORD_HEAD as u64),
+            &mut head,
+        );
+    }
+    let head = String::from_utf8_lossy(&head);
+    if !head.trim_start().starts_with('{') || !head.contains("\"original_text\"") {
         return Ok(None);
     }
+    let text = Input::File(path.to_path_buf()).read()?.text;
     let record = |json: &serde_json::Value| -> Option<Vec<Form>> {
         let original = json.get("original_text")?.as_str()?;
         let signal = json.get("signal").filter(|s| s.is_object())?;
