@@ -1791,7 +1791,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__decode)
-            opts="-q -v -h -V --style --backend --base-url --model --embedding-model --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --style --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1814,6 +1814,10 @@ _aiproto() {
                     return 0
                     ;;
                 --embedding-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding-model-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1845,7 +1849,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__encode)
-            opts="-q -v -h -V --backend --base-url --model --embedding-model --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1864,6 +1868,10 @@ _aiproto() {
                     return 0
                     ;;
                 --embedding-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding-model-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1979,7 +1987,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__judge)
-            opts="-q -v -h -V --threshold --backend --base-url --model --embedding-model --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --threshold --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2002,6 +2010,10 @@ _aiproto() {
                     return 0
                     ;;
                 --embedding-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding-model-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2033,7 +2045,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__pipeline)
-            opts="-q -v -h -V --style --threshold --encoding --backend --base-url --model --embedding-model --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --style --threshold --encoding --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2064,6 +2076,10 @@ _aiproto() {
                     return 0
                     ;;
                 --embedding-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding-model-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

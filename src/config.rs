@@ -25,6 +25,7 @@ pub struct MspConfig {
     pub base_url: Option<String>,
     pub model: Option<String>,
     pub embedding_model: Option<String>,
+    pub embedding_model_dir: Option<PathBuf>,
     pub rpm: Option<u32>,
     pub timeout: Option<f64>,
     pub retries: Option<u32>,

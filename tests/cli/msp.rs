@@ -240,6 +240,7 @@ fn the_judge_fails_a_changed_polarity_or_intent_whatever_the_similarity() {
     assert_eq!(verdict["passed"], false);
     let issues = verdict["issues"].to_string();
     assert!(issues.contains("Polarity changed"), "{issues}");
+    assert_eq!(verdict["judged_by"]["method"], "lexical");
 
     let out = aiproto(h.path())
         .args(["msp", "judge", "--threshold", "0.1"])
@@ -306,4 +307,106 @@ fn tokens_compare_a_pipeline_record_with_its_original_prose() {
         line["forms"][1]["tokens"],
         record["metrics"]["original_tokens"]
     );
+}
+
+/// The all-MiniLM-L6-v2 folder of `AIPROTO_TEST_MINILM_DIR` (see
+/// `protocols::msp::embedding`'s tests); `None` skips, saying why.
+fn minilm_dir() -> Option<String> {
+    let dir = std::env::var("AIPROTO_TEST_MINILM_DIR").ok();
+    if dir.is_none() {
+        assert!(
+            std::env::var_os("AIPROTO_REQUIRE_MINILM").is_none(),
+            "AIPROTO_REQUIRE_MINILM is set but AIPROTO_TEST_MINILM_DIR is not"
+        );
+        eprintln!("skipped: set AIPROTO_TEST_MINILM_DIR to an all-MiniLM-L6-v2 folder");
+    }
+    dir
+}
+
+#[test]
+fn the_minilm_judge_says_it_decided_and_still_fails_a_negation() {
+    let Some(model) = minilm_dir() else { return };
+    let h = home();
+    // MiniLM scores the negation above the threshold; the polarity check fails it.
+    let out = aiproto(h.path())
+        .args([
+            "msp",
+            "judge",
+            "--format",
+            "json",
+            "--embedding-model-dir",
+            &model,
+        ])
+        .args([
+            "Deploy the API to production now",
+            "Do not deploy the API to production",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let verdict = stdout_json(&out.stdout);
+    let score = verdict["similarity_score"].as_f64().unwrap();
+    assert!((0.80..0.90).contains(&score), "{verdict}");
+    assert_eq!(verdict["judged_by"]["method"], "embeddings");
+    assert_eq!(verdict["judged_by"]["location"], model.as_str());
+    assert!(verdict["issues"].to_string().contains("Polarity changed"));
+
+    // The same model from config.toml, and from the environment.
+    std::fs::write(
+        h.path().join("config.toml"),
+        format!("[msp]\nembedding_model_dir = {model:?}\n"),
+    )
+    .unwrap();
+    let judge = |cmd: &mut assert_cmd::Command| {
+        let out = cmd
+            .args(["msp", "judge", "--format", "json"])
+            .args(["The weather is lovely today.", "It's so sunny outside!"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "0.666 is below 0.80");
+        stdout_json(&out.stdout)["similarity_score"]
+            .as_f64()
+            .unwrap()
+    };
+    // The sentence-transformers documentation's figure for this pair.
+    assert!((judge(&mut aiproto(h.path())) - 0.6660).abs() < 1e-4);
+    let other = home();
+    let from_env = judge(aiproto(other.path()).env("AIPROTO_EMBEDDING_MODEL_DIR", &model));
+    assert!((from_env - 0.6660).abs() < 1e-4);
+
+    let out = aiproto(h.path())
+        .args(["msp", "judge"])
+        .args(["The weather is lovely today.", "It's so sunny outside!"])
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(line.contains("embeddings judge"), "{line}");
+}
+
+#[test]
+fn a_model_folder_that_is_not_one_is_a_usage_error_naming_it() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["msp", "judge", "--embedding-model-dir"])
+        .arg(h.path().join("no-such-model"))
+        .args(["a", "b"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no-such-model") && err.contains("not a directory"),
+        "{err}"
+    );
+
+    std::fs::create_dir(h.path().join("empty")).unwrap();
+    let out = aiproto(h.path())
+        .args(["msp", "pipeline", "--embedding-model-dir"])
+        .arg(h.path().join("empty"))
+        .arg("Review the design doc by Friday")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.json"), "{err}");
 }

@@ -61,6 +61,50 @@ pub trait Backend {
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError>;
     /// How alike two texts are in meaning, in [0, 1].
     fn similarity(&self, a: &str, b: &str) -> Result<f64, MspError>;
+    /// Which measure [`Backend::similarity`] is.
+    fn judged_by(&self) -> JudgedBy;
+}
+
+/// The measure behind a judgement, as output says it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgedBy {
+    /// `embeddings` (a sentence-embedding model) or `lexical` (the offline
+    /// word-overlap measure).
+    pub method: &'static str,
+    /// The embedding model's name (a folder's name, or a server's model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Where it ran: a model folder, or a server's API root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+}
+
+impl JudgedBy {
+    pub fn lexical() -> Self {
+        JudgedBy {
+            method: "lexical",
+            model: None,
+            location: None,
+        }
+    }
+
+    pub fn embeddings(model: String, location: String) -> Self {
+        JudgedBy {
+            method: "embeddings",
+            model: Some(model),
+            location: Some(location),
+        }
+    }
+}
+
+impl std::fmt::Display for JudgedBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.model, &self.location) {
+            (Some(m), Some(l)) => write!(f, "{} judge, {m} ({l})", self.method),
+            (Some(m), None) => write!(f, "{} judge, {m}", self.method),
+            _ => write!(f, "{} judge", self.method),
+        }
+    }
 }
 
 /// Encodes prose, refusing empty input as the spec does.
@@ -90,6 +134,8 @@ pub struct JudgeResult {
     pub confidence: f64,
     pub similarity_score: f64,
     pub issues: Vec<String>,
+    /// Which measure computed the similarity (not in the spec's model).
+    pub judged_by: JudgedBy,
 }
 
 /// Judges whether `decoded` keeps the meaning of `original`: a similarity
@@ -122,6 +168,7 @@ pub fn judge(
         confidence: score,
         similarity_score: score,
         issues,
+        judged_by: backend.judged_by(),
     })
 }
 

@@ -7,6 +7,8 @@
 //! decoder and judge backends; `pipeline` runs them end to end.
 
 pub mod backend;
+#[cfg(feature = "minilm")]
+pub mod embedding;
 pub mod meaning;
 pub mod model_map;
 pub mod offline;

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::backend::{Backend, MspError, cosine};
+use super::backend::{Backend, JudgedBy, MspError, cosine};
 use super::{Intent, MinimalSignal, Priority};
 
 /// The offline backend.
@@ -36,6 +36,10 @@ impl Backend for Offline {
 
     fn similarity(&self, a: &str, b: &str) -> Result<f64, MspError> {
         Ok(similarity(a, b))
+    }
+
+    fn judged_by(&self) -> JudgedBy {
+        JudgedBy::lexical()
     }
 }
 

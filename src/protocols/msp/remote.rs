@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::backend::{Backend, ErrorKind, MspError, cosine};
+use super::backend::{Backend, ErrorKind, JudgedBy, MspError, cosine};
 use super::rate::RateLimiter;
 use super::{MinimalSignal, offline};
 
@@ -267,6 +267,13 @@ impl Backend for Remote {
                 ErrorKind::Judge,
                 "Failed to compute embeddings: the reply has no two embeddings of one size",
             )),
+        }
+    }
+
+    fn judged_by(&self) -> JudgedBy {
+        match &self.config.embedding_model {
+            Some(model) => JudgedBy::embeddings(model.clone(), self.config.base_url.clone()),
+            None => JudgedBy::lexical(),
         }
     }
 }

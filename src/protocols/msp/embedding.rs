@@ -1,0 +1,386 @@
+//! Sentence embeddings from a sentence-transformers model folder (the MSP
+//! spec's judge, `all-MiniLM-L6-v2`), computed locally: the folder's BERT
+//! weights run by candle, its `tokenizer.json` read by `tokenizers`, then
+//! the pooling and normalisation its module configs name.
+//!
+//! The folder is read as sentence-transformers writes it: `config.json`,
+//! `model.safetensors`, `tokenizer.json`, `modules.json`,
+//! `1_Pooling/config.json` and `sentence_bert_config.json` (the last two
+//! optional: mean pooling and the model's own position limit then).
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use serde::Deserialize;
+use serde_json::Value;
+use tokenizers::{Tokenizer, TruncationParams};
+
+use super::MinimalSignal;
+use super::backend::{Backend, ErrorKind, JudgedBy, MspError};
+
+/// A loaded model: tokenizer, BERT, pooling.
+pub struct SentenceModel {
+    dir: PathBuf,
+    tokenizer: Tokenizer,
+    bert: BertModel,
+    pooling: Pooling,
+    normalize: bool,
+}
+
+/// How token vectors become one sentence vector (`1_Pooling/config.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    Mean,
+    Cls,
+    Max,
+    MeanSqrtLen,
+}
+
+#[derive(Deserialize)]
+struct PoolingConfig {
+    #[serde(default)]
+    pooling_mode_cls_token: bool,
+    #[serde(default)]
+    pooling_mode_mean_tokens: bool,
+    #[serde(default)]
+    pooling_mode_max_tokens: bool,
+    #[serde(default)]
+    pooling_mode_mean_sqrt_len_tokens: bool,
+}
+
+#[derive(Deserialize)]
+struct SentenceBertConfig {
+    max_seq_length: Option<usize>,
+}
+
+#[derive(Deserialize)]
+struct Module {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+/// Why a model folder could not be used; names the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {why}")]
+pub struct ModelError {
+    pub path: String,
+    pub why: String,
+}
+
+fn error(path: &Path, why: impl std::fmt::Display) -> ModelError {
+    ModelError {
+        path: path.display().to_string(),
+        why: why.to_string(),
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ModelError> {
+    let text = std::fs::read_to_string(path).map_err(|e| error(path, e))?;
+    serde_json::from_str(&text).map_err(|e| error(path, e))
+}
+
+fn optional_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, ModelError> {
+    if path.exists() {
+        read_json(path).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+impl SentenceModel {
+    /// Loads a sentence-transformers folder.
+    pub fn load(dir: &Path) -> Result<Self, ModelError> {
+        if !dir.is_dir() {
+            return Err(error(
+                dir,
+                "not a directory (a sentence-transformers model folder is expected)",
+            ));
+        }
+        let config_path = dir.join("config.json");
+        let config: Config = read_json(&config_path)?;
+        let weights_path = dir.join("model.safetensors");
+        let weights = std::fs::read(&weights_path).map_err(|e| {
+            error(
+                &weights_path,
+                format!("{e} (only safetensors weights are read, not pytorch_model.bin)"),
+            )
+        })?;
+        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
+            .map_err(|e| error(&weights_path, e))?;
+        let bert = BertModel::load(vb, &config).map_err(|e| error(&weights_path, e))?;
+
+        let pooling = match optional_json::<PoolingConfig>(&dir.join("1_Pooling/config.json"))? {
+            None => Pooling::Mean,
+            Some(p) if p.pooling_mode_mean_tokens => Pooling::Mean,
+            Some(p) if p.pooling_mode_cls_token => Pooling::Cls,
+            Some(p) if p.pooling_mode_max_tokens => Pooling::Max,
+            Some(p) if p.pooling_mode_mean_sqrt_len_tokens => Pooling::MeanSqrtLen,
+            Some(_) => {
+                return Err(error(
+                    &dir.join("1_Pooling/config.json"),
+                    "no pooling mode is set",
+                ));
+            }
+        };
+        let normalize = optional_json::<Vec<Module>>(&dir.join("modules.json"))?
+            .is_some_and(|m| m.iter().any(|m| m.kind.ends_with(".Normalize")));
+        // sentence-transformers truncates at max_seq_length, whatever the
+        // tokenizer file says, and pads only within a batch.
+        let max_len = optional_json::<SentenceBertConfig>(&dir.join("sentence_bert_config.json"))?
+            .and_then(|c| c.max_seq_length)
+            .unwrap_or(config.max_position_embeddings)
+            .min(config.max_position_embeddings);
+
+        let tokenizer_path = dir.join("tokenizer.json");
+        let mut tokenizer =
+            Tokenizer::from_file(&tokenizer_path).map_err(|e| error(&tokenizer_path, e))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: max_len,
+                ..Default::default()
+            }))
+            .map_err(|e| error(&tokenizer_path, e))?;
+        Ok(SentenceModel {
+            dir: dir.to_path_buf(),
+            tokenizer,
+            bert,
+            pooling,
+            normalize,
+        })
+    }
+
+    /// The folder the model was read from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The model's name: the folder's name.
+    pub fn name(&self) -> String {
+        self.dir.file_name().map_or_else(
+            || self.dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+
+    /// One text's sentence embedding.
+    pub fn embed(&self, text: &str) -> Result<Vec<f32>, String> {
+        let encoding = self
+            .tokenizer
+            .encode(text, true)
+            .map_err(|e| format!("tokenizer: {e}"))?;
+        let ids = encoding.get_ids();
+        let device = &self.bert.device;
+        let tensor = |v: &[u32]| Tensor::new(v, device).and_then(|t| t.unsqueeze(0));
+        let run = || -> candle_core::Result<Vec<f32>> {
+            let input_ids = tensor(ids)?;
+            let type_ids = tensor(encoding.get_type_ids())?;
+            let mask = tensor(encoding.get_attention_mask())?;
+            let tokens = self.bert.forward(&input_ids, &type_ids, Some(&mask))?;
+            // One sentence, no padding: every token counts.
+            let tokens = tokens.squeeze(0)?;
+            let n = tokens.dim(0)? as f64;
+            let pooled = match self.pooling {
+                Pooling::Mean => (tokens.sum(0)? / n)?,
+                Pooling::MeanSqrtLen => (tokens.sum(0)? / n.sqrt())?,
+                Pooling::Cls => tokens.get(0)?,
+                Pooling::Max => tokens.max(0)?,
+            };
+            let pooled = if self.normalize {
+                let norm = pooled.sqr()?.sum_all()?.sqrt()?.to_scalar::<f32>()?;
+                (pooled / f64::from(norm.max(1e-12)))?
+            } else {
+                pooled
+            };
+            pooled.to_vec1::<f32>()
+        };
+        run().map_err(|e| format!("model: {e}"))
+    }
+
+    /// The cosine similarity of two texts' embeddings.
+    pub fn similarity(&self, a: &str, b: &str) -> Result<f64, String> {
+        let a = self.embed(a)?;
+        let b = self.embed(b)?;
+        let a: Vec<f64> = a.into_iter().map(f64::from).collect();
+        let b: Vec<f64> = b.into_iter().map(f64::from).collect();
+        Ok(super::backend::cosine(&a, &b))
+    }
+}
+
+/// A backend whose judge is a local sentence model: encoding and decoding
+/// stay with the inner backend.
+pub struct WithEmbeddings {
+    pub inner: Box<dyn Backend>,
+    pub model: SentenceModel,
+}
+
+impl Backend for WithEmbeddings {
+    fn encode_text(&self, text: &str) -> Result<MinimalSignal, MspError> {
+        self.inner.encode_text(text)
+    }
+
+    fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError> {
+        self.inner.decode_signal(signal, style)
+    }
+
+    fn similarity(&self, a: &str, b: &str) -> Result<f64, MspError> {
+        self.model.similarity(a, b).map_err(|e| {
+            MspError::new(
+                ErrorKind::Judge,
+                format!("Failed to compute embeddings: {e}"),
+            )
+        })
+    }
+
+    fn judged_by(&self) -> JudgedBy {
+        JudgedBy::embeddings(self.model.name(), self.model.dir().display().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The model folder, from `AIPROTO_TEST_MINILM_DIR`; without it the
+    /// test is skipped and says why, unless `AIPROTO_REQUIRE_MINILM` is set
+    /// (as `.ci/run` sets it), where a skip would hide a broken judge.
+    fn model() -> Option<SentenceModel> {
+        let required = std::env::var_os("AIPROTO_REQUIRE_MINILM").is_some();
+        let Some(dir) = std::env::var_os("AIPROTO_TEST_MINILM_DIR") else {
+            assert!(
+                !required,
+                "AIPROTO_REQUIRE_MINILM is set but AIPROTO_TEST_MINILM_DIR is not"
+            );
+            eprintln!(
+                "skipped: set AIPROTO_TEST_MINILM_DIR to an all-MiniLM-L6-v2 folder (.ci/run fetches it with pip)"
+            );
+            return None;
+        };
+        Some(SentenceModel::load(Path::new(&dir)).expect("the test model loads"))
+    }
+
+    /// The similarities the sentence-transformers documentation publishes
+    /// for all-MiniLM-L6-v2 (to four places).
+    #[test]
+    fn the_published_similarities() {
+        let Some(model) = model() else { return };
+        let sentences = [
+            "The weather is lovely today.",
+            "It's so sunny outside!",
+            "He drove to the stadium.",
+        ];
+        for ((a, b), published) in [((0, 1), 0.6660), ((0, 2), 0.1046), ((1, 2), 0.1411)] {
+            let got = model
+                .similarity(sentences[a], sentences[b])
+                .expect("embeds");
+            assert!(
+                (got - published).abs() <= 0.5e-4 + 1e-6,
+                "{:?} ~ {:?}: {got:.6}, published {published}",
+                sentences[a],
+                sentences[b]
+            );
+        }
+    }
+
+    /// Embeddings equal, to 1e-4, those of an independent NumPy forward pass
+    /// (its own tokenizer and safetensors reader: tests/interop/minilm_numpy.py),
+    /// on short, accented, CJK and over-long (truncated) texts.
+    #[test]
+    fn matches_an_independent_numpy_forward_pass() {
+        let Some(model) = model() else { return };
+        let long = "The deployment pipeline failed again on the staging cluster. ".repeat(40);
+        let texts = [
+            "Deploy the API to production now",
+            "Do not deploy the API to production",
+            "Déployez l'API — naïve café, 東京 office, ½ done",
+            "Summarize the Q3 churn analysis (EU region) by Friday; max 400 words!",
+            "",
+            long.as_str(),
+        ];
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/minilm_numpy.py");
+        let dir = std::env::var("AIPROTO_TEST_MINILM_DIR").expect("set");
+        let child = std::process::Command::new("python3")
+            .arg(script)
+            .arg(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn();
+        let Ok(mut child) = child else {
+            assert!(
+                std::env::var_os("AIPROTO_REQUIRE_MINILM").is_none(),
+                "python3 is missing"
+            );
+            eprintln!("skipped: python3 is not installed");
+            return;
+        };
+        let input = serde_json::to_vec(&texts).expect("json");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &input).expect("write");
+        let out = child.wait_with_output().expect("runs");
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let no_numpy = err.contains("No module named 'numpy'");
+            assert!(
+                no_numpy && std::env::var_os("AIPROTO_REQUIRE_MINILM").is_none(),
+                "the NumPy reference failed: {err}"
+            );
+            eprintln!("skipped: NumPy is not installed (pip install numpy)");
+            return;
+        }
+        let reference: Vec<Vec<f64>> = serde_json::from_slice(&out.stdout).expect("vectors");
+        let ours: Vec<Vec<f64>> = texts
+            .iter()
+            .map(|t| {
+                model
+                    .embed(t)
+                    .expect("embeds")
+                    .into_iter()
+                    .map(f64::from)
+                    .collect()
+            })
+            .collect();
+        for (i, (a, b)) in ours.iter().zip(&reference).enumerate() {
+            assert_eq!(a.len(), b.len());
+            let worst = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f64::max);
+            assert!(worst < 1e-4, "text {i}: a component differs by {worst}");
+        }
+        for i in 0..texts.len() {
+            for j in i + 1..texts.len() {
+                let ours = super::super::backend::cosine(&ours[i], &ours[j]);
+                let theirs = super::super::backend::cosine(&reference[i], &reference[j]);
+                assert!(
+                    (ours - theirs).abs() < 1e-4,
+                    "texts {i} and {j}: {ours} against {theirs}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_folder_without_a_model_names_the_missing_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = SentenceModel::load(dir.path()).err().expect("refused");
+        assert!(err.path.ends_with("config.json"), "{err}");
+        std::fs::write(
+            dir.path().join("config.json"),
+            r#"{"vocab_size":10,"hidden_size":4,"num_hidden_layers":1,"num_attention_heads":1,
+               "intermediate_size":4,"hidden_act":"gelu","hidden_dropout_prob":0.1,
+               "max_position_embeddings":8,"type_vocab_size":2,"initializer_range":0.02,
+               "layer_norm_eps":1e-12,"pad_token_id":0}"#,
+        )
+        .expect("write");
+        let err = SentenceModel::load(dir.path()).err().expect("refused");
+        assert!(err.path.ends_with("model.safetensors"), "{err}");
+        assert!(err.why.contains("safetensors"), "{err}");
+        let err = SentenceModel::load(&dir.path().join("absent"))
+            .err()
+            .expect("refused");
+        assert!(err.why.contains("not a directory"), "{err}");
+    }
+}
