@@ -1849,7 +1849,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__encode)
-            opts="-q -v -h -V --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --full --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2045,7 +2045,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__pipeline)
-            opts="-q -v -h -V --style --threshold --encoding --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --style --threshold --encoding --full --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

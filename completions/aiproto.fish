@@ -674,6 +674,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l full -d 'Write every field, the spec\'s defaults too (version, empty params, priority medium, parent_id null; the timestamp as ISO 8601). The default is the compact wire form, which any MSP reader fills back in'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -748,6 +749,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l full -d 'Send and count the signal with every field (see `msp encode --full`); the default is the compact wire form'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -1239,6 +1239,12 @@ pub struct MspEncodeArgs {
     #[arg(value_name = "TEXT")]
     pub text: Option<String>,
 
+    /// Write every field, the spec's defaults too (version, empty params,
+    /// priority medium, parent_id null; the timestamp as ISO 8601). The
+    /// default is the compact wire form, which any MSP reader fills back in.
+    #[arg(long)]
+    pub full: bool,
+
     #[command(flatten)]
     pub backend: BackendArgs,
 }
@@ -1291,6 +1297,11 @@ pub struct MspPipelineArgs {
     /// The tokenizer the metrics count with.
     #[arg(long, default_value = "o200k_base")]
     pub encoding: crate::tokens::Encoding,
+
+    /// Send and count the signal with every field (see `msp encode --full`);
+    /// the default is the compact wire form.
+    #[arg(long)]
+    pub full: bool,
 
     #[command(flatten)]
     pub backend: BackendArgs,

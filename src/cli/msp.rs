@@ -28,8 +28,14 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
         MspCommand::Encode(a) => {
             let backend = backend(&a.backend, &cfg)?;
             let text = read_text(a.text.as_deref())?;
-            let signal = backend::encode(backend.as_ref(), &text).map_err(failure)?;
-            print_json(&signal.to_json(), g)?;
+            let aim = threshold(cfg.threshold)?;
+            let signal = backend::encode_judged(backend.as_ref(), &text, aim).map_err(failure)?;
+            let json = if a.full {
+                signal.to_json()
+            } else {
+                signal.to_wire()
+            };
+            print_json(&json, g)?;
             Ok(ExitStatus::Ok)
         }
         MspCommand::Decode(a) => {
@@ -88,6 +94,7 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                     .unwrap_or(DEFAULT_STYLE.into()),
                 threshold: threshold(a.threshold.or(cfg.threshold))?,
                 encoding: a.encoding,
+                full: a.full,
             };
             let text = read_text(a.text.as_deref())?;
             let result = pipeline::process(backend.as_ref(), &text, &settings).map_err(failure)?;
@@ -98,7 +105,7 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                     let m = &result.metrics;
                     let mut out = std::io::stdout().lock();
                     writeln!(out, "{}", p.bold("signal"))?;
-                    writeln!(out, "{}", pretty(&result.signal.to_json()))?;
+                    writeln!(out, "{}", pretty(&result.signal))?;
                     writeln!(out, "{}", p.bold("decoded"))?;
                     writeln!(out, "{}", result.decoded_text)?;
                     writeln!(out, "{}", verdict(&p, &result.judge, settings.threshold))?;

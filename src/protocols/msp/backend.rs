@@ -57,6 +57,11 @@ impl MspError {
 pub trait Backend {
     /// Prose → signal. The text is never empty (see [`encode`]).
     fn encode_text(&self, text: &str) -> Result<MinimalSignal, MspError>;
+    /// Signals for a text from the least to the most detail, for a judge
+    /// to choose among (by default the one [`Backend::encode_text`] gives).
+    fn candidates(&self, text: &str) -> Result<Vec<MinimalSignal>, MspError> {
+        Ok(vec![self.encode_text(text)?])
+    }
     /// Signal (1.0 or 2.0, as JSON) → prose in a style.
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError>;
     /// How alike two texts are in meaning, in [0, 1].
@@ -113,6 +118,39 @@ pub fn encode(backend: &dyn Backend, text: &str) -> Result<MinimalSignal, MspErr
         return Err(MspError::new(ErrorKind::Encoder, EMPTY_INPUT));
     }
     backend.encode_text(text)
+}
+
+/// Encodes prose as tightly as the backend's own judge allows: among its
+/// candidates (least to most detail), the first whose decoding passes
+/// [`judge`] at `aim`, polarity and intent kept; when none does, the one
+/// scored highest. The encoder checks its work with the judge's measure.
+pub fn encode_judged(
+    backend: &dyn Backend,
+    text: &str,
+    aim: f64,
+) -> Result<MinimalSignal, MspError> {
+    if text.trim().is_empty() {
+        return Err(MspError::new(ErrorKind::Encoder, EMPTY_INPUT));
+    }
+    let mut candidates = backend.candidates(text)?;
+    if candidates.len() <= 1 {
+        return candidates
+            .pop()
+            .ok_or_else(|| MspError::new(ErrorKind::Encoder, "the encoder gave no signal"));
+    }
+    let mut best: Option<(f64, usize)> = None;
+    for (i, signal) in candidates.iter().enumerate() {
+        let decoded = decode(backend, &signal.to_wire(), "professional")?;
+        let verdict = judge(backend, text, &decoded, aim)?;
+        if verdict.passed {
+            return Ok(candidates.swap_remove(i));
+        }
+        if best.is_none_or(|(score, _)| verdict.similarity_score >= score) {
+            best = Some((verdict.similarity_score, i));
+        }
+    }
+    let i = best.map_or(candidates.len() - 1, |(_, i)| i);
+    Ok(candidates.swap_remove(i))
 }
 
 /// Decodes a signal, refusing an empty result as the spec does.

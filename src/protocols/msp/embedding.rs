@@ -221,6 +221,10 @@ impl Backend for WithEmbeddings {
         self.inner.encode_text(text)
     }
 
+    fn candidates(&self, text: &str) -> Result<Vec<MinimalSignal>, MspError> {
+        self.inner.candidates(text)
+    }
+
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError> {
         self.inner.decode_signal(signal, style)
     }

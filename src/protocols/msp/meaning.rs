@@ -42,12 +42,17 @@ const NEGATIONS: &[&str] = &[
     "refrain",
 ];
 
+/// Whether a lowercased word negates or forbids.
+pub fn is_negation(word: &str) -> bool {
+    NEGATIONS.contains(&word) || word.ends_with("n't")
+}
+
 /// The negating words of a text, in order (as written, lowercased; a
 /// typographic apostrophe read as `'`).
 pub fn negations(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
         .map(|w| w.to_lowercase().replace('’', "'"))
-        .filter(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+        .filter(|w| is_negation(w))
         .collect()
 }
 

@@ -7,6 +7,7 @@
 //! decoder and judge backends; `pipeline` runs them end to end.
 
 pub mod backend;
+pub mod brief;
 #[cfg(feature = "minilm")]
 pub mod embedding;
 pub mod meaning;
@@ -200,6 +201,15 @@ pub fn check(value: &Value) -> (Option<Version>, Vec<Finding>) {
             "/timestamp",
             "MSP-TIMESTAMP",
             format!("timestamp `{t}` is not an ISO 8601 date and time"),
+        ));
+    }
+    if let Some(Value::Number(n)) = map.get("timestamp")
+        && n.as_f64().and_then(signal::unix_time).is_none()
+    {
+        rules.push(Finding::error(
+            "/timestamp",
+            "MSP-TIMESTAMP",
+            format!("timestamp {n} is not a Unix time a reader can represent"),
         ));
     }
     if version == Version::V2_0

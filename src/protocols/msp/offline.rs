@@ -20,6 +20,8 @@ use serde_json::{Map, Value, json};
 
 use super::backend::{Backend, JudgedBy, MspError, cosine};
 use super::{Intent, MinimalSignal, Priority};
+use super::{brief, meaning};
+use crate::tokens::Encoding;
 
 /// The offline backend.
 #[derive(Debug, Default, Clone, Copy)]
@@ -28,6 +30,10 @@ pub struct Offline;
 impl Backend for Offline {
     fn encode_text(&self, text: &str) -> Result<MinimalSignal, MspError> {
         Ok(encode(text))
+    }
+
+    fn candidates(&self, text: &str) -> Result<Vec<MinimalSignal>, MspError> {
+        Ok(candidates(text))
     }
 
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError> {
@@ -53,6 +59,10 @@ const CUES: &[(Intent, &[&str])] = &[
             "assign",
             "hand off",
             "hand over",
+            "handing off",
+            "handing over",
+            "handing this",
+            "take over",
             "forward",
             "dispatch",
             "route",
@@ -114,6 +124,11 @@ const CUES: &[(Intent, &[&str])] = &[
             "paraphrase",
             "restructure",
             "port",
+            "deploy",
+            "roll out",
+            "roll back",
+            "upgrade",
+            "restart",
         ],
     ),
     (
@@ -158,6 +173,7 @@ const CUES: &[(Intent, &[&str])] = &[
         Intent::Respond,
         &[
             "in response",
+            "responding",
             "replying",
             "reply",
             "respond",
@@ -195,25 +211,146 @@ const STOP: &[&str] = &[
 
 /// Words dropped from the start of a target.
 const LEADING: &[&str] = &[
-    "the", "a", "an", "our", "your", "my", "this", "these", "those", "that", "their", "its", "me",
-    "us", "them", "it", "up", "out", "over", "on", "please", "some", "all", "of", "is", "are",
-    "was", "were", "about", "you", "can", "could", "would", "should", "do", "many", "much",
-    "there",
+    "for", "to", "the", "a", "an", "our", "your", "my", "this", "these", "those", "that", "their",
+    "its", "me", "us", "them", "it", "up", "out", "over", "on", "please", "some", "all", "of",
+    "is", "are", "was", "were", "about", "you", "can", "could", "would", "should", "do", "many",
+    "much", "there",
 ];
 
-/// Encodes prose into a signal with rules (never fails on non-empty text).
+/// Encodes prose into a signal with rules (never fails on non-empty text),
+/// as tightly as [`candidates`] allows.
 pub fn encode(text: &str) -> MinimalSignal {
+    let mut all = candidates(text);
+    all.swap_remove(0)
+}
+
+/// The token budget of a signal for prose of `n` tokens: under half for
+/// 200 tokens or more, under the prose itself from 60; shorter prose is
+/// kept whole (the tracing fields alone cost about 30 tokens).
+fn budget(n: usize) -> f64 {
+    let n = n as f64;
+    if n >= 200.0 {
+        0.45 * n
+    } else if n >= 60.0 {
+        0.9 * n
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// Signals for a text from the least detail (within [`budget`]) to the
+/// most (every sentence): the same intent, target, parameters, state and
+/// priority, with more of the prose's sentences in `params.notes` and
+/// `constraints`. A sentence that negates or forbids is in every one.
+pub fn candidates(text: &str) -> Vec<MinimalSignal> {
     // ASCII lowercasing keeps byte offsets, so a cue found in `lower` can be
     // cut out of `text` (full Unicode lowercasing can change lengths).
     let lower = text.to_ascii_lowercase();
     let (intent, cue_end) = find_intent(text, &lower);
     let target = find_target(text, cue_end);
-    let mut signal = MinimalSignal::new(intent, target);
-    signal.params = find_params(text);
-    signal.constraints = find_constraints(text);
-    signal.state = find_state(text, &mut signal.params);
-    signal.priority = find_priority(&lower);
+    let mut base = MinimalSignal::new(intent, target);
+    base.trace_id = short_trace_id();
+    base.timestamp = super::signal::now_seconds();
+    base.params = find_params(text);
+    base.state = find_state(text, &mut base.params);
+    base.priority = find_priority(&lower);
+
+    let sentences = brief::sentences(text);
+    let order = brief::ranked(&sentences);
+    let count = |s: &MinimalSignal| Encoding::O200kBase.count(&s.to_wire_string());
+    let allowed = budget(Encoding::O200kBase.count(text));
+    let mut out: Vec<MinimalSignal> = Vec::new();
+    for scale in [1.0, 1.4, 2.0, f64::INFINITY] {
+        let limit = allowed * scale;
+        let mut chosen: Vec<usize> = Vec::new();
+        for &i in &order {
+            let must = i == 0 || !meaning::negations(&sentences[i].text).is_empty();
+            let mut trial = chosen.clone();
+            trial.push(i);
+            if must || count(&with_sentences(&base, &sentences, &trial)) as f64 <= limit {
+                chosen = trial;
+            }
+        }
+        let signal = with_sentences(&base, &sentences, &chosen);
+        if out.last() != Some(&signal) {
+            out.push(signal);
+        }
+    }
+    out
+}
+
+/// A trace id of 64 random bits in base 36 (13 characters): a UUID costs
+/// 30 tokens more, and the spec types the field as any string.
+fn short_trace_id() -> String {
+    let mut n = (uuid::Uuid::new_v4().as_u128() >> 64) as u64;
+    let mut digits = Vec::with_capacity(13);
+    for _ in 0..13 {
+        digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[(n % 36) as usize]);
+        n /= 36;
+    }
+    String::from_utf8(digits).unwrap_or_default()
+}
+
+/// The base signal with the chosen sentences (in text order): those that
+/// constrain as constraints, the others as notes; the request's sentence
+/// without the words the intent and target already say. A parameter whose
+/// value a kept sentence already says is left out (but the deadline).
+fn with_sentences(
+    base: &MinimalSignal,
+    sentences: &[brief::Sentence],
+    chosen: &[usize],
+) -> MinimalSignal {
+    let mut signal = base.clone();
+    let mut chosen = chosen.to_vec();
+    chosen.sort_unstable();
+    let mut notes: Vec<String> = Vec::new();
+    for &i in &chosen {
+        let s = &sentences[i];
+        // A `key: value` line is a parameter already.
+        let is_param = s.text.split_once(':').is_some_and(|(key, value)| {
+            base.params
+                .get(&snake(key))
+                .is_some_and(|v| plain(v) == value.trim())
+        });
+        if is_param {
+            continue;
+        }
+        if brief::is_constraint(&s.text) {
+            signal.constraints.push(s.brief.clone());
+            continue;
+        }
+        let note = if i == 0 {
+            after_target(&s.brief, &signal.target)
+        } else {
+            s.brief.clone()
+        };
+        if !note.is_empty() {
+            notes.push(note);
+        }
+    }
+    // A quantity ("days": 90) reads better in its sentence; when that is
+    // kept, the parameter goes.
+    let said: Vec<&str> = notes
+        .iter()
+        .chain(&signal.constraints)
+        .flat_map(|s| s.split_whitespace())
+        .collect();
     signal
+        .params
+        .retain(|_, value| !(value.is_number() && said.contains(&value.to_string().as_str())));
+    if !notes.is_empty() {
+        signal.params.insert("notes".into(), json!(notes));
+    }
+    signal
+}
+
+/// A telegraphic request without its leading cue and target words.
+fn after_target(brief: &str, target: &str) -> String {
+    let target_brief = brief::telegraphic(target);
+    match brief.find(&target_brief) {
+        Some(at) if !target_brief.is_empty() => brief[at + target_brief.len()..].trim().to_string(),
+        _ => brief.to_string(),
+    }
 }
 
 /// The intent a text reads as, by the cues [`encode`] uses.
@@ -229,7 +366,10 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize) {
     let mut best: Option<(usize, Intent, usize)> = None;
     for (intent, cues) in CUES {
         for cue in *cues {
-            if let Some(at) = find_word(lower, cue)
+            // "Do not deploy …" does not ask to deploy: a negated cue is
+            // a constraint, not the action.
+            let at = find_words(lower, cue).find(|&at| !negated_at(lower, at));
+            if let Some(at) = at
                 && best.is_none_or(|(b, _, _)| at < b)
             {
                 best = Some((at, *intent, at + cue.len()));
@@ -269,12 +409,29 @@ fn question_word_end(text: &str) -> Option<usize> {
 
 /// The byte offset of `word` in `text` as a whole word (ASCII boundaries).
 fn find_word(text: &str, word: &str) -> Option<usize> {
+    find_words(text, word).next()
+}
+
+/// Every whole-word occurrence of `word` in `text`.
+fn find_words<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
     let bytes = text.as_bytes();
-    text.match_indices(word).map(|(i, _)| i).find(|&i| {
+    text.match_indices(word).map(|(i, _)| i).filter(move |&i| {
         let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
         let end = i + word.len();
         let after = end >= bytes.len() || !bytes[end].is_ascii_alphanumeric();
         before && after
+    })
+}
+
+/// Whether one of the two words before `at`, in its sentence, negates.
+fn negated_at(lower: &str, at: usize) -> bool {
+    let before = &lower[..at];
+    let clause = before
+        .rsplit(['.', '!', '?', ';', '\n'])
+        .next()
+        .unwrap_or(before);
+    clause.split_whitespace().rev().take(2).any(|w| {
+        meaning::is_negation(w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'')))
     })
 }
 
@@ -358,6 +515,8 @@ fn find_params(text: &str) -> Map<String, Value> {
         .collect();
     put_list(&mut params, "files", files);
     let lower: Vec<String> = words.iter().map(|w| clean(&w.to_lowercase())).collect();
+    let mut languages: Vec<String> = Vec::new();
+    let mut last_language = 0;
     for (i, w) in lower.iter().enumerate() {
         // A deadline: "by Friday", "before 5pm", "due 2026-03-01".
         if matches!(w.as_str(), "by" | "before" | "due" | "until")
@@ -411,15 +570,25 @@ fn find_params(text: &str) -> Map<String, Value> {
         {
             params.entry("format").or_insert(Value::String(w.clone()));
         }
-        if i > 0
-            && matches!(lower[i - 1].as_str(), "into" | "to" | "in")
+        // Languages: "into French", and every one of the list that follows
+        // ("into Spanish and French", "to German, Italian or Dutch"); a
+        // later "in English" ("keep names in English") is not another.
+        let continues_list = languages.is_empty() || last_language + 2 >= i;
+        if continues_list
             && LANGUAGES.contains(&w.as_str())
+            && (1..=i.min(4)).any(|back| {
+                matches!(lower[i - back].as_str(), "into" | "to" | "in")
+                    && lower[i - back + 1..i].iter().all(|between| {
+                        matches!(between.as_str(), "and" | "or")
+                            || LANGUAGES.contains(&between.trim_end_matches(','))
+                    })
+            })
         {
-            params
-                .entry("language")
-                .or_insert(Value::String(clean(words[i])));
+            languages.push(clean(words[i]));
+            last_language = i;
         }
     }
+    put_list(&mut params, "languages", languages);
     params
 }
 
@@ -535,56 +704,6 @@ fn snake(key: &str) -> String {
         .join("_")
 }
 
-/// Constraint cues, looked for as whole words.
-const CONSTRAINT_CUES: &[&str] = &[
-    "must",
-    "should",
-    "do not",
-    "don't",
-    "never",
-    "only",
-    "at most",
-    "at least",
-    "no more than",
-    "no longer than",
-    "within",
-    "without",
-    "avoid",
-    "ensure",
-    "make sure",
-    "keep it",
-    "limit",
-    "required",
-    "cannot",
-    "can't",
-    "under",
-    "maximum",
-    "minimum",
-    "deadline",
-];
-
-/// The sentences (or clauses) that state a requirement.
-fn find_constraints(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for sentence in sentences(text) {
-        let lower = sentence.to_lowercase();
-        if CONSTRAINT_CUES
-            .iter()
-            .any(|c| find_word(&lower, c).is_some())
-        {
-            let s = sentence
-                .trim()
-                .trim_end_matches(['.', '!'])
-                .trim()
-                .to_string();
-            if !s.is_empty() && !out.contains(&s) {
-                out.push(s);
-            }
-        }
-    }
-    out
-}
-
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
     text.split_inclusive(['.', '!', '?', '\n'])
         .map(str::trim)
@@ -643,6 +762,10 @@ fn find_state(text: &str, params: &mut Map<String, Value>) -> Map<String, Value>
 
 fn find_priority(lower: &str) -> Priority {
     let has = |cues: &[&str]| cues.iter().any(|c| find_word(lower, c).is_some());
+    // "Not urgent" says low before "urgent" can say high.
+    if has(&["not urgent", "no rush", "not a priority", "low priority"]) {
+        return Priority::Low;
+    }
     if has(&[
         "critical",
         "emergency",
@@ -688,7 +811,9 @@ fn find_priority(lower: &str) -> Priority {
 /// The styles the template decoder knows.
 pub const STYLES: &[&str] = &["professional", "concise", "friendly"];
 
-/// Writes a signal (1.0 or 2.0) as prose from templates.
+/// Writes a signal (1.0 or 2.0) as prose from templates: every field
+/// said (notes as sentences, then the other parameters, constraints, state
+/// and a priority other than medium).
 pub fn decode(signal: &Value, style: &str) -> String {
     let get = |k: &str| signal.get(k);
     let intent = get("intent").and_then(Value::as_str).unwrap_or("REPORT");
@@ -696,17 +821,29 @@ pub fn decode(signal: &Value, style: &str) -> String {
     let verb = intent.to_lowercase();
     let lead = match (intent, style) {
         ("QUERY", _) => format!("Query: what can you tell me about {target}?"),
-        ("RESPOND", _) => format!("This responds to {target}."),
+        ("RESPOND", _) => format!("Responding to {target}."),
         ("REPORT", _) => format!("Report on {target}."),
         (_, "concise") => format!("{}: {target}.", capitalize(&verb)),
         (_, "friendly") => format!("Hi! Could you {verb} {target}?"),
         _ => format!("Please {verb} {target}."),
     };
     let mut out = vec![lead];
-    if let Some(Value::Object(params)) = get("params")
-        && !params.is_empty()
-    {
-        out.push(format!("Details: {}.", describe(params)));
+    if let Some(Value::Object(params)) = get("params") {
+        if let Some(notes) = params.get("notes") {
+            let notes = match notes {
+                Value::Array(items) => items.iter().map(plain).collect(),
+                other => vec![plain(other)],
+            };
+            out.extend(notes.iter().map(|n| sentence(n)));
+        }
+        let rest: Map<String, Value> = params
+            .iter()
+            .filter(|(k, _)| *k != "notes")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if !rest.is_empty() {
+            out.push(format!("Details: {}.", describe(&rest)));
+        }
     }
     if let Some(Value::Object(summary)) = get("summary")
         && !summary.is_empty()
@@ -738,6 +875,16 @@ pub fn decode(signal: &Value, style: &str) -> String {
     out.join(" ")
 }
 
+/// A note as a sentence: capitalised, ending with a stop.
+fn sentence(note: &str) -> String {
+    let note = capitalize(note.trim());
+    if note.ends_with(['.', '!', '?']) {
+        note
+    } else {
+        format!("{note}.")
+    }
+}
+
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     c.next()
@@ -745,12 +892,12 @@ fn capitalize(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `key is value` for each entry, keys with spaces for underscores.
+/// `key: value` for each entry, keys with spaces for underscores.
 fn describe(map: &Map<String, Value>) -> String {
     map.iter()
-        .map(|(k, v)| format!("{} is {}", k.replace('_', " "), plain(v)))
+        .map(|(k, v)| format!("{}: {}", k.replace('_', " "), plain(v)))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join("; ")
 }
 
 /// A JSON value as plain words.
@@ -767,6 +914,14 @@ fn plain(v: &Value) -> String {
 /// Lexical similarity in [0, 1]: the mean of word and character-trigram
 /// cosine similarities.
 pub fn similarity(a: &str, b: &str) -> f64 {
+    // On the content words: filler says nothing about meaning, and a
+    // telegraphic signal leaves it out.
+    let (ta, tb) = (brief::telegraphic(a), brief::telegraphic(b));
+    let (a, b) = if ta.is_empty() || tb.is_empty() {
+        (a, b)
+    } else {
+        (ta.as_str(), tb.as_str())
+    };
     let words = cosine_of(&word_counts(a), &word_counts(b));
     let trigrams = cosine_of(&trigram_counts(a), &trigram_counts(b));
     ((words + trigrams) / 2.0).clamp(0.0, 1.0)
@@ -829,8 +984,69 @@ mod tests {
         assert_eq!(s.target, "Q3 sales data");
         assert_eq!(s.params["deadline"], "Friday");
         assert_eq!(s.params["format"], "markdown");
-        assert_eq!(s.constraints, vec!["Only use the EU region"]);
+        assert_eq!(s.constraints, vec!["Only use EU region"]);
+        // The format line is a parameter, not a note too.
+        assert!(
+            !s.params["notes"].to_string().contains("markdown"),
+            "{:?}",
+            s.params
+        );
         assert_eq!(s.priority, Priority::High);
+    }
+
+    /// The cases a new user's messages went wrong on.
+    #[test]
+    fn negations_lists_hand_offs_and_reports_keep_their_meaning() {
+        let text =
+            "Do not deploy the API to production. Roll out to staging only and report the results.";
+        let s = encode(text);
+        assert!(
+            s.constraints
+                .iter()
+                .any(|c| c.contains("not deploy API production")),
+            "{s:?}"
+        );
+        assert_ne!(s.target, "results");
+        let decoded = decode(&s.to_wire(), "professional");
+        assert!(
+            meaning::polarity_issue(text, &decoded).is_none(),
+            "{decoded}"
+        );
+
+        let s = encode("Translate the onboarding guide into Spanish and French by Monday.");
+        assert_eq!(s.params["languages"], json!(["Spanish", "French"]));
+        let decoded = decode(&s.to_wire(), "professional");
+        assert!(
+            decoded.contains("Spanish") && decoded.contains("French"),
+            "{decoded}"
+        );
+
+        let s = encode("I'm handing off the on-call rotation to you until Friday.");
+        assert_eq!(s.intent, Intent::Delegate);
+        let s = encode("The payments API has been down since 14:05 UTC and 40% of requests fail.");
+        assert_eq!(s.intent, Intent::Report);
+        let s = encode("This is not urgent, sometime this week is fine. Write the release notes.");
+        assert_eq!(s.priority, Priority::Low);
+    }
+
+    /// A target is whole words of the text, in order: never a word cut.
+    #[test]
+    fn targets_are_whole_words() {
+        for text in [
+            "Please analyze the Q3 churn numbers for the EU region and tell me why.",
+            "Review the pull request that adds rate limiting to the public API gateway.",
+            "Summarize the incident report for the CTO",
+        ] {
+            let target = encode(text).target;
+            for word in target.split_whitespace() {
+                assert!(
+                    text.split_whitespace()
+                        .any(|w| w.trim_matches(|c: char| !c.is_alphanumeric())
+                            == word.trim_matches(|c: char| !c.is_alphanumeric())),
+                    "{word:?} of {target:?}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -850,14 +1066,23 @@ mod tests {
         assert_eq!(s.intent, Intent::Report);
         assert_eq!(s.state["progress"], "80%");
         assert_eq!(s.state["blocked_by"], "the schema review");
-        assert_eq!(s.params["words"], 200);
+        // The quantity is said in its kept sentence, not twice.
+        assert!(
+            s.params["notes"].to_string().contains("200 words"),
+            "{:?}",
+            s.params
+        );
+        assert!(!s.params.contains_key("words"));
     }
 
     #[test]
     fn decoding_names_intent_and_target() {
         let s = encode("Translate the onboarding guide into French.");
         assert_eq!(s.intent, Intent::Transform);
-        assert_eq!(s.params["language"], "French");
+        assert_eq!(
+            s.params["language"], "French",
+            "one language is a single value"
+        );
         let text = decode(&s.to_json(), "professional");
         assert!(
             text.contains("transform") && text.contains(&s.target),

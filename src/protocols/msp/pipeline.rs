@@ -5,7 +5,6 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::MinimalSignal;
 use super::backend::{self, Backend, JudgeResult, MspError};
 use crate::tokens::Encoding;
 
@@ -13,7 +12,7 @@ use crate::tokens::Encoding;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PipelineMetrics {
     pub original_tokens: usize,
-    /// Tokens of the signal as one line of compact JSON.
+    /// Tokens of the signal as sent, one line of JSON.
     pub signal_tokens: usize,
     pub decoded_tokens: usize,
     /// signal_tokens / original_tokens (below 1 saves tokens).
@@ -25,7 +24,8 @@ pub struct PipelineMetrics {
 #[derive(Debug, Clone, Serialize)]
 pub struct PipelineResult {
     pub original_text: String,
-    pub signal: MinimalSignal,
+    /// The signal as sent: the wire form, or every field with `full`.
+    pub signal: serde_json::Value,
     pub decoded_text: String,
     pub judge: JudgeResult,
     pub metrics: PipelineMetrics,
@@ -39,6 +39,8 @@ pub struct Settings {
     pub style: String,
     pub threshold: f64,
     pub encoding: Encoding,
+    /// Every field on the wire instead of the compact form.
+    pub full: bool,
 }
 
 /// Runs encode → decode → judge on a text.
@@ -48,20 +50,30 @@ pub fn process(
     settings: &Settings,
 ) -> Result<PipelineResult, MspError> {
     let start = Instant::now();
-    let signal = backend::encode(backend, text)?;
-    let signal_json = signal.to_json();
-    let decoded = backend::decode(backend, &signal_json, &settings.style)?;
+    let signal = backend::encode_judged(backend, text, settings.threshold)?;
+    let sent = if settings.full {
+        signal.to_json()
+    } else {
+        signal.to_wire()
+    };
+    let decoded = backend::decode(backend, &sent, &settings.style)?;
     let judge = backend::judge(backend, text, &decoded, settings.threshold)?;
     let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let metrics = metrics(text, &signal, &decoded, settings.encoding, latency_ms);
+    let metrics = metrics(
+        text,
+        &sent.to_string(),
+        &decoded,
+        settings.encoding,
+        latency_ms,
+    );
     Ok(PipelineResult {
         original_text: text.to_string(),
         trace_id: signal.trace_id.clone(),
-        timestamp: signal_json["timestamp"]
+        timestamp: signal.to_json()["timestamp"]
             .as_str()
             .unwrap_or_default()
             .to_string(),
-        signal,
+        signal: sent,
         decoded_text: decoded,
         judge,
         metrics,
@@ -72,13 +84,13 @@ pub fn process(
 /// never empty), so the ratio is always defined.
 pub fn metrics(
     original: &str,
-    signal: &MinimalSignal,
+    signal: &str,
     decoded: &str,
     encoding: Encoding,
     latency_ms: f64,
 ) -> PipelineMetrics {
     let original_tokens = encoding.count(original).max(1);
-    let signal_tokens = encoding.count(&signal.to_compact_string()).max(1);
+    let signal_tokens = encoding.count(signal).max(1);
     let decoded_tokens = encoding.count(decoded).max(1);
     PipelineMetrics {
         original_tokens,

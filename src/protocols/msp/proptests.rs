@@ -186,12 +186,12 @@ proptest! {
     /// Property 6: the ratio is signal over original, and counts are positive.
     #[test]
     fn p6_metrics(text in prose()) {
-        let settings = Settings { style: "professional".into(), threshold: 0.8, encoding: Encoding::O200kBase };
+        let settings = Settings { style: "professional".into(), threshold: 0.8, encoding: Encoding::O200kBase, full: false };
         let r = pipeline::process(&Offline, &text, &settings).unwrap();
         let m = &r.metrics;
         prop_assert!(m.original_tokens > 0 && m.signal_tokens > 0 && m.decoded_tokens > 0);
         prop_assert_eq!(m.compression_ratio, m.signal_tokens as f64 / m.original_tokens as f64);
-        prop_assert_eq!(m.signal_tokens, Encoding::O200kBase.count(&r.signal.to_compact_string()));
+        prop_assert_eq!(m.signal_tokens, Encoding::O200kBase.count(&r.signal.to_string()));
     }
 
     /// Property 8: JSON text → signal → JSON text is the identity.

@@ -146,15 +146,59 @@ impl MinimalSignal {
         serde_json::to_value(self).unwrap_or_default()
     }
 
-    /// One line of compact JSON (what the spec counts tokens on).
+    /// Every field, as one line of compact JSON.
     pub fn to_compact_string(&self) -> String {
         self.to_json().to_string()
+    }
+
+    /// The compact wire form: the fields equal to the spec's defaults
+    /// (version 1.0, empty params, constraints and state, priority medium,
+    /// no parent) left out, and a whole-second timestamp written as Unix
+    /// seconds. Pydantic's `MinimalSignal` and [`MinimalSignal::from_json`]
+    /// read it back as this signal; the trace id and timestamp are always
+    /// written, as a reader would otherwise make up new ones.
+    pub fn to_wire(&self) -> Value {
+        let mut map = match self.to_json() {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        let defaults = [
+            ("version", Value::String(default_version())),
+            ("params", Value::Object(Map::new())),
+            ("constraints", Value::Array(Vec::new())),
+            ("state", Value::Object(Map::new())),
+            (
+                "priority",
+                Value::String(Priority::default().as_str().into()),
+            ),
+            ("parent_id", Value::Null),
+        ];
+        for (key, default) in defaults {
+            if map.get(key) == Some(&default) {
+                map.remove(key);
+            }
+        }
+        if self.timestamp.timestamp_subsec_nanos() == 0 {
+            map.insert("timestamp".into(), Value::from(self.timestamp.timestamp()));
+        }
+        Value::Object(map)
+    }
+
+    /// The wire form as one line of JSON (what the pipeline counts).
+    pub fn to_wire_string(&self) -> String {
+        self.to_wire().to_string()
     }
 }
 
 /// Now, to the microsecond (as Python's `datetime` keeps it).
 fn now_micros() -> DateTime<Utc> {
     Utc::now().trunc_subsecs(6)
+}
+
+/// Now, to the second: what an encoder stamps, so the wire form can say
+/// it in a few digits.
+pub fn now_seconds() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(0)
 }
 
 fn default_version() -> String {
@@ -170,11 +214,33 @@ fn write_timestamp<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::E
     s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true))
 }
 
+/// ISO 8601 text, or Unix seconds (as pydantic reads a number).
 fn read_timestamp<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
-    let raw = String::deserialize(d)?;
-    parse_timestamp(&raw).ok_or_else(|| {
-        serde::de::Error::custom(format!("`{raw}` is not an ISO 8601 date and time"))
-    })
+    match Value::deserialize(d)? {
+        Value::String(raw) => parse_timestamp(&raw).ok_or_else(|| {
+            serde::de::Error::custom(format!("`{raw}` is not an ISO 8601 date and time"))
+        }),
+        Value::Number(n) => n
+            .as_f64()
+            .and_then(unix_time)
+            .ok_or_else(|| serde::de::Error::custom(format!("{n} is not a Unix time"))),
+        other => Err(serde::de::Error::custom(format!(
+            "{other} is not an ISO 8601 date and time"
+        ))),
+    }
+}
+
+/// A number as pydantic reads it for a `datetime`: Unix seconds, or
+/// milliseconds when its magnitude is above 2e10.
+pub fn unix_time(n: f64) -> Option<DateTime<Utc>> {
+    if !n.is_finite() {
+        return None;
+    }
+    let secs = if n.abs() > 2e10 { n / 1000.0 } else { n };
+    let whole = secs.floor();
+    // Microseconds, as Python keeps them.
+    let micros = ((secs - whole) * 1e6).round() as u32;
+    DateTime::from_timestamp(whole as i64, micros.min(999_999) * 1000)
 }
 
 /// ISO 8601 with or without an offset (without one it is UTC, as Python's
@@ -226,6 +292,27 @@ mod tests {
         );
         assert!(parse_timestamp("2026-02-19 05:39:18+02:00").is_some());
         assert!(parse_timestamp("2026-02-30T00:00:00").is_none());
+    }
+
+    #[test]
+    fn the_wire_form_leaves_out_defaults_and_reads_back_as_the_signal() {
+        let mut s = MinimalSignal::new(Intent::Analyze, "logs");
+        s.timestamp = now_seconds();
+        let wire = s.to_wire();
+        let mut keys: Vec<&String> = wire.as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["intent", "target", "timestamp", "trace_id"]);
+        assert!(wire["timestamp"].is_i64());
+        assert_eq!(MinimalSignal::from_json(&wire).unwrap(), s);
+        // A timestamp with a fraction, and fields off their defaults, stay.
+        s.timestamp = parse_timestamp("2026-02-19T05:39:18.755656").unwrap();
+        s.priority = Priority::High;
+        s.constraints.push("no weekends".into());
+        let wire = s.to_wire();
+        assert_eq!(wire["timestamp"], json!("2026-02-19T05:39:18.755656Z"));
+        assert_eq!(wire["priority"], json!("high"));
+        assert_eq!(MinimalSignal::from_json(&wire).unwrap(), s);
+        assert!(s.to_wire_string().len() < s.to_compact_string().len());
     }
 
     #[test]

@@ -1,0 +1,293 @@
+//! The content of a signal in few tokens: prose cut into sentences, each
+//! written telegraphically (articles, auxiliaries, pronouns and politeness
+//! dropped; negations, numbers, names and every content word kept, never a
+//! word cut), and the sentences that matter most chosen within a budget.
+
+use super::meaning;
+
+/// Words a telegraphic sentence leaves out: they carry grammar, not
+/// meaning. Negations are never among them ([`meaning::is_negation`]).
+const FILLER: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "to",
+    "of",
+    "and",
+    "for",
+    "in",
+    "on",
+    "at",
+    "by",
+    "with",
+    "from",
+    "that",
+    "this",
+    "these",
+    "those",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "it",
+    "its",
+    "we",
+    "our",
+    "us",
+    "you",
+    "your",
+    "i",
+    "me",
+    "my",
+    "they",
+    "them",
+    "their",
+    "please",
+    "could",
+    "would",
+    "can",
+    "will",
+    "shall",
+    "should",
+    "just",
+    "also",
+    "very",
+    "really",
+    "so",
+    "then",
+    "there",
+    "here",
+    "as",
+    "into",
+    "about",
+    "which",
+    "who",
+    "whom",
+    "if",
+    "because",
+    "some",
+    "such",
+    "than",
+    "too",
+    "do",
+    "does",
+    "did",
+    "have",
+    "has",
+    "had",
+    "need",
+    "want",
+    "like",
+    "sure",
+    "make",
+    "kindly",
+    "hey",
+    "hi",
+    "hello",
+    "thanks",
+    "thank",
+    "okay",
+    "ok",
+    "let",
+    "know",
+    "i'm",
+    "we're",
+    "it's",
+    "that's",
+    "there's",
+    "you're",
+    "i'd",
+    "we'd",
+    "i'll",
+    "we'll",
+    "you'll",
+    "am",
+    "all",
+    "any",
+    "both",
+    "each",
+    "other",
+    "own",
+    "same",
+    "quite",
+    "rather",
+    "actually",
+    "basically",
+    "currently",
+    "going",
+    "get",
+    "got",
+    "one",
+];
+
+/// One sentence of the source, and its telegraphic form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sentence {
+    /// Where it stands among the text's sentences.
+    pub index: usize,
+    pub text: String,
+    pub brief: String,
+}
+
+/// The sentences of a text: split after `.`, `!` or `?` followed by a
+/// space (not inside `v2.4` or `gateway.py`), and at line ends (a list
+/// item is a sentence).
+pub fn sentences(text: &str) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches(['-', '*', '•']).trim();
+        let mut start = 0;
+        let bytes = line.as_bytes();
+        for (i, c) in line.char_indices() {
+            let ends = matches!(c, '.' | '!' | '?')
+                && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace());
+            if ends {
+                push(&mut out, &line[start..=i]);
+                start = i + 1;
+            }
+        }
+        push(&mut out, &line[start..]);
+    }
+    out
+}
+
+fn push(out: &mut Vec<Sentence>, text: &str) {
+    let text = text.trim();
+    if text.chars().any(char::is_alphanumeric) {
+        out.push(Sentence {
+            index: out.len(),
+            text: text.to_string(),
+            brief: telegraphic(text),
+        });
+    }
+}
+
+/// A sentence without its filler words and its inner punctuation; words
+/// are kept whole and in order.
+pub fn telegraphic(sentence: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    for word in sentence.split_whitespace() {
+        let bare = word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'));
+        let lower = bare.to_lowercase().replace('’', "'");
+        if bare.is_empty() {
+            continue;
+        }
+        if meaning::is_negation(&lower) || !FILLER.contains(&lower.as_str()) {
+            // Trailing commas and stops go; a colon or inner punctuation
+            // (a file name, a version, a ratio) stays.
+            kept.push(
+                word.trim_end_matches([',', ';', '.', '!', '?'])
+                    .trim_start_matches(['(', '"']),
+            );
+        }
+    }
+    kept.join(" ").trim_end_matches([')', '"']).to_string()
+}
+
+/// Whether a sentence says what must or must not happen.
+pub fn is_constraint(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    !meaning::negations(sentence).is_empty()
+        || [
+            "must",
+            "only",
+            "at most",
+            "at least",
+            "no more than",
+            "no longer than",
+            "within",
+            "keep it",
+            "keep the",
+            "limit",
+            "required",
+            "maximum",
+            "minimum",
+            "ensure",
+        ]
+        .iter()
+        .any(|cue| contains_phrase(&lower, cue))
+}
+
+fn contains_phrase(lower: &str, phrase: &str) -> bool {
+    lower.match_indices(phrase).any(|(i, _)| {
+        let before = lower[..i].chars().next_back();
+        let after = lower[i + phrase.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// How much a sentence is worth keeping: the first sentence (the request)
+/// most, then sentences that forbid or constrain, then numbers and names,
+/// then words the rest of the text repeats (what it is about); earlier
+/// sentences a little more than later ones.
+pub fn ranked(sentences: &[Sentence]) -> Vec<usize> {
+    let mut frequency: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
+    for s in sentences {
+        for w in s.brief.split_whitespace() {
+            *frequency.entry(w.to_lowercase()).or_default() += 1.0;
+        }
+    }
+    let mut scored: Vec<(f64, usize)> = sentences
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let words: Vec<String> = s.brief.split_whitespace().map(str::to_lowercase).collect();
+            let central =
+                words.iter().map(|w| frequency[w]).sum::<f64>() / words.len().max(1) as f64;
+            let mut score = central / (1.0 + 0.05 * i as f64);
+            if i == 0 {
+                score += 100.0;
+            }
+            if !meaning::negations(&s.text).is_empty() {
+                score += 50.0;
+            } else if is_constraint(&s.text) {
+                score += 3.0;
+            }
+            if s.text.chars().any(|c| c.is_ascii_digit()) {
+                score += 1.0;
+            }
+            (score, i)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, i)| i).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn telegraphic_keeps_negations_numbers_and_whole_words() {
+        assert_eq!(
+            telegraphic("Please do not deploy the API to production before 5pm, version 2.4."),
+            "not deploy API production before 5pm version 2.4"
+        );
+        assert_eq!(
+            telegraphic("We don't need the report in gateway.py"),
+            "don't report gateway.py"
+        );
+    }
+
+    #[test]
+    fn sentences_split_at_stops_and_lines_not_inside_names() {
+        let s = sentences("Update gateway.py to v2.4. Then test it!\n- no weekends\n\n");
+        let texts: Vec<&str> = s.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["Update gateway.py to v2.4.", "Then test it!", "no weekends"]
+        );
+    }
+
+    #[test]
+    fn the_request_and_prohibitions_rank_first() {
+        let s = sentences(
+            "Review the PR. It touches three files. Do not merge it yourself. Thanks a lot.",
+        );
+        let order = ranked(&s);
+        assert_eq!(&order[..2], &[0, 2]);
+    }
+}
