@@ -111,6 +111,15 @@ pub fn msp_encode(data: &[u8]) {
     }
     let text = text_of(data);
     let signal = offline::encode(&text);
+    // The compact wire form reads back as the signal.
+    let wire = signal.to_wire();
+    assert_eq!(
+        crate::protocols::msp::MinimalSignal::from_json(&wire)
+            .ok()
+            .as_ref(),
+        Some(&signal),
+        "{wire}"
+    );
     let json = signal.to_json();
     let written = json.to_string();
     let read = promise::read(&written, Protocol::Msp);

@@ -135,6 +135,11 @@ proptest! {
         let (_, findings) = super::check(&s.to_json());
         prop_assert!(findings.iter().all(|f| !f.diagnostic.is_error()), "{findings:?}");
         prop_assert!(!s.target.trim().is_empty());
+        // The compact wire form is valid too, and reads back as the signal.
+        let wire = s.to_wire();
+        let (_, findings) = super::check(&wire);
+        prop_assert!(findings.iter().all(|f| !f.diagnostic.is_error()), "{findings:?}");
+        prop_assert_eq!(MinimalSignal::from_json(&wire).unwrap(), s);
     }
 
     /// Any text at all, not only agent-like prose, encodes without a panic.
