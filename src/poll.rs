@@ -368,14 +368,18 @@ mod tests {
         assert_eq!(choose("Maybe", &options), None);
     }
 
-    #[test]
-    fn replies_that_do_not_count_are_listed_apart() {
-        let poll = POLL.replace(
+    /// The POLL with the options Yes and No in a meta block.
+    fn poll_with_options() -> String {
+        POLL.replace(
             "intent: POLL\n",
             "intent: POLL\n\nmeta: poll\nOptions: Yes | No\n\n",
-        );
+        )
+    }
+
+    #[test]
+    fn replies_that_do_not_count_are_listed_apart() {
         let text = [
-            poll,
+            poll_with_options(),
             reply("CLAUDE", "Yes. The suite is green."),
             reply("GPT", "yes!"),
             reply("MALLORY", "No"),
@@ -403,12 +407,8 @@ mod tests {
 
     #[test]
     fn what_is_kept_for_a_collation_collates_the_same() {
-        let poll = POLL.replace(
-            "intent: POLL\n",
-            "intent: POLL\n\nmeta: poll\nOptions: Yes | No\n\n",
-        );
         let text = [
-            poll,
+            poll_with_options(),
             reply("CLAUDE", "Yes. The suite is green."),
             reply("GPT", "yes!\nBecause the suite is green."),
             reply("MALLORY", "No"),

@@ -112,11 +112,17 @@ impl std::fmt::Display for JudgedBy {
     }
 }
 
-/// Encodes prose, refusing empty input as the spec does.
-pub fn encode(backend: &dyn Backend, text: &str) -> Result<MinimalSignal, MspError> {
+/// Empty prose, refused as the spec refuses it.
+fn refuse_empty(text: &str) -> Result<(), MspError> {
     if text.trim().is_empty() {
         return Err(MspError::new(ErrorKind::Encoder, EMPTY_INPUT));
     }
+    Ok(())
+}
+
+/// Encodes prose, refusing empty input as the spec does.
+pub fn encode(backend: &dyn Backend, text: &str) -> Result<MinimalSignal, MspError> {
+    refuse_empty(text)?;
     backend.encode_text(text)
 }
 
@@ -129,9 +135,7 @@ pub fn encode_judged(
     text: &str,
     aim: f64,
 ) -> Result<MinimalSignal, MspError> {
-    if text.trim().is_empty() {
-        return Err(MspError::new(ErrorKind::Encoder, EMPTY_INPUT));
-    }
+    refuse_empty(text)?;
     let mut candidates = backend.candidates(text)?;
     if candidates.len() <= 1 {
         return candidates
