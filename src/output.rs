@@ -279,6 +279,20 @@ pub fn write_json_line(out: &mut impl Write, value: &impl serde::Serialize) -> s
     out.write_all(&line)
 }
 
+/// The first non-empty line of a text, cut to `max` characters.
+pub fn summary(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if line.chars().count() > max {
+        format!("{}…", line.chars().take(max).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -145,20 +145,6 @@ pub fn read_one(path: Option<&Path>) -> Result<Document, CliError> {
     Ok(doc)
 }
 
-/// The first non-empty line of a text, cut to `max` characters.
-pub fn summary(text: &str, max: usize) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    if line.chars().count() > max {
-        format!("{}…", line.chars().take(max).collect::<String>())
-    } else {
-        line.to_string()
-    }
-}
-
 /// Prints a message's findings on stderr as `validate` does
 /// (`path:line:col: error[code]: …` with the source line and a caret),
 /// those that `which` picks. `source_text` is the text the message was

@@ -6,26 +6,16 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use serde::Serialize;
-
 use super::args::{ConvertArgs, GlobalArgs, InputArgs};
 use super::common;
-use crate::convert::{self, WriteOptions};
+use crate::convert::{self, Attempt, WriteOptions};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
 use crate::model::Loss;
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, hsp};
 use crate::reader::{self, pieces::Item};
-
-/// The `--format json` loss report of one message (written to stderr).
-#[derive(Debug, Serialize)]
-struct LossReport<'a> {
-    source: &'a str,
-    index: usize,
-    line: usize,
-    dropped: &'a [Loss],
-}
+use crate::records::convert::LossRecord;
 
 pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
     if (args.expand || args.compact) && args.to.is_some_and(|t| t.protocol != Protocol::Csdl) {
@@ -134,7 +124,7 @@ impl Pass<'_> {
                 let (args, options, read_options) = (self.args, self.options, self.read_options);
                 let name = &piece.source.name;
                 let attempts = crate::parallel::map(&piece.messages, |found| {
-                    attempt(args, options, &read_options, name, found)
+                    convert::attempt(found, target_of(args, found), options, &read_options, name)
                 });
                 for (found, attempt) in piece.messages.iter().zip(attempts) {
                     any = true;
@@ -202,44 +192,6 @@ impl Pass<'_> {
             }
         }
         Ok(Some(converted.text))
-    }
-}
-
-/// One message converted, on its own (the part that runs in parallel).
-enum Attempt {
-    Converted(convert::Converted),
-    /// Not converted, and why (an error).
-    Refused(String),
-    /// Nothing to write (a message the target has no form for).
-    Nothing,
-}
-
-fn attempt(
-    args: &ConvertArgs,
-    options: WriteOptions,
-    read_options: &ReadOptions,
-    name: &str,
-    found: &Found,
-) -> Attempt {
-    if !found.is_valid(false) {
-        let first = found.diagnostics.iter().find(|d| d.is_error());
-        let why = first.map_or_else(String::new, |d| {
-            format!("{}:{}: {}; ", d.line, d.column, d.message)
-        });
-        return Attempt::Refused(format!(
-            "message is invalid, not converted ({why}see `aiproto validate {name}`)"
-        ));
-    }
-    let target = target_of(args, found);
-    let Some(converted) = convert::convert(found, target, options) else {
-        return Attempt::Nothing;
-    };
-    match convert::refusal(&converted, target.protocol, read_options) {
-        Some(why) => Attempt::Refused(format!(
-            "cannot be written as {}: {why}; not converted",
-            target.protocol
-        )),
-        None => Attempt::Converted(converted),
     }
 }
 
@@ -362,15 +314,7 @@ fn report_losses(
     // conversions reports thousands of these.
     let mut err = std::io::BufWriter::new(std::io::stderr().lock());
     match g.format {
-        Format::Json => output::write_json_line(
-            &mut err,
-            &LossReport {
-                source,
-                index: found.index,
-                line: found.line,
-                dropped: losses,
-            },
-        )?,
+        Format::Json => output::write_json_line(&mut err, &LossRecord::new(source, found, losses))?,
         Format::Human => {
             for loss in losses {
                 writeln!(

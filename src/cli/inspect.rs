@@ -2,9 +2,6 @@
 
 use std::io::{BufWriter, Write};
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
-
 use super::args::{GlobalArgs, InspectArgs};
 use super::common;
 use crate::exit::CmdResult;
@@ -14,54 +11,23 @@ use crate::output::escape_controls as esc;
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::Found;
 use crate::protocols::crosstalk::model_map::ENVELOPE_NAMESPACE;
+use crate::records::inspect::{self as records, View};
 use crate::sign::claim::ClaimError;
 use crate::sign::keystore::Keystore;
 use crate::sign::trust::{Trust, VerifyError};
-
-/// `--format json` for CSDL and MSP, which have no shared-model form yet:
-/// the document itself (CSDL in its expanded spelling).
-#[derive(Debug, Serialize)]
-struct InspectedDocument<'a> {
-    source: &'a str,
-    index: usize,
-    line: usize,
-    valid: bool,
-    protocol: crate::protocols::Protocol,
-    version: &'a str,
-    document: serde_json::Value,
-}
+use chrono::{DateTime, Utc};
 
 /// A CSDL document in full names, or an MSP signal with its fields and the
 /// prose the offline decoder writes from it.
 fn inspect_json_document(
     out: &mut impl Write,
     p: &Painter,
-    g: &GlobalArgs,
     source: &str,
     found: &Found,
+    document: &serde_json::Value,
     valid: bool,
     signature: &str,
 ) -> std::io::Result<()> {
-    use crate::protocols::Value;
-    let document = match &found.value {
-        Value::Csdl(Some(d)) => crate::protocols::csdl::codes::expand(&d.json),
-        Value::Msp(Some(d)) => d.json.clone(),
-        _ => return Ok(()),
-    };
-    if g.format == Format::Json {
-        return output::write_json_line(
-            out,
-            &InspectedDocument {
-                source,
-                index: found.index,
-                line: found.line,
-                valid,
-                protocol: found.protocol,
-                version: &found.version,
-                document,
-            },
-        );
-    }
     let verdict = if valid {
         p.good("valid")
     } else {
@@ -78,25 +44,15 @@ fn inspect_json_document(
         writeln!(out, "  signature: {signature}")?;
     }
     if found.protocol == crate::protocols::Protocol::Msp {
-        let prose = crate::protocols::msp::offline::decode(&document, "professional");
+        let prose = crate::protocols::msp::offline::decode(document, "professional");
         writeln!(out, "  {}", p.dim(&esc(&prose)))?;
     }
-    let pretty = serde_json::to_string_pretty(&document).unwrap_or_default();
+    let pretty = serde_json::to_string_pretty(document).unwrap_or_default();
     // JSON escapes control characters itself: the pretty text is safe.
     for line in pretty.lines() {
         writeln!(out, "  {line}")?;
     }
     writeln!(out)
-}
-
-/// `--format json`: the message in the shared model, with where it came from.
-#[derive(Debug, Serialize)]
-struct Inspected<'a> {
-    source: &'a str,
-    index: usize,
-    line: usize,
-    valid: bool,
-    message: &'a Message,
 }
 
 pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
@@ -111,56 +67,45 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
         &mut |_, _| {},
         &mut |name, found| {
             let valid = found.is_valid(false);
-            // CSDL and MSP read best as their own document (full names; the
-            // signal with its decoded prose) rather than as the shared model.
-            let document = matches!(
-                found.value,
-                crate::protocols::Value::Csdl(_) | crate::protocols::Value::Msp(_)
-            );
-            let msg = found.to_message().filter(|_| !document);
-            let Some(msg) = msg else {
-                let signature = signature_state(&p, found, trust.as_ref());
-                inspect_json_document(&mut out, &p, g, name, found, valid, &signature)?;
-                return Ok(());
-            };
-            match g.format {
-                Format::Json => output::write_json_line(
-                    &mut out,
-                    &Inspected {
-                        source: name,
-                        index: found.index,
-                        line: found.line,
-                        valid,
-                        message: &msg,
-                    },
-                )?,
-                Format::Human => {
-                    let errors = found.diagnostics.iter().filter(|d| d.is_error()).count();
-                    let warnings = found.diagnostics.len() - errors;
-                    let verdict = match (errors, warnings) {
-                        (0, 0) => p.good("valid"),
-                        (0, w) => p.warning(&format!("valid, {w} warning(s)")),
-                        (e, _) => p.error(&format!("invalid, {e} error(s)")),
-                    };
-                    writeln!(
-                        out,
-                        "{} {} {} · {}:{}-{} · {verdict}",
-                        p.accent("●"),
-                        p.bold(found.protocol.name()),
-                        esc(&found.version),
-                        esc(name),
-                        found.line,
-                        found.end_line
-                    )?;
-                    write_message(
-                        &mut out,
-                        &p,
-                        &msg,
-                        &signature_state(&p, found, trust.as_ref()),
-                    )?;
-                    writeln!(out)?;
+            if g.format == Format::Json {
+                if let Some(record) = records::record(name, found) {
+                    output::write_json_line(&mut out, &record)?;
                 }
+                return Ok(());
             }
+            let msg = match records::view(found) {
+                View::Model(msg) => msg,
+                View::Document(document) => {
+                    let signature = signature_state(&p, found, trust.as_ref());
+                    inspect_json_document(&mut out, &p, name, found, &document, valid, &signature)?;
+                    return Ok(());
+                }
+                View::Nothing => return Ok(()),
+            };
+            let errors = found.diagnostics.iter().filter(|d| d.is_error()).count();
+            let warnings = found.diagnostics.len() - errors;
+            let verdict = match (errors, warnings) {
+                (0, 0) => p.good("valid"),
+                (0, w) => p.warning(&format!("valid, {w} warning(s)")),
+                (e, _) => p.error(&format!("invalid, {e} error(s)")),
+            };
+            writeln!(
+                out,
+                "{} {} {} · {}:{}-{} · {verdict}",
+                p.accent("●"),
+                p.bold(found.protocol.name()),
+                esc(&found.version),
+                esc(name),
+                found.line,
+                found.end_line
+            )?;
+            write_message(
+                &mut out,
+                &p,
+                &msg,
+                &signature_state(&p, found, trust.as_ref()),
+            )?;
+            writeln!(out)?;
             Ok(())
         },
     )?;

@@ -99,7 +99,7 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
                         p.bold(&esc(&n.respondent)),
                         esc(&n.source),
                         n.line,
-                        esc(&common::summary(&n.answer, 60))
+                        esc(&crate::output::summary(&n.answer, 60))
                     )?;
                 }
                 if !c.changed.is_empty() {

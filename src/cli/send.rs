@@ -1,15 +1,13 @@
 //! `aiproto send`: deliver each message of a file to a destination, all or
 //! nothing, reading the inputs piece by piece (bounded memory).
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-use sha2::{Digest, Sha256};
 
 use super::args::{GlobalArgs, SendArgs};
 use super::common;
 use super::endpoints::{endpoint, failure};
+use crate::delivery::archive;
 use crate::diag::Diagnostic;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
@@ -18,7 +16,7 @@ use crate::reader::{
     self,
     pieces::{Item, Piece},
 };
-use crate::transport::{self, Endpoint, Outgoing, file};
+use crate::transport::{self, Endpoint, Outgoing};
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination = endpoint(&args.via)?;
@@ -231,104 +229,30 @@ pub fn print_reply(reply: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `send --via file:`: appends the messages that the archive does not hold
-/// yet. A message whose id is already there with the same content is not
-/// appended again (a repeated send of the same reply adds nothing); the
-/// same id on other content is refused, and then nothing is written.
-///
-/// Under the archive's lock, three steps read piece by piece: the archive
-/// (each id with a digest of its message: memory grows with the number of
-/// ids, not their size), the inputs (what to append), the inputs again (the
-/// appending).
+/// `send --via file:`: appends the messages that the archive does not
+/// hold yet (see [`archive::append`]).
 fn archive(path: &Path, inputs: &[Input], g: &GlobalArgs) -> CmdResult {
-    let cannot = |source: std::io::Error| {
-        CliError::new(
-            ExitStatus::Transport,
-            anyhow::anyhow!("cannot write {}: {source}", path.display()),
-        )
+    let appended = match archive::append(path, inputs) {
+        Ok(appended) => appended,
+        Err(e @ archive::ArchiveError::Conflict { .. }) => {
+            eprintln!("aiproto: error: {e}");
+            return Ok(ExitStatus::Invalid);
+        }
+        Err(archive::ArchiveError::Input(e)) => return Err(e.into()),
+        Err(e) => return Err(CliError::new(ExitStatus::Transport, e)),
     };
-    let mut locked = file::LockedAppend::open(path).map_err(cannot)?;
-    // Read through another handle: the lock is advisory, and ours.
-    let archived = Input::File(path.to_path_buf());
-    let mut by_id: HashMap<String, ([u8; 32], usize)> = HashMap::new();
-    common::each_piece(&archived, None, &ReadOptions::default(), &mut |piece| {
-        for found in &piece.messages {
-            if let (Some(id), Some(text)) = (found.id(), found.render()) {
-                by_id.insert(id.to_string(), (digest(&text), found.line));
-            }
-        }
-        Ok(())
-    })?;
-    // Which messages to append (one flag per message, in order).
-    let mut chosen = Vec::new();
-    let mut repeats = Vec::new();
-    let mut conflict = None;
-    for input in inputs {
-        common::each_piece(input, None, &ReadOptions::default(), &mut |piece| {
-            for found in &piece.messages {
-                // In step with `outgoing`: a message it leaves out has no flag.
-                let Some(text) = found.render() else {
-                    continue;
-                };
-                let Some(id) = found.id() else {
-                    chosen.push(true);
-                    continue;
-                };
-                let digest = digest(&text);
-                match by_id.get(id) {
-                    Some((same, line)) if *same == digest => {
-                        repeats.push((id.to_string(), *line));
-                        chosen.push(false);
-                    }
-                    Some((_, line)) => {
-                        conflict.get_or_insert((input.name(), id.to_string(), *line));
-                        chosen.push(false);
-                    }
-                    None => {
-                        by_id.insert(id.to_string(), (digest, found.line));
-                        chosen.push(true);
-                    }
-                }
-            }
-            Ok(())
-        })?;
-    }
-    if let Some((source, id, line)) = conflict {
-        eprintln!(
-            "aiproto: error: {source}: message {id} is already in {} (line {line}) with different content; nothing written",
-            path.display()
-        );
-        return Ok(ExitStatus::Invalid);
-    }
-    drop(by_id);
-    let mut written = 0;
-    let mut flags = chosen.iter();
-    for_each_piece(inputs, &mut |piece| {
-        for m in outgoing(&piece.messages) {
-            if flags.next() == Some(&true) {
-                locked.append(&m.text, m.is_envelope()).map_err(cannot)?;
-                written += 1;
-            }
-        }
-        Ok(())
-    })?;
-    locked.finish().map_err(cannot)?;
     if !g.quiet {
-        for (id, line) in &repeats {
+        for (id, line) in &appended.repeats {
             eprintln!(
                 "aiproto: message {id} is already in the archive {} (line {line}), not appended again",
                 path.display()
             );
         }
         eprintln!(
-            "aiproto: appended {written} message(s) to {}",
+            "aiproto: appended {} message(s) to {}",
+            appended.written,
             path.display()
         );
     }
     Ok(ExitStatus::Ok)
-}
-
-/// A message's digest, to tell the same content from other content under one id.
-fn digest(text: &str) -> [u8; 32] {
-    Sha256::digest(text.as_bytes()).into()
 }

@@ -7,10 +7,9 @@ use super::args::{GlobalArgs, SigFormat, SignArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
-use crate::protocols::{Found, Protocol, ReadOptions, Value};
-use crate::sign::claim;
-use crate::sign::key::SigningKey;
+use crate::protocols::{Protocol, ReadOptions, Value};
 use crate::sign::keystore::Keystore;
+use crate::sign::message::{SigForm, Signer};
 use crate::splice::{Replacement, splice};
 
 pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
@@ -51,7 +50,10 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     let signer = Signer {
         key: &key,
         key_id: &args.key,
-        format: args.sig_format,
+        form: match args.sig_format {
+            SigFormat::Keyed => SigForm::Keyed,
+            SigFormat::Jws => SigForm::Jws,
+        },
         with_public_key: !args.no_public_key,
         alone: count == 1,
     };
@@ -141,53 +143,6 @@ fn check(input: &Input) -> Result<usize, CliError> {
         .with_hint("sign the file as a whole: aiproto sign --detached"));
     }
     Ok(count)
-}
-
-/// Signs one message at a time, as the command line asks.
-struct Signer<'a> {
-    key: &'a SigningKey,
-    key_id: &'a str,
-    format: SigFormat,
-    with_public_key: bool,
-    /// The input's only message: a JSON one is written pretty, else as one
-    /// line (JSON Lines).
-    alone: bool,
-}
-
-impl Signer<'_> {
-    /// The message's signed text (`None`: nothing to sign in it).
-    fn sign(&self, found: &Found) -> Result<Option<String>, String> {
-        let (key, id, with_pk) = (self.key, self.key_id, self.with_public_key);
-        let json = match &found.value {
-            Value::Crosstalk(parsed) => {
-                let mut parsed = (**parsed).clone();
-                match self.format {
-                    SigFormat::Keyed => {
-                        claim::sign_crosstalk(&mut parsed.envelope, key, id, with_pk)
-                    }
-                    SigFormat::Jws => claim::sign_crosstalk_jws(&mut parsed, key, id)
-                        .map_err(|e| e.to_string())?,
-                }
-                return Ok(Some(crate::protocols::crosstalk::render(&parsed.envelope)));
-            }
-            Value::Hsp(Some(m)) => {
-                let mut json = m.json.clone();
-                claim::sign_hsp(&mut json, key, id, with_pk);
-                json
-            }
-            Value::Csdl(Some(d)) => claim::sign_csdl(&d.json, key, id, with_pk)?,
-            Value::Hsp(None) | Value::Csdl(None) | Value::Msp(_) => return Ok(None),
-        };
-        // Serialising a serde_json::Value cannot fail.
-        let mut text = if self.alone {
-            serde_json::to_string_pretty(&json)
-        } else {
-            serde_json::to_string(&json)
-        }
-        .unwrap_or_default();
-        text.push('\n');
-        Ok(Some(text))
-    }
 }
 
 /// `--detached`: the file's bytes, signed into `PATH.minisig`.

@@ -1,61 +1,19 @@
 //! `aiproto thread`: the conversation tree of many envelopes.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::io::{BufWriter, Write};
-
-use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::args::{GlobalArgs, ThreadArgs};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
 use crate::output::{self, ColorChoice, Format, Painter, Stream, escape_controls as esc};
 use crate::protocols::ReadOptions;
+use crate::records::thread as records;
 use crate::thread::{self, Forest, Node};
 
-/// How deep a tree is drawn (or nested in JSON) before its deeper replies
-/// continue as trees of their own: every line stays short and the output
-/// linear in the number of messages, however deep the conversation. (32
-/// levels nest 66 deep in JSON, under the 128 that common parsers allow.)
-const DEPTH_CAP: usize = 32;
-
-/// `--format json`: one line per tree, then one per problem, tagged by `type`.
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-enum Line<'a> {
-    Tree {
-        thread: Option<&'a str>,
-        orphan: bool,
-        /// For a tree continued below the depth cap: the id of the message
-        /// it answers and that message's depth in the original tree.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        continued_from: Option<Continued<'a>>,
-        root: JsonTree<'a>,
-    },
-    Problem {
-        problem: &'static str,
-        id: Option<&'a str>,
-        messages: Vec<&'a Node>,
-    },
-}
-
-#[derive(Serialize)]
-struct JsonTree<'a> {
-    #[serde(flatten)]
-    node: &'a Node,
-    children: Vec<JsonTree<'a>>,
-    /// The replies are not nested here (the depth cap): they follow as
-    /// trees of their own, `continued_from` this message.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    continued: bool,
-}
-
-#[derive(Serialize, Clone, Copy)]
-struct Continued<'a> {
-    id: Option<&'a str>,
-    depth: usize,
-}
+/// How deep a tree is drawn before its deeper replies continue as trees
+/// of their own (as in JSON): every line stays short.
+const DEPTH_CAP: usize = records::DEPTH_CAP;
 
 /// A subtree left for later by the depth cap: its root and the depth of its
 /// parent in the original tree.
@@ -66,57 +24,28 @@ struct Cut {
 
 pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
     // Only what the tree needs is kept of each message (ids, links, a
-    // summary): the inputs are read piece by piece.
-    // The same message archived twice (same id, same content) is one
-    // message: shown once, with a warning. The same id on different
-    // content stays an error below.
-    // Each copy is known by a digest of its id and content, pointing at
-    // the node of its first copy.
-    let mut first_copy: HashMap<[u8; 32], usize> = HashMap::new();
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut names = thread::Names::default();
+    // summary): the inputs are read piece by piece. A copy of a message
+    // already seen is shown once, with a warning.
+    let mut collector = records::Collector::default();
     let mut status = common::each_message(
         &args.input,
         &ReadOptions::default(),
         &mut |_, _| {},
         &mut |source, found| {
-            let Some(m) = found.to_message() else {
-                return Ok(());
-            };
-            if let (Some(id), Some(text)) = (&m.id, found.render()) {
-                let mut hasher = Sha256::new();
-                hasher.update(id.as_bytes());
-                hasher.update([0]);
-                hasher.update(text.as_bytes());
-                match first_copy.entry(hasher.finalize().into()) {
-                    Entry::Vacant(slot) => {
-                        slot.insert(nodes.len());
-                    }
-                    Entry::Occupied(first) => {
-                        let first = &nodes[*first.get()];
-                        eprintln!(
-                            "aiproto: warning: {}:{}: message {} is a copy of the one at {}:{} (shown once)",
-                            esc(source),
-                            found.line,
-                            esc(id),
-                            esc(&first.source),
-                            first.line
-                        );
-                        return Ok(());
-                    }
-                }
+            if let Some(copy) = collector.add(source, found) {
+                eprintln!(
+                    "aiproto: warning: {}:{}: message {} is a copy of the one at {}:{} (shown once)",
+                    esc(source),
+                    found.line,
+                    esc(&copy.id),
+                    esc(&copy.first.source),
+                    copy.first.line
+                );
             }
-            nodes.push(Node::of(
-                &m,
-                common::summary(&m.body_text(), 60),
-                source,
-                found.line,
-                &mut names,
-            ));
             Ok(())
         },
     )?;
-    drop(first_copy);
+    let nodes = collector.into_nodes();
     let forest = thread::build(&nodes);
     if !forest.cycles.is_empty() || !forest.duplicates.is_empty() {
         status = status.max(ExitStatus::Invalid);
@@ -130,92 +59,8 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
     Ok(status)
 }
 
-/// A tree nested down to the depth cap; the replies below it are pushed
-/// to `cuts`. (Recursion is bounded by the cap.)
-fn json_tree<'a>(
-    node: usize,
-    depth: usize,
-    base: usize,
-    f: &Forest,
-    nodes: &'a [Node],
-    cuts: &mut Vec<Cut>,
-) -> JsonTree<'a> {
-    let replies = &f.children[node];
-    let continued = depth == DEPTH_CAP && !replies.is_empty();
-    let children = if continued {
-        cuts.extend(replies.iter().map(|&c| Cut {
-            node: c,
-            parent_depth: base + depth,
-        }));
-        Vec::new()
-    } else {
-        replies
-            .iter()
-            .map(|&c| json_tree(c, depth + 1, base, f, nodes, cuts))
-            .collect()
-    };
-    JsonTree {
-        node: &nodes[node],
-        children,
-        continued,
-    }
-}
-
 fn write_json(out: &mut impl Write, nodes: &[Node], f: &Forest) -> std::io::Result<()> {
-    for &root in &f.roots {
-        // The tree, then what continues below its depth cap, in order.
-        let mut pending = std::collections::VecDeque::from([(root, None::<Continued>, 0)]);
-        while let Some((node, continued_from, base)) = pending.pop_front() {
-            let mut cuts = Vec::new();
-            let tree = json_tree(node, 0, base, f, nodes, &mut cuts);
-            let line = Line::Tree {
-                thread: nodes[root].thread.as_deref(),
-                orphan: continued_from.is_none() && f.orphans.contains(&node),
-                continued_from,
-                root: tree,
-            };
-            output::write_json_line(out, &line)?;
-            for cut in cuts {
-                let parent = f.parent(cut.node);
-                let from = Continued {
-                    id: parent.and_then(|p| nodes[p].id.as_deref()),
-                    depth: cut.parent_depth,
-                };
-                pending.push_back((cut.node, Some(from), cut.parent_depth + 1));
-            }
-        }
-    }
-    for &o in &f.orphans {
-        output::write_json_line(
-            out,
-            &Line::Problem {
-                problem: "orphan",
-                id: nodes[o].parent.as_deref(),
-                messages: vec![&nodes[o]],
-            },
-        )?;
-    }
-    for c in &f.cycles {
-        output::write_json_line(
-            out,
-            &Line::Problem {
-                problem: "cycle",
-                id: None,
-                messages: c.iter().map(|&i| &nodes[i]).collect(),
-            },
-        )?;
-    }
-    for (id, list) in &f.duplicates {
-        output::write_json_line(
-            out,
-            &Line::Problem {
-                problem: "duplicate-id",
-                id: Some(id),
-                messages: list.iter().map(|&i| &nodes[i]).collect(),
-            },
-        )?;
-    }
-    Ok(())
+    records::each_line(nodes, f, &mut |line| output::write_json_line(out, line))
 }
 
 fn write_human(

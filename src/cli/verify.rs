@@ -2,47 +2,18 @@
 
 use std::io::{BufWriter, Write};
 
-use serde::Serialize;
-
 use super::args::{GlobalArgs, VerifyArgs};
 use super::common;
 use super::reports::{Reports, input_verdict, message_verdict};
 use crate::diag::{Diagnostic, Pos, Severity};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format, Painter, Stream, escape_controls};
+use crate::records::verify::VerifyRecord;
 use crate::report::Finding;
 use crate::sign::key::PublicKey;
 use crate::sign::keystore::{self, Keystore};
 use crate::sign::message;
-use crate::sign::trust::{Trust, VerifyError};
-
-/// One line of `--format json`.
-#[derive(Serialize)]
-struct Report<'a> {
-    source: &'a str,
-    index: usize,
-    line: usize,
-    valid: bool,
-    /// The key that signed (on success).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    key_id: Option<&'a str>,
-    /// The message's sender, beside the key that signed for it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    sender: Option<String>,
-    /// Whether the key is bound to that sender (false with --pubkey).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bound: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    algorithm: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fingerprint: Option<&'a str>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pinned_now: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    code: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
+use crate::sign::trust::Trust;
 
 fn trust_of(args: &VerifyArgs) -> Result<Trust, CliError> {
     if let Some(path) = &args.pubkey {
@@ -105,24 +76,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
             }
             match g.format {
                 Format::Json => {
-                    let (ok, err) = (result.as_ref().ok(), result.as_ref().err());
-                    let report = Report {
-                        source,
-                        index: found.index,
-                        line: found.line,
-                        valid: ok.is_some(),
-                        key_id: ok.map(|v| v.key_id.as_str()),
-                        sender: match ok {
-                            Some(v) => v.sender.clone(),
-                            None => found.to_message().and_then(|m| m.sender),
-                        },
-                        bound: ok.map(|v| v.bound),
-                        algorithm: ok.map(|v| v.algorithm),
-                        fingerprint: ok.map(|v| v.fingerprint.as_str()),
-                        pinned_now: ok.is_some_and(|v| v.pinned_now),
-                        code: err.map(VerifyError::code),
-                        error: err.map(ToString::to_string),
-                    };
+                    let report = VerifyRecord::new(source, found, &result);
                     output::write_json_line(&mut out, &report)?;
                 }
                 Format::Human => match &result {

@@ -13,7 +13,10 @@
 //!   `m.aiproto`), and reading B again forgets it ([`forget_generated`]).
 
 pub mod address;
+mod attempt;
 pub mod promise;
+
+pub use attempt::{Attempt, attempt};
 
 use serde_json::{Map, Value};
 

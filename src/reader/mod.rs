@@ -50,6 +50,26 @@ pub fn read(
     Ok(Document::from_source(input.read()?, forced, options))
 }
 
+/// A message just written (by `compose`), read back as `validate` reads
+/// it: the document, and whether it holds a message without any error.
+pub fn check_written(name: &str, text: &str, protocol: Protocol) -> (Document, bool) {
+    let source = Source {
+        name: name.into(),
+        text: text.to_string(),
+    };
+    let spec = ProtocolSpec {
+        protocol,
+        version: None,
+    };
+    let doc = Document::from_source(source, Some(spec), &ReadOptions::default());
+    let passes = !doc.messages.is_empty()
+        && doc
+            .messages
+            .iter()
+            .all(|f| f.diagnostics.iter().all(|d| !d.is_error()));
+    (doc, passes)
+}
+
 /// Why no message was found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NoMessage {

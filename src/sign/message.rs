@@ -3,6 +3,7 @@
 //! place, by a key trusted for its sender.
 
 use super::claim::{self, ClaimError};
+use super::key::SigningKey;
 use super::trust::{self, Trust, Verified, VerifyError};
 use crate::protocols::{Found, Value};
 
@@ -39,5 +40,59 @@ pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyErro
             "an MSP signal carries no inline signature; check a detached one with --signature"
                 .into(),
         ))),
+    }
+}
+
+/// The two `sig:` forms of a Crosstalk signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SigForm {
+    /// `sig: ed25519:KEY-ID:…`, the key named in the line.
+    Keyed,
+    /// A JWS over the canonical envelope.
+    Jws,
+}
+
+/// Signs one message at a time with one key.
+pub struct Signer<'a> {
+    pub key: &'a SigningKey,
+    pub key_id: &'a str,
+    pub form: SigForm,
+    pub with_public_key: bool,
+    /// The input's only message: a JSON one is written pretty, else as one
+    /// line (JSON Lines).
+    pub alone: bool,
+}
+
+impl Signer<'_> {
+    /// The message's signed text (`None`: nothing to sign in it).
+    pub fn sign(&self, found: &Found) -> Result<Option<String>, String> {
+        let (key, id, with_pk) = (self.key, self.key_id, self.with_public_key);
+        let json = match &found.value {
+            Value::Crosstalk(parsed) => {
+                let mut parsed = (**parsed).clone();
+                match self.form {
+                    SigForm::Keyed => claim::sign_crosstalk(&mut parsed.envelope, key, id, with_pk),
+                    SigForm::Jws => claim::sign_crosstalk_jws(&mut parsed, key, id)
+                        .map_err(|e| e.to_string())?,
+                }
+                return Ok(Some(crate::protocols::crosstalk::render(&parsed.envelope)));
+            }
+            Value::Hsp(Some(m)) => {
+                let mut json = m.json.clone();
+                claim::sign_hsp(&mut json, key, id, with_pk);
+                json
+            }
+            Value::Csdl(Some(d)) => claim::sign_csdl(&d.json, key, id, with_pk)?,
+            Value::Hsp(None) | Value::Csdl(None) | Value::Msp(_) => return Ok(None),
+        };
+        // Serialising a serde_json::Value cannot fail.
+        let mut text = if self.alone {
+            serde_json::to_string_pretty(&json)
+        } else {
+            serde_json::to_string(&json)
+        }
+        .unwrap_or_default();
+        text.push('\n');
+        Ok(Some(text))
     }
 }

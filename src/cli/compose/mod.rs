@@ -6,12 +6,9 @@ mod hsp;
 use std::io::Write;
 
 use super::args::{ComposeArgs, GlobalArgs};
-use crate::diag;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::input::Source;
 use crate::output::{self, Painter, SourceLines, Stream};
-use crate::protocols::{Protocol, ProtocolSpec, ReadOptions};
-use crate::reader::Document;
+use crate::protocols::{Protocol, ProtocolSpec};
 
 pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
     let spec = target(args)?;
@@ -53,31 +50,16 @@ fn target(args: &ComposeArgs) -> Result<ProtocolSpec, CliError> {
 /// Checks a composed message with the same reader `validate` uses and prints
 /// it only when it has no error; its findings go to stderr either way.
 fn emit_checked(text: &str, protocol: Protocol, g: &GlobalArgs) -> CmdResult {
-    let source = Source {
-        name: "<composed>".into(),
-        text: text.to_string(),
-    };
-    let spec = ProtocolSpec {
-        protocol,
-        version: None,
-    };
-    let doc = Document::from_source(source, Some(spec), &ReadOptions::default());
-    let findings: Vec<_> = doc
-        .messages
-        .iter()
-        .flat_map(|f| f.diagnostics.iter())
-        .collect();
+    let (doc, passes) = crate::reader::check_written("<composed>", text, protocol);
     let painter = Painter::new(g.color, Stream::Stderr);
     let lines = SourceLines::new(text);
-    for d in &findings {
+    for d in doc.messages.iter().flat_map(|f| f.diagnostics.iter()) {
         eprint!(
             "{}",
             output::format_diagnostic(&painter, "<composed>", lines.get(d.line), d, false)
         );
     }
-    let failed =
-        doc.messages.is_empty() || findings.iter().any(|d| d.severity == diag::Severity::Error);
-    if failed {
+    if !passes {
         eprintln!("aiproto: error: the composed message is invalid; nothing written");
         return Ok(ExitStatus::Invalid);
     }

@@ -3,35 +3,14 @@
 
 use std::io::Write;
 
-use serde::Serialize;
-
 use crate::cli::args::GlobalArgs;
 use crate::cli::reports::{Reports, input_verdict, message_verdict};
 use crate::diag::policy::SeverityPolicy;
 use crate::diag::{self, Diagnostic, Severity};
 use crate::output::{self, Format, Painter, Stream};
 use crate::protocols::Found;
+use crate::records::validate::ValidateRecord;
 use crate::report::Finding;
-
-/// One line of `--format json` output: the verdict on one message, or on a
-/// whole input when it holds no message or cannot be read (`index` null).
-/// Its schema is `schemas/aiproto/validate-report.schema.json`.
-#[derive(Debug, Serialize)]
-pub struct Report<'a> {
-    pub source: &'a str,
-    pub index: Option<usize>,
-    pub line: Option<usize>,
-    pub end_line: Option<usize>,
-    pub protocol: Option<&'static str>,
-    pub version: Option<&'a str>,
-    pub id: Option<&'a str>,
-    pub valid: bool,
-    pub errors: Vec<&'a Diagnostic>,
-    pub warnings: Vec<&'a Diagnostic>,
-    /// Findings left out by `--max-findings`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub omitted: Option<usize>,
-}
 
 /// How many findings are shown: `--max-findings` per message, and this
 /// many times that in a whole run.
@@ -188,19 +167,7 @@ impl<'g, W: Write> Reporter<'g, W> {
                 let mut warnings = warnings;
                 errors.truncate(shown);
                 warnings.truncate(shown - errors.len());
-                let report = Report {
-                    source,
-                    index: Some(found.index),
-                    line: Some(found.line),
-                    end_line: Some(found.end_line),
-                    protocol: Some(found.protocol.name()),
-                    version: (!found.version.is_empty()).then_some(found.version.as_str()),
-                    id: found.id(),
-                    valid,
-                    errors,
-                    warnings,
-                    omitted,
-                };
+                let report = ValidateRecord::message(source, found, errors, warnings, omitted);
                 output::write_json_line(&mut self.out, &report)?;
             }
             Format::Human => {
@@ -306,19 +273,7 @@ impl<'g, W: Write> Reporter<'g, W> {
         }
         match self.global.format {
             Format::Json => {
-                let report = Report {
-                    source,
-                    index: None,
-                    line: None,
-                    end_line: None,
-                    protocol: None,
-                    version: None,
-                    id: None,
-                    valid: false,
-                    errors: vec![d],
-                    warnings: Vec::new(),
-                    omitted: None,
-                };
+                let report = ValidateRecord::input(source, d);
                 output::write_json_line(&mut self.out, &report)
             }
             Format::Human => self.out.write_all(

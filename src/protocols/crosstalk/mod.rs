@@ -7,6 +7,7 @@
 pub mod address;
 pub mod audit;
 pub mod check;
+pub mod compose;
 pub mod envelope;
 pub mod extract;
 pub mod intent;

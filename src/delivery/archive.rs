@@ -1,0 +1,153 @@
+//! A `.crosstalk` (or JSON Lines) archive that holds each message once:
+//! appending a message already there adds nothing, and the same id on
+//! other content is refused.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::input::{Input, InputError};
+use crate::protocols::{Found, ReadOptions};
+use crate::reader::pieces::{self, Piece};
+use crate::transport::file::LockedAppend;
+
+/// What an append did.
+#[derive(Debug, Default)]
+pub struct Appended {
+    /// How many messages were written.
+    pub written: usize,
+    /// Messages already in the archive with the same content: (id, line there).
+    pub repeats: Vec<(String, usize)>,
+}
+
+/// Why nothing was appended.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("cannot write {}: {error}", path.display())]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(
+        "{source_name}: message {id} is already in {} (line {line}) with different content; nothing written",
+        archive.display()
+    )]
+    Conflict {
+        source_name: String,
+        id: String,
+        archive: PathBuf,
+        line: usize,
+    },
+}
+
+/// Appends the messages of `inputs` that the archive does not hold yet, in
+/// canonical form. A message whose id is already there with the same
+/// content is not appended again (a repeated send of the same reply adds
+/// nothing); the same id on other content is refused, and then nothing is
+/// written.
+///
+/// Under the archive's lock, three steps read piece by piece: the archive
+/// (each id with a digest of its message: memory grows with the number of
+/// ids, not their size), the inputs (what to append), the inputs again (the
+/// appending). Each input is read more than once: a spooled stdin, not stdin.
+pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
+    let cannot = |error: std::io::Error| ArchiveError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let mut locked = LockedAppend::open(path).map_err(cannot)?;
+    // Read through another handle: the lock is advisory, and ours.
+    let archived = Input::File(path.to_path_buf());
+    let mut by_id: HashMap<String, ([u8; 32], usize)> = HashMap::new();
+    each_piece(&archived, &mut |piece| {
+        for found in &piece.messages {
+            if let (Some(id), Some(text)) = (found.id(), found.render()) {
+                by_id.insert(id.to_string(), (digest(&text), found.line));
+            }
+        }
+    })?;
+    // Which messages to append (one flag per message written, in order).
+    let mut chosen = Vec::new();
+    let mut appended = Appended::default();
+    let mut conflict = None;
+    for input in inputs {
+        each_piece(input, &mut |piece| {
+            for found in &piece.messages {
+                let Some(text) = found.render() else {
+                    continue;
+                };
+                let Some(id) = found.id() else {
+                    chosen.push(true);
+                    continue;
+                };
+                let digest = digest(&text);
+                match by_id.get(id) {
+                    Some((same, line)) if *same == digest => {
+                        appended.repeats.push((id.to_string(), *line));
+                        chosen.push(false);
+                    }
+                    Some((_, line)) => {
+                        conflict.get_or_insert((input.name(), id.to_string(), *line));
+                        chosen.push(false);
+                    }
+                    None => {
+                        by_id.insert(id.to_string(), (digest, found.line));
+                        chosen.push(true);
+                    }
+                }
+            }
+        })?;
+    }
+    if let Some((source_name, id, line)) = conflict {
+        return Err(ArchiveError::Conflict {
+            source_name,
+            id,
+            archive: path.to_path_buf(),
+            line,
+        });
+    }
+    drop(by_id);
+    let mut flags = chosen.iter();
+    let mut failed = None;
+    for input in inputs {
+        each_piece(input, &mut |piece| {
+            for (found, text) in rendered(&piece.messages) {
+                if flags.next() == Some(&true) && failed.is_none() {
+                    let envelope = found.protocol == crate::protocols::Protocol::Crosstalk;
+                    match locked.append(&text, envelope) {
+                        Ok(()) => appended.written += 1,
+                        Err(e) => failed = Some(e),
+                    }
+                }
+            }
+        })?;
+    }
+    if let Some(e) = failed {
+        return Err(cannot(e));
+    }
+    locked.finish().map_err(cannot)?;
+    Ok(appended)
+}
+
+/// Messages as written: in canonical form (LF, no quote prefix or fence).
+fn rendered(found: &[Found]) -> impl Iterator<Item = (&Found, String)> {
+    found.iter().filter_map(|f| Some((f, f.render()?)))
+}
+
+fn each_piece(input: &Input, each: &mut dyn FnMut(&Piece)) -> Result<(), InputError> {
+    let mut all = pieces::pieces(input, None, &ReadOptions::default(), pieces::PIECE_BYTES)?;
+    for item in &mut all {
+        if let pieces::Item::Piece(piece) = item? {
+            each(&piece);
+        }
+    }
+    Ok(())
+}
+
+/// A message's digest, to tell the same content from other content under one id.
+fn digest(text: &str) -> [u8; 32] {
+    Sha256::digest(text.as_bytes()).into()
+}

@@ -1,0 +1,57 @@
+//! The verdict on one message's signature: who signed, for which sender.
+
+use serde::Serialize;
+
+use crate::protocols::Found;
+use crate::sign::trust::{Verified, VerifyError};
+
+/// One verdict of `verify --format json`.
+#[derive(Debug, Serialize)]
+pub struct VerifyRecord<'a> {
+    pub source: &'a str,
+    pub index: usize,
+    pub line: usize,
+    pub valid: bool,
+    /// The key that signed (on success).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<&'a str>,
+    /// The message's sender, beside the key that signed for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sender: Option<String>,
+    /// Whether the key is bound to that sender (false with --pubkey).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pinned_now: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl<'a> VerifyRecord<'a> {
+    pub fn new(source: &'a str, found: &Found, result: &'a Result<Verified, VerifyError>) -> Self {
+        let (ok, err) = (result.as_ref().ok(), result.as_ref().err());
+        VerifyRecord {
+            source,
+            index: found.index,
+            line: found.line,
+            valid: ok.is_some(),
+            key_id: ok.map(|v| v.key_id.as_str()),
+            sender: match ok {
+                Some(v) => v.sender.clone(),
+                None => found.to_message().and_then(|m| m.sender),
+            },
+            bound: ok.map(|v| v.bound),
+            algorithm: ok.map(|v| v.algorithm),
+            fingerprint: ok.map(|v| v.fingerprint.as_str()),
+            pinned_now: ok.is_some_and(|v| v.pinned_now),
+            code: err.map(VerifyError::code),
+            error: err.map(ToString::to_string),
+        }
+    }
+}
