@@ -244,6 +244,21 @@ pub enum Command {
     /// Example: aiproto serve --listen 127.0.0.1:8080 --inbox inbox/
     Serve(ServeArgs),
 
+    /// Serve aiproto's tools to an AI assistant over MCP (stdio).
+    ///
+    /// A Model Context Protocol server that a host (Claude Desktop, Claude
+    /// Code, an IDE agent) starts as a subprocess: tools validate, inspect,
+    /// compose, convert, sign, verify, thread and poll_collate; the
+    /// Crosstalk primer as a prompt; the JSON Schemas, protocol summaries
+    /// and the --archive as resources. Tools read and write files only
+    /// inside the --root directories (symlinks out of them refused), take
+    /// at most --max-bytes, and never return a private key. send and recv
+    /// (file archive, HTTP, MQTT) exist only with --allow-network: a pasted
+    /// text must not make an assistant publish.
+    ///
+    /// Example: aiproto mcp --root ~/relay --archive ~/relay/project.crosstalk
+    Mcp(McpArgs),
+
     /// Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto).
     ///
     /// Example: aiproto keygen --id alice@example.com
@@ -1109,6 +1124,27 @@ pub struct VerifyArgs {
     /// Check a detached minisign signature (`.minisig`) of the one file given.
     #[arg(long, value_name = "FILE")]
     pub signature: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// A directory whose files the tools may read (and `send` may append
+    /// to); repeatable. Default: the working directory.
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+
+    /// A conversation archive: offered as a resource, and what `thread`
+    /// and `poll_collate` read when given nothing else.
+    #[arg(long, value_name = "FILE")]
+    pub archive: Option<PathBuf>,
+
+    /// Offer the `send` and `recv` tools (file archive, HTTP, MQTT).
+    #[arg(long)]
+    pub allow_network: bool,
+
+    /// The largest text or file a tool takes, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
+    pub max_bytes: usize,
 }
 
 #[derive(Debug, Args)]

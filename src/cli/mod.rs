@@ -10,6 +10,7 @@ mod endpoints;
 mod id;
 mod inspect;
 mod keys;
+mod mcp;
 mod msp;
 mod poll;
 mod primer;
@@ -61,6 +62,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Id(a) => id::run(a),
         Command::Send(a) => send::run(a, g),
         Command::Serve(a) => serve::run(a, g),
+        Command::Mcp(a) => mcp::run(a),
         Command::Recv(a) => recv::run(a, g),
         Command::Request(a) => recv::request(a, g),
         Command::Broker(a) => recv::broker(a, g),

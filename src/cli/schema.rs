@@ -7,29 +7,13 @@ use serde::Serialize;
 use super::args::{GlobalArgs, SchemaCommand};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::hsp::schemas;
-
-/// The report schema of `validate --format json`, embedded too.
-const REPORT: &str = include_str!("../../schemas/aiproto/validate-report.schema.json");
+use crate::schemas::all;
 
 #[derive(Serialize)]
 struct Listed<'a> {
     name: String,
     id: String,
     title: &'a str,
-}
-
-/// Every embedded schema: (name, text).
-fn all() -> Vec<(String, &'static str)> {
-    let mut out: Vec<(String, &'static str)> = schemas::FILES
-        .iter()
-        .map(|f| (format!("hsp/{}/{}", f.version.as_str(), f.name), f.text))
-        .collect();
-    out.push(("csdl/1.0/element".into(), crate::protocols::csdl::SCHEMA));
-    out.push(("msp/1.0/signal".into(), crate::protocols::msp::SCHEMA_1_0));
-    out.push(("msp/2.0/signal".into(), crate::protocols::msp::SCHEMA_2_0));
-    out.push(("aiproto/validate-report".into(), REPORT));
-    out
 }
 
 pub fn run(cmd: &SchemaCommand, g: &GlobalArgs) -> CmdResult {

@@ -1,0 +1,201 @@
+//! `send` and `recv`: the tools that reach outside the machine's files.
+//! They exist only when the server was started with `--allow-network`:
+//! an assistant must not publish because a pasted text told it to.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::Context;
+use super::params;
+use super::tools::{ToolError, ToolResult};
+use crate::delivery::archive;
+use crate::diag;
+use crate::input::{Input, Source};
+use crate::protocols::ReadOptions;
+use crate::reader::Document;
+use crate::records::validate::ValidateRecord;
+use crate::transport::{self, Answer, Endpoint, Ended, Listen, Outgoing, Settings};
+
+/// The longest a `recv` waits.
+const MAX_WAIT_SECONDS: u64 = 300;
+
+fn endpoint(via: &str) -> Result<Endpoint, ToolError> {
+    via.parse::<Endpoint>()
+        .map_err(|e| ToolError::new(e.to_string()))
+}
+
+pub fn send(ctx: &Context, p: params::Send) -> ToolResult {
+    let destination = endpoint(&p.via)?;
+    if p.text.len() > ctx.max_bytes {
+        return Err(ToolError::new(format!(
+            "{} bytes, over this server's limit of {} (--max-bytes)",
+            p.text.len(),
+            ctx.max_bytes
+        )));
+    }
+    let source = Source {
+        name: "<text>".into(),
+        text: p.text,
+    };
+    let doc = Document::from_source(source.clone(), None, &ReadOptions::default());
+    refuse_unsendable(&doc)?;
+    let count = doc.messages.len();
+    match destination {
+        Endpoint::File(path) => {
+            let path = ctx
+                .sandbox
+                .writable_file(&path.to_string_lossy())
+                .map_err(|e| ToolError::new(e.to_string()))?;
+            let appended = archive::append(&path, &[Input::Text(source)])
+                .map_err(|e| ToolError::new(e.to_string()))?;
+            let repeats: Vec<Value> = appended
+                .repeats
+                .iter()
+                .map(|(id, line)| json!({ "id": id, "line": line }))
+                .collect();
+            Ok(json!({
+                "via": p.via,
+                "messages": count,
+                "appended": appended.written,
+                "already_there": repeats,
+            }))
+        }
+        Endpoint::Http(_) | Endpoint::Mqtt(_) => {
+            let settings = Settings {
+                qos: p.qos.unwrap_or(1).min(2),
+                ..Settings::default()
+            };
+            let outgoing: Vec<Outgoing> = doc
+                .messages
+                .iter()
+                .filter_map(|found| {
+                    Some(Outgoing {
+                        text: found.render()?,
+                        found,
+                    })
+                })
+                .collect();
+            let mut replies = Vec::new();
+            let mut peer = transport::open(destination, settings);
+            let sent = peer
+                .send(&outgoing, &mut |reply| {
+                    replies.push(reply.to_string());
+                    Ok(())
+                })
+                .and_then(|()| peer.finish());
+            sent.map_err(|e| ToolError::new(e.to_string()))?;
+            Ok(json!({ "via": p.via, "messages": count, "replies": replies }))
+        }
+        Endpoint::Stdio => Err(ToolError::new(
+            "`-` is this server's own channel to the host: send to file:, http(s):// or mqtt(s)://",
+        )),
+        Endpoint::Clipboard | Endpoint::Email(_) => Err(ToolError::new(
+            "this server sends to file:PATH, http(s):// and mqtt(s):// (the clipboard and mail are for the command line)",
+        )),
+    }
+}
+
+/// Nothing is sent unless every message may be: each whole (an envelope
+/// cut off before `[[END]]` is not) and valid.
+fn refuse_unsendable(doc: &Document) -> Result<(), ToolError> {
+    let name = doc.source.name.as_str();
+    if doc.messages.is_empty() {
+        return Err(ToolError::new(format!(
+            "{name}: {}",
+            crate::reader::no_message_reason(&doc.source.text)
+        )));
+    }
+    let bad = doc
+        .messages
+        .iter()
+        .find(|f| !f.is_complete() || !f.is_valid(false));
+    let Some(bad) = bad else { return Ok(()) };
+    let why = if bad.is_complete() {
+        "the message is invalid"
+    } else {
+        "the envelope was cut off before its [[END]] line"
+    };
+    let records: Vec<Value> = doc
+        .messages
+        .iter()
+        .map(|found| {
+            let (errors, warnings) = diag::partition(&found.diagnostics, false);
+            serde_json::to_value(ValidateRecord::message(name, found, errors, warnings, None))
+                .unwrap_or(Value::Null)
+        })
+        .collect();
+    Err(ToolError {
+        message: format!("{name}:{}: {why}; nothing sent", bad.line),
+        details: Some(json!({ "messages": records })),
+    })
+}
+
+pub fn recv(ctx: &Context, p: params::Recv) -> ToolResult {
+    let source = endpoint(&p.via)?;
+    let source = match source {
+        Endpoint::Mqtt(_) => source,
+        Endpoint::File(path) => Endpoint::File(
+            ctx.sandbox
+                .existing_file(&path.to_string_lossy())
+                .map_err(|e| ToolError::new(e.to_string()))?,
+        ),
+        _ => {
+            return Err(ToolError::new(
+                "this server receives from mqtt(s):// and file:PATH",
+            ));
+        }
+    };
+    let wanted = p.count.unwrap_or(1).max(1);
+    let listen = Listen {
+        timeout: Some(Duration::from_secs(
+            p.timeout_seconds.unwrap_or(10).clamp(1, MAX_WAIT_SECONDS),
+        )),
+        quiet: true,
+        ..Listen::default()
+    };
+    let mut received = Vec::new();
+    let max_bytes = ctx.max_bytes;
+    let mut peer = transport::open(source, Settings::default());
+    let ended = peer
+        .receive(&listen, &mut |arrival| {
+            if arrival.text.len() > max_bytes {
+                received.push(json!({
+                    "origin": arrival.origin,
+                    "topic": arrival.topic,
+                    "error": format!("{} bytes, over this server's limit of {max_bytes}; left out", arrival.text.len()),
+                }));
+                return Ok(Answer::default());
+            }
+            let doc = Document::from_source(
+                Source {
+                    name: arrival.origin.to_string(),
+                    text: arrival.text.to_string(),
+                },
+                None,
+                &ReadOptions::default(),
+            );
+            for found in &doc.messages {
+                let (errors, warnings) = diag::partition(&found.diagnostics, false);
+                let record = ValidateRecord::message(arrival.origin, found, errors, warnings, None);
+                received.push(json!({
+                    "origin": arrival.origin,
+                    "topic": arrival.topic,
+                    "text": found.render(),
+                    "verdict": record,
+                }));
+            }
+            Ok(Answer {
+                stop: received.len() >= wanted,
+                ..Answer::default()
+            })
+        })
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let ended = match ended {
+        Ended::Stopped => "count",
+        Ended::Exhausted => "exhausted",
+        Ended::Timeout => "timeout",
+        Ended::Interrupted => "interrupted",
+    };
+    Ok(json!({ "via": p.via, "ended": ended, "messages": received }))
+}

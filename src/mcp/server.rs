@@ -1,0 +1,289 @@
+//! The MCP handler: lists the tools, prompts and resources, and runs each
+//! tool call on a blocking thread (a tool reads files or waits on a peer).
+
+use std::sync::Arc;
+
+use rmcp::ErrorData as McpError;
+use rmcp::handler::server::common::schema_for_type;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::tools::{ToolError, ToolResult};
+use super::{Context, network, params, resources, tools};
+
+/// One tool: its name, what it does (its effect included), whether it
+/// changes anything, and how it runs.
+struct Spec {
+    name: &'static str,
+    description: &'static str,
+    read_only: bool,
+    /// Reaches the network or writes files: offered only with `--allow-network`.
+    network: bool,
+    schema: fn() -> Arc<serde_json::Map<String, Value>>,
+    run: fn(&Context, Value) -> ToolResult,
+}
+
+fn call<P: DeserializeOwned>(
+    ctx: &Context,
+    args: Value,
+    tool: fn(&Context, P) -> ToolResult,
+) -> ToolResult {
+    let p: P = serde_json::from_value(args)
+        .map_err(|e| ToolError::new(format!("invalid arguments: {e}")))?;
+    tool(ctx, p)
+}
+
+fn schema<P: JsonSchema + 'static>() -> Arc<serde_json::Map<String, Value>> {
+    schema_for_type::<P>()
+}
+
+const TOOLS: &[Spec] = &[
+    Spec {
+        name: "validate",
+        description: "Checks every message in a text or a file (Crosstalk envelopes inside any chat \
+            reply, HSP/CSDL/MSP JSON): a verdict per message with findings (code, line, column, and \
+            the code point of an invisible character). Reads only.",
+        read_only: true,
+        network: false,
+        schema: schema::<params::Validate>,
+        run: |c, a| call(c, a, tools::validate),
+    },
+    Spec {
+        name: "inspect",
+        description: "Shows each message in the shared model (sender, receiver, intent, ids, meta, \
+            body); CSDL in full names and MSP signals as themselves. Reads only.",
+        read_only: true,
+        network: false,
+        schema: schema::<params::Messages>,
+        run: |c, a| call(c, a, tools::inspect),
+    },
+    Spec {
+        name: "compose",
+        description: "Writes a new Crosstalk envelope or HSP message, or a reply to the one given in \
+            reply_to (same thread, parent set, route reversed), with fresh ids; returns it only when \
+            it validates. Writes nothing anywhere.",
+        read_only: true,
+        network: false,
+        schema: schema::<params::Compose>,
+        run: |c, a| call(c, a, tools::compose),
+    },
+    Spec {
+        name: "convert",
+        description: "Converts messages to another protocol or version (hsp, hsp@0.1, crosstalk, \
+            crosstalk@1.0, csdl, msp) and reports every field the target could not hold. Returns \
+            the text; writes nothing.",
+        read_only: true,
+        network: false,
+        schema: schema::<params::Convert>,
+        run: |c, a| call(c, a, tools::convert),
+    },
+    Spec {
+        name: "sign",
+        description: "Signs every message with a key of the keystore (AIPROTO_HOME) and returns the \
+            signed text, with whether this keystore would verify it (the key must be bound to each \
+            message's sender). The private key never leaves the keystore; nothing is written.",
+        read_only: true,
+        network: false,
+        schema: schema::<params::Sign>,
+        run: |c, a| call(c, a, tools::sign),
+    },
+    Spec {
+        name: "verify",
+        description: "Checks each message's signature against the keystore's own and pinned keys: \
+            the signer, the sender, whether the key is bound to that sender, and the verdict. Never \
+            pins a key. Reads only.",
+        read_only: true,
+        network: false,
+        schema: schema::<params::Messages>,
+        run: |c, a| call(c, a, tools::verify),
+    },
+    Spec {
+        name: "thread",
+        description: "Builds the conversation tree of messages given as texts or files (default: \
+            the archive the server was started with), with orphans, cycles and duplicate ids. Reads \
+            only.",
+        read_only: true,
+        network: false,
+        schema: schema::<params::Conversation>,
+        run: |c, a| call(c, a, tools::thread),
+    },
+    Spec {
+        name: "poll_collate",
+        description: "Counts the answers to each POLL envelope among the texts or files (default: the \
+            archive): answers per option, who has not answered, replies not counted and why. Reads \
+            only.",
+        read_only: true,
+        network: false,
+        schema: schema::<params::Conversation>,
+        run: |c, a| call(c, a, tools::poll_collate),
+    },
+    Spec {
+        name: "send",
+        description: "Delivers every message of the text, all or nothing (each must be whole and \
+            valid): appends to an archive file inside the roots (file:PATH; a message already there \
+            is not added twice), POSTs to an http(s) URL, or publishes to an MQTT broker. Reaches \
+            the network.",
+        read_only: false,
+        network: true,
+        schema: schema::<params::Send>,
+        run: |c, a| call(c, a, network::send),
+    },
+    Spec {
+        name: "recv",
+        description: "Waits for messages on an MQTT topic filter (or reads a file inside the roots) \
+            until `count` arrive or the timeout passes; returns each with its verdict. Reaches the \
+            network.",
+        read_only: true,
+        network: true,
+        schema: schema::<params::Recv>,
+        run: |c, a| call(c, a, network::recv),
+    },
+];
+
+/// The server: its context, shared with the blocking threads.
+#[derive(Clone)]
+pub struct Server {
+    ctx: Arc<Context>,
+}
+
+impl Server {
+    pub fn new(ctx: Context) -> Server {
+        Server { ctx: Arc::new(ctx) }
+    }
+
+    fn offered(&self) -> impl Iterator<Item = &'static Spec> + '_ {
+        TOOLS
+            .iter()
+            .filter(|t| !t.network || self.ctx.allow_network)
+    }
+
+    fn tool(spec: &Spec) -> Tool {
+        Tool::new(spec.name, spec.description, (spec.schema)()).with_annotations(
+            ToolAnnotations::new()
+                .read_only(spec.read_only)
+                .destructive(false)
+                .idempotent(spec.name != "send")
+                .open_world(spec.network),
+        )
+    }
+}
+
+/// A tool's answer: the record as structured content (and as text, for
+/// hosts that show only text); a failure as a tool error the assistant reads.
+fn answer(result: ToolResult) -> CallToolResult {
+    match result {
+        Ok(value) => CallToolResult::structured(value),
+        Err(ToolError { message, details }) => match details {
+            Some(mut details) => {
+                details["error"] = json!(message);
+                CallToolResult::structured_error(details)
+            }
+            None => CallToolResult::error(vec![ContentBlock::text(message)]),
+        },
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("aiproto", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "aiproto checks, composes, signs and converts AI-agent protocol messages (AI Crosstalk \
+             envelopes, HSP, CSDL, MSP). Validate an envelope before you send or paste it; compose \
+             replies with reply_to so the thread and parent ids are right; verify signatures on \
+             what you were given. The crosstalk_primer prompt teaches the envelope format.",
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(
+            self.offered().map(Server::tool).collect(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.offered().find(|t| t.name == name).map(Server::tool)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(spec) = self.offered().find(|t| t.name == request.name) else {
+            return Err(McpError::invalid_params(
+                format!("no tool {}", request.name),
+                None,
+            ));
+        };
+        let ctx = Arc::clone(&self.ctx);
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let run = spec.run;
+        let result = tokio::task::spawn_blocking(move || run(&ctx, args))
+            .await
+            .unwrap_or_else(|e| Err(ToolError::new(format!("the tool failed: {e}"))));
+        Ok(answer(result).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(resources::prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        resources::get_prompt(&self.ctx, &request.name, request.arguments.as_ref())
+            .map(Into::into)
+            .map_err(|e| McpError::invalid_params(e.message, None))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(resources::list(
+            &self.ctx,
+        )))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let ctx = Arc::clone(&self.ctx);
+        let uri = request.uri;
+        let result = tokio::task::spawn_blocking(move || resources::read(&ctx, &uri))
+            .await
+            .unwrap_or_else(|e| Err(ToolError::new(format!("reading failed: {e}"))));
+        result
+            .map(Into::into)
+            .map_err(|e| McpError::resource_not_found(e.message, None))
+    }
+}

@@ -1,0 +1,584 @@
+//! The tools: each a thin layer over the library functions the commands
+//! use, answering with the records of `--format json` (see `records`).
+
+use chrono::Utc;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::Context;
+use super::params;
+use crate::convert::{self, Attempt, WriteOptions};
+use crate::diag::{self, Diagnostic, Pos};
+use crate::ids::IdKind;
+use crate::input::{Input, Source};
+use crate::poll::{self, Located};
+use crate::protocols::crosstalk::{self, compose as ct_compose};
+use crate::protocols::hsp::compose as hsp_compose;
+use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value as Read};
+use crate::reader::{self, Document};
+use crate::records;
+use crate::records::validate::ValidateRecord;
+use crate::sign::keystore::Keystore;
+use crate::sign::message::{SigForm, Signer, verify_found};
+use crate::sign::trust::Trust;
+
+/// A tool's failure, shown to the assistant: what went wrong, and the
+/// records that say where (findings), when there are some.
+#[derive(Debug)]
+pub struct ToolError {
+    pub message: String,
+    pub details: Option<Value>,
+}
+
+impl ToolError {
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    fn with(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+pub type ToolResult = Result<Value, ToolError>;
+
+/// Serialises a record (plain data: cannot fail).
+fn json(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn protocol_spec(name: Option<&str>) -> Result<Option<ProtocolSpec>, ToolError> {
+    name.map(|n| n.parse::<ProtocolSpec>().map_err(ToolError::new))
+        .transpose()
+}
+
+/// Text handed in, within the size limit.
+fn text_source(ctx: &Context, name: &str, text: String) -> Result<Source, ToolError> {
+    if text.len() > ctx.max_bytes {
+        return Err(ToolError::new(format!(
+            "{name}: {} bytes, over this server's limit of {} (--max-bytes)",
+            text.len(),
+            ctx.max_bytes
+        )));
+    }
+    Ok(Source {
+        name: name.into(),
+        text,
+    })
+}
+
+/// A file inside the roots, within the size limit.
+pub fn file_source(ctx: &Context, path: &str) -> Result<Source, ToolError> {
+    let resolved = ctx
+        .sandbox
+        .existing_file(path)
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let size = std::fs::metadata(&resolved).map_or(0, |m| m.len());
+    if size > ctx.max_bytes as u64 {
+        return Err(ToolError::new(format!(
+            "{path}: {size} bytes, over this server's limit of {} (--max-bytes)",
+            ctx.max_bytes
+        )));
+    }
+    let mut source = Input::File(resolved)
+        .read()
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    source.name = path.into();
+    Ok(source)
+}
+
+/// The `text` or the `path` of a tool's arguments, exactly one.
+fn one_source(ctx: &Context, text: Option<String>, path: Option<&str>) -> Result<Source, ToolError> {
+    match (text, path) {
+        (Some(text), None) => text_source(ctx, "<text>", text),
+        (None, Some(path)) => file_source(ctx, path),
+        (Some(_), Some(_)) => Err(ToolError::new("give `text` or `path`, not both")),
+        (None, None) => Err(ToolError::new(
+            "give the messages as `text`, or a file inside the roots as `path`",
+        )),
+    }
+}
+
+fn read(
+    ctx: &Context,
+    text: Option<String>,
+    path: Option<&str>,
+    protocol: Option<&str>,
+    options: &ReadOptions,
+) -> Result<Document, ToolError> {
+    let forced = protocol_spec(protocol)?;
+    let source = one_source(ctx, text, path)?;
+    Ok(Document::from_source(source, forced, options))
+}
+
+/// The error of a document without any message: `NO-MESSAGE` and why.
+fn no_message(doc: &Document) -> Diagnostic {
+    Diagnostic::error("NO-MESSAGE", reader::no_message_reason(&doc.source.text))
+        .at(Pos::new(1, 1), 1)
+}
+
+fn require_messages(doc: &Document) -> Result<(), ToolError> {
+    if doc.messages.is_empty() {
+        let d = no_message(doc);
+        return Err(ToolError::new(format!("{}: {}", doc.source.name, d.message))
+            .with(json!({ "messages": [json(&ValidateRecord::input(&doc.source.name, &d))] })));
+    }
+    Ok(())
+}
+
+/// The verdicts of a document's messages, as `validate --format json`.
+fn verdicts(doc: &Document, strict: bool) -> (bool, Vec<Value>) {
+    let name = doc.source.name.as_str();
+    if doc.messages.is_empty() {
+        let d = no_message(doc);
+        return (false, vec![json(&ValidateRecord::input(name, &d))]);
+    }
+    let mut all_valid = true;
+    let records = doc
+        .messages
+        .iter()
+        .map(|found| {
+            let (errors, warnings) = diag::partition(&found.diagnostics, strict);
+            let record = ValidateRecord::message(name, found, errors, warnings, None);
+            all_valid &= record.valid;
+            json(&record)
+        })
+        .collect();
+    (all_valid, records)
+}
+
+pub fn validate(ctx: &Context, p: params::Validate) -> ToolResult {
+    let options = ReadOptions {
+        now: Utc::now(),
+        lenient: p.lenient,
+        ..ReadOptions::default()
+    };
+    let doc = read(ctx, p.text, p.path.as_deref(), p.protocol.as_deref(), &options)?;
+    let (valid, messages) = verdicts(&doc, p.strict);
+    Ok(json!({ "valid": valid, "messages": messages }))
+}
+
+pub fn inspect(ctx: &Context, p: params::Messages) -> ToolResult {
+    let doc = read(ctx, p.text, p.path.as_deref(), p.protocol.as_deref(), &ReadOptions::default())?;
+    require_messages(&doc)?;
+    let messages: Vec<Value> = doc
+        .messages
+        .iter()
+        .filter_map(|found| records::inspect::record(&doc.source.name, found))
+        .collect();
+    Ok(json!({ "messages": messages }))
+}
+
+pub fn verify(ctx: &Context, p: params::Messages) -> ToolResult {
+    let doc = read(ctx, p.text, p.path.as_deref(), p.protocol.as_deref(), &ReadOptions::default())?;
+    require_messages(&doc)?;
+    let trust = store_trust()?;
+    let mut valid = true;
+    let messages: Vec<Value> = doc
+        .messages
+        .iter()
+        .map(|found| {
+            let result = verify_found(found, &trust);
+            valid &= result.is_ok();
+            json(&records::verify::VerifyRecord::new(
+                &doc.source.name,
+                found,
+                &result,
+            ))
+        })
+        .collect();
+    Ok(json!({ "valid": valid, "messages": messages }))
+}
+
+/// The keystore's own and pinned keys; nothing is pinned from here (a
+/// key is trusted by a person, with `aiproto keys pin`).
+fn store_trust() -> Result<Trust, ToolError> {
+    let store = Keystore::open().map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(Trust::Store { store, tofu: false })
+}
+
+pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
+    let doc = read(ctx, p.text, p.path.as_deref(), None, &ReadOptions::default())?;
+    require_messages(&doc)?;
+    let name = &doc.source.name;
+    if let Some(found) = doc.messages.iter().find(|f| !f.is_valid(false)) {
+        let (_, records) = verdicts(&doc, false);
+        return Err(ToolError::new(format!(
+            "{name}:{}: the message is invalid, nothing signed",
+            found.line
+        ))
+        .with(json!({ "messages": records })));
+    }
+    if doc.messages.iter().any(|f| matches!(f.value, Read::Msp(_))) {
+        return Err(ToolError::new(format!(
+            "{name}: an MSP signal cannot carry a signature (its schema is closed)"
+        )));
+    }
+    let form = match p.form.as_deref() {
+        None | Some("keyed") => SigForm::Keyed,
+        Some("jws") => SigForm::Jws,
+        Some(other) => {
+            return Err(ToolError::new(format!(
+                "form `{other}`: the forms are keyed and jws"
+            )));
+        }
+    };
+    let store = Keystore::open().map_err(|e| ToolError::new(e.to_string()))?;
+    let key = store
+        .signing_key(&p.key)
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let signer = Signer {
+        key: &key,
+        key_id: &p.key,
+        form,
+        with_public_key: !p.no_public_key,
+        alone: doc.messages.len() == 1,
+    };
+    let mut text = String::new();
+    for found in &doc.messages {
+        let signed = signer
+            .sign(found)
+            .map_err(|e| ToolError::new(format!("{name}:{}: {e}", found.line)))?;
+        let Some(signed) = signed else { continue };
+        if !text.is_empty() && found.protocol == Protocol::Crosstalk {
+            text.push('\n');
+        }
+        text.push_str(&signed);
+    }
+    // What a receiver with this keystore would conclude: the key must be
+    // bound to each message's sender for the signature to verify.
+    let signed = Document::from_source(
+        Source {
+            name: "<signed>".into(),
+            text: text.clone(),
+        },
+        None,
+        &ReadOptions::default(),
+    );
+    let trust = Trust::Store { store, tofu: false };
+    let verdicts: Vec<Value> = signed
+        .messages
+        .iter()
+        .map(|found| {
+            let result = verify_found(found, &trust);
+            json(&records::verify::VerifyRecord::new(name, found, &result))
+        })
+        .collect();
+    Ok(json!({ "text": text, "key_id": p.key, "verified_here": verdicts }))
+}
+
+pub fn compose(ctx: &Context, p: params::Compose) -> ToolResult {
+    let spec: ProtocolSpec = p.protocol.parse().map_err(ToolError::new)?;
+    let id_kind = if p.uuid7 { IdKind::UuidV7 } else { IdKind::Ulid };
+    let (text, answered) = match spec.protocol {
+        Protocol::Crosstalk => compose_crosstalk(ctx, spec, p, id_kind)?,
+        Protocol::Hsp => (compose_hsp(ctx, spec, p)?, None),
+        Protocol::Csdl | Protocol::Msp => {
+            return Err(ToolError::new(
+                "compose writes crosstalk and hsp messages (convert writes CSDL and MSP)",
+            ));
+        }
+    };
+    let (doc, passes) = reader::check_written("<composed>", &text, spec.protocol);
+    let (_, messages) = verdicts(&doc, false);
+    if !passes {
+        return Err(ToolError::new("the composed message is invalid")
+            .with(json!({ "text": text, "messages": messages })));
+    }
+    let message = doc.messages.first().and_then(Found::to_message);
+    Ok(json!({
+        "text": text,
+        "protocol": spec.protocol.name(),
+        "version": doc.messages.first().map(|f| f.version.clone()),
+        "id": message.as_ref().and_then(|m| m.id.clone()),
+        "thread": message.as_ref().and_then(|m| m.thread.clone()),
+        "parent": message.as_ref().and_then(|m| m.parent.clone()),
+        "answered": answered,
+        "messages": messages,
+    }))
+}
+
+fn compose_crosstalk(
+    ctx: &Context,
+    spec: ProtocolSpec,
+    p: params::Compose,
+    id_kind: IdKind,
+) -> Result<(String, Option<Value>), ToolError> {
+    let hsp_only = [
+        ("kind", p.kind.is_some()),
+        ("payload", p.payload.is_some()),
+        ("correlation_id", p.correlation_id.is_some()),
+        ("requires_ack", p.requires_ack),
+    ];
+    if let Some((name, _)) = hsp_only.iter().find(|(_, given)| *given) {
+        return Err(ToolError::new(format!("`{name}` is for hsp messages")));
+    }
+    let version = crosstalk::Version::parse(spec.version_or_default())
+        .unwrap_or(crosstalk::Version::V1_1);
+    let base = match p.reply_to {
+        Some(original) => {
+            let source = text_source(ctx, "<reply_to>", original)?;
+            let envelopes = crosstalk::parse_all(&source.text);
+            let base = ct_compose::reply_base(&envelopes, p.pick.as_deref(), p.from.as_deref())
+                .map_err(|(e, receivers)| {
+                    let message = e.to_string().replace("--pick", "pick").replace("--from", "from");
+                    match receivers {
+                        Some(r) => ToolError::new(format!("{message} (from: one of {r})")),
+                        None => ToolError::new(message),
+                    }
+                })?;
+            Some(base)
+        }
+        None => None,
+    };
+    let answered = base.as_ref().map(|b| {
+        json!({
+            "envelope": b.index + 1,
+            "of": b.count,
+            "line": b.line,
+            "sender": b.original.sender,
+            "receiver": b.original.receiver,
+            "message": b.original.message,
+            "complete": b.complete,
+        })
+    });
+    let fields = ct_compose::Fields {
+        from: p.from,
+        to: p.to,
+        intent: p.intent,
+        context: p.context,
+        user: p.user,
+        session: p.session,
+        thread: p.thread,
+        parent: p.parent,
+        meta: p.meta,
+        error_code: p.error_code,
+        reason: p.reason,
+        body: p.body.unwrap_or_default(),
+    };
+    let env = ct_compose::compose(base.as_ref(), &fields, version, id_kind).map_err(|e| {
+        ToolError::new(
+            e.message
+                .replace("--from, --to and --intent", "from, to and intent")
+                .replace("--", ""),
+        )
+    })?;
+    Ok((crosstalk::render(&env), answered))
+}
+
+fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<String, ToolError> {
+    use crate::protocols::hsp::Version;
+    let crosstalk_only = [
+        ("intent", p.intent.is_some()),
+        ("meta", !p.meta.is_empty()),
+        ("body", p.body.is_some()),
+        ("pick", p.pick.is_some()),
+    ];
+    if let Some((name, _)) = crosstalk_only.iter().find(|(_, given)| *given) {
+        return Err(ToolError::new(format!("`{name}` is for crosstalk envelopes")));
+    }
+    let kind = p
+        .kind
+        .as_deref()
+        .map(|k| {
+            <hsp_compose::Kind as clap::ValueEnum>::from_str(k, true).map_err(|_| {
+                ToolError::new(format!(
+                    "kind `{k}`: one of fact, belief, opinion, capability, task-request, task-result, \
+                     context-update, state-sync, ack, nack, discovery-query, discovery-response"
+                ))
+            })
+        })
+        .transpose()?;
+    let mut draft = match p.reply_to {
+        Some(original) => {
+            let source = text_source(ctx, "<reply_to>", original)?;
+            let original: Value = serde_json::from_str(&source.text)
+                .map_err(|e| ToolError::new(format!("reply_to: not one HSP message: {e}")))?;
+            if original.get("message_id").and_then(Value::as_str).is_none() {
+                return Err(ToolError::new(
+                    "reply_to: the message has no message_id to answer",
+                ));
+            }
+            hsp_compose::reply_to(&original, kind).1
+        }
+        None => hsp_compose::Draft {
+            version: Version::V1_0,
+            kind: kind.ok_or_else(|| {
+                ToolError::new("an hsp message needs a `kind` (fact, belief, task-request, …)")
+            })?,
+            from: String::new(),
+            to: None,
+            correlation_id: None,
+            requires_ack: false,
+            payload: serde_json::Map::new(),
+        },
+    };
+    if let Some(v) = spec.version.and_then(Version::parse) {
+        draft.version = v;
+    }
+    if let Some(from) = p.from {
+        draft.from = from;
+    }
+    if draft.from.is_empty() {
+        return Err(ToolError::new("an hsp message needs `from` (the sender's DID)"));
+    }
+    if p.to.is_some() {
+        draft.to = p.to;
+    }
+    if p.correlation_id.is_some() {
+        draft.correlation_id = p.correlation_id;
+    }
+    draft.requires_ack |= p.requires_ack;
+    for (k, v) in p.payload.unwrap_or_default() {
+        draft.payload.insert(k, v);
+    }
+    match draft.kind {
+        hsp_compose::Kind::Nack => {
+            if let Some(code) = p.error_code {
+                draft.payload.insert("error_code".into(), code.into());
+            }
+            if let Some(reason) = p.reason {
+                draft.payload.insert("error_message".into(), reason.into());
+            }
+        }
+        hsp_compose::Kind::TaskResult if p.error_code.is_some() || p.reason.is_some() => {
+            draft.payload.insert(
+                "error_details".into(),
+                json!({"error_code": p.error_code.unwrap_or_default(), "error_message": p.reason.unwrap_or_default()}),
+            );
+        }
+        _ => {}
+    }
+    let envelope = hsp_compose::compose(draft).map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(serde_json::to_string_pretty(&envelope).unwrap_or_default() + "\n")
+}
+
+pub fn convert(ctx: &Context, p: params::Convert) -> ToolResult {
+    let target: ProtocolSpec = p.to.parse().map_err(ToolError::new)?;
+    let read_options = ReadOptions::default();
+    let doc = read(ctx, p.text, p.path.as_deref(), p.protocol.as_deref(), &read_options)?;
+    require_messages(&doc)?;
+    let name = doc.source.name.as_str();
+    let options = WriteOptions {
+        csdl_expanded: p.expand,
+    };
+    let mut converted = Vec::new();
+    let mut refused = Vec::new();
+    let mut lossy = false;
+    for found in &doc.messages {
+        match convert::attempt(found, target, options, &read_options, name) {
+            Attempt::Converted(c) => {
+                lossy |= !c.losses.is_empty();
+                let mut record = json(&records::convert::LossRecord::new(name, found, &c.losses));
+                record["from"] = json!(found.protocol.name());
+                record["text"] = json!(c.text);
+                converted.push(record);
+            }
+            Attempt::Refused(why) => {
+                refused.push(json!({ "source": name, "index": found.index, "line": found.line, "error": why }));
+            }
+            Attempt::Nothing => {}
+        }
+    }
+    let to = target.protocol.name();
+    let result = json!({ "to": to, "messages": converted, "refused": refused });
+    if p.strict && lossy {
+        return Err(ToolError::new(format!(
+            "strict: converting to {to} would lose data (see `dropped`); nothing converted"
+        ))
+        .with(result));
+    }
+    if !refused.is_empty() {
+        return Err(ToolError::new(format!("{} message(s) not converted", refused.len())).with(result));
+    }
+    Ok(result)
+}
+
+/// The texts and files of a conversation, or the archive.
+fn conversation(ctx: &Context, p: params::Conversation) -> Result<Vec<Document>, ToolError> {
+    let mut sources = Vec::new();
+    for (i, text) in p.texts.into_iter().enumerate() {
+        sources.push(text_source(ctx, &format!("<text {}>", i + 1), text)?);
+    }
+    for path in &p.paths {
+        sources.push(file_source(ctx, path)?);
+    }
+    if sources.is_empty() {
+        let Some(archive) = &ctx.archive else {
+            return Err(ToolError::new(
+                "give `texts` or `paths` (this server was started without --archive)",
+            ));
+        };
+        sources.push(super::resources::archive_source(ctx, archive)?);
+    }
+    Ok(sources
+        .into_iter()
+        .map(|s| Document::from_source(s, None, &ReadOptions::default()))
+        .collect())
+}
+
+pub fn thread(ctx: &Context, p: params::Conversation) -> ToolResult {
+    let docs = conversation(ctx, p)?;
+    let mut collector = records::thread::Collector::default();
+    let mut copies = Vec::new();
+    for doc in &docs {
+        for found in &doc.messages {
+            if let Some(copy) = collector.add(&doc.source.name, found) {
+                copies.push(json!({
+                    "id": copy.id,
+                    "source": doc.source.name,
+                    "line": found.line,
+                    "first_source": &*copy.first.source,
+                    "first_line": copy.first.line,
+                }));
+            }
+        }
+    }
+    let nodes = collector.into_nodes();
+    let forest = crate::thread::build(&nodes);
+    let mut lines = Vec::new();
+    records::thread::each_line::<std::convert::Infallible>(&nodes, &forest, &mut |line| {
+        lines.push(json(line));
+        Ok(())
+    })
+    .unwrap_or_default();
+    let sound = forest.cycles.is_empty() && forest.duplicates.is_empty();
+    Ok(json!({ "valid": sound, "records": lines, "copies": copies }))
+}
+
+pub fn poll_collate(ctx: &Context, p: params::Conversation) -> ToolResult {
+    let docs = conversation(ctx, p)?;
+    let mut known = std::collections::HashSet::new();
+    let mut kept = Vec::new();
+    for doc in &docs {
+        for found in &doc.messages {
+            let Some(m) = found.to_message() else { continue };
+            if let Some(id) = &m.id {
+                known.insert(id.clone());
+            }
+            if let Some(m) = poll::kept_for_collation(m) {
+                kept.push((doc.source.name.as_str(), found.line, found.is_valid(false), m));
+            }
+        }
+    }
+    let located: Vec<Located> = kept
+        .iter()
+        .map(|(source, line, valid, message)| Located {
+            message,
+            source,
+            line: *line,
+            valid: *valid,
+        })
+        .collect();
+    let polls = poll::collate_among(&located, &known);
+    if polls.is_empty() {
+        return Err(ToolError::new(
+            "no POLL envelope with a message id among the inputs",
+        ));
+    }
+    Ok(json!({ "polls": json(&polls) }))
+}
