@@ -15,7 +15,7 @@ use crate::input::{Input, Source};
 use crate::protocols::ReadOptions;
 use crate::reader::Document;
 use crate::records::validate::ValidateRecord;
-use crate::transport::{self, Answer, Endpoint, Ended, Listen, Outgoing, Settings};
+use crate::transport::{self, Answer, Ended, Endpoint, Listen, Outgoing, Settings};
 
 /// The longest a `recv` waits.
 const MAX_WAIT_SECONDS: u64 = 300;

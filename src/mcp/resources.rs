@@ -24,7 +24,11 @@ const SUMMARIES: &[(&str, &str, &str)] = &[
         include_str!("summaries/crosstalk.md"),
     ),
     ("csdl", "CSDL documents", include_str!("summaries/csdl.md")),
-    ("msp", "MSP minimal signals", include_str!("summaries/msp.md")),
+    (
+        "msp",
+        "MSP minimal signals",
+        include_str!("summaries/msp.md"),
+    ),
 ];
 
 const SCHEMA_PREFIX: &str = "aiproto://schemas/";
@@ -37,7 +41,9 @@ pub fn list(ctx: &Context) -> Vec<Resource> {
         .map(|(name, title, text)| {
             Resource::new(format!("{SUMMARY_PREFIX}{name}"), format!("{name} summary"))
                 .with_title(*title)
-                .with_description(format!("How aiproto reads {title}: fields, rules, signatures"))
+                .with_description(format!(
+                    "How aiproto reads {title}: fields, rules, signatures"
+                ))
                 .with_mime_type("text/markdown")
                 .with_size(text.len() as u64)
         })
@@ -195,6 +201,8 @@ pub fn get_prompt(
             primer::primer(&example, None)
         }
     };
-    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
-        .with_description("The AI Crosstalk primer"))
+    Ok(
+        GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+            .with_description("The AI Crosstalk primer"),
+    )
 }

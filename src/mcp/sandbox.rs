@@ -157,7 +157,11 @@ mod tests {
     #[test]
     fn a_file_inside_the_root_is_read_by_relative_or_absolute_path() {
         let (root, _outside, sandbox) = setup();
-        let want = root.path().canonicalize().expect("root").join("in.crosstalk");
+        let want = root
+            .path()
+            .canonicalize()
+            .expect("root")
+            .join("in.crosstalk");
         assert_eq!(sandbox.existing_file("in.crosstalk"), Ok(want.clone()));
         let absolute = root.path().join("in.crosstalk");
         assert_eq!(
@@ -211,7 +215,11 @@ mod tests {
     #[test]
     fn a_new_file_may_be_written_in_a_folder_of_the_root_but_not_a_folder() {
         let (root, _outside, sandbox) = setup();
-        let want = root.path().canonicalize().expect("root").join("sub/new.crosstalk");
+        let want = root
+            .path()
+            .canonicalize()
+            .expect("root")
+            .join("sub/new.crosstalk");
         assert_eq!(sandbox.writable_file("sub/new.crosstalk"), Ok(want));
         assert!(matches!(
             sandbox.existing_file("sub"),

@@ -92,7 +92,11 @@ pub fn file_source(ctx: &Context, path: &str) -> Result<Source, ToolError> {
 }
 
 /// The `text` or the `path` of a tool's arguments, exactly one.
-fn one_source(ctx: &Context, text: Option<String>, path: Option<&str>) -> Result<Source, ToolError> {
+fn one_source(
+    ctx: &Context,
+    text: Option<String>,
+    path: Option<&str>,
+) -> Result<Source, ToolError> {
     match (text, path) {
         (Some(text), None) => text_source(ctx, "<text>", text),
         (None, Some(path)) => file_source(ctx, path),
@@ -124,8 +128,10 @@ fn no_message(doc: &Document) -> Diagnostic {
 fn require_messages(doc: &Document) -> Result<(), ToolError> {
     if doc.messages.is_empty() {
         let d = no_message(doc);
-        return Err(ToolError::new(format!("{}: {}", doc.source.name, d.message))
-            .with(json!({ "messages": [json(&ValidateRecord::input(&doc.source.name, &d))] })));
+        return Err(
+            ToolError::new(format!("{}: {}", doc.source.name, d.message))
+                .with(json!({ "messages": [json(&ValidateRecord::input(&doc.source.name, &d))] })),
+        );
     }
     Ok(())
 }
@@ -157,13 +163,25 @@ pub fn validate(ctx: &Context, p: params::Validate) -> ToolResult {
         lenient: p.lenient,
         ..ReadOptions::default()
     };
-    let doc = read(ctx, p.text, p.path.as_deref(), p.protocol.as_deref(), &options)?;
+    let doc = read(
+        ctx,
+        p.text,
+        p.path.as_deref(),
+        p.protocol.as_deref(),
+        &options,
+    )?;
     let (valid, messages) = verdicts(&doc, p.strict);
     Ok(json!({ "valid": valid, "messages": messages }))
 }
 
 pub fn inspect(ctx: &Context, p: params::Messages) -> ToolResult {
-    let doc = read(ctx, p.text, p.path.as_deref(), p.protocol.as_deref(), &ReadOptions::default())?;
+    let doc = read(
+        ctx,
+        p.text,
+        p.path.as_deref(),
+        p.protocol.as_deref(),
+        &ReadOptions::default(),
+    )?;
     require_messages(&doc)?;
     let messages: Vec<Value> = doc
         .messages
@@ -174,7 +192,13 @@ pub fn inspect(ctx: &Context, p: params::Messages) -> ToolResult {
 }
 
 pub fn verify(ctx: &Context, p: params::Messages) -> ToolResult {
-    let doc = read(ctx, p.text, p.path.as_deref(), p.protocol.as_deref(), &ReadOptions::default())?;
+    let doc = read(
+        ctx,
+        p.text,
+        p.path.as_deref(),
+        p.protocol.as_deref(),
+        &ReadOptions::default(),
+    )?;
     require_messages(&doc)?;
     let trust = store_trust()?;
     let mut valid = true;
@@ -202,7 +226,13 @@ fn store_trust() -> Result<Trust, ToolError> {
 }
 
 pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
-    let doc = read(ctx, p.text, p.path.as_deref(), None, &ReadOptions::default())?;
+    let doc = read(
+        ctx,
+        p.text,
+        p.path.as_deref(),
+        None,
+        &ReadOptions::default(),
+    )?;
     require_messages(&doc)?;
     let name = &doc.source.name;
     if let Some(found) = doc.messages.iter().find(|f| !f.is_valid(false)) {
@@ -273,7 +303,11 @@ pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
 
 pub fn compose(ctx: &Context, p: params::Compose) -> ToolResult {
     let spec: ProtocolSpec = p.protocol.parse().map_err(ToolError::new)?;
-    let id_kind = if p.uuid7 { IdKind::UuidV7 } else { IdKind::Ulid };
+    let id_kind = if p.uuid7 {
+        IdKind::UuidV7
+    } else {
+        IdKind::Ulid
+    };
     let (text, answered) = match spec.protocol {
         Protocol::Crosstalk => compose_crosstalk(ctx, spec, p, id_kind)?,
         Protocol::Hsp => (compose_hsp(ctx, spec, p)?, None),
@@ -317,15 +351,18 @@ fn compose_crosstalk(
     if let Some((name, _)) = hsp_only.iter().find(|(_, given)| *given) {
         return Err(ToolError::new(format!("`{name}` is for hsp messages")));
     }
-    let version = crosstalk::Version::parse(spec.version_or_default())
-        .unwrap_or(crosstalk::Version::V1_1);
+    let version =
+        crosstalk::Version::parse(spec.version_or_default()).unwrap_or(crosstalk::Version::V1_1);
     let base = match p.reply_to {
         Some(original) => {
             let source = text_source(ctx, "<reply_to>", original)?;
             let envelopes = crosstalk::parse_all(&source.text);
             let base = ct_compose::reply_base(&envelopes, p.pick.as_deref(), p.from.as_deref())
                 .map_err(|(e, receivers)| {
-                    let message = e.to_string().replace("--pick", "pick").replace("--from", "from");
+                    let message = e
+                        .to_string()
+                        .replace("--pick", "pick")
+                        .replace("--from", "from");
                     match receivers {
                         Some(r) => ToolError::new(format!("{message} (from: one of {r})")),
                         None => ToolError::new(message),
@@ -379,7 +416,9 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
         ("pick", p.pick.is_some()),
     ];
     if let Some((name, _)) = crosstalk_only.iter().find(|(_, given)| *given) {
-        return Err(ToolError::new(format!("`{name}` is for crosstalk envelopes")));
+        return Err(ToolError::new(format!(
+            "`{name}` is for crosstalk envelopes"
+        )));
     }
     let kind = p
         .kind
@@ -424,7 +463,9 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
         draft.from = from;
     }
     if draft.from.is_empty() {
-        return Err(ToolError::new("an hsp message needs `from` (the sender's DID)"));
+        return Err(ToolError::new(
+            "an hsp message needs `from` (the sender's DID)",
+        ));
     }
     if p.to.is_some() {
         draft.to = p.to;
@@ -460,7 +501,13 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
 pub fn convert(ctx: &Context, p: params::Convert) -> ToolResult {
     let target: ProtocolSpec = p.to.parse().map_err(ToolError::new)?;
     let read_options = ReadOptions::default();
-    let doc = read(ctx, p.text, p.path.as_deref(), p.protocol.as_deref(), &read_options)?;
+    let doc = read(
+        ctx,
+        p.text,
+        p.path.as_deref(),
+        p.protocol.as_deref(),
+        &read_options,
+    )?;
     require_messages(&doc)?;
     let name = doc.source.name.as_str();
     let options = WriteOptions {
@@ -493,7 +540,9 @@ pub fn convert(ctx: &Context, p: params::Convert) -> ToolResult {
         .with(result));
     }
     if !refused.is_empty() {
-        return Err(ToolError::new(format!("{} message(s) not converted", refused.len())).with(result));
+        return Err(
+            ToolError::new(format!("{} message(s) not converted", refused.len())).with(result),
+        );
     }
     Ok(result)
 }
@@ -556,12 +605,19 @@ pub fn poll_collate(ctx: &Context, p: params::Conversation) -> ToolResult {
     let mut kept = Vec::new();
     for doc in &docs {
         for found in &doc.messages {
-            let Some(m) = found.to_message() else { continue };
+            let Some(m) = found.to_message() else {
+                continue;
+            };
             if let Some(id) = &m.id {
                 known.insert(id.clone());
             }
             if let Some(m) = poll::kept_for_collation(m) {
-                kept.push((doc.source.name.as_str(), found.line, found.is_valid(false), m));
+                kept.push((
+                    doc.source.name.as_str(),
+                    found.line,
+                    found.is_valid(false),
+                    m,
+                ));
             }
         }
     }

@@ -14,6 +14,7 @@ mod email;
 mod examples;
 mod hsp;
 mod http;
+mod mcp;
 mod mqtt;
 mod msp;
 mod msp_remote;

@@ -9,7 +9,7 @@ use predicates::prelude::*;
 use super::{REQUEST, aiproto, home, json_lines, repo};
 
 /// A child process stopped when dropped.
-struct Running(Child);
+pub struct Running(pub Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -18,7 +18,7 @@ impl Drop for Running {
     }
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .expect("a free port")
         .local_addr()
@@ -26,7 +26,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn aiproto_child(home: &std::path::Path, args: &[&str]) -> Child {
+pub fn aiproto_child(home: &std::path::Path, args: &[&str]) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
         .args(args)
         .env("AIPROTO_HOME", home)
@@ -37,7 +37,7 @@ fn aiproto_child(home: &std::path::Path, args: &[&str]) -> Child {
 }
 
 /// Reads a child's stderr until a line containing `needle`; the rest is drained.
-fn wait_for(child: &mut Child, needle: &str) {
+pub fn wait_for(child: &mut Child, needle: &str) {
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     loop {
@@ -53,7 +53,7 @@ fn wait_for(child: &mut Child, needle: &str) {
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
 }
 
-fn embedded_broker(h: &std::path::Path) -> (Running, u16) {
+pub fn embedded_broker(h: &std::path::Path) -> (Running, u16) {
     let port = free_port();
     let mut child = aiproto_child(h, &["broker", "--listen", &format!("127.0.0.1:{port}")]);
     wait_for(&mut child, "listening");

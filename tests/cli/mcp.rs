@@ -1,0 +1,337 @@
+//! `aiproto mcp` driven by the official Rust SDK's client over stdio: the
+//! tool list, each tool's answers against the command line's, the path
+//! sandbox, and `send` only with `--allow-network`.
+
+use std::path::Path;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, GetPromptRequestParams};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::{Value, json};
+
+use super::mqtt::{aiproto_child, embedded_broker, wait_for};
+use super::{REQUEST, aiproto, home, json_lines};
+
+type Client = RunningService<RoleClient, ()>;
+
+/// `aiproto mcp ARGS` in `root` (its working directory and default root).
+async fn start(root: &Path, home: &Path, args: &[&str]) -> Client {
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(assert_cmd::cargo::cargo_bin("aiproto")).configure(|cmd| {
+            cmd.arg("mcp")
+                .args(args)
+                .current_dir(root)
+                .env("AIPROTO_HOME", home)
+                .env_remove("AIPROTO_EMBEDDING_MODEL_DIR");
+        }),
+    )
+    .unwrap();
+    ().serve(transport).await.unwrap()
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .unwrap()
+}
+
+fn structured(result: &CallToolResult) -> &Value {
+    result
+        .structured_content
+        .as_ref()
+        .expect("structured content")
+}
+
+fn is_error(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+}
+
+/// The text of an error result.
+fn error_text(result: &CallToolResult) -> String {
+    serde_json::to_string(&result.content).unwrap()
+}
+
+async fn tool_names(client: &Client) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn tools_prompts_and_resources_are_listed_and_send_only_when_allowed() {
+    let (root, h) = (home(), home());
+    let client = start(root.path(), h.path(), &[]).await;
+    assert_eq!(
+        tool_names(&client).await,
+        [
+            "compose",
+            "convert",
+            "inspect",
+            "poll_collate",
+            "sign",
+            "thread",
+            "validate",
+            "verify"
+        ]
+    );
+    let refused = client
+        .call_tool(
+            CallToolRequestParams::new("send").with_arguments(
+                json!({"text": REQUEST, "via": "file:a.crosstalk"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await;
+    assert!(refused.is_err(), "an unlisted tool cannot be called");
+    assert!(!root.path().join("a.crosstalk").exists());
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert_eq!(prompts[0].name, "crosstalk_primer");
+    let resources = client.list_all_resources().await.unwrap();
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert!(uris.contains(&"aiproto://protocols/crosstalk"), "{uris:?}");
+    assert!(uris.contains(&"aiproto://schemas/hsp/1.0/fact"), "{uris:?}");
+    client.cancel().await.unwrap();
+
+    let client = start(root.path(), h.path(), &["--allow-network"]).await;
+    let names = tool_names(&client).await;
+    assert!(names.contains(&"send".to_string()) && names.contains(&"recv".to_string()));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn validate_answers_as_the_command_line_does() {
+    let (root, h) = (home(), home());
+    let cut = REQUEST.replace("[[END]]\n", "");
+    let text = format!("{REQUEST}\n{cut}");
+    std::fs::write(root.path().join("two.crosstalk"), &text).unwrap();
+    let cli = aiproto(h.path())
+        .args(["validate", "--format", "json", "two.crosstalk"])
+        .current_dir(root.path())
+        .output()
+        .unwrap();
+    let want = json_lines(&cli.stdout);
+    assert_eq!(want.len(), 2);
+
+    let client = start(root.path(), h.path(), &[]).await;
+    let by_path = call(&client, "validate", json!({"path": "two.crosstalk"})).await;
+    assert!(!is_error(&by_path));
+    let got = structured(&by_path);
+    assert_eq!(got["valid"], false);
+    assert_eq!(got["messages"].as_array().unwrap(), &want);
+
+    // The same text handed in: the same verdicts, under another source name.
+    let by_text = call(&client, "validate", json!({"text": text})).await;
+    let messages = structured(&by_text)["messages"].as_array().unwrap().clone();
+    assert_eq!(messages[0]["source"], "<text>");
+    assert_eq!(messages[1]["errors"], want[1]["errors"]);
+    assert_eq!(messages[1]["valid"], false);
+
+    let nothing = call(&client, "validate", json!({})).await;
+    assert!(is_error(&nothing));
+    let unknown = call(&client, "validate", json!({"text": "x", "stict": true})).await;
+    assert!(is_error(&unknown), "a misspelt argument is refused");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn compose_replies_in_the_thread_and_sign_binds_the_key_to_the_sender() {
+    let (root, h) = (home(), home());
+    let client = start(root.path(), h.path(), &[]).await;
+    let reply = call(
+        &client,
+        "compose",
+        json!({"protocol": "crosstalk", "reply_to": format!("Here it is:\n\n{REQUEST}"), "body": "Looks good."}),
+    )
+    .await;
+    assert!(!is_error(&reply), "{}", error_text(&reply));
+    let reply = structured(&reply).clone();
+    assert_eq!(reply["thread"], "01J9J3D3M6A4M3WQX8G1ZQ0S7K");
+    assert_eq!(reply["parent"], "01J9J3DBC4N7P2Q3R5S7T9W1V2");
+    assert_eq!(reply["answered"]["sender"], "CLAUDE");
+    let text = reply["text"].as_str().unwrap();
+    assert!(text.starts_with("[[CHATGPT→CLAUDE v1]]"), "{text}");
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(text)
+        .assert()
+        .code(0);
+
+    let bad = call(
+        &client,
+        "compose",
+        json!({"protocol": "crosstalk", "from": "A"}),
+    )
+    .await;
+    assert!(is_error(&bad));
+    assert!(
+        error_text(&bad).contains("from, to and intent"),
+        "{}",
+        error_text(&bad)
+    );
+
+    // A key bound to CHATGPT signs CHATGPT's reply; verify names both.
+    aiproto(h.path())
+        .args([
+            "keygen",
+            "-q",
+            "--id",
+            "chatgpt-key",
+            "--signs-for",
+            "CHATGPT",
+        ])
+        .assert()
+        .code(0);
+    let signed = call(&client, "sign", json!({"text": text, "key": "chatgpt-key"})).await;
+    assert!(!is_error(&signed), "{}", error_text(&signed));
+    let signed = structured(&signed).clone();
+    assert_eq!(signed["verified_here"][0]["valid"], true);
+    let verdict = call(&client, "verify", json!({"text": signed["text"]})).await;
+    let verdict = structured(&verdict);
+    assert_eq!(verdict["valid"], true);
+    assert_eq!(verdict["messages"][0]["key_id"], "chatgpt-key");
+    assert_eq!(verdict["messages"][0]["sender"], "CHATGPT");
+    assert_eq!(verdict["messages"][0]["bound"], true);
+
+    // The same key on CLAUDE's message signs, but does not verify here.
+    let other = call(
+        &client,
+        "sign",
+        json!({"text": REQUEST, "key": "chatgpt-key"}),
+    )
+    .await;
+    assert_eq!(structured(&other)["verified_here"][0]["valid"], false);
+    let secret = serde_json::to_string(&structured(&other)).unwrap();
+    assert!(!secret.contains("PRIVATE") && !secret.contains("secret"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn paths_outside_the_root_are_refused() {
+    let (root, h, outside) = (home(), home(), home());
+    std::fs::write(outside.path().join("secret.crosstalk"), REQUEST).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.crosstalk"),
+        root.path().join("link.crosstalk"),
+    )
+    .unwrap();
+    std::fs::write(root.path().join("ok.crosstalk"), REQUEST).unwrap();
+    let client = start(root.path(), h.path(), &["--allow-network"]).await;
+    let secret = outside.path().join("secret.crosstalk");
+    for path in [
+        "../secret.crosstalk".to_string(),
+        secret.display().to_string(),
+        "link.crosstalk".to_string(),
+        "/etc/passwd".to_string(),
+    ] {
+        let refused = call(&client, "inspect", json!({"path": path})).await;
+        assert!(is_error(&refused), "{path} was read");
+        let text = error_text(&refused);
+        assert!(
+            text.contains("..") || text.contains("outside the roots"),
+            "{text}"
+        );
+    }
+    let sent = call(&client, "send", json!({"text": REQUEST, "via": format!("file:{}", outside.path().join("a.crosstalk").display())})).await;
+    assert!(is_error(&sent));
+    assert!(!outside.path().join("a.crosstalk").exists());
+    let read = call(&client, "inspect", json!({"path": "ok.crosstalk"})).await;
+    assert_eq!(
+        structured(&read)["messages"][0]["message"]["sender"],
+        "CLAUDE"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn send_appends_once_and_publishes_to_the_embedded_broker() {
+    let (root, h) = (home(), home());
+    let client = start(
+        root.path(),
+        h.path(),
+        &["--allow-network", "--archive", "project.crosstalk"],
+    )
+    .await;
+    for appended in [1, 0] {
+        let sent = call(
+            &client,
+            "send",
+            json!({"text": REQUEST, "via": "file:project.crosstalk"}),
+        )
+        .await;
+        assert!(!is_error(&sent), "{}", error_text(&sent));
+        assert_eq!(structured(&sent)["appended"], appended);
+    }
+    let archive = std::fs::read_to_string(root.path().join("project.crosstalk")).unwrap();
+    assert_eq!(archive.matches("[[END]]").count(), 1);
+    let tree = call(&client, "thread", json!({})).await;
+    assert_eq!(structured(&tree)["records"][0]["root"]["sender"], "CLAUDE");
+
+    let cut = REQUEST.replace("[[END]]\n", "");
+    let refused = call(
+        &client,
+        "send",
+        json!({"text": cut, "via": "file:project.crosstalk"}),
+    )
+    .await;
+    assert!(is_error(&refused));
+    assert!(
+        error_text(&refused).contains("cut off"),
+        "{}",
+        error_text(&refused)
+    );
+
+    let (_broker, port) = embedded_broker(h.path());
+    let mut recv = aiproto_child(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/relay/chatgpt"),
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+        ],
+    );
+    wait_for(&mut recv, "subscribed");
+    let sent = call(
+        &client,
+        "send",
+        json!({"text": REQUEST, "via": format!("mqtt://127.0.0.1:{port}/relay/chatgpt")}),
+    )
+    .await;
+    assert!(!is_error(&sent), "{}", error_text(&sent));
+    let out = recv.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("01J9J3DBC4N7P2Q3R5S7T9W1V2"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_primer_prompt_carries_the_ids_of_the_envelope_answered() {
+    let (root, h) = (home(), home());
+    let client = start(root.path(), h.path(), &[]).await;
+    let mut args = serde_json::Map::new();
+    args.insert("reply_to".into(), json!(REQUEST));
+    let prompt = client
+        .get_prompt(GetPromptRequestParams::new("crosstalk_primer").with_arguments(args))
+        .await
+        .unwrap();
+    let text = serde_json::to_string(&prompt.messages).unwrap();
+    assert!(text.contains("01J9J3D3M6A4M3WQX8G1ZQ0S7K"), "{text}");
+    assert!(text.contains("CHATGPT"), "{text}");
+    client.cancel().await.unwrap();
+}
