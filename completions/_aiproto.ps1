@@ -48,6 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('clipboard-hold', 'clipboard-hold', [CompletionResultType]::ParameterValue, 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve aiproto''s tools to an AI assistant over MCP (stdio)')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys')
             [CompletionResult]::new('sign', 'sign', [CompletionResultType]::ParameterValue, 'Sign messages with a key from the keystore; prints the signed messages')
@@ -495,6 +496,23 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'aiproto;mcp' {
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'A directory whose files the tools may read (and `send` may append to); repeatable. Default: the working directory')
+            [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The largest text or file a tool takes, in bytes')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--allow-network', '--allow-network', [CompletionResultType]::ParameterName, 'Offer the `send` and `recv` tools (file archive, HTTP, MQTT)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'aiproto;keygen' {
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The key id others see in signatures (e.g. alice@example.com)')
             [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'Signature algorithm')
@@ -911,6 +929,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('clipboard-hold', 'clipboard-hold', [CompletionResultType]::ParameterValue, 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve aiproto''s tools to an AI assistant over MCP (stdio)')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys')
             [CompletionResult]::new('sign', 'sign', [CompletionResultType]::ParameterValue, 'Sign messages with a key from the keystore; prints the signed messages')
@@ -983,6 +1002,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;serve' {
+            break
+        }
+        'aiproto;help;mcp' {
             break
         }
         'aiproto;help;keygen' {

@@ -52,6 +52,9 @@ _aiproto() {
             aiproto,keys)
                 cmd="aiproto__subcmd__keys"
                 ;;
+            aiproto,mcp)
+                cmd="aiproto__subcmd__mcp"
+                ;;
             aiproto,msp)
                 cmd="aiproto__subcmd__msp"
                 ;;
@@ -141,6 +144,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,keys)
                 cmd="aiproto__subcmd__help__subcmd__keys"
+                ;;
+            aiproto__subcmd__help,mcp)
+                cmd="aiproto__subcmd__help__subcmd__mcp"
                 ;;
             aiproto__subcmd__help,msp)
                 cmd="aiproto__subcmd__help__subcmd__msp"
@@ -335,7 +341,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens config completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp keygen keys sign verify msp tokens config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -815,7 +821,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve keygen keys sign verify msp tokens config completions help"
+            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp keygen keys sign verify msp tokens config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1083,6 +1089,20 @@ _aiproto() {
         aiproto__subcmd__help__subcmd__keys__subcmd__trust)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1750,6 +1770,40 @@ _aiproto() {
             fi
             case "${prev}" in
                 --signs-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__mcp)
+            opts="-q -v -h -V --root --archive --allow-network --max-bytes --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --archive)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -45,6 +45,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
+            cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio)'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
@@ -464,6 +465,22 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;mcp'= {
+            cand --root 'A directory whose files the tools may read (and `send` may append to); repeatable. Default: the working directory'
+            cand --archive 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else'
+            cand --max-bytes 'The largest text or file a tool takes, in bytes'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --allow-network 'Offer the `send` and `recv` tools (file archive, HTTP, MQTT)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'aiproto;keygen'= {
             cand --id 'The key id others see in signatures (e.g. alice@example.com)'
             cand --algorithm 'Signature algorithm'
@@ -844,6 +861,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
+            cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio)'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
@@ -896,6 +914,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;broker'= {
         }
         &'aiproto;help;serve'= {
+        }
+        &'aiproto;help;mcp'= {
         }
         &'aiproto;help;keygen'= {
         }
