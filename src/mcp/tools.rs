@@ -397,12 +397,12 @@ fn compose_crosstalk(
         reason: p.reason,
         body: p.body.unwrap_or_default(),
     };
-    let env = ct_compose::compose(base.as_ref(), &fields, version, id_kind).map_err(|e| {
-        ToolError::new(
-            e.message
-                .replace("--from, --to and --intent", "from, to and intent")
-                .replace("--", ""),
-        )
+    let env = ct_compose::compose(base.as_ref(), &fields, version, id_kind, |f| {
+        format!("`{f}`")
+    })
+    .map_err(|e| match e.hint {
+        Some(hint) => ToolError::new(format!("{} ({hint})", e.message)),
+        None => ToolError::new(e.message),
     })?;
     Ok((crosstalk::render(&env), answered))
 }

@@ -177,7 +177,7 @@ async fn compose_replies_in_the_thread_and_sign_binds_the_key_to_the_sender() {
     .await;
     assert!(is_error(&bad));
     assert!(
-        error_text(&bad).contains("from, to and intent"),
+        error_text(&bad).contains("`from`, `to` and `intent`"),
         "{}",
         error_text(&bad)
     );
@@ -333,5 +333,58 @@ async fn the_primer_prompt_carries_the_ids_of_the_envelope_answered() {
     let text = serde_json::to_string(&prompt.messages).unwrap();
     assert!(text.contains("01J9J3D3M6A4M3WQX8G1ZQ0S7K"), "{text}");
     assert!(text.contains("CHATGPT"), "{text}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn hostile_input_gets_a_tool_error_or_a_finding_never_a_crash() {
+    let (root, h) = (home(), home());
+    std::fs::write(root.path().join("binary.crosstalk"), b"[[A\xff\xfe\x00").unwrap();
+    std::fs::write(root.path().join("big.crosstalk"), "x".repeat(2048)).unwrap();
+    let client = start(root.path(), h.path(), &["--max-bytes", "1024"]).await;
+
+    let binary = call(&client, "validate", json!({"path": "binary.crosstalk"})).await;
+    assert!(is_error(&binary));
+    assert!(
+        error_text(&binary).contains("binary.crosstalk:1:4: not UTF-8"),
+        "{}",
+        error_text(&binary)
+    );
+
+    for big in [
+        call(&client, "validate", json!({"path": "big.crosstalk"})).await,
+        call(&client, "validate", json!({"text": "y".repeat(2048)})).await,
+    ] {
+        assert!(is_error(&big));
+        assert!(
+            error_text(&big).contains("over this server's limit of 1024"),
+            "{}",
+            error_text(&big)
+        );
+    }
+
+    let invisible = REQUEST.replace("intent: REQUEST", "intent:\u{200B} REQUEST");
+    let found = call(&client, "validate", json!({"text": invisible})).await;
+    let record = serde_json::to_string(structured(&found)).unwrap();
+    assert!(record.contains("U+200B"), "{record}");
+
+    let wrong_type = call(&client, "convert", json!({"text": REQUEST, "to": 5})).await;
+    assert!(is_error(&wrong_type));
+    assert!(
+        error_text(&wrong_type).contains("invalid arguments"),
+        "{}",
+        error_text(&wrong_type)
+    );
+    let protocol = call(
+        &client,
+        "validate",
+        json!({"text": REQUEST, "protocol": "smtp"}),
+    )
+    .await;
+    assert!(is_error(&protocol));
+
+    // The server still answers after all of that.
+    let ok = call(&client, "validate", json!({"text": REQUEST})).await;
+    assert_eq!(structured(&ok)["valid"], true);
     client.cancel().await.unwrap();
 }

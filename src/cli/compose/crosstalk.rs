@@ -47,7 +47,8 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
     if base.is_some() || (fields.from.is_some() && fields.to.is_some() && fields.intent.is_some()) {
         fields.body = read_body(args)?;
     }
-    let env = compose::compose(base.as_ref(), &fields, version, id_kind).map_err(usage)?;
+    let env =
+        compose::compose(base.as_ref(), &fields, version, id_kind, compose::flag).map_err(usage)?;
     super::emit_checked(&crosstalk::render(&env), Protocol::Crosstalk, g)
 }
 

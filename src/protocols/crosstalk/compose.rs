@@ -98,19 +98,33 @@ pub fn reply_base(
     })
 }
 
+/// How a face spells a field in its messages: `--error-code` on the
+/// command line, `error_code` in a tool's arguments.
+pub type Spelling = fn(&str) -> String;
+
+/// The command line's spelling: `--error-code`.
+pub fn flag(field: &str) -> String {
+    format!("--{}", field.replace('_', "-"))
+}
+
 /// Composes an envelope from `fields`, on top of `base` (a reply's
-/// skeleton) when given. New ids are of `id_kind`.
+/// skeleton) when given. New ids are of `id_kind`; errors name the fields
+/// as `name` spells them.
 pub fn compose(
     base: Option<&ReplyBase>,
     fields: &Fields,
     version: Version,
     id_kind: IdKind,
+    name: Spelling,
 ) -> Result<Envelope, ComposeError> {
     if base.is_none() && (fields.from.is_none() || fields.to.is_none() || fields.intent.is_none()) {
-        return Err(
-            ComposeError::new("compose crosstalk needs --from, --to and --intent")
-                .hint("or answer an envelope with --reply-to FILE"),
-        );
+        return Err(ComposeError::new(format!(
+            "compose crosstalk needs {}, {} and {}",
+            name("from"),
+            name("to"),
+            name("intent")
+        ))
+        .hint(format!("or answer an envelope with {}", name("reply_to"))));
     }
     let mut env = base.map_or_else(Envelope::default, |b| b.envelope.clone());
     env.version_token = "v1".into();
@@ -132,9 +146,9 @@ pub fn compose(
             }
         }
     }
-    add_meta(&mut env, &fields.meta)?;
+    add_meta(&mut env, &fields.meta, name)?;
     let original_intent = base.and_then(|b| b.original_intent.as_deref());
-    add_error_block(&mut env, fields, original_intent)?;
+    add_error_block(&mut env, fields, original_intent, name)?;
     let body = normalize_body(&fields.body);
     env.body = Some(match (body.is_empty(), env.intent.as_deref()) {
         (false, _) => body,
@@ -145,7 +159,7 @@ pub fn compose(
             .unwrap_or_else(|| "The message could not be processed.".into()),
         (true, _) => {
             return Err(ComposeError::new("the message body is empty")
-                .hint("give --body TEXT, --body-file FILE, or pipe the text on stdin"));
+                .hint(format!("give the message's text as {}", name("body"))));
         }
     });
     env.sig = Some("none".into());
@@ -174,21 +188,23 @@ fn apply_fields(env: &mut Envelope, fields: &Fields) {
 }
 
 /// `NAMESPACE.Key=Value` entries, grouped by namespace in first-seen order.
-fn add_meta(env: &mut Envelope, entries: &[String]) -> Result<(), ComposeError> {
+fn add_meta(env: &mut Envelope, entries: &[String], name: Spelling) -> Result<(), ComposeError> {
     for entry in entries {
         let parsed = entry
             .split_once('=')
             .and_then(|(path, value)| path.split_once('.').map(|(ns, key)| (ns, key, value)))
             .filter(|(ns, key, _)| !ns.is_empty() && !key.is_empty());
         let Some((ns, key, value)) = parsed else {
-            return Err(
-                ComposeError::new(format!("--meta `{entry}` is not NAMESPACE.Key=Value"))
-                    .hint("e.g. --meta routing.X-Priority=high"),
-            );
+            return Err(ComposeError::new(format!(
+                "{} `{entry}` is not NAMESPACE.Key=Value",
+                name("meta")
+            ))
+            .hint("e.g. routing.X-Priority=high"));
         };
         if value.contains('\n') {
             return Err(ComposeError::new(format!(
-                "--meta `{ns}.{key}`: meta values are single lines"
+                "{} `{ns}.{key}`: meta values are single lines",
+                name("meta")
             )));
         }
         env.meta_block_mut(ns)
@@ -202,15 +218,23 @@ fn add_error_block(
     env: &mut Envelope,
     fields: &Fields,
     original_intent: Option<&str>,
+    name: Spelling,
 ) -> Result<(), ComposeError> {
     let is_error = env.intent.as_deref() == Some("ERROR");
+    let (code_name, intent_name) = (name("error_code"), name("intent"));
     match (is_error, fields.error_code.as_deref()) {
         (false, None) => Ok(()),
-        (false, Some(_)) => Err(ComposeError::new("--error-code needs --intent ERROR")),
-        (true, None) => Err(ComposeError::new("--intent ERROR needs --error-code")
-            .hint("e.g. --error-code E-FORMAT --reason \"…\"")),
+        (false, Some(_)) => Err(ComposeError::new(format!(
+            "{code_name} needs {intent_name} ERROR"
+        ))),
+        (true, None) => Err(
+            ComposeError::new(format!("{intent_name} ERROR needs {code_name}")).hint(format!(
+                "e.g. {code_name} E-FORMAT and {} \"…\"",
+                name("reason")
+            )),
+        ),
         (true, Some(code)) if !ERROR_CODES.contains(&code) => Err(ComposeError::new(format!(
-            "--error-code {code} is not in the Crosstalk taxonomy ({})",
+            "{code_name} {code} is not in the Crosstalk taxonomy ({})",
             ERROR_CODES.join(", ")
         ))),
         (true, Some(code)) => {
