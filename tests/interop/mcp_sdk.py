@@ -207,8 +207,17 @@ async def main():
             await session.call_tool("validate", {"text": request})
             times.append(time.perf_counter() - start)
         times.sort()
-        print(f"validate round trip over stdio: median {statistics.median(times) * 1000:.2f} ms, "
-              f"p95 {times[int(len(times) * 0.95)] * 1000:.2f} ms ({len(times)} calls, {len(request)} bytes)")
+        # What an assistant without the server does: one process per check.
+        spawns = []
+        for _ in range(200):
+            start = time.perf_counter()
+            cli("validate", "-q", "-", cwd=root, home=home, stdin=request)
+            spawns.append(time.perf_counter() - start)
+        spawns.sort()
+        median, spawned = statistics.median(times), statistics.median(spawns)
+        print(f"validate round trip over stdio: median {median * 1000:.2f} ms, "
+              f"p95 {times[int(len(times) * 0.95)] * 1000:.2f} ms ({len(times)} calls, {len(request)} bytes); "
+              f"`aiproto validate -` as a new process: median {spawned * 1000:.2f} ms ({spawned / median:.1f}x)")
 
     await session_run(root, home, [], default_server)
 
