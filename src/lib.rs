@@ -2,8 +2,9 @@
 //!
 //! Readers → one model → writers: each protocol in [`protocols`] reads its
 //! wire form into a typed value, checks it, and maps it to and from the
-//! shared [`model::Message`]. The command line in [`cli`] is a thin layer
-//! over this library; [`run`] is the whole program.
+//! shared [`model::Message`]. The command line in [`cli`] and the MCP
+//! server in [`mcp`] are two faces over this library, writing the same
+//! JSON records ([`records`]); [`run`] is the whole program.
 
 pub mod chars;
 pub mod cli;
