@@ -160,6 +160,42 @@ pub fn kept_for_collation(message: Message) -> Option<Message> {
     }
 }
 
+/// What a collation keeps of a stream of messages, read one at a time:
+/// the POLLs and the answers of RESPONDs, and every id seen.
+#[derive(Debug, Default)]
+pub struct Gathered {
+    kept: Vec<(String, usize, bool, Message)>,
+    known: HashSet<String>,
+}
+
+impl Gathered {
+    /// Takes a message read at `source`:`line`; `valid` says whether it
+    /// passed `validate`.
+    pub fn add(&mut self, source: &str, line: usize, valid: bool, message: Message) {
+        if let Some(id) = &message.id {
+            self.known.insert(id.clone());
+        }
+        if let Some(m) = kept_for_collation(message) {
+            self.kept.push((source.to_string(), line, valid, m));
+        }
+    }
+
+    /// The collation of every POLL gathered.
+    pub fn collate(&self) -> Vec<Collation> {
+        let located: Vec<Located> = self
+            .kept
+            .iter()
+            .map(|(source, line, valid, message)| Located {
+                message,
+                source,
+                line: *line,
+                valid: *valid,
+            })
+            .collect();
+        collate_among(&located, &self.known)
+    }
+}
+
 /// [`collate`] of some messages among others whose ids are `known` (all
 /// the inputs' ids: a reply to one of them is no stray reply).
 pub fn collate_among(messages: &[Located<'_>], known: &HashSet<String>) -> Vec<Collation> {

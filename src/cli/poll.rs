@@ -5,11 +5,9 @@ use std::io::{BufWriter, Write};
 use super::args::{GlobalArgs, PollArgs, PollCommand};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
-use std::collections::HashSet;
 
-use crate::model::Message;
 use crate::output::{self, Format, Painter, Stream, escape_controls as esc};
-use crate::poll::{self, Located};
+use crate::poll;
 use crate::protocols::ReadOptions;
 
 pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
@@ -21,35 +19,19 @@ pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
 fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
     // The inputs are read piece by piece; of each message only what the
     // collation reads is kept (POLLs, the answers of RESPONDs, every id).
-    let mut messages: Vec<(String, usize, bool, Message)> = Vec::new();
-    let mut known = HashSet::new();
+    let mut gathered = poll::Gathered::default();
     let status = common::each_message(
         &args.input,
         &ReadOptions::default(),
         &mut |_, _| {},
         &mut |source, found| {
-            let Some(m) = found.to_message() else {
-                return Ok(());
-            };
-            if let Some(id) = &m.id {
-                known.insert(id.clone());
-            }
-            if let Some(m) = poll::kept_for_collation(m) {
-                messages.push((source.to_string(), found.line, found.is_valid(false), m));
+            if let Some(m) = found.to_message() {
+                gathered.add(source, found.line, found.is_valid(false), m);
             }
             Ok(())
         },
     )?;
-    let located: Vec<Located> = messages
-        .iter()
-        .map(|(source, line, valid, message)| Located {
-            message,
-            source,
-            line: *line,
-            valid: *valid,
-        })
-        .collect();
-    let results = poll::collate_among(&located, &known);
+    let results = gathered.collate();
     let mut out = BufWriter::new(std::io::stdout().lock());
     let p = Painter::new(g.color, Stream::Stdout);
     for c in &results {

@@ -11,7 +11,7 @@ use crate::convert::{self, Attempt, WriteOptions};
 use crate::diag::{self, Diagnostic, Pos};
 use crate::ids::IdKind;
 use crate::input::{Input, Source};
-use crate::poll::{self, Located};
+use crate::poll;
 use crate::protocols::crosstalk::{self, compose as ct_compose};
 use crate::protocols::hsp::compose as hsp_compose;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value as Read};
@@ -200,22 +200,23 @@ pub fn verify(ctx: &Context, p: params::Messages) -> ToolResult {
         &ReadOptions::default(),
     )?;
     require_messages(&doc)?;
-    let trust = store_trust()?;
+    let (valid, messages) = signature_verdicts(&doc.source.name, &doc.messages, &store_trust()?);
+    Ok(json!({ "valid": valid, "messages": messages }))
+}
+
+/// Each message's signature verdict, as `verify --format json`, and
+/// whether all are good.
+fn signature_verdicts(source: &str, messages: &[Found], trust: &Trust) -> (bool, Vec<Value>) {
     let mut valid = true;
-    let messages: Vec<Value> = doc
-        .messages
+    let records = messages
         .iter()
         .map(|found| {
-            let result = verify_found(found, &trust);
+            let result = verify_found(found, trust);
             valid &= result.is_ok();
-            json(&records::verify::VerifyRecord::new(
-                &doc.source.name,
-                found,
-                &result,
-            ))
+            json(&records::verify::VerifyRecord::new(source, found, &result))
         })
         .collect();
-    Ok(json!({ "valid": valid, "messages": messages }))
+    (valid, records)
 }
 
 /// The keystore's own and pinned keys; nothing is pinned from here (a
@@ -290,14 +291,7 @@ pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
         &ReadOptions::default(),
     );
     let trust = Trust::Store { store, tofu: false };
-    let verdicts: Vec<Value> = signed
-        .messages
-        .iter()
-        .map(|found| {
-            let result = verify_found(found, &trust);
-            json(&records::verify::VerifyRecord::new(name, found, &result))
-        })
-        .collect();
+    let (_, verdicts) = signature_verdicts(name, &signed.messages, &trust);
     Ok(json!({ "text": text, "key_id": p.key, "verified_here": verdicts }))
 }
 
@@ -601,36 +595,15 @@ pub fn thread(ctx: &Context, p: params::Conversation) -> ToolResult {
 
 pub fn poll_collate(ctx: &Context, p: params::Conversation) -> ToolResult {
     let docs = conversation(ctx, p)?;
-    let mut known = std::collections::HashSet::new();
-    let mut kept = Vec::new();
+    let mut gathered = poll::Gathered::default();
     for doc in &docs {
         for found in &doc.messages {
-            let Some(m) = found.to_message() else {
-                continue;
-            };
-            if let Some(id) = &m.id {
-                known.insert(id.clone());
-            }
-            if let Some(m) = poll::kept_for_collation(m) {
-                kept.push((
-                    doc.source.name.as_str(),
-                    found.line,
-                    found.is_valid(false),
-                    m,
-                ));
+            if let Some(m) = found.to_message() {
+                gathered.add(&doc.source.name, found.line, found.is_valid(false), m);
             }
         }
     }
-    let located: Vec<Located> = kept
-        .iter()
-        .map(|(source, line, valid, message)| Located {
-            message,
-            source,
-            line: *line,
-            valid: *valid,
-        })
-        .collect();
-    let polls = poll::collate_among(&located, &known);
+    let polls = gathered.collate();
     if polls.is_empty() {
         return Err(ToolError::new(
             "no POLL envelope with a message id among the inputs",
