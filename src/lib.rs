@@ -2,9 +2,10 @@
 //!
 //! Readers → one model → writers: each protocol in [`protocols`] reads its
 //! wire form into a typed value, checks it, and maps it to and from the
-//! shared [`model::Message`]. The command line in [`cli`] and the MCP
-//! server in [`mcp`] are two faces over this library, writing the same
-//! JSON records ([`records`]); [`run`] is the whole program.
+//! shared [`model::Message`]. The command line in [`cli`], the MCP server
+//! in [`mcp`] and the browser desk in [`desk`] are three faces over this
+//! library, writing the same JSON records ([`records`]); what the last two
+//! both call is in [`operations`]. [`run`] is the whole program.
 
 pub mod chars;
 pub mod cli;
@@ -19,6 +20,7 @@ pub mod input;
 pub mod json_locate;
 pub mod mcp;
 pub mod model;
+pub mod operations;
 pub mod output;
 pub mod parallel;
 pub mod poll;

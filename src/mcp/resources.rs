@@ -2,18 +2,13 @@
 //! Schemas, a summary of each protocol, the archive given at start-up, and
 //! the Crosstalk primer as a prompt.
 
-use std::path::Path;
-
 use rmcp::model::{
     GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource,
     ResourceContents, Role,
 };
 use serde_json::{Map, Value};
 
-use super::Context;
-use super::tools::ToolError;
-use crate::input::{Input, Source};
-use crate::protocols::crosstalk::{self, primer, reply};
+use crate::operations::{self, Context, OpError, archive_source, params};
 
 /// Each protocol's summary, in aiproto's words.
 const SUMMARIES: &[(&str, &str, &str)] = &[
@@ -69,7 +64,7 @@ pub fn list(ctx: &Context) -> Vec<Resource> {
     out
 }
 
-pub fn read(ctx: &Context, uri: &str) -> Result<ReadResourceResult, ToolError> {
+pub fn read(ctx: &Context, uri: &str) -> Result<ReadResourceResult, OpError> {
     let text = |text: String, mime: &str| {
         ReadResourceResult::new(vec![match ResourceContents::text(text, uri) {
             ResourceContents::TextResourceContents {
@@ -98,31 +93,7 @@ pub fn read(ctx: &Context, uri: &str) -> Result<ReadResourceResult, ToolError> {
     {
         return Ok(text(archive_source(ctx, archive)?.text, "text/plain"));
     }
-    Err(ToolError::new(format!("no resource {uri}")))
-}
-
-/// The archive's text (empty while it does not exist yet), within the size limit.
-pub fn archive_source(ctx: &Context, archive: &Path) -> Result<Source, ToolError> {
-    let name = archive.display().to_string();
-    match std::fs::metadata(archive) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Source {
-                name,
-                text: String::new(),
-            });
-        }
-        Ok(meta) if meta.len() > ctx.max_bytes as u64 => {
-            return Err(ToolError::new(format!(
-                "{name}: {} bytes, over this server's limit of {} (--max-bytes)",
-                meta.len(),
-                ctx.max_bytes
-            )));
-        }
-        _ => {}
-    }
-    Input::File(archive.to_path_buf())
-        .read()
-        .map_err(|e| ToolError::new(e.to_string()))
+    Err(OpError::new(format!("no resource {uri}")))
 }
 
 pub const PRIMER: &str = "crosstalk_primer";
@@ -158,49 +129,26 @@ pub fn get_prompt(
     ctx: &Context,
     name: &str,
     arguments: Option<&Map<String, Value>>,
-) -> Result<GetPromptResult, ToolError> {
+) -> Result<GetPromptResult, OpError> {
     if name != PRIMER {
-        return Err(ToolError::new(format!("no prompt {name}")));
+        return Err(OpError::new(format!("no prompt {name}")));
     }
     let arg = |key: &str| {
         arguments
             .and_then(|a| a.get(key))
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
+            .map(str::to_string)
     };
-    let text = match arg("reply_to") {
-        Some(original) => {
-            if original.len() > ctx.max_bytes {
-                return Err(ToolError::new("reply_to is over this server's size limit"));
-            }
-            let envelopes = crosstalk::parse_all(original);
-            let (_, picked) = reply::pick(&envelopes, arg("pick"))
-                .map_err(|e| ToolError::new(e.to_string().replace("--pick", "pick")))?;
-            if !picked.complete {
-                return Err(ToolError::new(format!(
-                    "reply_to: the envelope at line {} was cut off before its [[END]] line; paste it whole",
-                    picked.start_line
-                )));
-            }
-            let skeleton = reply::skeleton(&picked.envelope, arg("from")).map_err(|e| {
-                ToolError::new(format!(
-                    "{} (from: one of {})",
-                    e.to_string().replace("--from", "from"),
-                    reply::receivers(&picked.envelope).join(" | ")
-                ))
-            })?;
-            let example = primer::example(Some(skeleton), "", "");
-            primer::primer(&example, Some(&crosstalk::render(&picked.envelope)))
-        }
-        None => {
-            let example = primer::example(
-                None,
-                arg("from").unwrap_or("ASSISTANT"),
-                arg("to").unwrap_or("HUMAN"),
-            );
-            primer::primer(&example, None)
-        }
-    };
+    let text = operations::primer(
+        ctx,
+        params::Primer {
+            from: arg("from"),
+            to: arg("to"),
+            reply_to: arg("reply_to"),
+            pick: arg("pick"),
+        },
+    )?;
     Ok(
         GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
             .with_description("The AI Crosstalk primer"),

@@ -17,8 +17,8 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::tools::{ToolError, ToolResult};
-use super::{Context, network, params, resources, tools};
+use super::resources;
+use crate::operations::{self as tools, Context, OpError, OpResult, params};
 
 /// One tool: its name, what it does (its effect included), whether it
 /// changes anything, and how it runs.
@@ -29,16 +29,16 @@ struct Spec {
     /// Reaches the network or writes files: offered only with `--allow-network`.
     network: bool,
     schema: fn() -> Arc<serde_json::Map<String, Value>>,
-    run: fn(&Context, Value) -> ToolResult,
+    run: fn(&Context, Value) -> OpResult,
 }
 
 fn call<P: DeserializeOwned>(
     ctx: &Context,
     args: Value,
-    tool: fn(&Context, P) -> ToolResult,
-) -> ToolResult {
+    tool: fn(&Context, P) -> OpResult,
+) -> OpResult {
     let p: P = serde_json::from_value(args)
-        .map_err(|e| ToolError::new(format!("invalid arguments: {e}")))?;
+        .map_err(|e| OpError::new(format!("invalid arguments: {e}")))?;
     tool(ctx, p)
 }
 
@@ -135,7 +135,7 @@ const TOOLS: &[Spec] = &[
         read_only: false,
         network: true,
         schema: schema::<params::Send>,
-        run: |c, a| call(c, a, network::send),
+        run: |c, a| call(c, a, tools::send),
     },
     Spec {
         name: "recv",
@@ -145,7 +145,7 @@ const TOOLS: &[Spec] = &[
         read_only: true,
         network: true,
         schema: schema::<params::Recv>,
-        run: |c, a| call(c, a, network::recv),
+        run: |c, a| call(c, a, tools::recv),
     },
 ];
 
@@ -179,10 +179,10 @@ impl Server {
 
 /// A tool's answer: the record as structured content (and as text, for
 /// hosts that show only text); a failure as a tool error the assistant reads.
-fn answer(result: ToolResult) -> CallToolResult {
+fn answer(result: OpResult) -> CallToolResult {
     match result {
         Ok(value) => CallToolResult::structured(value),
-        Err(ToolError { message, details }) => match details {
+        Err(OpError { message, details }) => match details {
             Some(mut details) => {
                 details["error"] = json!(message);
                 CallToolResult::structured_error(details)
@@ -240,7 +240,7 @@ impl ServerHandler for Server {
         let run = spec.run;
         let result = tokio::task::spawn_blocking(move || run(&ctx, args))
             .await
-            .unwrap_or_else(|e| Err(ToolError::new(format!("the tool failed: {e}"))));
+            .unwrap_or_else(|e| Err(OpError::new(format!("the tool failed: {e}"))));
         Ok(answer(result).into())
     }
 
@@ -281,7 +281,7 @@ impl ServerHandler for Server {
         let uri = request.uri;
         let result = tokio::task::spawn_blocking(move || resources::read(&ctx, &uri))
             .await
-            .unwrap_or_else(|e| Err(ToolError::new(format!("reading failed: {e}"))));
+            .unwrap_or_else(|e| Err(OpError::new(format!("reading failed: {e}"))));
         result
             .map(Into::into)
             .map_err(|e| McpError::resource_not_found(e.message, None))

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::Context;
 use super::params;
-use super::tools::{ToolError, ToolResult};
+use super::{OpError, OpResult};
 use crate::delivery::archive;
 use crate::diag;
 use crate::input::{Input, Source};
@@ -20,15 +20,15 @@ use crate::transport::{self, Answer, Ended, Endpoint, Listen, Outgoing, Settings
 /// The longest a `recv` waits.
 const MAX_WAIT_SECONDS: u64 = 300;
 
-fn endpoint(via: &str) -> Result<Endpoint, ToolError> {
+fn endpoint(via: &str) -> Result<Endpoint, OpError> {
     via.parse::<Endpoint>()
-        .map_err(|e| ToolError::new(e.to_string()))
+        .map_err(|e| OpError::new(e.to_string()))
 }
 
-pub fn send(ctx: &Context, p: params::Send) -> ToolResult {
+pub fn send(ctx: &Context, p: params::Send) -> OpResult {
     let destination = endpoint(&p.via)?;
     if p.text.len() > ctx.max_bytes {
-        return Err(ToolError::new(format!(
+        return Err(OpError::new(format!(
             "{} bytes, over this server's limit of {} (--max-bytes)",
             p.text.len(),
             ctx.max_bytes
@@ -46,9 +46,9 @@ pub fn send(ctx: &Context, p: params::Send) -> ToolResult {
             let path = ctx
                 .sandbox
                 .writable_file(&path.to_string_lossy())
-                .map_err(|e| ToolError::new(e.to_string()))?;
+                .map_err(|e| OpError::new(e.to_string()))?;
             let appended = archive::append(&path, &[Input::Text(source)])
-                .map_err(|e| ToolError::new(e.to_string()))?;
+                .map_err(|e| OpError::new(e.to_string()))?;
             let repeats: Vec<Value> = appended
                 .repeats
                 .iter()
@@ -84,13 +84,13 @@ pub fn send(ctx: &Context, p: params::Send) -> ToolResult {
                     Ok(())
                 })
                 .and_then(|()| peer.finish());
-            sent.map_err(|e| ToolError::new(e.to_string()))?;
+            sent.map_err(|e| OpError::new(e.to_string()))?;
             Ok(json!({ "via": p.via, "messages": count, "replies": replies }))
         }
-        Endpoint::Stdio => Err(ToolError::new(
+        Endpoint::Stdio => Err(OpError::new(
             "`-` is this server's own channel to the host: send to file:, http(s):// or mqtt(s)://",
         )),
-        Endpoint::Clipboard | Endpoint::Email(_) => Err(ToolError::new(
+        Endpoint::Clipboard | Endpoint::Email(_) => Err(OpError::new(
             "this server sends to file:PATH, http(s):// and mqtt(s):// (the clipboard and mail are for the command line)",
         )),
     }
@@ -98,10 +98,10 @@ pub fn send(ctx: &Context, p: params::Send) -> ToolResult {
 
 /// Nothing is sent unless every message may be: each whole (an envelope
 /// cut off before `[[END]]` is not) and valid.
-fn refuse_unsendable(doc: &Document) -> Result<(), ToolError> {
+fn refuse_unsendable(doc: &Document) -> Result<(), OpError> {
     let name = doc.source.name.as_str();
     if doc.messages.is_empty() {
-        return Err(ToolError::new(format!(
+        return Err(OpError::new(format!(
             "{name}: {}",
             crate::reader::no_message_reason(&doc.source.text)
         )));
@@ -125,23 +125,23 @@ fn refuse_unsendable(doc: &Document) -> Result<(), ToolError> {
                 .unwrap_or(Value::Null)
         })
         .collect();
-    Err(ToolError {
+    Err(OpError {
         message: format!("{name}:{}: {why}; nothing sent", bad.line),
         details: Some(json!({ "messages": records })),
     })
 }
 
-pub fn recv(ctx: &Context, p: params::Recv) -> ToolResult {
+pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
     let source = endpoint(&p.via)?;
     let source = match source {
         Endpoint::Mqtt(_) => source,
         Endpoint::File(path) => Endpoint::File(
             ctx.sandbox
                 .existing_file(&path.to_string_lossy())
-                .map_err(|e| ToolError::new(e.to_string()))?,
+                .map_err(|e| OpError::new(e.to_string()))?,
         ),
         _ => {
-            return Err(ToolError::new(
+            return Err(OpError::new(
                 "this server receives from mqtt(s):// and file:PATH",
             ));
         }
@@ -190,7 +190,7 @@ pub fn recv(ctx: &Context, p: params::Recv) -> ToolResult {
                 ..Answer::default()
             })
         })
-        .map_err(|e| ToolError::new(e.to_string()))?;
+        .map_err(|e| OpError::new(e.to_string()))?;
     let ended = match ended {
         Ended::Stopped => "count",
         Ended::Exhausted => "exhausted",

@@ -1,18 +1,18 @@
-//! The tools: each a thin layer over the library functions the commands
-//! use, answering with the records of `--format json` (see `records`).
+//! The operations on messages — validate, inspect, verify, sign, compose,
+//! convert, thread, poll — each a thin layer over the library functions the
+//! commands use, answering with the records of `--format json` (see `records`).
 
 use chrono::Utc;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::Context;
-use super::params;
+use super::{Context, OpError, OpResult, params};
 use crate::convert::{self, Attempt, WriteOptions};
 use crate::diag::{self, Diagnostic, Pos};
 use crate::ids::IdKind;
 use crate::input::{Input, Source};
 use crate::poll;
-use crate::protocols::crosstalk::{self, compose as ct_compose};
+use crate::protocols::crosstalk::{self, compose as ct_compose, primer, reply};
 use crate::protocols::hsp::compose as hsp_compose;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value as Read};
 use crate::reader::{self, Document};
@@ -22,44 +22,20 @@ use crate::sign::keystore::Keystore;
 use crate::sign::message::{SigForm, Signer, verify_found};
 use crate::sign::trust::Trust;
 
-/// A tool's failure, shown to the assistant: what went wrong, and the
-/// records that say where (findings), when there are some.
-#[derive(Debug)]
-pub struct ToolError {
-    pub message: String,
-    pub details: Option<Value>,
-}
-
-impl ToolError {
-    pub fn new(message: impl Into<String>) -> Self {
-        ToolError {
-            message: message.into(),
-            details: None,
-        }
-    }
-
-    fn with(mut self, details: Value) -> Self {
-        self.details = Some(details);
-        self
-    }
-}
-
-pub type ToolResult = Result<Value, ToolError>;
-
 /// Serialises a record (plain data: cannot fail).
 fn json(value: &impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-fn protocol_spec(name: Option<&str>) -> Result<Option<ProtocolSpec>, ToolError> {
-    name.map(|n| n.parse::<ProtocolSpec>().map_err(ToolError::new))
+fn protocol_spec(name: Option<&str>) -> Result<Option<ProtocolSpec>, OpError> {
+    name.map(|n| n.parse::<ProtocolSpec>().map_err(OpError::new))
         .transpose()
 }
 
 /// Text handed in, within the size limit.
-fn text_source(ctx: &Context, name: &str, text: String) -> Result<Source, ToolError> {
+fn text_source(ctx: &Context, name: &str, text: String) -> Result<Source, OpError> {
     if text.len() > ctx.max_bytes {
-        return Err(ToolError::new(format!(
+        return Err(OpError::new(format!(
             "{name}: {} bytes, over this server's limit of {} (--max-bytes)",
             text.len(),
             ctx.max_bytes
@@ -72,36 +48,32 @@ fn text_source(ctx: &Context, name: &str, text: String) -> Result<Source, ToolEr
 }
 
 /// A file inside the roots, within the size limit.
-pub fn file_source(ctx: &Context, path: &str) -> Result<Source, ToolError> {
+pub fn file_source(ctx: &Context, path: &str) -> Result<Source, OpError> {
     let resolved = ctx
         .sandbox
         .existing_file(path)
-        .map_err(|e| ToolError::new(e.to_string()))?;
+        .map_err(|e| OpError::new(e.to_string()))?;
     let size = std::fs::metadata(&resolved).map_or(0, |m| m.len());
     if size > ctx.max_bytes as u64 {
-        return Err(ToolError::new(format!(
+        return Err(OpError::new(format!(
             "{path}: {size} bytes, over this server's limit of {} (--max-bytes)",
             ctx.max_bytes
         )));
     }
     let mut source = Input::File(resolved)
         .read()
-        .map_err(|e| ToolError::new(e.to_string()))?;
+        .map_err(|e| OpError::new(e.to_string()))?;
     source.name = path.into();
     Ok(source)
 }
 
 /// The `text` or the `path` of a tool's arguments, exactly one.
-fn one_source(
-    ctx: &Context,
-    text: Option<String>,
-    path: Option<&str>,
-) -> Result<Source, ToolError> {
+fn one_source(ctx: &Context, text: Option<String>, path: Option<&str>) -> Result<Source, OpError> {
     match (text, path) {
         (Some(text), None) => text_source(ctx, "<text>", text),
         (None, Some(path)) => file_source(ctx, path),
-        (Some(_), Some(_)) => Err(ToolError::new("give `text` or `path`, not both")),
-        (None, None) => Err(ToolError::new(
+        (Some(_), Some(_)) => Err(OpError::new("give `text` or `path`, not both")),
+        (None, None) => Err(OpError::new(
             "give the messages as `text`, or a file inside the roots as `path`",
         )),
     }
@@ -113,7 +85,7 @@ fn read(
     path: Option<&str>,
     protocol: Option<&str>,
     options: &ReadOptions,
-) -> Result<Document, ToolError> {
+) -> Result<Document, OpError> {
     let forced = protocol_spec(protocol)?;
     let source = one_source(ctx, text, path)?;
     Ok(Document::from_source(source, forced, options))
@@ -125,13 +97,11 @@ fn no_message(doc: &Document) -> Diagnostic {
         .at(Pos::new(1, 1), 1)
 }
 
-fn require_messages(doc: &Document) -> Result<(), ToolError> {
+fn require_messages(doc: &Document) -> Result<(), OpError> {
     if doc.messages.is_empty() {
         let d = no_message(doc);
-        return Err(
-            ToolError::new(format!("{}: {}", doc.source.name, d.message))
-                .with(json!({ "messages": [json(&ValidateRecord::input(&doc.source.name, &d))] })),
-        );
+        return Err(OpError::new(format!("{}: {}", doc.source.name, d.message))
+            .with(json!({ "messages": [json(&ValidateRecord::input(&doc.source.name, &d))] })));
     }
     Ok(())
 }
@@ -157,7 +127,7 @@ fn verdicts(doc: &Document, strict: bool) -> (bool, Vec<Value>) {
     (all_valid, records)
 }
 
-pub fn validate(ctx: &Context, p: params::Validate) -> ToolResult {
+pub fn validate(ctx: &Context, p: params::Validate) -> OpResult {
     let options = ReadOptions {
         now: Utc::now(),
         lenient: p.lenient,
@@ -174,7 +144,7 @@ pub fn validate(ctx: &Context, p: params::Validate) -> ToolResult {
     Ok(json!({ "valid": valid, "messages": messages }))
 }
 
-pub fn inspect(ctx: &Context, p: params::Messages) -> ToolResult {
+pub fn inspect(ctx: &Context, p: params::Messages) -> OpResult {
     let doc = read(
         ctx,
         p.text,
@@ -191,7 +161,7 @@ pub fn inspect(ctx: &Context, p: params::Messages) -> ToolResult {
     Ok(json!({ "messages": messages }))
 }
 
-pub fn verify(ctx: &Context, p: params::Messages) -> ToolResult {
+pub fn verify(ctx: &Context, p: params::Messages) -> OpResult {
     let doc = read(
         ctx,
         p.text,
@@ -221,12 +191,12 @@ fn signature_verdicts(source: &str, messages: &[Found], trust: &Trust) -> (bool,
 
 /// The keystore's own and pinned keys; nothing is pinned from here (a
 /// key is trusted by a person, with `aiproto keys pin`).
-fn store_trust() -> Result<Trust, ToolError> {
-    let store = Keystore::open().map_err(|e| ToolError::new(e.to_string()))?;
+fn store_trust() -> Result<Trust, OpError> {
+    let store = Keystore::open().map_err(|e| OpError::new(e.to_string()))?;
     Ok(Trust::Store { store, tofu: false })
 }
 
-pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
+pub fn sign(ctx: &Context, p: params::Sign) -> OpResult {
     let doc = read(
         ctx,
         p.text,
@@ -238,14 +208,14 @@ pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
     let name = &doc.source.name;
     if let Some(found) = doc.messages.iter().find(|f| !f.is_valid(false)) {
         let (_, records) = verdicts(&doc, false);
-        return Err(ToolError::new(format!(
+        return Err(OpError::new(format!(
             "{name}:{}: the message is invalid, nothing signed",
             found.line
         ))
         .with(json!({ "messages": records })));
     }
     if doc.messages.iter().any(|f| matches!(f.value, Read::Msp(_))) {
-        return Err(ToolError::new(format!(
+        return Err(OpError::new(format!(
             "{name}: an MSP signal cannot carry a signature (its schema is closed)"
         )));
     }
@@ -253,15 +223,15 @@ pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
         None | Some("keyed") => SigForm::Keyed,
         Some("jws") => SigForm::Jws,
         Some(other) => {
-            return Err(ToolError::new(format!(
+            return Err(OpError::new(format!(
                 "form `{other}`: the forms are keyed and jws"
             )));
         }
     };
-    let store = Keystore::open().map_err(|e| ToolError::new(e.to_string()))?;
+    let store = Keystore::open().map_err(|e| OpError::new(e.to_string()))?;
     let key = store
         .signing_key(&p.key)
-        .map_err(|e| ToolError::new(e.to_string()))?;
+        .map_err(|e| OpError::new(e.to_string()))?;
     let signer = Signer {
         key: &key,
         key_id: &p.key,
@@ -273,7 +243,7 @@ pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
     for found in &doc.messages {
         let signed = signer
             .sign(found)
-            .map_err(|e| ToolError::new(format!("{name}:{}: {e}", found.line)))?;
+            .map_err(|e| OpError::new(format!("{name}:{}: {e}", found.line)))?;
         let Some(signed) = signed else { continue };
         if !text.is_empty() && found.protocol == Protocol::Crosstalk {
             text.push('\n');
@@ -295,8 +265,8 @@ pub fn sign(ctx: &Context, p: params::Sign) -> ToolResult {
     Ok(json!({ "text": text, "key_id": p.key, "verified_here": verdicts }))
 }
 
-pub fn compose(ctx: &Context, p: params::Compose) -> ToolResult {
-    let spec: ProtocolSpec = p.protocol.parse().map_err(ToolError::new)?;
+pub fn compose(ctx: &Context, p: params::Compose) -> OpResult {
+    let spec: ProtocolSpec = p.protocol.parse().map_err(OpError::new)?;
     let id_kind = if p.uuid7 {
         IdKind::UuidV7
     } else {
@@ -306,7 +276,7 @@ pub fn compose(ctx: &Context, p: params::Compose) -> ToolResult {
         Protocol::Crosstalk => compose_crosstalk(ctx, spec, p, id_kind)?,
         Protocol::Hsp => (compose_hsp(ctx, spec, p)?, None),
         Protocol::Csdl | Protocol::Msp => {
-            return Err(ToolError::new(
+            return Err(OpError::new(
                 "compose writes crosstalk and hsp messages (convert writes CSDL and MSP)",
             ));
         }
@@ -314,7 +284,7 @@ pub fn compose(ctx: &Context, p: params::Compose) -> ToolResult {
     let (doc, passes) = reader::check_written("<composed>", &text, spec.protocol);
     let (_, messages) = verdicts(&doc, false);
     if !passes {
-        return Err(ToolError::new("the composed message is invalid")
+        return Err(OpError::new("the composed message is invalid")
             .with(json!({ "text": text, "messages": messages })));
     }
     let message = doc.messages.first().and_then(Found::to_message);
@@ -335,7 +305,7 @@ fn compose_crosstalk(
     spec: ProtocolSpec,
     p: params::Compose,
     id_kind: IdKind,
-) -> Result<(String, Option<Value>), ToolError> {
+) -> Result<(String, Option<Value>), OpError> {
     let hsp_only = [
         ("kind", p.kind.is_some()),
         ("payload", p.payload.is_some()),
@@ -343,7 +313,7 @@ fn compose_crosstalk(
         ("requires_ack", p.requires_ack),
     ];
     if let Some((name, _)) = hsp_only.iter().find(|(_, given)| *given) {
-        return Err(ToolError::new(format!("`{name}` is for hsp messages")));
+        return Err(OpError::new(format!("`{name}` is for hsp messages")));
     }
     let version =
         crosstalk::Version::parse(spec.version_or_default()).unwrap_or(crosstalk::Version::V1_1);
@@ -358,8 +328,8 @@ fn compose_crosstalk(
                         .replace("--pick", "pick")
                         .replace("--from", "from");
                     match receivers {
-                        Some(r) => ToolError::new(format!("{message} (from: one of {r})")),
-                        None => ToolError::new(message),
+                        Some(r) => OpError::new(format!("{message} (from: one of {r})")),
+                        None => OpError::new(message),
                     }
                 })?;
             Some(base)
@@ -395,13 +365,13 @@ fn compose_crosstalk(
         format!("`{f}`")
     })
     .map_err(|e| match e.hint {
-        Some(hint) => ToolError::new(format!("{} ({hint})", e.message)),
-        None => ToolError::new(e.message),
+        Some(hint) => OpError::new(format!("{} ({hint})", e.message)),
+        None => OpError::new(e.message),
     })?;
     Ok((crosstalk::render(&env), answered))
 }
 
-fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<String, ToolError> {
+fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<String, OpError> {
     use crate::protocols::hsp::Version;
     let crosstalk_only = [
         ("intent", p.intent.is_some()),
@@ -410,16 +380,14 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
         ("pick", p.pick.is_some()),
     ];
     if let Some((name, _)) = crosstalk_only.iter().find(|(_, given)| *given) {
-        return Err(ToolError::new(format!(
-            "`{name}` is for crosstalk envelopes"
-        )));
+        return Err(OpError::new(format!("`{name}` is for crosstalk envelopes")));
     }
     let kind = p
         .kind
         .as_deref()
         .map(|k| {
             <hsp_compose::Kind as clap::ValueEnum>::from_str(k, true).map_err(|_| {
-                ToolError::new(format!(
+                OpError::new(format!(
                     "kind `{k}`: one of fact, belief, opinion, capability, task-request, task-result, \
                      context-update, state-sync, ack, nack, discovery-query, discovery-response"
                 ))
@@ -430,9 +398,9 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
         Some(original) => {
             let source = text_source(ctx, "<reply_to>", original)?;
             let original: Value = serde_json::from_str(&source.text)
-                .map_err(|e| ToolError::new(format!("reply_to: not one HSP message: {e}")))?;
+                .map_err(|e| OpError::new(format!("reply_to: not one HSP message: {e}")))?;
             if original.get("message_id").and_then(Value::as_str).is_none() {
-                return Err(ToolError::new(
+                return Err(OpError::new(
                     "reply_to: the message has no message_id to answer",
                 ));
             }
@@ -441,7 +409,7 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
         None => hsp_compose::Draft {
             version: Version::V1_0,
             kind: kind.ok_or_else(|| {
-                ToolError::new("an hsp message needs a `kind` (fact, belief, task-request, …)")
+                OpError::new("an hsp message needs a `kind` (fact, belief, task-request, …)")
             })?,
             from: String::new(),
             to: None,
@@ -457,7 +425,7 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
         draft.from = from;
     }
     if draft.from.is_empty() {
-        return Err(ToolError::new(
+        return Err(OpError::new(
             "an hsp message needs `from` (the sender's DID)",
         ));
     }
@@ -488,12 +456,12 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
         }
         _ => {}
     }
-    let envelope = hsp_compose::compose(draft).map_err(|e| ToolError::new(e.to_string()))?;
+    let envelope = hsp_compose::compose(draft).map_err(|e| OpError::new(e.to_string()))?;
     Ok(serde_json::to_string_pretty(&envelope).unwrap_or_default() + "\n")
 }
 
-pub fn convert(ctx: &Context, p: params::Convert) -> ToolResult {
-    let target: ProtocolSpec = p.to.parse().map_err(ToolError::new)?;
+pub fn convert(ctx: &Context, p: params::Convert) -> OpResult {
+    let target: ProtocolSpec = p.to.parse().map_err(OpError::new)?;
     let read_options = ReadOptions::default();
     let doc = read(
         ctx,
@@ -528,21 +496,21 @@ pub fn convert(ctx: &Context, p: params::Convert) -> ToolResult {
     let to = target.protocol.name();
     let result = json!({ "to": to, "messages": converted, "refused": refused });
     if p.strict && lossy {
-        return Err(ToolError::new(format!(
+        return Err(OpError::new(format!(
             "strict: converting to {to} would lose data (see `dropped`); nothing converted"
         ))
         .with(result));
     }
     if !refused.is_empty() {
         return Err(
-            ToolError::new(format!("{} message(s) not converted", refused.len())).with(result),
+            OpError::new(format!("{} message(s) not converted", refused.len())).with(result),
         );
     }
     Ok(result)
 }
 
 /// The texts and files of a conversation, or the archive.
-fn conversation(ctx: &Context, p: params::Conversation) -> Result<Vec<Document>, ToolError> {
+fn conversation(ctx: &Context, p: params::Conversation) -> Result<Vec<Document>, OpError> {
     let mut sources = Vec::new();
     for (i, text) in p.texts.into_iter().enumerate() {
         sources.push(text_source(ctx, &format!("<text {}>", i + 1), text)?);
@@ -552,11 +520,11 @@ fn conversation(ctx: &Context, p: params::Conversation) -> Result<Vec<Document>,
     }
     if sources.is_empty() {
         let Some(archive) = &ctx.archive else {
-            return Err(ToolError::new(
+            return Err(OpError::new(
                 "give `texts` or `paths` (this server was started without --archive)",
             ));
         };
-        sources.push(super::resources::archive_source(ctx, archive)?);
+        sources.push(super::archive_source(ctx, archive)?);
     }
     Ok(sources
         .into_iter()
@@ -564,7 +532,7 @@ fn conversation(ctx: &Context, p: params::Conversation) -> Result<Vec<Document>,
         .collect())
 }
 
-pub fn thread(ctx: &Context, p: params::Conversation) -> ToolResult {
+pub fn thread(ctx: &Context, p: params::Conversation) -> OpResult {
     let docs = conversation(ctx, p)?;
     let mut collector = records::thread::Collector::default();
     let mut copies = Vec::new();
@@ -593,7 +561,7 @@ pub fn thread(ctx: &Context, p: params::Conversation) -> ToolResult {
     Ok(json!({ "valid": sound, "records": lines, "copies": copies }))
 }
 
-pub fn poll_collate(ctx: &Context, p: params::Conversation) -> ToolResult {
+pub fn poll_collate(ctx: &Context, p: params::Conversation) -> OpResult {
     let docs = conversation(ctx, p)?;
     let mut gathered = poll::Gathered::default();
     for doc in &docs {
@@ -605,9 +573,45 @@ pub fn poll_collate(ctx: &Context, p: params::Conversation) -> ToolResult {
     }
     let polls = gathered.collate();
     if polls.is_empty() {
-        return Err(ToolError::new(
+        return Err(OpError::new(
             "no POLL envelope with a message id among the inputs",
         ));
     }
     Ok(json!({ "polls": json(&polls) }))
+}
+
+/// The Crosstalk primer: for a reply to the last (or the picked) envelope
+/// of `reply_to`, with its route, thread and parent filled in; else for
+/// a first message from `from` to `to`.
+pub fn primer(ctx: &Context, p: params::Primer) -> Result<String, OpError> {
+    let Some(original) = p.reply_to.filter(|t| !t.trim().is_empty()) else {
+        let example = primer::example(
+            None,
+            p.from.as_deref().unwrap_or("ASSISTANT"),
+            p.to.as_deref().unwrap_or("HUMAN"),
+        );
+        return Ok(primer::primer(&example, None));
+    };
+    let original = text_source(ctx, "reply_to", original)?.text;
+    let envelopes = crosstalk::parse_all(&original);
+    let (_, picked) = reply::pick(&envelopes, p.pick.as_deref())
+        .map_err(|e| OpError::new(e.to_string().replace("--pick", "pick")))?;
+    if !picked.complete {
+        return Err(OpError::new(format!(
+            "reply_to: the envelope at line {} was cut off before its [[END]] line; paste it whole",
+            picked.start_line
+        )));
+    }
+    let skeleton = reply::skeleton(&picked.envelope, p.from.as_deref()).map_err(|e| {
+        OpError::new(format!(
+            "{} (from: one of {})",
+            e.to_string().replace("--from", "from"),
+            reply::receivers(&picked.envelope).join(" | ")
+        ))
+    })?;
+    let example = primer::example(Some(skeleton), "", "");
+    Ok(primer::primer(
+        &example,
+        Some(&crosstalk::render(&picked.envelope)),
+    ))
 }

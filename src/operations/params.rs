@@ -162,3 +162,19 @@ pub struct Recv {
     /// Stop after this many seconds (default 10, at most 300).
     pub timeout_seconds: Option<u64>,
 }
+
+/// The primer's arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Primer {
+    /// The sender of the first message (default ASSISTANT); for a reply,
+    /// which receiver answers when the envelope had several.
+    pub from: Option<String>,
+    /// The receiver of the first message (default HUMAN).
+    pub to: Option<String>,
+    /// The text holding the envelope the primer's example answers.
+    pub reply_to: Option<String>,
+    /// Which envelope of `reply_to`: 1-based place, negative from the end,
+    /// or a message id (default the last).
+    pub pick: Option<String>,
+}

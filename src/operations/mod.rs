@@ -1,0 +1,81 @@
+//! What the faces (`mcp`, `desk`) both call: each operation takes JSON
+//! arguments (the types in [`params`]) and answers with the records of the
+//! command line's `--format json`, within a [`Context`] that says which
+//! files may be named, which archive is kept and how large an input may be.
+
+mod calls;
+mod network;
+pub mod params;
+pub mod sandbox;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::input::{Input, Source};
+
+pub use calls::{
+    compose, convert, file_source, inspect, poll_collate, primer, sign, thread, validate, verify,
+};
+pub use network::{recv, send};
+pub use sandbox::Sandbox;
+
+/// Where and how the operations run.
+pub struct Context {
+    /// The directories whose files the operations may read and write.
+    pub sandbox: Sandbox,
+    /// The archive read by `thread` and `poll_collate` by default.
+    pub archive: Option<PathBuf>,
+    /// Offer `send` and `recv`.
+    pub allow_network: bool,
+    /// The largest text or file an operation takes.
+    pub max_bytes: usize,
+}
+
+/// An operation's failure, shown to the assistant or the person: what went wrong, and the
+/// records that say where (findings), when there are some.
+#[derive(Debug)]
+pub struct OpError {
+    pub message: String,
+    pub details: Option<Value>,
+}
+
+impl OpError {
+    pub fn new(message: impl Into<String>) -> Self {
+        OpError {
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    pub fn with(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+pub type OpResult = Result<Value, OpError>;
+
+/// The archive's text (empty while it does not exist yet), within the size limit.
+pub fn archive_source(ctx: &Context, archive: &Path) -> Result<Source, OpError> {
+    let name = archive.display().to_string();
+    match std::fs::metadata(archive) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Source {
+                name,
+                text: String::new(),
+            });
+        }
+        Ok(meta) if meta.len() > ctx.max_bytes as u64 => {
+            return Err(OpError::new(format!(
+                "{name}: {} bytes, over this server's limit of {} (--max-bytes)",
+                meta.len(),
+                ctx.max_bytes
+            )));
+        }
+        _ => {}
+    }
+    Input::File(archive.to_path_buf())
+        .read()
+        .map_err(|e| OpError::new(e.to_string()))
+}
