@@ -12,6 +12,7 @@ pub mod cli;
 pub mod config;
 pub mod convert;
 pub mod delivery;
+pub mod desk;
 pub mod diag;
 pub mod exit;
 pub mod fuzzing;

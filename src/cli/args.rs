@@ -259,6 +259,21 @@ pub enum Command {
     /// Example: aiproto mcp --root ~/relay --archive ~/relay/project.crosstalk
     Mcp(McpArgs),
 
+    /// Open the relay desk: a page in the browser for copy-paste relaying.
+    ///
+    /// Serves a single page on loopback: paste a chat reply and see every
+    /// message checked, its findings at their lines (each repair named);
+    /// compose the reply (same thread, parent, route reversed), sign it
+    /// with a keystore key, copy it for the other chat (with the primer if
+    /// it has not seen the protocol), add it to --archive and browse the
+    /// archive's conversation tree. Everything is built in: no network.
+    /// The printed URL carries a random token that every API call needs;
+    /// Host and Origin are checked, so no other web page can drive it.
+    /// Ctrl-C stops it.
+    ///
+    /// Example: aiproto desk --archive project.crosstalk --open
+    Desk(DeskArgs),
+
     /// Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto).
     ///
     /// Example: aiproto keygen --id alice@example.com
@@ -1145,6 +1160,36 @@ pub struct McpArgs {
     /// The largest text or file a tool takes, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
     pub max_bytes: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct DeskArgs {
+    /// Address and port to listen on (port 0: a free port). An address
+    /// other than loopback lets other machines reach the page (with the
+    /// token): a warning is printed.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:0")]
+    pub listen: String,
+
+    /// The conversation archive the page adds to and shows as a tree
+    /// (created on the first archived message).
+    #[arg(long, value_name = "FILE", default_value = "desk.crosstalk")]
+    pub archive: PathBuf,
+
+    /// Open the page in the default browser (xdg-open, open or start).
+    #[arg(long)]
+    pub open: bool,
+
+    /// The largest request accepted, in bytes (413 beyond), as `serve`.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
+    pub max_bytes: usize,
+
+    /// Seconds a client may take to send a request (408 beyond), as `serve`.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS)]
+    pub read_timeout: u64,
+
+    /// Requests handled at once (503 beyond), as `serve`.
+    #[arg(long, value_name = "N", default_value_t = crate::transport::server::MAX_CONNECTIONS)]
+    pub max_connections: usize,
 }
 
 #[derive(Debug, Args)]

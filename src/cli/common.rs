@@ -177,3 +177,13 @@ pub fn print_findings(
         );
     }
 }
+
+/// An archive named on the command line, as an absolute path: its folder
+/// must exist (the file is created on the first message kept).
+pub fn archive_path(path: &Path) -> Result<std::path::PathBuf, CliError> {
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let folder = folder.map_or_else(std::env::current_dir, |f| f.canonicalize());
+    let folder = folder
+        .map_err(|e| CliError::usage(format!("--archive {}: its folder: {e}", path.display())))?;
+    Ok(folder.join(path.file_name().unwrap_or_default()))
+}

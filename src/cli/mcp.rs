@@ -12,18 +12,12 @@ pub fn run(args: &McpArgs) -> CmdResult {
     };
     let sandbox = Sandbox::new(&roots).map_err(CliError::usage)?;
     // The archive is named by the person starting the server: it may lie
-    // outside the roots. Its folder must exist.
-    let archive = match &args.archive {
-        Some(path) => {
-            let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
-            let folder = folder.map_or_else(std::env::current_dir, |f| f.canonicalize());
-            let folder = folder.map_err(|e| {
-                CliError::usage(format!("--archive {}: its folder: {e}", path.display()))
-            })?;
-            Some(folder.join(path.file_name().unwrap_or_default()))
-        }
-        None => None,
-    };
+    // outside the roots.
+    let archive = args
+        .archive
+        .as_deref()
+        .map(super::common::archive_path)
+        .transpose()?;
     let ctx = Context {
         sandbox,
         archive,

@@ -5,6 +5,7 @@ mod common;
 pub mod completions;
 mod compose;
 pub mod convert;
+mod desk;
 mod directory;
 mod endpoints;
 mod id;
@@ -63,6 +64,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Send(a) => send::run(a, g),
         Command::Serve(a) => serve::run(a, g),
         Command::Mcp(a) => mcp::run(a),
+        Command::Desk(a) => desk::run(a, g),
         Command::Recv(a) => recv::run(a, g),
         Command::Request(a) => recv::request(a, g),
         Command::Broker(a) => recv::broker(a, g),

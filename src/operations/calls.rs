@@ -144,6 +144,60 @@ pub fn validate(ctx: &Context, p: params::Validate) -> OpResult {
     Ok(json!({ "valid": valid, "messages": messages }))
 }
 
+/// Everything the library says about each message of a paste: its
+/// verdict and findings (as `validate`), its fields (as `inspect`), its
+/// signature (as `verify`), where it lies (`line`..`end_line`), whether it
+/// is whole, and the times carried by its ids. A paste without any
+/// message answers with the input's own verdict.
+pub fn examine(ctx: &Context, p: params::Messages) -> OpResult {
+    let options = ReadOptions {
+        now: Utc::now(),
+        ..ReadOptions::default()
+    };
+    let doc = read(
+        ctx,
+        p.text,
+        p.path.as_deref(),
+        p.protocol.as_deref(),
+        &options,
+    )?;
+    let (valid, verdicts) = verdicts(&doc, false);
+    if doc.messages.is_empty() {
+        return Ok(json!({ "valid": false, "input": verdicts.first(), "messages": [] }));
+    }
+    let trust = store_trust()?;
+    let name = doc.source.name.as_str();
+    let messages: Vec<Value> = doc
+        .messages
+        .iter()
+        .zip(verdicts)
+        .map(|(found, verdict)| {
+            let message = found.to_message();
+            let time = |id: Option<&String>| {
+                id.and_then(|id| crate::ids::timestamp_ms(id))
+                    .and_then(|ms| chrono::DateTime::from_timestamp_millis(ms as i64))
+                    .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+            };
+            let times = message.as_ref().map(|m| {
+                json!({
+                    "id": time(m.id.as_ref()),
+                    "thread": time(m.thread.as_ref()),
+                    "parent": time(m.parent.as_ref()),
+                })
+            });
+            let signature = verify_found(found, &trust);
+            json!({
+                "verdict": verdict,
+                "complete": found.is_complete(),
+                "inspect": records::inspect::record(name, found),
+                "signature": json(&records::verify::VerifyRecord::new(name, found, &signature)),
+                "id_times": times,
+            })
+        })
+        .collect();
+    Ok(json!({ "valid": valid, "messages": messages }))
+}
+
 pub fn inspect(ctx: &Context, p: params::Messages) -> OpResult {
     let doc = read(
         ctx,
@@ -614,4 +668,34 @@ pub fn primer(ctx: &Context, p: params::Primer) -> Result<String, OpError> {
         &example,
         Some(&crosstalk::render(&picked.envelope)),
     ))
+}
+
+/// The keystore's own keys: id and the senders each signs for (never the
+/// private half).
+pub fn keys() -> OpResult {
+    let store = Keystore::open().map_err(|e| OpError::new(e.to_string()))?;
+    let own = store.own_keys().map_err(|e| OpError::new(e.to_string()))?;
+    let keys: Vec<Value> = own
+        .iter()
+        .map(|k| json!({ "id": k.id, "signs_for": k.signs_for }))
+        .collect();
+    Ok(json!({ "keys": keys }))
+}
+
+/// What a composer offers: the intents of each Crosstalk version, the
+/// meta keys with a closed set of values, and the error codes.
+pub fn registry() -> Value {
+    let intents: Vec<&str> = crate::model::Intent::REGISTRY
+        .iter()
+        .map(|i| i.as_str())
+        .collect();
+    let meta: Vec<Value> = crosstalk::meta_rules::CLOSED_VALUES
+        .iter()
+        .map(|(ns, key, values)| json!({ "namespace": ns, "key": key, "values": values }))
+        .collect();
+    json!({
+        "intents": { "1.1": intents, "1.0": crosstalk::intent::V1_0_NAMES },
+        "meta": meta,
+        "error_codes": crosstalk::meta_rules::ERROR_CODES,
+    })
 }

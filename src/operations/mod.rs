@@ -3,19 +3,20 @@
 //! command line's `--format json`, within a [`Context`] that says which
 //! files may be named, which archive is kept and how large an input may be.
 
+mod archive;
 mod calls;
 mod network;
 pub mod params;
 pub mod sandbox;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::input::{Input, Source};
-
+pub use archive::{append_checked, archive_source, refuse_unsendable};
 pub use calls::{
-    compose, convert, file_source, inspect, poll_collate, primer, sign, thread, validate, verify,
+    compose, convert, examine, file_source, inspect, keys, poll_collate, primer, registry, sign,
+    thread, validate, verify,
 };
 pub use network::{recv, send};
 pub use sandbox::Sandbox;
@@ -55,27 +56,3 @@ impl OpError {
 }
 
 pub type OpResult = Result<Value, OpError>;
-
-/// The archive's text (empty while it does not exist yet), within the size limit.
-pub fn archive_source(ctx: &Context, archive: &Path) -> Result<Source, OpError> {
-    let name = archive.display().to_string();
-    match std::fs::metadata(archive) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Source {
-                name,
-                text: String::new(),
-            });
-        }
-        Ok(meta) if meta.len() > ctx.max_bytes as u64 => {
-            return Err(OpError::new(format!(
-                "{name}: {} bytes, over this server's limit of {} (--max-bytes)",
-                meta.len(),
-                ctx.max_bytes
-            )));
-        }
-        _ => {}
-    }
-    Input::File(archive.to_path_buf())
-        .read()
-        .map_err(|e| OpError::new(e.to_string()))
-}

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::Context;
+use super::archive;
 use super::params;
 use super::{OpError, OpResult};
-use crate::delivery::archive;
 use crate::diag;
-use crate::input::{Input, Source};
+use crate::input::Source;
 use crate::protocols::ReadOptions;
 use crate::reader::Document;
 use crate::records::validate::ValidateRecord;
@@ -38,8 +38,8 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
         name: "<text>".into(),
         text: p.text,
     };
-    let doc = Document::from_source(source.clone(), None, &ReadOptions::default());
-    refuse_unsendable(&doc)?;
+    let doc = Document::from_source(source, None, &ReadOptions::default());
+    archive::refuse_unsendable(&doc)?;
     let count = doc.messages.len();
     match destination {
         Endpoint::File(path) => {
@@ -47,19 +47,9 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
                 .sandbox
                 .writable_file(&path.to_string_lossy())
                 .map_err(|e| OpError::new(e.to_string()))?;
-            let appended = archive::append(&path, &[Input::Text(source)])
-                .map_err(|e| OpError::new(e.to_string()))?;
-            let repeats: Vec<Value> = appended
-                .repeats
-                .iter()
-                .map(|(id, line)| json!({ "id": id, "line": line }))
-                .collect();
-            Ok(json!({
-                "via": p.via,
-                "messages": count,
-                "appended": appended.written,
-                "already_there": repeats,
-            }))
+            let mut appended = archive::append_checked(&path, doc)?;
+            appended["via"] = json!(p.via);
+            Ok(appended)
         }
         Endpoint::Http(_) | Endpoint::Mqtt(_) => {
             let settings = Settings {
@@ -94,41 +84,6 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
             "this server sends to file:PATH, http(s):// and mqtt(s):// (the clipboard and mail are for the command line)",
         )),
     }
-}
-
-/// Nothing is sent unless every message may be: each whole (an envelope
-/// cut off before `[[END]]` is not) and valid.
-fn refuse_unsendable(doc: &Document) -> Result<(), OpError> {
-    let name = doc.source.name.as_str();
-    if doc.messages.is_empty() {
-        return Err(OpError::new(format!(
-            "{name}: {}",
-            crate::reader::no_message_reason(&doc.source.text)
-        )));
-    }
-    let bad = doc
-        .messages
-        .iter()
-        .find(|f| !f.is_complete() || !f.is_valid(false));
-    let Some(bad) = bad else { return Ok(()) };
-    let why = if bad.is_complete() {
-        "the message is invalid"
-    } else {
-        "the envelope was cut off before its [[END]] line"
-    };
-    let records: Vec<Value> = doc
-        .messages
-        .iter()
-        .map(|found| {
-            let (errors, warnings) = diag::partition(&found.diagnostics, false);
-            serde_json::to_value(ValidateRecord::message(name, found, errors, warnings, None))
-                .unwrap_or(Value::Null)
-        })
-        .collect();
-    Err(OpError {
-        message: format!("{name}:{}: {why}; nothing sent", bad.line),
-        details: Some(json!({ "messages": records })),
-    })
 }
 
 pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {

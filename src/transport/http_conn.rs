@@ -30,6 +30,8 @@ pub struct Request {
     pub method: String,
     /// The path, without the query string.
     pub path: String,
+    /// The headers, names as sent (compare without case: [`Request::header`]).
+    pub headers: Vec<(String, String)>,
     stream: TcpStream,
     /// Body bytes that arrived with the head.
     pending: Vec<u8>,
@@ -94,8 +96,19 @@ impl Request {
             })?),
         };
         let path = parsed.path.unwrap_or("/");
+        let headers = parsed
+            .headers
+            .iter()
+            .map(|h| {
+                (
+                    h.name.to_string(),
+                    String::from_utf8_lossy(h.value).trim().to_string(),
+                )
+            })
+            .collect();
         Ok(Request {
             method: parsed.method.unwrap_or("").to_string(),
+            headers,
             path: path.split('?').next().unwrap_or("/").to_string(),
             pending: buf[end..].to_vec(),
             content_length,
@@ -128,19 +141,42 @@ impl Request {
         Ok(Some(body))
     }
 
+    /// The value of header `name` (compared without case), if sent.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
     /// Answers and closes the connection. A client that went away is its
     /// own problem, not the server's.
-    pub fn respond(mut self, status: u16, content_type: &str, body: &str) {
+    pub fn respond(self, status: u16, content_type: &str, body: &str) {
+        self.respond_with(status, content_type, &[], body.as_bytes());
+    }
+
+    /// Answers with more headers (`Name`, `value`) and closes the connection.
+    pub fn respond_with(
+        mut self,
+        status: u16,
+        content_type: &str,
+        extra: &[(&str, &str)],
+        body: &[u8],
+    ) {
         let _ = self.stream.set_write_timeout(Some(Duration::from_secs(10)));
-        let head = format!(
-            "HTTP/1.1 {status} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        let mut head = format!(
+            "HTTP/1.1 {status} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n",
             reason(status),
             body.len()
         );
+        for (name, value) in extra {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
         let _ = self
             .stream
             .write_all(head.as_bytes())
-            .and_then(|()| self.stream.write_all(body.as_bytes()))
+            .and_then(|()| self.stream.write_all(body))
             .and_then(|()| self.stream.flush());
         let _ = self.stream.shutdown(std::net::Shutdown::Write);
         // Read what the client still sends (briefly): closing with unread
@@ -158,6 +194,7 @@ pub fn respond_raw(stream: TcpStream, status: u16, content_type: &str, body: &st
     Request {
         method: String::new(),
         path: String::new(),
+        headers: Vec::new(),
         stream,
         pending: Vec::new(),
         content_length: None,
@@ -201,12 +238,14 @@ fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         400 => "Bad Request",
+        403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
         408 => "Request Timeout",
         409 => "Conflict",
         411 => "Length Required",
         413 => "Payload Too Large",
+        422 => "Unprocessable Content",
         429 => "Too Many Requests",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",

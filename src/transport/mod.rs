@@ -17,7 +17,7 @@ mod clipboard_targets;
 pub mod email;
 pub mod file;
 pub mod http;
-mod http_conn;
+pub mod http_conn;
 pub mod inbox;
 pub mod mqtt;
 pub mod server;

@@ -22,7 +22,7 @@ pub const ERROR_CODES: [&str; 8] = [
 
 /// Standard keys whose values the spec lists as a closed set. Other values
 /// are warned about, not rejected: unknown values must not break relaying.
-const CLOSED_VALUES: [(&str, &str, &[&str]); 5] = [
+pub const CLOSED_VALUES: [(&str, &str, &[&str]); 5] = [
     ("routing", "X-Priority", &["high", "normal", "low"]),
     (
         "routing",

@@ -1,0 +1,158 @@
+//! Who may drive the desk: a request must name this server by its address
+//! (no DNS rebinding), and an API call must carry the token of the printed
+//! URL and come from the page's own origin (no other local user, no other
+//! web page in the same browser).
+
+use std::net::{IpAddr, SocketAddr};
+
+use base64::Engine;
+
+use crate::transport::http_conn::Request;
+
+/// The header an API call carries the token in.
+pub const TOKEN_HEADER: &str = "X-Aiproto-Token";
+
+/// The token and the port the desk answers on.
+pub struct Guard {
+    token: String,
+    port: u16,
+}
+
+impl Guard {
+    /// A fresh token of 256 random bits.
+    pub fn new(port: u16) -> anyhow::Result<Guard> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes)
+            .map_err(|e| anyhow::anyhow!("no randomness for the token: {e}"))?;
+        Ok(Guard {
+            token: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes),
+            port,
+        })
+    }
+
+    /// The page's URL: the token rides in the fragment, which browsers
+    /// never send to a server or in a Referer.
+    pub fn url(&self, address: SocketAddr) -> String {
+        let host = match address.ip() {
+            ip if ip.is_unspecified() => "127.0.0.1".to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            IpAddr::V4(ip) => ip.to_string(),
+        };
+        format!("http://{host}:{}/#token={}", self.port, self.token)
+    }
+
+    /// The `Host` header must be an IP address or `localhost`, with this
+    /// desk's port: a page reached through another name (DNS rebinding)
+    /// is refused.
+    pub fn check_host(&self, request: &Request) -> Result<(), String> {
+        let host = request
+            .header("Host")
+            .ok_or("the request has no Host header")?;
+        if self.is_own_host(host) {
+            Ok(())
+        } else {
+            Err(format!(
+                "Host `{host}` is not this desk (open it as http://127.0.0.1:{}/)",
+                self.port
+            ))
+        }
+    }
+
+    fn is_own_host(&self, host: &str) -> bool {
+        let Some((name, port)) = host.rsplit_once(':') else {
+            return false;
+        };
+        if port.parse::<u16>() != Ok(self.port) {
+            return false;
+        }
+        let name = name
+            .strip_prefix('[')
+            .and_then(|n| n.strip_suffix(']'))
+            .unwrap_or(name);
+        name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok()
+    }
+
+    /// An API call needs the token, and, when a browser says where the
+    /// call comes from (`Origin`), this desk's own origin.
+    pub fn check_api(&self, request: &Request) -> Result<(), String> {
+        let Some(given) = request.header(TOKEN_HEADER) else {
+            return Err(format!(
+                "no {TOKEN_HEADER} header: open the URL `aiproto desk` printed"
+            ));
+        };
+        if !same_bytes(given.as_bytes(), self.token.as_bytes()) {
+            return Err("wrong token: open the URL `aiproto desk` printed".into());
+        }
+        if let Some(origin) = request.header("Origin") {
+            let host = request.header("Host").unwrap_or_default();
+            if origin != format!("http://{host}") {
+                return Err(format!("calls from {origin} are refused"));
+            }
+        }
+        if request
+            .header("Sec-Fetch-Site")
+            .is_some_and(|site| site != "same-origin" && site != "none")
+        {
+            return Err("calls from other sites are refused".into());
+        }
+        Ok(())
+    }
+}
+
+/// Compares without stopping at the first difference (the time taken
+/// says nothing about how much of a guess was right).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard() -> Guard {
+        Guard {
+            token: "secret".into(),
+            port: 4000,
+        }
+    }
+
+    #[test]
+    fn hosts_are_addresses_or_localhost_with_the_port() {
+        let g = guard();
+        for ok in [
+            "127.0.0.1:4000",
+            "localhost:4000",
+            "[::1]:4000",
+            "LOCALHOST:4000",
+        ] {
+            assert!(g.is_own_host(ok), "{ok}");
+        }
+        for bad in [
+            "127.0.0.1:4001",
+            "evil.example:4000",
+            "127.0.0.1",
+            "127.0.0.1.nip.io:4000",
+            "",
+        ] {
+            assert!(!g.is_own_host(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_url_carries_the_token_in_its_fragment() {
+        let g = guard();
+        let url = g.url("0.0.0.0:4000".parse().unwrap());
+        assert_eq!(url, "http://127.0.0.1:4000/#token=secret");
+        assert_eq!(
+            g.url("[::1]:4000".parse().unwrap()),
+            "http://[::1]:4000/#token=secret"
+        );
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(same_bytes(b"abc", b"abc"));
+        assert!(!same_bytes(b"abc", b"abd"));
+        assert!(!same_bytes(b"abc", b"ab"));
+    }
+}

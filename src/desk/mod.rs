@@ -1,0 +1,236 @@
+//! `aiproto desk`: the relay desk, a single page served on loopback for the
+//! person who copies envelopes between chat assistants. Paste a reply, see
+//! each message checked with its findings at their lines, answer, copy for
+//! the other chat, keep the archive. A face beside the command line and the
+//! MCP server: the page's API calls [`crate::operations`], never a command.
+
+mod api;
+mod assets;
+mod guard;
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::operations::Context;
+use crate::transport::http_conn::{self, ReadError, Request};
+pub use guard::Guard;
+
+/// How the desk serves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `ADDR:PORT` to listen on; port 0 picks a free one.
+    pub listen: String,
+    /// The conversation archive the page adds to and draws the tree of.
+    pub archive: PathBuf,
+    /// The largest request body (413 past it), as `serve`.
+    pub max_bytes: usize,
+    /// How long a client may take to send its request (408 past it).
+    pub read_timeout: Duration,
+    /// Requests handled at once; more get 503.
+    pub max_connections: usize,
+    /// A line per request on stderr.
+    pub log: bool,
+}
+
+/// What every connection's worker shares.
+struct Desk {
+    ctx: Context,
+    guard: Guard,
+    options: Options,
+}
+
+/// Serves the page and its API until `stop` is set. `ready` is told the
+/// bound address and the page's URL (with its token).
+pub fn serve(
+    options: Options,
+    stop: &AtomicBool,
+    ready: impl FnOnce(SocketAddr, &str),
+) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(&options.listen)
+        .map_err(|e| std::io::Error::other(format!("cannot listen on {}: {e}", options.listen)))?;
+    listener.set_nonblocking(true)?;
+    let address = listener.local_addr()?;
+    let guard = Guard::new(address.port())?;
+    ready(address, &guard.url(address));
+    let desk = Arc::new(Desk {
+        ctx: Context {
+            // The page hands over texts, never paths: no file is readable by name.
+            sandbox: crate::operations::Sandbox::new(&[]).map_err(anyhow::Error::msg)?,
+            archive: Some(options.archive.clone()),
+            allow_network: false,
+            max_bytes: options.max_bytes,
+        },
+        guard,
+        options,
+    });
+    let active = Arc::new(AtomicUsize::new(0));
+    while !stop.load(Ordering::SeqCst) {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let _ = stream.set_nonblocking(false);
+        let busy = active.load(Ordering::SeqCst) >= desk.options.max_connections;
+        active.fetch_add(1, Ordering::SeqCst);
+        let (desk, active) = (Arc::clone(&desk), Arc::clone(&active));
+        std::thread::spawn(move || {
+            serve_connection(stream, &desk, busy);
+            active.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    // Let the requests in hand finish (their reads have deadlines).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while active.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
+}
+
+/// The headers of every answer: nothing but this origin's own files may
+/// load, run or be framed, and nothing is cached.
+const SECURITY_HEADERS: [(&str, &str); 7] = [
+    (
+        "Content-Security-Policy",
+        "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'",
+    ),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Cache-Control", "no-store"),
+];
+
+/// An answer: status, content type, body.
+struct Answer {
+    status: u16,
+    content_type: &'static str,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(status: u16, value: &serde_json::Value) -> Answer {
+        Answer {
+            status,
+            content_type: "application/json",
+            body: value.to_string().into_bytes(),
+        }
+    }
+
+    fn error(status: u16, message: impl Into<String>) -> Answer {
+        Answer::json(status, &json!({ "error": message.into() }))
+    }
+
+    fn send(self, request: Request) {
+        request.respond_with(
+            self.status,
+            self.content_type,
+            &SECURITY_HEADERS,
+            &self.body,
+        );
+    }
+}
+
+fn serve_connection(stream: TcpStream, desk: &Desk, busy: bool) {
+    let patience = if busy {
+        desk.options.read_timeout.min(Duration::from_millis(250))
+    } else {
+        desk.options.read_timeout
+    };
+    let deadline = Instant::now() + patience;
+    let Ok(reader) = stream.try_clone() else {
+        return;
+    };
+    let mut request = match Request::read_head(reader, deadline) {
+        Ok(request) => request,
+        Err(e) => return refuse_unread(stream, &e, desk),
+    };
+    let answer = if busy {
+        let _ = request.read_body(desk.options.max_bytes, deadline);
+        Answer::error(
+            503,
+            format!("busy: {} requests in hand", desk.options.max_connections),
+        )
+    } else {
+        handle(&mut request, desk, deadline)
+    };
+    if desk.options.log {
+        eprintln!("{} {} → {}", request.method, request.path, answer.status);
+    }
+    answer.send(request);
+}
+
+fn refuse_unread(stream: TcpStream, e: &ReadError, desk: &Desk) {
+    let (status, why) = match e {
+        ReadError::Timeout => (
+            408,
+            format!(
+                "the request did not arrive within {} s",
+                desk.options.read_timeout.as_secs_f64()
+            ),
+        ),
+        ReadError::Malformed(status, why) => (*status, why.clone()),
+        ReadError::Io(_) => return,
+    };
+    let body = json!({ "error": why }).to_string();
+    http_conn::respond_raw(stream, status, "application/json", &body);
+}
+
+fn handle(request: &mut Request, desk: &Desk, deadline: Instant) -> Answer {
+    if let Err(why) = desk.guard.check_host(request) {
+        return Answer::error(403, why);
+    }
+    if let Some(asset) = assets::find(&request.path) {
+        if request.method != "GET" && request.method != "HEAD" {
+            return Answer::error(405, format!("{} is read with GET", request.path));
+        }
+        return Answer {
+            status: 200,
+            content_type: asset.content_type,
+            body: asset.body.to_vec(),
+        };
+    }
+    let Some(operation) = request.path.strip_prefix("/api/").map(str::to_string) else {
+        return Answer::error(404, format!("nothing at {}", request.path));
+    };
+    if let Err(why) = desk.guard.check_api(request) {
+        return Answer::error(403, why);
+    }
+    if request.method != "POST" {
+        return Answer::error(405, "the API takes POST with a JSON body");
+    }
+    let body = match request.read_body(desk.options.max_bytes, deadline) {
+        Ok(Some(body)) => body,
+        Ok(None) => {
+            return Answer::error(
+                413,
+                format!(
+                    "the request is over this desk's limit of {} bytes (--max-bytes)",
+                    desk.options.max_bytes
+                ),
+            );
+        }
+        Err(ReadError::Timeout) => {
+            return Answer::error(
+                408,
+                format!(
+                    "the body did not arrive within {} s",
+                    desk.options.read_timeout.as_secs_f64()
+                ),
+            );
+        }
+        Err(e) => return Answer::error(400, e.to_string()),
+    };
+    let (status, value) = api::call(&desk.ctx, &operation, &body);
+    Answer::json(status, &value)
+}
