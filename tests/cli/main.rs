@@ -10,6 +10,7 @@ mod compose;
 mod compose_hsp;
 mod convert;
 mod csdl;
+mod desk;
 mod email;
 mod examples;
 mod hsp;
