@@ -34,6 +34,9 @@ _aiproto() {
             aiproto,convert)
                 cmd="aiproto__subcmd__convert"
                 ;;
+            aiproto,desk)
+                cmd="aiproto__subcmd__desk"
+                ;;
             aiproto,directory)
                 cmd="aiproto__subcmd__directory"
                 ;;
@@ -126,6 +129,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,convert)
                 cmd="aiproto__subcmd__help__subcmd__convert"
+                ;;
+            aiproto__subcmd__help,desk)
+                cmd="aiproto__subcmd__help__subcmd__desk"
                 ;;
             aiproto__subcmd__help,directory)
                 cmd="aiproto__subcmd__help__subcmd__directory"
@@ -341,7 +347,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp keygen keys sign verify msp tokens config completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -770,6 +776,48 @@ _aiproto() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aiproto__subcmd__desk)
+            opts="-q -v -h -V --listen --archive --open --max-bytes --read-timeout --max-connections --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --archive)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aiproto__subcmd__directory)
             opts="-q -v -h -V --via --id --count --timeout --qos --session --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -821,7 +869,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp keygen keys sign verify msp tokens config completions help"
+            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -919,6 +967,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__convert)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__desk)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -46,6 +46,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio)'
+            cand desk 'Open the relay desk: a page in the browser for copy-paste relaying'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
@@ -481,6 +482,24 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;desk'= {
+            cand --listen 'Address and port to listen on (port 0: a free port). An address other than loopback lets other machines reach the page (with the token): a warning is printed'
+            cand --archive 'The conversation archive the page adds to and shows as a tree (created on the first archived message)'
+            cand --max-bytes 'The largest request accepted, in bytes (413 beyond), as `serve`'
+            cand --read-timeout 'Seconds a client may take to send a request (408 beyond), as `serve`'
+            cand --max-connections 'Requests handled at once (503 beyond), as `serve`'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --open 'Open the page in the default browser (xdg-open, open or start)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'aiproto;keygen'= {
             cand --id 'The key id others see in signatures (e.g. alice@example.com)'
             cand --algorithm 'Signature algorithm'
@@ -862,6 +881,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand broker 'Run an MQTT broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio)'
+            cand desk 'Open the relay desk: a page in the browser for copy-paste relaying'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
@@ -916,6 +936,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;serve'= {
         }
         &'aiproto;help;mcp'= {
+        }
+        &'aiproto;help;desk'= {
         }
         &'aiproto;help;keygen'= {
         }

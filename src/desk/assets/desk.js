@@ -71,6 +71,7 @@ const state = {
   signed: '',          // the composed envelope, signed ('' when not)
   readSeq: 0,
   composeSeq: 0,
+  composing: null,    // the compose in flight
 };
 
 // ---- reading a paste -----------------------------------------------------
@@ -88,6 +89,7 @@ async function readPaste() {
   if (!text.trim()) {
     state.read = null;
     renderRead();
+    document.body.dataset.read = String(seq);
     return;
   }
   const answer = await api('read', { text });
@@ -99,6 +101,7 @@ async function readPaste() {
   }
   state.selected = state.read.messages.length ? state.read.messages.length - 1 : -1;
   renderRead();
+  document.body.dataset.read = String(seq);
   if (state.replying) startReply(state.selected, false);
 }
 
@@ -292,6 +295,11 @@ function composeRequest() {
 }
 
 async function compose() {
+  state.composing = composeOnce();
+  return state.composing;
+}
+
+async function composeOnce() {
   const seq = ++state.composeSeq;
   const answer = await api('compose', composeRequest());
   if (seq !== state.composeSeq) return;
@@ -318,7 +326,22 @@ async function compose() {
   }
   $('composed').textContent = state.composed;
 }
-const composeSoon = debounce(compose, 200);
+// Composing follows typing after a pause; an action on the reply (sign,
+// copy, archive, a new reply) first settles it, so it never acts on an
+// envelope that a late compose then replaces.
+let composeTimer = null;
+function composeSoon() {
+  clearTimeout(composeTimer);
+  composeTimer = setTimeout(() => { composeTimer = null; compose(); }, 200);
+}
+async function composeSettled() {
+  if (composeTimer) {
+    clearTimeout(composeTimer);
+    composeTimer = null;
+    await compose();
+  }
+  if (state.composing) await state.composing;
+}
 
 function startReply(index, focus) {
   if (!state.read || index < 0 || index >= state.read.messages.length) {
@@ -334,11 +357,14 @@ function startReply(index, focus) {
     (m.complete ? '' : ' — it was cut off: ask for it whole');
   $('c-from').value = '';
   $('c-to').value = '';
+  clearTimeout(composeTimer);
+  composeTimer = null;
   compose();
   if (focus) $('c-body').focus();
 }
 
 async function sign() {
+  await composeSettled();
   const key = $('sign-key').value;
   if (!key) { setStatus('Choose a key to sign with (aiproto keygen makes one)', 'bad'); return; }
   if (!state.composed) { setStatus('Nothing composed to sign', 'bad'); return; }
@@ -356,6 +382,7 @@ async function sign() {
 }
 
 async function copy() {
+  await composeSettled();
   const envelope = state.signed || state.composed;
   if (!envelope) { setStatus('Nothing composed to copy', 'bad'); return; }
   let text = envelope;
@@ -379,6 +406,11 @@ async function archiveText(text, what) {
   const again = answer.data.already_there.length;
   setStatus(`Archived ${what}: ${answer.data.appended} added` + (again ? `, ${again} already there` : ''), 'ok');
   loadTree();
+}
+
+async function archiveReply() {
+  await composeSettled();
+  await archiveText(state.signed || state.composed, 'the reply');
 }
 
 // ---- the archive's tree ----------------------------------------------------
@@ -469,7 +501,7 @@ document.addEventListener('keydown', (e) => {
     KeyR: () => startReply(state.selected >= 0 ? state.selected : (state.read ? state.read.messages.length - 1 : -1), true),
     KeyS: sign,
     KeyC: copy,
-    KeyA: () => archiveText(state.signed || state.composed, 'the reply'),
+    KeyA: archiveReply,
     KeyT: () => { const first = document.querySelector('.node'); if (first) first.focus(); else $('tree').focus(); },
   };
   const digit = e.code.match(/^Digit([1-9])$/);
@@ -490,10 +522,11 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('composer').addEventListener('submit', (e) => e.preventDefault());
   $('sign').addEventListener('click', sign);
   $('copy').addEventListener('click', copy);
-  $('archive').addEventListener('click', () => archiveText(state.signed || state.composed, 'the reply'));
+  $('archive').addEventListener('click', archiveReply);
   $('help-button').addEventListener('click', () => $('help').showModal());
   const info = await api('info', {});
   if (info.ok) $('archive-name').textContent = 'archive: ' + info.data.archive;
   await Promise.all([loadRegistry(), loadKeys(), loadTree()]);
   $('paste').focus();
+  document.body.dataset.ready = '1';
 });
