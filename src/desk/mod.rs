@@ -80,7 +80,13 @@ pub fn serve(
             Err(e) => return Err(e.into()),
         };
         let _ = stream.set_nonblocking(false);
-        let busy = active.load(Ordering::SeqCst) >= desk.options.max_connections;
+        let in_hand = active.load(Ordering::SeqCst);
+        // Past the limit a connection is answered 503 on a short-lived
+        // thread; past five times the limit, it is just closed.
+        if in_hand >= 5 * desk.options.max_connections {
+            continue;
+        }
+        let busy = in_hand >= desk.options.max_connections;
         active.fetch_add(1, Ordering::SeqCst);
         let (desk, active) = (Arc::clone(&desk), Arc::clone(&active));
         std::thread::spawn(move || {

@@ -348,3 +348,22 @@ fn signing_uses_the_keystore_without_showing_a_private_key() {
     );
     assert_eq!(signed["verified_here"][0]["valid"], false);
 }
+
+#[test]
+fn connections_over_the_limit_get_503() {
+    let h = home();
+    let desk = start(
+        h.path(),
+        &h.path().join("a.crosstalk"),
+        &["--max-connections", "1", "--read-timeout", "5"],
+    );
+    // One client holds the only place, sending its head slowly…
+    let mut stalled = TcpStream::connect(&desk.address).unwrap();
+    stalled.write_all(b"POST /api/info HTTP/1.1\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // …so the next is refused at once, and told why.
+    let (status, answer) = call(&desk, "info", &json!({}));
+    assert_eq!(status, 503, "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("busy"));
+    drop(stalled);
+}
