@@ -226,11 +226,13 @@ async function main() {
   const tree = await page.locator('#tree').innerText();
   check(tree.indexOf('CLAUDE → CHATGPT') < tree.indexOf('CHATGPT → CLAUDE'), 'the tree shows the request above its reply');
   await shot('5-archive-tree');
+  const readBefore = await page.evaluate(() => document.body.dataset.read);
   await page.keyboard.press('Alt+KeyT');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
-  await page.waitForFunction((id) => document.querySelector('#paste').value.includes(id), replyId);
+  await page.waitForFunction((seq) => document.body.dataset.read !== seq, readBefore);
+  check((await page.locator('#paste').inputValue()).includes(replyId), 'Alt+T, arrows and Enter open the reply from the tree');
   check((await page.locator('.message').innerText()).includes('verified: signed by chatgpt-key for CHATGPT'), 'a tree node opens the archived message, its signature verified');
 
   // 7. Convert: an HSP message shown as the Crosstalk a chat can read.
