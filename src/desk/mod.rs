@@ -53,7 +53,6 @@ pub fn serve(
 ) -> anyhow::Result<()> {
     let listener = TcpListener::bind(&options.listen)
         .map_err(|e| std::io::Error::other(format!("cannot listen on {}: {e}", options.listen)))?;
-    listener.set_nonblocking(true)?;
     let address = listener.local_addr()?;
     let guard = Guard::new(address.port())?;
     ready(address, &guard.url(address));
@@ -69,16 +68,58 @@ pub fn serve(
         options,
     });
     let active = Arc::new(AtomicUsize::new(0));
-    while !stop.load(Ordering::SeqCst) {
+    // `accept` blocks (no polling delay on a request); once `stop` is set,
+    // a connection of our own wakes it.
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        scope.spawn(|| {
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = TcpStream::connect(wake_address(address));
+        });
+        accept_until(&listener, stop, &desk, &active)
+    })?;
+    // Let the requests in hand finish (their reads have deadlines).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while active.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
+}
+
+/// Where to connect to reach a listener (an unspecified address is reached on loopback).
+fn wake_address(address: SocketAddr) -> SocketAddr {
+    let mut to = address;
+    if to.ip().is_unspecified() {
+        to.set_ip(match to.ip() {
+            std::net::IpAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            std::net::IpAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    to
+}
+
+/// Accepts connections, each served on a thread of its own, until `stop`.
+fn accept_until(
+    listener: &TcpListener,
+    stop: &AtomicBool,
+    desk: &Arc<Desk>,
+    active: &Arc<AtomicUsize>,
+) -> anyhow::Result<()> {
+    loop {
         let stream = match listener.accept() {
             Ok((stream, _)) => stream,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(10));
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                if stop.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
                 continue;
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e.into()),
         };
+        if stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         let _ = stream.set_nonblocking(false);
         let in_hand = active.load(Ordering::SeqCst);
         // Past the limit a connection is answered 503 on a short-lived
@@ -88,18 +129,12 @@ pub fn serve(
         }
         let busy = in_hand >= desk.options.max_connections;
         active.fetch_add(1, Ordering::SeqCst);
-        let (desk, active) = (Arc::clone(&desk), Arc::clone(&active));
+        let (desk, active) = (Arc::clone(desk), Arc::clone(active));
         std::thread::spawn(move || {
             serve_connection(stream, &desk, busy);
             active.fetch_sub(1, Ordering::SeqCst);
         });
     }
-    // Let the requests in hand finish (their reads have deadlines).
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while active.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    Ok(())
 }
 
 /// The headers of every answer: nothing but this origin's own files may

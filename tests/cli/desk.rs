@@ -15,7 +15,7 @@ use super::{REQUEST, aiproto, home};
 
 /// A running desk: its address (`127.0.0.1:PORT`) and token.
 struct Desk {
-    _child: Running,
+    child: Running,
     address: String,
     token: String,
 }
@@ -37,7 +37,7 @@ fn start(home: &Path, archive: &Path, extra: &[&str]) -> Desk {
     let url = line.trim();
     let (base, token) = url.split_once("/#token=").expect("the URL carries a token");
     Desk {
-        _child: Running(child),
+        child: Running(child),
         address: base.trim_start_matches("http://").to_string(),
         token: token.to_string(),
     }
@@ -366,4 +366,35 @@ fn connections_over_the_limit_get_503() {
     assert_eq!(status, 503, "{answer}");
     assert!(answer["error"].as_str().unwrap().contains("busy"));
     drop(stalled);
+}
+
+#[test]
+fn ctrl_c_stops_it() {
+    let h = home();
+    let mut desk = start(h.path(), &h.path().join("a.crosstalk"), &[]);
+    assert_eq!(call(&desk, "info", &json!({})).0, 200);
+    let pid = desk.child.0.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = desk.child.0.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        TcpStream::connect(&desk.address).is_err(),
+        "nothing listens any more"
+    );
 }
