@@ -70,14 +70,20 @@ pub fn serve(
     let active = Arc::new(AtomicUsize::new(0));
     // `accept` blocks (no polling delay on a request); once `stop` is set,
     // a connection of our own wakes it.
+    // (The waker also ends when accepting failed.)
+    let ended = AtomicBool::new(false);
     std::thread::scope(|scope| -> anyhow::Result<()> {
         scope.spawn(|| {
-            while !stop.load(Ordering::SeqCst) {
+            while !stop.load(Ordering::SeqCst) && !ended.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(50));
             }
-            let _ = TcpStream::connect(wake_address(address));
+            if !ended.load(Ordering::SeqCst) {
+                let _ = TcpStream::connect(wake_address(address));
+            }
         });
-        accept_until(&listener, stop, &desk, &active)
+        let accepted = accept_until(&listener, stop, &desk, &active);
+        ended.store(true, Ordering::SeqCst);
+        accepted
     })?;
     // Let the requests in hand finish (their reads have deadlines).
     let deadline = Instant::now() + Duration::from_secs(5);
