@@ -693,9 +693,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "judge" -d 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "pipeline" -d 'Encode, decode and judge one text, with token counts and timing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t''
-openai\t''
-groq\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t'No network: rules and the offline judge'
+openai\t'An OpenAI-compatible server'
+groq\t'Groq\'s OpenAI-compatible API'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l base-url -d 'The API root of an OpenAI-compatible server' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l model -d 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l embedding-model -d 'The embeddings model the judge uses (openai: text-embedding-3-small)' -r
@@ -718,9 +718,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l style -d 'The style of the prose: professional, concise, friendly (offline); any word a model understands (remote) [default: professional]' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t''
-openai\t''
-groq\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t'No network: rules and the offline judge'
+openai\t'An OpenAI-compatible server'
+groq\t'Groq\'s OpenAI-compatible API'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l base-url -d 'The API root of an OpenAI-compatible server' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l model -d 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -l embedding-model -d 'The embeddings model the judge uses (openai: text-embedding-3-small)' -r
@@ -742,9 +742,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l threshold -d 'The lowest similarity that passes [default: 0.80]' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t''
-openai\t''
-groq\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t'No network: rules and the offline judge'
+openai\t'An OpenAI-compatible server'
+groq\t'Groq\'s OpenAI-compatible API'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l base-url -d 'The API root of an OpenAI-compatible server' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l model -d 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l embedding-model -d 'The embeddings model the judge uses (openai: text-embedding-3-small)' -r
@@ -768,9 +768,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l style -d 'The style of the decoded prose [default: professional]' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l threshold -d 'The lowest similarity that passes [default: 0.80]' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l encoding -d 'The tokenizer the metrics count with' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t''
-openai\t''
-groq\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t'No network: rules and the offline judge'
+openai\t'An OpenAI-compatible server'
+groq\t'Groq\'s OpenAI-compatible API'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l base-url -d 'The API root of an OpenAI-compatible server' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l model -d 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l embedding-model -d 'The embeddings model the judge uses (openai: text-embedding-3-small)' -r

@@ -7,7 +7,17 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use crate::cli::args::BackendKind;
+/// Which MSP backend encodes and judges (`--backend`, `[msp] backend`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// No network: rules and the offline judge.
+    Offline,
+    /// An OpenAI-compatible server.
+    Openai,
+    /// Groq's OpenAI-compatible API.
+    Groq,
+}
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]

@@ -5,10 +5,71 @@
 //! travel in [`Message::meta`]; the fields of a JSON protocol that have no
 //! model slot travel in [`Message::extensions`], so that A → B → A is exact.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::protocols::Protocol;
+/// A protocol aiproto speaks: its name and versions. How each is
+/// recognised and read is in `crate::protocols`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// HSP 0.1 / 1.0: JSON envelopes with a typed payload.
+    Hsp,
+    /// AI Crosstalk 1.0 / 1.1: `[[A→B v1]] … [[END]]` text envelopes.
+    Crosstalk,
+    /// CSDL 1.0: token-compressed JSON (functions, workflows, messages…).
+    Csdl,
+    /// MSP 1.0 (and the later 2.0 shape): minimal signals.
+    Msp,
+}
+
+impl Protocol {
+    /// Every protocol, in detection order.
+    /// MSP comes before CSDL: a CSDL message has an intent but no target.
+    pub const ALL: &'static [Protocol] = &[
+        Protocol::Hsp,
+        Protocol::Crosstalk,
+        Protocol::Msp,
+        Protocol::Csdl,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Hsp => "hsp",
+            Protocol::Crosstalk => "crosstalk",
+            Protocol::Csdl => "csdl",
+            Protocol::Msp => "msp",
+        }
+    }
+
+    /// The versions aiproto reads and writes, oldest first.
+    pub fn versions(self) -> &'static [&'static str] {
+        match self {
+            Protocol::Hsp => &["0.1", "1.0"],
+            Protocol::Crosstalk => &["1.0", "1.1"],
+            Protocol::Csdl => &["1.0"],
+            Protocol::Msp => &["1.0", "2.0"],
+        }
+    }
+
+    /// The version written when none is asked for.
+    pub fn default_version(self) -> &'static str {
+        match self {
+            Protocol::Hsp => "1.0",
+            Protocol::Crosstalk => "1.1",
+            Protocol::Csdl => "1.0",
+            Protocol::Msp => "1.0",
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// What a message asks of its receiver, in the Crosstalk v1.1 vocabulary
 /// (the richest of the four protocols); other protocols map onto it.

@@ -1306,13 +1306,7 @@ pub struct BackendArgs {
     pub retries: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BackendKind {
-    Offline,
-    Openai,
-    Groq,
-}
+pub use crate::config::BackendKind;
 
 #[derive(Debug, Args)]
 pub struct MspEncodeArgs {

@@ -7,28 +7,13 @@ pub mod hsp;
 pub mod json_doc;
 pub mod msp;
 
-use std::fmt;
 use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 
 use crate::diag::Diagnostic;
 use crate::model::Message;
-
-/// A protocol aiproto speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Protocol {
-    /// HSP 0.1 / 1.0: JSON envelopes with a typed payload.
-    Hsp,
-    /// AI Crosstalk 1.0 / 1.1: `[[A→B v1]] … [[END]]` text envelopes.
-    Crosstalk,
-    /// CSDL 1.0: token-compressed JSON (functions, workflows, messages…).
-    Csdl,
-    /// MSP 1.0 (and the later 2.0 shape): minimal signals.
-    Msp,
-}
+pub use crate::model::Protocol;
 
 /// How inputs are read and judged.
 #[derive(Debug, Clone, Copy)]
@@ -55,45 +40,8 @@ impl Default for ReadOptions {
     }
 }
 
+/// What only the protocol modules know: how to recognise and read each.
 impl Protocol {
-    /// Every protocol, in detection order.
-    /// MSP comes before CSDL: a CSDL message has an intent but no target.
-    pub const ALL: &'static [Protocol] = &[
-        Protocol::Hsp,
-        Protocol::Crosstalk,
-        Protocol::Msp,
-        Protocol::Csdl,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Hsp => "hsp",
-            Protocol::Crosstalk => "crosstalk",
-            Protocol::Csdl => "csdl",
-            Protocol::Msp => "msp",
-        }
-    }
-
-    /// The versions aiproto reads and writes, oldest first.
-    pub fn versions(self) -> &'static [&'static str] {
-        match self {
-            Protocol::Hsp => &["0.1", "1.0"],
-            Protocol::Crosstalk => &["1.0", "1.1"],
-            Protocol::Csdl => &["1.0"],
-            Protocol::Msp => &["1.0", "2.0"],
-        }
-    }
-
-    /// The version written when none is asked for.
-    pub fn default_version(self) -> &'static str {
-        match self {
-            Protocol::Hsp => "1.0",
-            Protocol::Crosstalk => "1.1",
-            Protocol::Csdl => "1.0",
-            Protocol::Msp => "1.0",
-        }
-    }
-
     /// Whether a text looks like this protocol.
     pub fn detect_in(self, text: &str) -> bool {
         match self {
@@ -156,12 +104,6 @@ impl Protocol {
                 })
                 .collect(),
         }
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -1,0 +1,201 @@
+//! The layers of DESIGN.md, checked on the source: each file's references
+//! to `crate::…` modules must point down (or sideways where allowed). A
+//! new arrow that points the wrong way fails with the file and the line.
+//!
+//! The arrows still to be taken out are listed in `DEBTS`, file by file:
+//! the check also fails when a listed file no longer has its arrow, so the
+//! list only shrinks.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+/// A rule: files under `from` (a path prefix inside `src/`) must not name
+/// `crate::<to>`; why, for the message.
+struct Rule {
+    from: &'static [&'static str],
+    except: &'static [&'static str],
+    to: &'static str,
+    why: &'static str,
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        from: &["transport/"],
+        except: &[],
+        to: "protocols",
+        why: "transports move bytes; what a message is belongs to delivery, above them",
+    },
+    Rule {
+        from: &["protocols/"],
+        except: &[],
+        to: "convert",
+        why: "protocols map to and from the model; convert orchestrates them",
+    },
+    Rule {
+        from: &["model.rs", "model/"],
+        except: &[],
+        to: "protocols",
+        why: "every protocol stands on the model, not the other way round",
+    },
+    Rule {
+        from: &[""],
+        except: &["cli/", "main.rs", "lib.rs"],
+        to: "cli",
+        why: "the command line is a face: nothing below it imports it",
+    },
+    Rule {
+        from: &["mcp/"],
+        except: &[],
+        to: "desk",
+        why: "faces do not import each other; what both need lives in operations",
+    },
+    Rule {
+        from: &["desk/"],
+        except: &[],
+        to: "mcp",
+        why: "faces do not import each other; what both need lives in operations",
+    },
+    Rule {
+        from: &["operations/"],
+        except: &[],
+        to: "mcp",
+        why: "operations lie below the faces",
+    },
+    Rule {
+        from: &["operations/"],
+        except: &[],
+        to: "desk",
+        why: "operations lie below the faces",
+    },
+];
+
+/// Arrows known to point the wrong way, still to be taken out: (file, module).
+const DEBTS: &[(&str, &str)] = &[
+    ("transport/email.rs", "protocols"),
+    ("transport/http.rs", "protocols"),
+    ("transport/inbox.rs", "protocols"),
+    ("transport/mod.rs", "protocols"),
+    ("transport/mqtt.rs", "protocols"),
+    ("transport/server.rs", "protocols"),
+    ("transport/server_inbox.rs", "protocols"),
+    ("transport/server_replies.rs", "protocols"),
+    ("protocols/crosstalk/model_map.rs", "convert"),
+    ("protocols/csdl/model_map.rs", "convert"),
+    ("protocols/hsp/model_map.rs", "convert"),
+    ("protocols/hsp/payload_map.rs", "convert"),
+    ("protocols/msp/model_map.rs", "convert"),
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The lines (1-based) of `text` that name `crate::<module>`, directly or
+/// inside a `use crate::{…}` group; comments are skipped.
+fn references(text: &str, module: &str) -> Vec<usize> {
+    let direct = format!("crate::{module}");
+    let mut found = Vec::new();
+    let mut group: Option<usize> = None;
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let named = |s: &str| {
+            s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == module)
+        };
+        if code.contains(&direct)
+            && code[code.find(&direct).unwrap() + direct.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+        {
+            found.push(i + 1);
+        } else if let Some(start) = code.find("crate::{") {
+            if named(&code[start + 8..]) {
+                found.push(i + 1);
+            }
+            if !code.contains(';') {
+                group = Some(i + 1);
+            }
+        } else if let Some(first) = group {
+            if named(code) {
+                found.push(first);
+            }
+            if code.contains(';') {
+                group = None;
+            }
+        }
+    }
+    found.dedup();
+    found
+}
+
+/// Every wrong-way arrow in the tree: (file relative to src/, module, line, why).
+fn wrong_arrows(src: &Path) -> Vec<(String, &'static str, usize, &'static str)> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut arrows = Vec::new();
+    for file in files {
+        let rel = file
+            .strip_prefix(src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(&file).unwrap();
+        for rule in RULES {
+            let applies = rule.from.iter().any(|f| rel.starts_with(f))
+                && !rule.except.iter().any(|e| rel.starts_with(e))
+                && !rel.starts_with(&format!("{}/", rule.to))
+                && rel != format!("{}.rs", rule.to);
+            if !applies {
+                continue;
+            }
+            for line in references(&text, rule.to) {
+                arrows.push((rel.clone(), rule.to, line, rule.why));
+            }
+        }
+    }
+    arrows
+}
+
+#[test]
+fn layers_only_import_downward() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let arrows = wrong_arrows(&src);
+    let mut problems = Vec::new();
+    for (file, to, line, why) in &arrows {
+        if !DEBTS.contains(&(file.as_str(), *to)) {
+            problems.push(format!(
+                "src/{file}:{line}: imports crate::{to}, against the layers: {why}"
+            ));
+        }
+    }
+    for (file, to) in DEBTS {
+        if !arrows.iter().any(|(f, t, _, _)| f == file && t == to) {
+            problems.push(format!(
+                "src/{file} no longer imports crate::{to}: take it off DEBTS in tests/layers.rs"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+}
+
+#[test]
+fn references_are_found_in_every_spelling() {
+    let text = "use crate::protocols::Found;\n\
+                // use crate::cli::args; (a comment)\n\
+                use crate::{\n    ids,\n    protocols::{Protocol},\n};\n\
+                let p = crate::protocols_extra::x();\n\
+                use crate::{cli, model};\n";
+    assert_eq!(references(text, "protocols"), vec![1, 3]);
+    assert_eq!(references(text, "cli"), vec![8]);
+    assert_eq!(references(text, "model"), vec![8]);
+}
