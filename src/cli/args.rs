@@ -1,5 +1,8 @@
 //! Every command-line argument of aiproto, in one place. Doc comments are the
-//! help text: the first line for `-h`, the rest for `--help`.
+//! help text: the first line for `-h`, the rest for `--help`. They are
+//! written for the terminal, not for rustdoc: `NAME[@VERSION]` and
+//! `[[END]]` there are text, not links.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 use std::path::PathBuf;
 

@@ -1,5 +1,7 @@
 //! The tools' arguments: each a JSON object whose schema the host sees
 //! (generated from these types, with their doc comments as descriptions).
+//! They are the tools' descriptions, so `NAME[@VERSION]` there is text, not a link.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use schemars::JsonSchema;
 use serde::Deserialize;

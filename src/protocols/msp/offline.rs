@@ -238,7 +238,7 @@ fn budget(n: usize) -> f64 {
     }
 }
 
-/// Signals for a text from the least detail (within [`budget`]) to the
+/// Signals for a text from the least detail (within `budget`) to the
 /// most (every sentence): the same intent, target, parameters, state and
 /// priority, with more of the prose's sentences in `params.notes` and
 /// `constraints`. A sentence that negates or forbids is in every one.
