@@ -80,11 +80,6 @@ const DEBTS: &[(&str, &str)] = &[
     ("transport/server.rs", "protocols"),
     ("transport/server_inbox.rs", "protocols"),
     ("transport/server_replies.rs", "protocols"),
-    ("protocols/crosstalk/model_map.rs", "convert"),
-    ("protocols/csdl/model_map.rs", "convert"),
-    ("protocols/hsp/model_map.rs", "convert"),
-    ("protocols/hsp/payload_map.rs", "convert"),
-    ("protocols/msp/model_map.rs", "convert"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

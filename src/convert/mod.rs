@@ -12,23 +12,17 @@
 //!   up and listed as generated (`meta: aiproto` / `Generated:`, `x_aiproto`,
 //!   `m.aiproto`), and reading B again forgets it ([`forget_generated`]).
 
-pub mod address;
 mod attempt;
 pub mod promise;
 
 pub use attempt::{Attempt, attempt};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::model::{Loss, Message, MetaBlock, Signature, Slot};
+use crate::model::{Loss, Message, Signature};
 use crate::protocols::{
     Found, Protocol, ProtocolSpec, ReadOptions, Value as Typed, crosstalk, csdl, hsp, msp,
 };
-
-/// The namespace of aiproto's own notes in a converted message.
-pub const AIPROTO_NAMESPACE: &str = "aiproto";
-/// The key, inside the aiproto namespace, listing generated slots.
-pub const GENERATED_KEY: &str = "generated";
 
 /// A converted message in its target's wire form, with what was lost.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,102 +157,6 @@ fn json_line(json: Value, losses: Vec<Loss>) -> Converted {
         text: format!("{json}\n"),
         losses,
     }
-}
-
-/// Keeps a slot's value, which the target could not hold exactly, in the
-/// extension of the protocol the message came from, under that protocol's
-/// own name for it: converting back then restores it.
-pub fn stash(msg: &mut Message, slot: Slot, value: String) {
-    match msg.protocol {
-        Protocol::Crosstalk => crosstalk::model_map::stash(msg, slot, value),
-        Protocol::Hsp => hsp::model_map::stash(msg, slot, value),
-        Protocol::Csdl => csdl::model_map::stash(msg, slot, value),
-        Protocol::Msp => msp::model_map::stash(msg, slot, value),
-    }
-}
-
-/// Maps a Crosstalk 1.0 intent (`QUESTION`, `NOTE`…) to the 1.1 intent that
-/// replaces it before another protocol's writer maps it. When writing 1.0
-/// again would not give the same name back (STATUS, PATCH, or a 1.1 intent
-/// written in a 1.0 envelope), the name is kept in a `meta: compat` block,
-/// as the 1.0 → 1.1 upgrade keeps it, so that the way back restores it.
-pub fn modernize_intent(msg: &mut Message) {
-    let Some(intent) = msg.intent.clone() else {
-        return;
-    };
-    let name = intent.as_str().to_string();
-    let modern = match crosstalk::intent::classify(&name) {
-        crosstalk::intent::IntentClass::Legacy { replacement, .. } => replacement,
-        _ if msg.protocol == Protocol::Crosstalk
-            && msg.version == crosstalk::Version::V1_0.as_str() =>
-        {
-            intent
-        }
-        _ => return,
-    };
-    if crosstalk::intent::as_v1_0(modern.as_str()).0 != name {
-        crosstalk::model_map::keep_legacy_intent(msg, name);
-    }
-    msg.intent = Some(modern);
-}
-
-/// Removes the fields a writer would produce again from the model alone, so
-/// that an extension holds only what the model cannot say.
-pub fn keep_unexplained(fields: &mut Map<String, Value>, synthesized: &Map<String, Value>) {
-    fields.retain(|k, v| synthesized.get(k) != Some(v));
-}
-
-/// Empties the model slots a writer listed as generated (made up, not converted).
-pub fn forget_generated<'a>(msg: &mut Message, names: impl IntoIterator<Item = &'a str>) {
-    for name in names {
-        if let Some(slot) = Slot::parse(name) {
-            msg.clear(slot);
-        }
-    }
-}
-
-/// The generated slots listed in a JSON aiproto note (`{"generated": [...]}`).
-pub fn generated_in(note: &Value) -> Vec<&str> {
-    note.get(GENERATED_KEY)
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
-/// A JSON aiproto note listing generated slots, or other values a writer
-/// made up by name (`None` when there are none).
-pub fn generated_note(generated: &[&str]) -> Option<Value> {
-    (!generated.is_empty()).then(|| {
-        let names: Vec<Value> = generated.iter().map(|s| Value::from(*s)).collect();
-        let mut note = Map::new();
-        note.insert(GENERATED_KEY.into(), Value::Array(names));
-        Value::Object(note)
-    })
-}
-
-/// The Crosstalk `meta:` blocks of a model as JSON, order kept:
-/// `[{"namespace": "routing", "entries": [["X-Priority", "high"]]}]`.
-pub fn meta_to_json(meta: &[MetaBlock]) -> Option<Value> {
-    (!meta.is_empty()).then(|| serde_json::to_value(meta).unwrap_or_default())
-}
-
-/// Reads back what [`meta_to_json`] wrote; `None` when the value is not that shape.
-pub fn meta_from_json(value: &Value) -> Option<Vec<MetaBlock>> {
-    serde_json::from_value(value.clone()).ok()
-}
-
-/// The loss of a value, with why the target could not hold it.
-pub fn loss(field: impl Into<String>, value: impl Into<String>, reason: impl Into<String>) -> Loss {
-    Loss {
-        field: field.into(),
-        value: value.into(),
-        reason: reason.into(),
-    }
-}
-
-/// A JSON value as loss-report text (strings without quotes).
-pub fn value_text(v: &Value) -> String {
-    v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ fn is_real(
         return back
             .extension(*p)
             .and_then(|e| e.get(key))
-            .is_none_or(|v| super::value_text(v) != loss.value);
+            .is_none_or(|v| crate::model::notes::value_text(v) != loss.value);
     }
     // Anything else (a payload field filled in): the round trip is not the identity.
     !same(back_text, canonical, protocol)

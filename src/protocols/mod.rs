@@ -1,6 +1,7 @@
 //! The protocols aiproto reads and writes, one module each, and the single
 //! list ([`Protocol::ALL`]) that drives detection, `--protocol` values and help.
 
+pub mod address;
 pub mod crosstalk;
 pub mod csdl;
 pub mod hsp;
@@ -12,8 +13,8 @@ use std::str::FromStr;
 use chrono::{DateTime, Utc};
 
 use crate::diag::Diagnostic;
-use crate::model::Message;
 pub use crate::model::Protocol;
+use crate::model::{Message, Slot};
 
 /// How inputs are read and judged.
 #[derive(Debug, Clone, Copy)]
@@ -327,4 +328,41 @@ impl Found {
             .0
             .is_empty()
     }
+}
+
+/// Keeps a slot's value, which the target could not hold exactly, in the
+/// extension of the protocol the message came from, under that protocol's
+/// own name for it: converting back then restores it.
+pub fn stash(msg: &mut Message, slot: Slot, value: String) {
+    match msg.protocol {
+        Protocol::Crosstalk => crosstalk::model_map::stash(msg, slot, value),
+        Protocol::Hsp => hsp::model_map::stash(msg, slot, value),
+        Protocol::Csdl => csdl::model_map::stash(msg, slot, value),
+        Protocol::Msp => msp::model_map::stash(msg, slot, value),
+    }
+}
+
+/// Maps a Crosstalk 1.0 intent (`QUESTION`, `NOTE`…) to the 1.1 intent that
+/// replaces it before another protocol's writer maps it. When writing 1.0
+/// again would not give the same name back (STATUS, PATCH, or a 1.1 intent
+/// written in a 1.0 envelope), the name is kept in a `meta: compat` block,
+/// as the 1.0 → 1.1 upgrade keeps it, so that the way back restores it.
+pub fn modernize_intent(msg: &mut Message) {
+    let Some(intent) = msg.intent.clone() else {
+        return;
+    };
+    let name = intent.as_str().to_string();
+    let modern = match crosstalk::intent::classify(&name) {
+        crosstalk::intent::IntentClass::Legacy { replacement, .. } => replacement,
+        _ if msg.protocol == Protocol::Crosstalk
+            && msg.version == crosstalk::Version::V1_0.as_str() =>
+        {
+            intent
+        }
+        _ => return,
+    };
+    if crosstalk::intent::as_v1_0(modern.as_str()).0 != name {
+        crosstalk::model_map::keep_legacy_intent(msg, name);
+    }
+    msg.intent = Some(modern);
 }

@@ -10,10 +10,11 @@
 use super::envelope::{Envelope, Version};
 use super::intent::{self, IntentClass};
 use super::json_meta;
-use crate::convert::{self, AIPROTO_NAMESPACE, address};
 use crate::ids;
+use crate::model::notes::{self, AIPROTO_NAMESPACE};
 use crate::model::{Body, Intent, Loss, Message, MetaBlock, Signature, Slot};
 use crate::protocols::Protocol;
+use crate::protocols::{self, address};
 use serde_json::Value;
 
 /// The model meta namespace holding Crosstalk-only headers.
@@ -112,7 +113,7 @@ pub fn to_message(env: &Envelope) -> Message {
             _ => msg.meta.push(block.clone()),
         }
     }
-    convert::forget_generated(&mut msg, generated.iter().map(String::as_str));
+    notes::forget_generated(&mut msg, generated.iter().map(String::as_str));
     msg
 }
 
@@ -154,12 +155,12 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
         env.thread = foreign_id(&mut msg, Slot::Thread, &mut generated);
         env.parent = foreign_id(&mut msg, Slot::Parent, &mut generated);
         if let Some(ts) = msg.timestamp.take() {
-            convert::stash(&mut msg, Slot::Timestamp, ts);
+            protocols::stash(&mut msg, Slot::Timestamp, ts);
         }
         env.intent = Some(match msg.intent.clone() {
             // An ERROR envelope needs a `meta: error` block with its code.
             Some(Intent::Error) if !has_error_code(&msg) => {
-                convert::stash(&mut msg, Slot::Intent, Intent::Error.as_str().to_string());
+                protocols::stash(&mut msg, Slot::Intent, Intent::Error.as_str().to_string());
                 Intent::Nack.as_str().to_string()
             }
             Some(i) => i.as_str().to_string(),
@@ -202,8 +203,8 @@ pub fn from_message(msg: &Message, target: Version) -> (Envelope, Vec<Loss>) {
     for ext in &msg.extensions {
         let (entries, unwritable) = json_meta::entries_of(&ext.fields);
         for field in unwritable {
-            let value = ext.fields.get(&field).map(convert::value_text);
-            losses.push(convert::loss(
+            let value = ext.fields.get(&field).map(notes::value_text);
+            losses.push(notes::loss(
                 format!("{}.{field}", ext.protocol),
                 value.unwrap_or_default(),
                 "the field name cannot be a meta key",
@@ -281,7 +282,7 @@ fn foreign_address(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> 
             }
         })
         .collect();
-    convert::stash(msg, slot, value);
+    protocols::stash(msg, slot, value);
     if name.is_empty() {
         "UNKNOWN".into()
     } else {
@@ -308,7 +309,7 @@ fn foreign_id(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> Optio
     let undone = msg.protocol == Protocol::Msp
         && mapped.as_deref().and_then(ids::as_uuid).as_deref() == Some(value.as_str());
     if !undone {
-        convert::stash(msg, slot, value);
+        protocols::stash(msg, slot, value);
     }
     match (mapped, slot) {
         (Some(id), _) => Some(id),

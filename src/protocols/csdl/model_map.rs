@@ -6,9 +6,10 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::convert::{self, AIPROTO_NAMESPACE, address};
+use crate::model::notes::{self, AIPROTO_NAMESPACE};
 use crate::model::{Body, Intent, Message, Signature, Slot};
 use crate::protocols::Protocol;
+use crate::protocols::{self, address};
 
 use super::CsdlDoc;
 
@@ -104,7 +105,7 @@ pub fn to_message(doc: &CsdlDoc) -> Message {
         let mut synthesized = Map::new();
         synthesized.insert("t".into(), json!("message"));
         synthesized.insert("intent".into(), json!(csdl_intent(msg.intent.as_ref())));
-        convert::keep_unexplained(&mut rest, &synthesized);
+        notes::keep_unexplained(&mut rest, &synthesized);
     } else {
         let m = rest.remove("m");
         msg.body = Body::Json(Value::Object(std::mem::take(&mut rest)));
@@ -124,7 +125,7 @@ pub fn to_message(doc: &CsdlDoc) -> Message {
     {
         rest.remove("m");
     }
-    convert::forget_generated(&mut msg, generated.iter().map(String::as_str));
+    notes::forget_generated(&mut msg, generated.iter().map(String::as_str));
     msg.set_extension(Protocol::Csdl, rest);
     msg
 }
@@ -147,7 +148,7 @@ fn read_m(
             }
         }
     }
-    if let Some(meta) = m.get("crosstalk").and_then(convert::meta_from_json) {
+    if let Some(meta) = m.get("crosstalk").and_then(notes::meta_from_json) {
         msg.meta = meta;
         m.remove("crosstalk");
     }
@@ -158,7 +159,7 @@ fn read_m(
         }
     }
     if let Some(note) = m.remove(AIPROTO_NAMESPACE) {
-        generated.extend(convert::generated_in(&note).into_iter().map(str::to_string));
+        generated.extend(notes::generated_in(&note).into_iter().map(str::to_string));
     }
     if let Some(sig) = m
         .get(SECURITY)
@@ -177,7 +178,7 @@ fn read_m(
 /// what CSDL has no field for travels in `m`.
 pub fn from_message(msg: &Message) -> Value {
     let mut msg = msg.clone();
-    convert::modernize_intent(&mut msg);
+    protocols::modernize_intent(&mut msg);
     let mut own = msg.take_extension(Protocol::Csdl);
     let foreign = msg.protocol != Protocol::Csdl;
     let mut generated = Vec::new();
@@ -229,7 +230,7 @@ pub fn from_message(msg: &Message) -> Value {
             _ if kept_intent.is_some() => {}
             None => generated.push(Slot::Intent),
             Some(original) if foreign && intent_of(intent) != original => {
-                convert::stash(&mut msg, Slot::Intent, original.as_str().to_string());
+                protocols::stash(&mut msg, Slot::Intent, original.as_str().to_string());
             }
             Some(_) => {}
         }
@@ -245,7 +246,7 @@ pub fn from_message(msg: &Message) -> Value {
             carried.insert(key.into(), json!(value));
         }
     }
-    if let Some(meta) = convert::meta_to_json(&msg.meta) {
+    if let Some(meta) = notes::meta_to_json(&msg.meta) {
         carried.insert("crosstalk".into(), meta);
     }
     for ext in &msg.extensions {
@@ -255,7 +256,7 @@ pub fn from_message(msg: &Message) -> Value {
         );
     }
     let names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
-    if let Some(note) = convert::generated_note(&names) {
+    if let Some(note) = notes::generated_note(&names) {
         carried.insert(AIPROTO_NAMESPACE.into(), note);
     }
     if !carried.is_empty() {

@@ -10,9 +10,10 @@ use serde_json::{Map, Value, json};
 use super::message_type::{self, MessageType};
 use super::payload_map::{Derived, UNKNOWN_AI, body_of, fill_required, payload_for};
 use super::{HspMessage, Version};
-use crate::convert::{self, AIPROTO_NAMESPACE, address};
+use crate::model::notes::{self, AIPROTO_NAMESPACE};
 use crate::model::{Body, Intent, Loss, Message, Signature, Slot};
 use crate::protocols::Protocol;
+use crate::protocols::{self, address};
 
 /// The model extension namespace holding HSP envelope fields with no model slot.
 pub const NAMESPACE: &str = "hsp";
@@ -115,11 +116,11 @@ pub fn to_message(m: &HspMessage) -> Message {
             (k, _) if MAPPED.contains(&k) && value.is_string() => {}
             ("payload", _) => {}
             (SECURITY, _) if msg.signature.is_some() => {}
-            (_, Some("crosstalk")) if convert::meta_from_json(value).is_some() => {
-                msg.meta = convert::meta_from_json(value).unwrap_or_default();
+            (_, Some("crosstalk")) if notes::meta_from_json(value).is_some() => {
+                msg.meta = notes::meta_from_json(value).unwrap_or_default();
             }
             (_, Some(AIPROTO_NAMESPACE)) => {
-                generated.extend(convert::generated_in(value).into_iter().map(str::to_string));
+                generated.extend(notes::generated_in(value).into_iter().map(str::to_string));
             }
             (_, Some(name @ ("csdl" | "msp"))) if value.is_object() => {
                 let protocol = if name == "csdl" {
@@ -144,7 +145,7 @@ pub fn to_message(m: &HspMessage) -> Message {
     if let Some(payload) = j.get("payload") {
         msg.body = body_of(&msg, type_name, payload);
     }
-    convert::keep_unexplained(&mut rest, &envelope_defaults(&msg, m.version));
+    notes::keep_unexplained(&mut rest, &envelope_defaults(&msg, m.version));
     // A version other than the default travels, so that converting back
     // with no version asked restores it.
     let made_up_version = generated.iter().any(|g| g == VERSION_NOTE);
@@ -152,7 +153,7 @@ pub fn to_message(m: &HspMessage) -> Message {
     {
         rest.insert("hsp_envelope_version".into(), json!(m.version.as_str()));
     }
-    convert::forget_generated(&mut msg, generated.iter().map(String::as_str));
+    notes::forget_generated(&mut msg, generated.iter().map(String::as_str));
     msg.set_extension(Protocol::Hsp, rest);
     msg
 }
@@ -179,7 +180,7 @@ fn envelope_defaults(msg: &Message, version: Version) -> Map<String, Value> {
 /// filled and reported.
 pub fn from_message(msg: &Message, asked: Option<Version>) -> (Value, Vec<Loss>) {
     let mut msg = msg.clone();
-    convert::modernize_intent(&mut msg);
+    protocols::modernize_intent(&mut msg);
     let mut own = msg.take_extension(Protocol::Hsp);
     let kept_version = own
         .get("hsp_envelope_version")
@@ -233,11 +234,11 @@ pub fn from_message(msg: &Message, asked: Option<Version>) -> (Value, Vec<Loss>)
         Some(t) => match hsp_timestamp(&t) {
             Some(ok) if ok == t => ok,
             Some(normalized) => {
-                convert::stash(&mut msg, Slot::Timestamp, t);
+                protocols::stash(&mut msg, Slot::Timestamp, t);
                 normalized
             }
             None => {
-                convert::stash(&mut msg, Slot::Timestamp, t);
+                protocols::stash(&mut msg, Slot::Timestamp, t);
                 now()
             }
         },
@@ -283,7 +284,7 @@ pub fn from_message(msg: &Message, asked: Option<Version>) -> (Value, Vec<Loss>)
     let losses = fill_required(&mut payload, type_name, version, &derived);
     env.insert("payload".into(), payload);
     if foreign && let Some(thread) = msg.thread.clone() {
-        convert::stash(&mut msg, Slot::Thread, thread);
+        protocols::stash(&mut msg, Slot::Thread, thread);
     }
     // A type or pattern kept from an HSP origin says the intent exactly.
     let kept_kind = own.contains_key("message_type") || own.contains_key("communication_pattern");
@@ -294,11 +295,11 @@ pub fn from_message(msg: &Message, asked: Option<Version>) -> (Value, Vec<Loss>)
         if let Some(intent) = msg.intent.clone()
             && written.as_ref() != Some(&intent)
         {
-            convert::stash(&mut msg, Slot::Intent, intent.as_str().to_string());
+            protocols::stash(&mut msg, Slot::Intent, intent.as_str().to_string());
         }
     }
     env.extend(own);
-    if let Some(meta) = convert::meta_to_json(&msg.meta) {
+    if let Some(meta) = notes::meta_to_json(&msg.meta) {
         env.insert(carry_field("crosstalk"), meta);
     }
     for ext in &msg.extensions {
@@ -312,7 +313,7 @@ pub fn from_message(msg: &Message, asked: Option<Version>) -> (Value, Vec<Loss>)
     if foreign && kept_version.is_none() && version != Version::V1_0 {
         names.push(VERSION_NOTE);
     }
-    if let Some(note) = convert::generated_note(&names) {
+    if let Some(note) = notes::generated_note(&names) {
         env.insert(carry_field(AIPROTO_NAMESPACE), note);
     }
     (Value::Object(env), losses)

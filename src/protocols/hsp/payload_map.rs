@@ -9,8 +9,9 @@ use serde_json::{Map, Value, json};
 
 use super::message_type::PAYLOAD_TYPES;
 use super::{Version, schemas};
-use crate::convert::{self, address};
+use crate::model::notes;
 use crate::model::{Body, Loss, Message};
+use crate::protocols::address;
 
 /// The `error_message` of a NACK written from a message that gives no reason
 /// in words (an empty or JSON body); read back, it is the empty body.
@@ -276,7 +277,7 @@ fn fill_object(
             .pointer(&format!("/properties/{field}"))
             .unwrap_or(&Value::Null);
         let value = placeholder(property, d);
-        losses.push(convert::loss(
+        losses.push(notes::loss(
             format!("{at}.{field}"),
             "(absent)",
             format!(

@@ -8,9 +8,10 @@ use chrono::{SecondsFormat, Utc};
 use serde_json::{Map, Value, json};
 
 use super::{FIELDS_1_0, FIELDS_2_0, MinimalSignal, MspDoc, Version};
-use crate::convert::{self, loss};
 use crate::ids;
+use crate::model::notes::{self, loss};
 use crate::model::{Body, Intent, Loss, Message, Slot};
+use crate::protocols;
 use crate::protocols::Protocol;
 
 /// The signal field of each model slot MSP has.
@@ -85,7 +86,7 @@ pub fn to_message(doc: &MspDoc) -> Message {
         extensions: Vec::new(),
         signature: None,
     };
-    convert::keep_unexplained(&mut rest, &defaults(&msg, doc.version));
+    notes::keep_unexplained(&mut rest, &defaults(&msg, doc.version));
     msg.set_extension(Protocol::Msp, rest);
     msg
 }
@@ -107,7 +108,7 @@ fn defaults(msg: &Message, version: Version) -> Map<String, Value> {
 /// Writes the model as an MSP signal of a version, with what it cannot hold.
 pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
     let mut msg = msg.clone();
-    convert::modernize_intent(&mut msg);
+    protocols::modernize_intent(&mut msg);
     let mut own = msg.take_extension(Protocol::Msp);
     // Values kept by an earlier conversion (see `stash`) win over the model's.
     for (slot, field) in SLOT_FIELDS {
@@ -178,7 +179,7 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
         } else {
             losses.push(loss(
                 format!("msp.{key}"),
-                convert::value_text(&value),
+                notes::value_text(&value),
                 format!("MSP {} has no such field", version.as_str()),
             ));
         }
@@ -201,7 +202,7 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
         for (key, value) in &ext.fields {
             losses.push(loss(
                 format!("{}.{key}", ext.protocol),
-                convert::value_text(value),
+                notes::value_text(value),
                 "MSP signals have no extension fields",
             ));
         }

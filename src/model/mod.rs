@@ -5,6 +5,8 @@
 //! travel in [`Message::meta`]; the fields of a JSON protocol that have no
 //! model slot travel in [`Message::extensions`], so that A → B → A is exact.
 
+pub mod notes;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
