@@ -7,10 +7,10 @@
 //!   `meta: <protocol>` block, CSDL `m.<protocol>`, HSP `x_<protocol>`);
 //! - a model value B cannot hold exactly (an id that is not a ULID, an intent
 //!   B has no word for) is written approximately in B and kept, under its own
-//!   name, in A's extension ([`stash`]);
+//!   name, in A's extension ([`crate::protocols::stash`]);
 //! - a value B must have but the model lacks (HSP's `timestamp_sent`) is made
 //!   up and listed as generated (`meta: aiproto` / `Generated:`, `x_aiproto`,
-//!   `m.aiproto`), and reading B again forgets it ([`forget_generated`]).
+//!   `m.aiproto`), and reading B again forgets it ([`crate::model::notes::forget_generated`]).
 
 mod attempt;
 pub mod promise;
