@@ -46,6 +46,12 @@ def try_repo(repo, hook, env_extra=None):
     return done.returncode, done.stdout + done.stderr
 
 
+# Each hook runs as one process: split among several, they would all write
+# the one AIPROTO_REPORT file at once (a corrupt report, seen in CI).
+hooks = (root / ".pre-commit-hooks.yaml").read_text().split("\n- id: ")[1:]
+for hook in hooks:
+    check("require_serial: true" in hook, f"hook {hook.split()[0]} is require_serial")
+
 with tempfile.TemporaryDirectory() as tmp:
     repo = pathlib.Path(tmp) / "project"
     (repo / "messages").mkdir(parents=True)
