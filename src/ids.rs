@@ -36,6 +36,11 @@ pub fn timestamp_ms(id: &str) -> Option<u64> {
     }
 }
 
+/// The creation time carried by an id, as a date.
+pub fn created_at(id: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::from_timestamp_millis(i64::try_from(timestamp_ms(id)?).ok()?)
+}
+
 /// A fresh ULID, as the spec's examples write them (upper case).
 pub fn new_ulid() -> String {
     ulid::Ulid::generate().to_string()

@@ -15,7 +15,6 @@ use crate::records::inspect::{self as records, View};
 use crate::sign::claim::ClaimError;
 use crate::sign::keystore::Keystore;
 use crate::sign::trust::{Trust, VerifyError};
-use chrono::{DateTime, Utc};
 
 /// A CSDL document in full names, or an MSP signal with its fields and the
 /// prose the offline decoder writes from it.
@@ -139,18 +138,16 @@ fn write_message(
         ("parent", &msg.parent),
         ("message", &msg.id),
     ] {
-        let value = id.as_deref().map_or(none.clone(), |id| {
-            match ids::timestamp_ms(id)
-                .and_then(|ms| DateTime::<Utc>::from_timestamp_millis(ms as i64))
-            {
+        let value = id
+            .as_deref()
+            .map_or(none.clone(), |id| match ids::created_at(id) {
                 Some(t) => format!(
                     "{}  {}",
                     esc(id),
                     p.dim(&format!("({})", t.format("%Y-%m-%d %H:%M:%S UTC")))
                 ),
                 None => esc(id).into_owned(),
-            }
-        });
+            });
         row(out, label, &value)?;
     }
     // Protocol headers the model keeps in its own namespace read best as rows.

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// A protocol aiproto speaks: its name and versions. How each is
-/// recognised and read is in `crate::protocols`.
+/// recognised and read lives in the protocols layer above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {

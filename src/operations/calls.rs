@@ -91,6 +91,17 @@ fn read(
     Ok(Document::from_source(source, forced, options))
 }
 
+/// The messages of a [`params::Messages`] argument, read with the defaults.
+fn read_messages(ctx: &Context, p: params::Messages) -> Result<Document, OpError> {
+    read(
+        ctx,
+        p.text,
+        p.path.as_deref(),
+        p.protocol.as_deref(),
+        &ReadOptions::default(),
+    )
+}
+
 /// The error of a document without any message: `NO-MESSAGE` and why.
 fn no_message(doc: &Document) -> Diagnostic {
     Diagnostic::error("NO-MESSAGE", reader::no_message_reason(&doc.source.text))
@@ -150,17 +161,7 @@ pub fn validate(ctx: &Context, p: params::Validate) -> OpResult {
 /// is whole, and the times carried by its ids. A paste without any
 /// message answers with the input's own verdict.
 pub fn examine(ctx: &Context, p: params::Messages) -> OpResult {
-    let options = ReadOptions {
-        now: Utc::now(),
-        ..ReadOptions::default()
-    };
-    let doc = read(
-        ctx,
-        p.text,
-        p.path.as_deref(),
-        p.protocol.as_deref(),
-        &options,
-    )?;
+    let doc = read_messages(ctx, p)?;
     let (valid, verdicts) = verdicts(&doc, false);
     if doc.messages.is_empty() {
         return Ok(json!({ "valid": false, "input": verdicts.first(), "messages": [] }));
@@ -174,8 +175,7 @@ pub fn examine(ctx: &Context, p: params::Messages) -> OpResult {
         .map(|(found, verdict)| {
             let message = found.to_message();
             let time = |id: Option<&String>| {
-                id.and_then(|id| crate::ids::timestamp_ms(id))
-                    .and_then(|ms| chrono::DateTime::from_timestamp_millis(ms as i64))
+                id.and_then(|id| crate::ids::created_at(id))
                     .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
             };
             let times = message.as_ref().map(|m| {
@@ -199,13 +199,7 @@ pub fn examine(ctx: &Context, p: params::Messages) -> OpResult {
 }
 
 pub fn inspect(ctx: &Context, p: params::Messages) -> OpResult {
-    let doc = read(
-        ctx,
-        p.text,
-        p.path.as_deref(),
-        p.protocol.as_deref(),
-        &ReadOptions::default(),
-    )?;
+    let doc = read_messages(ctx, p)?;
     require_messages(&doc)?;
     let messages: Vec<Value> = doc
         .messages
@@ -216,13 +210,7 @@ pub fn inspect(ctx: &Context, p: params::Messages) -> OpResult {
 }
 
 pub fn verify(ctx: &Context, p: params::Messages) -> OpResult {
-    let doc = read(
-        ctx,
-        p.text,
-        p.path.as_deref(),
-        p.protocol.as_deref(),
-        &ReadOptions::default(),
-    )?;
+    let doc = read_messages(ctx, p)?;
     require_messages(&doc)?;
     let (valid, messages) = signature_verdicts(&doc.source.name, &doc.messages, &store_trust()?);
     Ok(json!({ "valid": valid, "messages": messages }))
