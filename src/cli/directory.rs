@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use super::args::{DirectoryArgs, GlobalArgs};
 use super::endpoints::{endpoint, failure};
+use crate::delivery::inbox::Inbox;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory, QUERIES, Seen};
-use crate::transport::inbox::Inbox;
 use crate::transport::{self, Endpoint};
 
 /// `--format json`: one line per message the directory acted on.

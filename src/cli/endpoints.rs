@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::args::{ListenArgs, SendArgs};
+use crate::delivery::binding::Binding;
 use crate::exit::{CliError, ExitStatus};
+use crate::transport::server::ServeOptions;
 use crate::transport::{Ended, Endpoint, Listen, Settings, TransportError, email};
 
 /// A flag that SIGINT and SIGTERM set: the command stops cleanly at its
@@ -62,11 +64,17 @@ impl SendArgs {
 }
 
 impl ListenArgs {
+    /// Listening from `http://ADDR` is serving the HTTP binding (every
+    /// message validated and acknowledged), without an inbox directory.
     pub fn settings(&self) -> Settings {
         Settings {
             qos: self.qos,
             session: self.session.clone(),
             ca_file: self.ca_file.clone(),
+            serve: ServeOptions {
+                exchange: Arc::new(Binding::default()),
+                ..ServeOptions::default()
+            },
             ..Settings::default()
         }
     }

@@ -11,10 +11,11 @@ use serde::Serialize;
 use super::args::{BrokerArgs, GlobalArgs, RecvArgs, RequestArgs};
 use super::common::print_findings;
 use super::endpoints::{endpoint, failure, stop_on_signals};
+use crate::delivery::inbox::{self, Inbox};
+use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::Value;
-use crate::transport::inbox::{self, Inbox};
 use crate::transport::mqtt::{self, MqttTransport};
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
 
@@ -206,9 +207,11 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         ca_file: args.ca_file.clone(),
         ..Settings::default()
     };
+    let request = routing::outgoing(found, &Endpoint::Mqtt(uri.clone()))
+        .ok_or_else(|| CliError::usage("the TaskRequest cannot be written"))?;
     let mut transport = MqttTransport::new(uri, settings);
-    let topic = transport.topic_for(found).map_err(failure)?;
-    let text = found.render().unwrap_or_default();
+    let topic = transport.topic_for(&request.routing).map_err(failure)?;
+    let text = request.text;
     // The URI's topic is where the request goes; the reply comes on the callback.
     transport.uri.topic = None;
     let listen = Listen {

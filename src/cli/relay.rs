@@ -7,18 +7,21 @@ use chrono::Utc;
 use super::args::{GlobalArgs, RelayArgs};
 use super::endpoints::{endpoint, failure};
 use crate::convert::{self, WriteOptions};
+use crate::delivery::inbox::{Inbox, Received};
+use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Source;
 use crate::protocols::ReadOptions;
 use crate::protocols::crosstalk::{self, audit};
 use crate::reader::Document;
-use crate::transport::inbox::{Inbox, Received};
-use crate::transport::{self, Endpoint, Outgoing, Transport};
+use crate::transport::{self, Endpoint, Transport};
 
 /// What every forwarded message needs.
 struct Relay<'a> {
     args: &'a RelayArgs,
     destination: Box<dyn Transport>,
+    /// Where it goes (for each message's routing).
+    to: Endpoint,
     quiet: bool,
     forwarded: usize,
     skipped: usize,
@@ -72,8 +75,9 @@ impl Relay<'_> {
             self.not_relayed(source, 1, "its new form cannot be read back");
             return Ok(());
         };
+        let outgoing = routing::with_text(found, text, &self.to);
         self.destination
-            .send(&[Outgoing { text, found }], &mut super::send::print_reply)
+            .send(&[outgoing], &mut super::send::print_reply)
             .map_err(failure)?;
         self.forwarded += 1;
         Ok(())
@@ -119,7 +123,8 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
     let mut source = transport::open(from, settings.clone());
     let mut relay = Relay {
         args,
-        destination: transport::open(to, settings),
+        destination: transport::open(to.clone(), settings),
+        to,
         quiet: g.quiet,
         forwarded: 0,
         skipped: 0,

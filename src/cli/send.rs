@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use super::args::{GlobalArgs, SendArgs};
 use super::common;
 use super::endpoints::{endpoint, failure};
-use crate::delivery::archive;
+use crate::delivery::{archive, routing};
 use crate::diag::Diagnostic;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
-use crate::protocols::{Found, ReadOptions};
+use crate::protocols::{Found, Protocol, ReadOptions};
 use crate::reader::{
     self,
     pieces::{Item, Piece},
@@ -43,7 +43,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         // One paste holds everything: gathered first.
         Endpoint::Clipboard => {
             let pieces = gather(&inputs)?;
-            let messages = outgoing(pieces.iter().flat_map(|p| &p.messages));
+            let messages = outgoing(pieces.iter().flat_map(|p| &p.messages), &destination);
             let mut clipboard = transport::open(destination.clone(), args.settings());
             clipboard
                 .send(&messages, &mut print_reply)
@@ -53,7 +53,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         _ => {
             let mut transport = transport::open(destination.clone(), args.settings());
             for_each_piece(&inputs, &mut |piece| {
-                let messages = outgoing(&piece.messages);
+                let messages = outgoing(&piece.messages, &destination);
                 transport.send(&messages, &mut print_reply).map_err(failure)
             })?;
             // An MQTT connection kept open between pieces is closed here,
@@ -130,17 +130,14 @@ fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
     Ok(pieces)
 }
 
-/// Messages as sent: same protocol and version, ids and signature kept, in
-/// canonical form (LF, no quote prefix or fence).
-fn outgoing<'a>(found: impl IntoIterator<Item = &'a Found>) -> Vec<Outgoing<'a>> {
+/// The messages as payloads for `destination` (see [`routing::outgoing`]).
+fn outgoing<'a>(
+    found: impl IntoIterator<Item = &'a Found>,
+    destination: &Endpoint,
+) -> Vec<Outgoing> {
     found
         .into_iter()
-        .filter_map(|found| {
-            Some(Outgoing {
-                text: found.render()?,
-                found,
-            })
-        })
+        .filter_map(|found| routing::outgoing(found, destination))
         .collect()
 }
 
@@ -206,11 +203,14 @@ fn write_stdout(inputs: &[Input]) -> Result<(), CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut first = true;
     for_each_piece(inputs, &mut |piece| {
-        for m in outgoing(&piece.messages) {
-            if !first && m.is_envelope() {
+        for found in &piece.messages {
+            let Some(text) = found.render() else {
+                continue;
+            };
+            if !first && found.protocol == Protocol::Crosstalk {
                 out.write_all(b"\n")?;
             }
-            out.write_all(m.text.as_bytes())?;
+            out.write_all(text.as_bytes())?;
             first = false;
         }
         Ok(())

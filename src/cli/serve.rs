@@ -2,6 +2,9 @@
 
 use super::args::{GlobalArgs, ServeArgs};
 use super::endpoints::failure;
+use std::sync::Arc;
+
+use crate::delivery::binding::Binding;
 use crate::exit::{CmdResult, ExitStatus};
 use crate::transport::http::HttpTransport;
 use crate::transport::server::ServeOptions;
@@ -12,8 +15,7 @@ pub fn run(args: &ServeArgs, g: &GlobalArgs) -> CmdResult {
     let mut transport = HttpTransport {
         url: format!("http://{}", args.listen),
         serve: ServeOptions {
-            inbox: args.inbox.clone(),
-            exec: args.exec.clone(),
+            exchange: Arc::new(Binding::new(args.inbox.clone(), args.exec.clone())),
             max_bytes: args.max_bytes,
             rate: args.rate,
             max_connections: args.max_connections.max(1),

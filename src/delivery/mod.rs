@@ -1,4 +1,14 @@
-//! Between messages and transports: what a delivery does with the
-//! messages themselves (an archive that holds each message once).
+//! Between messages and transports. Going out, each message becomes a
+//! payload with its routing ([`routing`], [`mail`]); coming in, arrivals
+//! become messages, each handed on once ([`inbox`]); the HTTP binding
+//! ([`binding`]) validates, stores and answers what is POSTed to a server;
+//! an archive holds each message once ([`archive`]). Transports below know
+//! none of the protocols.
 
 pub mod archive;
+pub mod binding;
+pub mod inbox;
+pub mod mail;
+mod replies;
+pub mod routing;
+mod stored;

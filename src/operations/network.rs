@@ -10,6 +10,7 @@ use super::Context;
 use super::archive;
 use super::params;
 use super::{OpError, OpResult};
+use crate::delivery::routing;
 use crate::diag;
 use crate::input::Source;
 use crate::protocols::ReadOptions;
@@ -59,12 +60,7 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
             let outgoing: Vec<Outgoing> = doc
                 .messages
                 .iter()
-                .filter_map(|found| {
-                    Some(Outgoing {
-                        text: found.render()?,
-                        found,
-                    })
-                })
+                .filter_map(|found| routing::outgoing(found, &destination))
                 .collect();
             let mut replies = Vec::new();
             let mut peer = transport::open(destination, settings);

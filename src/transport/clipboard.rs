@@ -54,7 +54,7 @@ impl Transport for ClipboardTransport {
     /// All the messages in one paste (copying each would keep only the last).
     fn send(
         &mut self,
-        messages: &[Outgoing<'_>],
+        messages: &[Outgoing],
         _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError> {
         copy(&super::joined(messages)).map_err(Into::into)

@@ -1,22 +1,15 @@
-//! Email (`email:ADDRESS`): one RFC 5322 message per protocol message, the
-//! message itself as the body — for Crosstalk with the Subject
-//! `[AI Crosstalk] <context> - <intent>` — written to a `.eml` file or sent
-//! over SMTP. Message-IDs come from the message ids, so a reply's
-//! `In-Reply-To` names its parent and mail clients thread the conversation.
+//! Email (`email:ADDRESS`): one RFC 5322 message per payload, written to
+//! a `.eml` file or sent over SMTP. What a mail says — its Subject,
+//! Message-ID, In-Reply-To and body — comes with the payload's routing
+//! (the delivery layer words it from the message; see `delivery::mail`).
 
 use std::time::SystemTime;
 
 use lettre::message::Body;
 use lettre::message::header::{ContentTransferEncoding, ContentType, MIME_VERSION_1_0};
 use lettre::{Message, SmtpTransport, Transport as _};
-use serde_json::Value;
 
 use super::{Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
-use crate::protocols::Value as Parsed;
-use crate::protocols::crosstalk::{self, Envelope};
-
-/// The right-hand side of the Message-IDs aiproto writes.
-const ID_DOMAIN: &str = "aiproto.invalid";
 
 /// Why a mail could not be written or sent.
 #[derive(Debug, thiserror::Error)]
@@ -50,7 +43,7 @@ pub struct EmailTransport {
 impl Transport for EmailTransport {
     fn send(
         &mut self,
-        messages: &[Outgoing<'_>],
+        messages: &[Outgoing],
         _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError> {
         let Delivery { out, smtp, from } = &self.delivery;
@@ -61,21 +54,19 @@ impl Transport for EmailTransport {
             return Err(TransportError::EmailOneFile(messages.len()));
         }
         for message in messages {
-            let (mail, sender) = match &message.found.value {
-                Parsed::Crosstalk(p) => (
-                    crosstalk_mail(&p.envelope),
-                    p.envelope.sender.strip_prefix("email:").map(str::to_string),
-                ),
-                Parsed::Hsp(Some(m)) => (json_mail("hsp", &m.json), None),
-                Parsed::Csdl(Some(d)) => (json_mail("csdl", &d.json), None),
-                Parsed::Msp(Some(d)) => (json_mail("msp", &d.json), None),
-                _ => continue,
+            let plain;
+            let mail = match &message.routing.mail {
+                Some(mail) => mail,
+                None => {
+                    plain = Mail::plain(&message.text);
+                    &plain
+                }
             };
             let from = from
                 .clone()
-                .or(sender)
+                .or_else(|| mail.sender.clone())
                 .unwrap_or_else(|| "aiproto@localhost".into());
-            let built = build(&mail, &from, &self.address)?;
+            let built = build(mail, &from, &self.address)?;
             if let Some(path) = out {
                 std::fs::write(path, built.formatted()).map_err(|source| TransportError::Io {
                     path: path.display().to_string(),
@@ -104,62 +95,25 @@ impl Transport for EmailTransport {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mail {
     pub subject: String,
+    /// `<id@domain>`, angle brackets included.
     pub message_id: Option<String>,
     pub in_reply_to: Option<String>,
     pub body: String,
+    /// The From address when the message names one (its sender is an
+    /// `email:` address); `Delivery::from` comes first.
+    pub sender: Option<String>,
 }
 
-fn mail_id(id: &str) -> String {
-    format!("<{id}@{ID_DOMAIN}>")
-}
-
-/// A Crosstalk envelope as a mail; 1.1 envelopes that are not signed get a
-/// `meta: email` block naming the mail's Message-ID and In-Reply-To.
-pub fn crosstalk_mail(env: &Envelope) -> Mail {
-    let mut env = env.clone();
-    let message_id = env.message.as_deref().map(mail_id);
-    let in_reply_to = env.parent.as_deref().map(mail_id);
-    let signed = env.sig.as_deref().is_some_and(|s| s != "none");
-    if !signed && env.version() == crosstalk::Version::V1_1 {
-        let block = env.meta_block_mut("email");
-        for (key, value) in [("Message-ID", &message_id), ("In-Reply-To", &in_reply_to)] {
-            if let Some(v) = value
-                && block.get(key).is_none()
-            {
-                block.entries.push((key.to_string(), v.clone()));
-            }
+impl Mail {
+    /// A payload no one worded a mail for: a generic subject, the text as body.
+    pub fn plain(text: &str) -> Mail {
+        Mail {
+            subject: "[aiproto] message".into(),
+            message_id: None,
+            in_reply_to: None,
+            body: text.to_string(),
+            sender: None,
         }
-    }
-    Mail {
-        subject: format!(
-            "[AI Crosstalk] {} - {}",
-            env.context.as_deref().unwrap_or("(no context)"),
-            env.intent.as_deref().unwrap_or("(no intent)")
-        ),
-        message_id,
-        in_reply_to,
-        body: crosstalk::render(&env),
-    }
-}
-
-/// A JSON message (HSP, CSDL, MSP) as a mail: `[HSP] <message type>`, ids
-/// from `message_id` / `correlation_id` (or `trace_id` / `parent_id`).
-pub fn json_mail(protocol: &str, json: &Value) -> Mail {
-    let text = |k: &str| json.get(k).and_then(Value::as_str);
-    let what = text("message_type")
-        .or_else(|| text("intent"))
-        .or_else(|| text("t"))
-        .unwrap_or("message");
-    Mail {
-        subject: format!("[{}] {what}", protocol.to_uppercase()),
-        message_id: text("message_id").or_else(|| text("trace_id")).map(mail_id),
-        in_reply_to: text("correlation_id")
-            .or_else(|| text("parent_id"))
-            .map(mail_id),
-        body: format!(
-            "{}\n",
-            serde_json::to_string_pretty(json).unwrap_or_default()
-        ),
     }
 }
 
@@ -208,22 +162,21 @@ pub fn send(message: &Message, url: &str) -> Result<(), EmailError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::crosstalk::parse_all;
 
-    const REPLY: &str = "[[CHATGPT→CLAUDE v1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nparent: 01J9J3DBC4N7P2Q3R5S7T9W1V2\nmessage: 01J9J3DF8WQ0R2T4V6X8Z0B2D4\ncontext: api-design\nintent: RESPOND\nbody: |\n  Cursor.\nsig: none\n[[END]]\n";
+    fn mail() -> Mail {
+        Mail {
+            subject: "[AI Crosstalk] api-design - RESPOND".into(),
+            message_id: Some("<01J9J3DF8WQ0R2T4V6X8Z0B2D4@aiproto.invalid>".into()),
+            in_reply_to: Some("<01J9J3DBC4N7P2Q3R5S7T9W1V2@aiproto.invalid>".into()),
+            body: "[[CHATGPT→CLAUDE v1]]\nintent: RESPOND\n[[END]]\n".into(),
+            sender: None,
+        }
+    }
 
     #[test]
-    fn a_crosstalk_reply_threads_under_its_parent() {
-        let env = parse_all(REPLY).remove(0).envelope;
-        let mail = crosstalk_mail(&env);
-        assert_eq!(mail.subject, "[AI Crosstalk] api-design - RESPOND");
-        assert_eq!(
-            mail.in_reply_to.as_deref(),
-            Some("<01J9J3DBC4N7P2Q3R5S7T9W1V2@aiproto.invalid>")
-        );
-        assert!(mail.body.contains("\nmeta: email\nMessage-ID: <01J9J3DF8WQ0R2T4V6X8Z0B2D4@aiproto.invalid>\nIn-Reply-To: <01J9J3DBC4N7P2Q3R5S7T9W1V2@aiproto.invalid>\n"), "{}", mail.body);
+    fn a_mail_threads_under_its_parent() {
         let eml = String::from_utf8(
-            build(&mail, "relay@example.com", "kalle@example.com")
+            build(&mail(), "relay@example.com", "kalle@example.com")
                 .unwrap()
                 .formatted(),
         )
@@ -236,19 +189,18 @@ mod tests {
             eml.contains("In-Reply-To: <01J9J3DBC4N7P2Q3R5S7T9W1V2@aiproto.invalid>\r\n"),
             "{eml}"
         );
+        assert!(
+            eml.contains("Message-ID: <01J9J3DF8WQ0R2T4V6X8Z0B2D4@aiproto.invalid>\r\n"),
+            "{eml}"
+        );
         assert!(eml.contains("Content-Transfer-Encoding: 8bit\r\n"), "{eml}");
         assert!(eml.contains("[[CHATGPT→CLAUDE v1]]"), "{eml}");
     }
 
     #[test]
     fn bad_addresses_are_named() {
-        let mail = json_mail(
-            "hsp",
-            &serde_json::json!({"message_type": "HSP::Fact_v1.0"}),
-        );
-        assert_eq!(mail.subject, "[HSP] HSP::Fact_v1.0");
         assert!(matches!(
-            build(&mail, "a@b.c", "not an address"),
+            build(&mail(), "a@b.c", "not an address"),
             Err(EmailError::Address(_))
         ));
     }

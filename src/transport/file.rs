@@ -16,11 +16,11 @@ pub struct FileTransport {
 impl Transport for FileTransport {
     fn send(
         &mut self,
-        messages: &[Outgoing<'_>],
+        messages: &[Outgoing],
         _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError> {
         for message in messages {
-            append(&self.path, &message.text, message.is_envelope()).map_err(|source| {
+            append(&self.path, &message.text, message.routing.spaced).map_err(|source| {
                 TransportError::Io {
                     path: self.path.display().to_string(),
                     source,

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use crate::protocols::Protocol;
-
-use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Transport, TransportError, server};
+use super::{
+    Arrival, Ended, Listen, OnArrival, Outgoing, Routing, Transport, TransportError, server,
+};
 
 /// `http://…` or `https://…`: each message POSTed on its own; receiving
 /// listens on the URL's address.
@@ -16,14 +16,12 @@ pub struct HttpTransport {
 }
 
 impl Transport for HttpTransport {
-    /// POSTs each message (`text/plain; charset=utf-8` for a Crosstalk
-    /// envelope, else `application/json`) and hands on the reply. A non-2xx
-    /// reply is shown too (the peer's ERROR envelope says why), then it fails.
-    /// A URL without a path gets the route of the message's protocol
-    /// (see [`route_of`]).
+    /// POSTs each message with its content type and hands on the reply. A
+    /// non-2xx reply is shown too (the peer's ERROR envelope says why), then
+    /// it fails. A URL without a path gets the message's `http_path`.
     fn send(
         &mut self,
-        messages: &[Outgoing<'_>],
+        messages: &[Outgoing],
         on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError> {
         let shown = |e| TransportError::Io {
@@ -33,15 +31,10 @@ impl Transport for HttpTransport {
         // Every message's URL first: none is sent when one has no route.
         let urls = messages
             .iter()
-            .map(|m| url_for(&self.url, m.found.protocol))
+            .map(|m| url_for(&self.url, &m.routing))
             .collect::<Result<Vec<_>, _>>()?;
         for (message, url) in messages.iter().zip(urls) {
-            let content_type = if message.is_envelope() {
-                "text/plain; charset=utf-8"
-            } else {
-                "application/json"
-            };
-            let (status, reply) = post(&url, &message.text, content_type)?;
+            let (status, reply) = post(&url, &message.text, message.content_type())?;
             on_reply(&reply).map_err(shown)?;
             if !(200..300).contains(&status) {
                 return Err(TransportError::Status { url, status, reply });
@@ -70,6 +63,10 @@ impl Transport for HttpTransport {
             deadline: listen.timeout.map(|t| std::time::Instant::now() + t),
         };
         let quiet = listen.quiet;
+        let routes = match self.serve.exchange.routes() {
+            [] => "to any path".to_string(),
+            paths => paths.join(", "),
+        };
         let served = server::serve(
             &address,
             &self.serve,
@@ -77,12 +74,10 @@ impl Transport for HttpTransport {
             !quiet,
             |addr| {
                 if !quiet {
-                    eprintln!(
-                        "aiproto: listening on http://{addr} (POST /crosstalk/receive, /hsp)"
-                    );
+                    eprintln!("aiproto: listening on http://{addr} (POST {routes})");
                 }
             },
-            &mut |_found, text| {
+            &mut |text| {
                 let origin = format!("http://{address}");
                 let answer = on_arrival(Arrival {
                     origin: &origin,
@@ -108,32 +103,22 @@ impl Transport for HttpTransport {
     }
 }
 
-/// The path the HTTP binding gives a protocol's messages (the one
-/// `aiproto serve` answers on), if it has one.
-pub fn route_of(protocol: Protocol) -> Option<&'static str> {
-    match protocol {
-        Protocol::Crosstalk => Some("/crosstalk/receive"),
-        Protocol::Hsp => Some("/hsp"),
-        Protocol::Csdl | Protocol::Msp => None,
-    }
-}
-
-/// `url` as given when it has a path; else `url` with the route of the
-/// message's protocol, so `--via http://host:port` reaches `aiproto serve`.
-fn url_for(url: &str, protocol: Protocol) -> Result<String, TransportError> {
+/// `url` as given when it has a path; else `url` with the message's
+/// `http_path`, so `--via http://host:port` reaches `aiproto serve`.
+fn url_for(url: &str, routing: &Routing) -> Result<String, TransportError> {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let has_path = rest.find('/').is_some_and(|at| rest.len() > at + 1);
     if has_path {
         return Ok(url.to_string());
     }
-    match route_of(protocol) {
+    match routing.http_path {
         Some(route) => Ok(format!("{}{route}", url.trim_end_matches('/'))),
         None => Err(TransportError::Peer {
             url: url.to_string(),
             why: format!(
                 "the HTTP binding has no route for {} messages: give the URL's path \
                  (or convert the message to crosstalk or hsp first)",
-                protocol.name()
+                routing.kind
             ),
         }),
     }
@@ -172,24 +157,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_url_without_a_path_gets_the_route_of_the_protocol() {
-        let url = |u, p| url_for(u, p).unwrap();
+    fn a_url_without_a_path_gets_the_routing_path() {
+        let to = |path| Routing {
+            kind: "crosstalk",
+            http_path: path,
+            ..Routing::default()
+        };
+        let url = |u, r| url_for(u, &r).unwrap();
         assert_eq!(
-            url("http://127.0.0.1:8080", Protocol::Crosstalk),
+            url("http://127.0.0.1:8080", to(Some("/crosstalk/receive"))),
             "http://127.0.0.1:8080/crosstalk/receive"
         );
         assert_eq!(
-            url("http://127.0.0.1:8080/", Protocol::Hsp),
+            url("http://127.0.0.1:8080/", to(Some("/hsp"))),
             "http://127.0.0.1:8080/hsp"
         );
         assert_eq!(
-            url("https://peer.example/in", Protocol::Hsp),
+            url("https://peer.example/in", to(Some("/hsp"))),
             "https://peer.example/in"
         );
-        let csdl = url_for("http://127.0.0.1:8080", Protocol::Csdl).unwrap_err();
-        assert!(csdl.to_string().contains("no route for csdl"), "{csdl}");
+        let csdl = Routing {
+            kind: "csdl",
+            ..Routing::default()
+        };
+        let refused = url_for("http://127.0.0.1:8080", &csdl).unwrap_err();
+        assert!(
+            refused.to_string().contains("no route for csdl"),
+            "{refused}"
+        );
         assert_eq!(
-            url("http://127.0.0.1:8080/anything", Protocol::Csdl),
+            url("http://127.0.0.1:8080/anything", csdl),
             "http://127.0.0.1:8080/anything"
         );
     }

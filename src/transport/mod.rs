@@ -18,18 +18,13 @@ pub mod email;
 pub mod file;
 pub mod http;
 pub mod http_conn;
-pub mod inbox;
 pub mod mqtt;
 pub mod server;
-mod server_inbox;
-mod server_replies;
 mod stdio;
 mod tls;
 
 use std::path::PathBuf;
 use std::time::Duration;
-
-use crate::protocols::{Found, Protocol};
 
 /// Where messages go or come from, parsed from a URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,17 +155,38 @@ impl std::str::FromStr for Endpoint {
     }
 }
 
-/// A message on its way out: its wire text and the message it came from
-/// (for what a transport derives from it: an MQTT topic, a mail's Subject).
-pub struct Outgoing<'a> {
+/// A payload on its way out: the bytes, and the routing the delivery
+/// layer worked out for them.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// The message's wire text.
     pub text: String,
-    pub found: &'a Found,
+    pub routing: Routing,
 }
 
-impl Outgoing<'_> {
-    /// A Crosstalk envelope (text) rather than a JSON message.
-    pub fn is_envelope(&self) -> bool {
-        self.found.protocol == Protocol::Crosstalk
+/// Where and how a payload goes, as far as a transport needs to know.
+#[derive(Debug, Clone, Default)]
+pub struct Routing {
+    /// Its media type (an HTTP Content-Type); by default `application/json`.
+    pub content_type: Option<&'static str>,
+    /// What it is, for an error: `crosstalk`, `hsp`…
+    pub kind: &'static str,
+    /// The path an HTTP URL without one gets (`None`: the URL must name one).
+    pub http_path: Option<&'static str>,
+    /// The MQTT topic it names itself (an HSP recipient); the URI's topic
+    /// comes first.
+    pub topic: Option<String>,
+    /// The mail that carries it (for `email:`).
+    pub mail: Option<email::Mail>,
+    /// Set apart by a blank line from what comes before it in a file (a
+    /// Crosstalk envelope).
+    pub spaced: bool,
+}
+
+impl Outgoing {
+    /// The payload's media type.
+    pub fn content_type(&self) -> &'static str {
+        self.routing.content_type.unwrap_or("application/json")
     }
 }
 
@@ -244,7 +260,7 @@ pub trait Transport {
     /// answers to each.
     fn send(
         &mut self,
-        messages: &[Outgoing<'_>],
+        messages: &[Outgoing],
         on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError>;
 
@@ -298,7 +314,7 @@ pub fn join_messages(texts: &[String]) -> String {
 const POLL: Duration = Duration::from_millis(200);
 
 /// The messages' texts as one, as [`join_messages`] does.
-fn joined(messages: &[Outgoing<'_>]) -> String {
+fn joined(messages: &[Outgoing]) -> String {
     let texts: Vec<String> = messages.iter().map(|m| m.text.clone()).collect();
     join_messages(&texts)
 }

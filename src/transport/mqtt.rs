@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
 
-use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Transport, TransportError};
-use crate::protocols::{Found, Value};
+use super::{Arrival, Ended, Listen, OnArrival, Outgoing, Routing, Transport, TransportError};
 
 /// `mqtt://[user:pass@]host[:port][/topic]`, or `mqtts://…` (TLS, port
 /// 8883 by default). The topic keeps `+` and `#` (so it is not parsed as a
@@ -117,24 +116,14 @@ impl MqttTransport {
         Ok(options)
     }
 
-    /// The topic a message goes to: the URI's, or for an HSP message the
-    /// one its recipient names (hsp-0.1 §4.4): an `hsp/…` topic as is, a
-    /// DID as `hsp/agents/<did>`.
-    pub fn topic_for(&self, found: &Found) -> Result<String, TransportError> {
-        let recipient = match &found.value {
-            Value::Hsp(Some(m)) => m
-                .json
-                .get("recipient_ai_id")
-                .and_then(|r| r.as_str())
-                .map(str::to_string),
-            _ => None,
-        };
-        match (&self.uri.topic, recipient) {
-            (Some(t), _) => Ok(t.clone()),
-            (None, Some(r)) if r.starts_with("hsp/") => Ok(r),
-            (None, Some(r)) => Ok(format!("hsp/agents/{r}")),
-            (None, None) => Err(TransportError::NoTopic),
-        }
+    /// The topic a message goes to: the URI's, or the one its routing
+    /// names (an HSP message's recipient).
+    pub fn topic_for(&self, routing: &Routing) -> Result<String, TransportError> {
+        self.uri
+            .topic
+            .clone()
+            .or_else(|| routing.topic.clone())
+            .ok_or(TransportError::NoTopic)
     }
 }
 
@@ -143,7 +132,7 @@ impl Transport for MqttTransport {
     /// broker has acknowledged each (QoS 1 and 2) or it is written (QoS 0).
     fn send(
         &mut self,
-        messages: &[Outgoing<'_>],
+        messages: &[Outgoing],
         _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError> {
         let mut items = Vec::with_capacity(messages.len());
@@ -151,7 +140,7 @@ impl Transport for MqttTransport {
             // The message as it is, without the line end that ends it on a
             // terminal (subscribers would print a blank line).
             let text = message.text.strip_suffix('\n').unwrap_or(&message.text);
-            items.push((self.topic_for(message.found)?, text.as_bytes().to_vec()));
+            items.push((self.topic_for(&message.routing)?, text.as_bytes().to_vec()));
         }
         publish(self, items, Duration::from_secs(60))
     }

@@ -1,32 +1,90 @@
-//! The receiving side of the HTTP binding: `POST /crosstalk/receive` (and
-//! `/hsp`) are validated, stored atomically in an inbox, handed to the
-//! receiver, and answered with an ACK, the reply of an `--exec` handler, or
-//! an ERROR with its status. `aiproto serve`, and `recv`/`relay` from an
+//! The receiving side of HTTP: listening, one worker per request, the
+//! limits (size, deadline, connections, rate) and their refusals. What a
+//! request's body means, and what to answer it, is the [`Exchange`]'s: the
+//! layer above gives one (the HTTP binding of the protocols is
+//! `delivery::binding`). `aiproto serve`, and `recv`/`relay` from an
 //! `http://` URI (see [`super::http`]), run it.
 
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use super::http_conn::{self, ReadError, Request};
-use super::server_inbox as inbox;
-use super::server_replies::{Answer, ack, error, run_handler};
-use crate::input::Source;
-use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
-use crate::reader::Document;
 
 /// The largest request body accepted by default.
 pub const MAX_BYTES: usize = 1024 * 1024;
 
+/// An answer: its status, media type and body.
+pub struct Answer {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: String,
+}
+
+/// What the server leaves to the layer above: which paths it serves, what
+/// a body POSTed there means, and how a refusal is worded. Called from the
+/// worker threads, one request each.
+pub trait Exchange: std::fmt::Debug + Send + Sync {
+    /// The paths it names (for the listening line and a 404); none: any path.
+    fn routes(&self) -> &'static [&'static str];
+
+    /// Whether requests to `path` are served (others are refused with 404).
+    fn serves(&self, path: &str) -> bool {
+        self.routes().is_empty() || self.routes().contains(&path)
+    }
+
+    /// The answer refusing a request to `path` (empty when the request
+    /// could not be read) with `status`, a short `code` and why.
+    fn refuse(&self, path: &str, status: u16, code: &str, why: &str) -> Answer;
+
+    /// The answer to `body`, POSTed to a served `path`. Each message in it
+    /// that the receiver should get goes to `deliver`, which waits for the
+    /// receiver and says whether it failed (then the request is answered
+    /// with that).
+    fn handle(&self, path: &str, body: String, deliver: &mut Deliver<'_>) -> Answer;
+}
+
+/// Hands one message's text to the receiver on the serving thread:
+/// `Err(why)` when the receiver failed or the server stopped.
+pub type Deliver<'d> = dyn FnMut(String) -> Result<(), String> + 'd;
+
+/// The exchange of a server given none: every POST on any path is handed
+/// on as it came and answered 204.
+#[derive(Debug)]
+pub struct PassThrough;
+
+impl Exchange for PassThrough {
+    fn routes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn refuse(&self, _path: &str, status: u16, code: &str, why: &str) -> Answer {
+        Answer {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: format!("{code}: {why}\n"),
+        }
+    }
+
+    fn handle(&self, _path: &str, body: String, deliver: &mut Deliver<'_>) -> Answer {
+        match deliver(body) {
+            Ok(()) => Answer {
+                status: 204,
+                content_type: "text/plain; charset=utf-8",
+                body: String::new(),
+            },
+            Err(why) => self.refuse("", 502, "E-ROUTE", &format!("the receiver failed: {why}")),
+        }
+    }
+}
+
 /// How the server behaves.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
-    pub inbox: Option<PathBuf>,
-    /// A shell command given each message on stdin; its stdout is the reply.
-    pub exec: Option<String>,
+    /// What requests mean and what they are answered.
+    pub exchange: Arc<dyn Exchange>,
     /// Bodies larger than this are refused with 413.
     pub max_bytes: usize,
     /// Requests per second allowed (a token bucket of this size); None: no limit.
@@ -46,8 +104,7 @@ pub const READ_TIMEOUT_SECS: u64 = 10;
 impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
-            inbox: None,
-            exec: None,
+            exchange: Arc::new(PassThrough),
             max_bytes: MAX_BYTES,
             rate: None,
             max_connections: MAX_CONNECTIONS,
@@ -69,16 +126,15 @@ pub enum Served {
     Timeout,
 }
 
-/// The receiver of each valid message (after the inbox and the handler);
-/// `Ok(true)` stops the server once this request is answered.
-pub type OnMessage<'h> = dyn FnMut(&Found, &str) -> anyhow::Result<bool> + 'h;
+/// The receiver of each message the exchange delivers; `Ok(true)` stops
+/// the server once this request is answered.
+pub type OnMessage<'h> = dyn FnMut(&str) -> anyhow::Result<bool> + 'h;
 
-/// A valid message read by a worker, for the receiver on the serving thread.
+/// A message delivered by a worker, for the receiver on the serving thread.
 struct Job {
-    found: Found,
-    rendered: String,
-    /// The message back, with the receiver's answer: `Ok(stop)`, or why it failed.
-    done: mpsc::Sender<(Found, Result<bool, String>)>,
+    text: String,
+    /// The receiver's answer: `Ok(stop)`, or why it failed.
+    done: mpsc::Sender<Result<bool, String>>,
 }
 
 /// Serves until `until` says stop. Each request is read, checked and
@@ -103,7 +159,6 @@ pub fn serve(
     ready(listener.local_addr()?);
     let shared = Arc::new(Shared {
         options: options.clone(),
-        seen: inbox::Seen::default(),
         bucket: Mutex::new(options.rate.map(|r| (f64::from(r), Instant::now()))),
         log,
     });
@@ -116,7 +171,7 @@ pub fn serve(
     loop {
         // The receiver, for every message the workers have finished.
         while let Ok(job) = job_queue.try_recv() {
-            let answer = match on_message(&job.found, &job.rendered) {
+            let answer = match on_message(&job.text) {
                 Ok(s) => {
                     stop |= s;
                     Ok(s)
@@ -128,7 +183,7 @@ pub fn serve(
                     Err(why)
                 }
             };
-            let _ = job.done.send((job.found, answer));
+            let _ = job.done.send(answer);
         }
         if stop || until.stop.load(Ordering::SeqCst) {
             stop = true;
@@ -173,8 +228,6 @@ pub fn serve(
 /// What the workers share.
 struct Shared {
     options: ServeOptions,
-    /// Ids already received, for servers without an inbox directory.
-    seen: inbox::Seen,
     /// The `--rate` token bucket: tokens left, and when it was last filled.
     bucket: Mutex<Option<(f64, Instant)>>,
     log: bool,
@@ -215,7 +268,7 @@ fn refuse_unread(stream: TcpStream, e: ReadError, shared: &Shared) {
     if shared.log {
         eprintln!("(unread request) → {status}");
     }
-    let answer = error(Protocol::Crosstalk, status, code, &why, None);
+    let answer = shared.options.exchange.refuse("", status, code, &why);
     http_conn::respond_raw(stream, answer.status, answer.content_type, &answer.body);
 }
 
@@ -238,15 +291,13 @@ fn refuse_busy(stream: TcpStream, shared: &Arc<Shared>, refusing: &Arc<AtomicUsi
         if let Ok(reader) = stream.try_clone()
             && let Ok(mut request) = Request::read_head(reader, deadline)
         {
-            let protocol = route(&request.path).unwrap_or(Protocol::Crosstalk);
             let _ = request.read_body(shared.options.max_bytes, deadline);
             let max = shared.options.max_connections;
-            let answer = error(
-                protocol,
+            let answer = shared.options.exchange.refuse(
+                &request.path,
                 503,
                 "E-RATE",
                 &format!("busy: {max} requests in hand"),
-                None,
             );
             if shared.log {
                 eprintln!("{} {} → 503", request.method, request.path);
@@ -257,38 +308,8 @@ fn refuse_busy(stream: TcpStream, shared: &Arc<Shared>, refusing: &Arc<AtomicUsi
     });
 }
 
-/// The protocol a request's path names, if any.
-fn route(path: &str) -> Option<Protocol> {
-    match path {
-        "/crosstalk/receive" | "/crosstalk" => Some(Protocol::Crosstalk),
-        "/hsp" => Some(Protocol::Hsp),
-        _ => None,
-    }
-}
-
-/// When `text` holds a message of another protocol than the route's: what
-/// to do instead (the route it belongs to, or that it has none here).
-fn misrouted(text: &str, route: Protocol) -> Option<String> {
-    let source = Source {
-        name: "<http>".into(),
-        text: text.to_string(),
-    };
-    let doc = Document::from_source(source, None, &ReadOptions::default());
-    let found = doc.messages.first().filter(|f| f.protocol != route)?;
-    let what = found.protocol;
-    Some(match crate::transport::http::route_of(found.protocol) {
-        Some(path) => {
-            format!("this is a message of protocol {what}, not {route}: POST it to {path}")
-        }
-        None => format!(
-            "this is a message of protocol {what}: the HTTP binding takes crosstalk (POST /crosstalk/receive) \
-             and hsp (POST /hsp); convert it to one of them first"
-        ),
-    })
-}
-
 /// The token bucket: `Some(429)` when this request is one too many.
-fn rate_limited(shared: &Shared, protocol: Protocol) -> Option<Answer> {
+fn rate_limited(shared: &Shared, path: &str) -> Option<Answer> {
     let rate = shared.options.rate?;
     let mut guard = shared.bucket.lock().ok()?;
     let (tokens, last) = guard.as_mut()?;
@@ -297,214 +318,68 @@ fn rate_limited(shared: &Shared, protocol: Protocol) -> Option<Answer> {
         (*tokens + now.duration_since(*last).as_secs_f64() * f64::from(rate)).min(f64::from(rate));
     *last = now;
     if *tokens < 1.0 {
-        return Some(error(
-            protocol,
+        return Some(shared.options.exchange.refuse(
+            path,
             429,
             "E-RATE",
             &format!("more than {rate} requests per second"),
-            None,
         ));
     }
     *tokens -= 1.0;
     None
 }
 
+/// A request whose head was read: refused for its path, method, rate,
+/// size or deadline, else its body handed to the exchange, each message
+/// it delivers going to the receiver on the serving thread.
 fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> Answer {
     let options = &shared.options;
-    let Some(protocol) = route(&request.path) else {
-        return error(
-            Protocol::Crosstalk,
-            404,
-            "E-ROUTE",
-            &format!(
-                "nothing at {}: POST to /crosstalk/receive or /hsp",
-                request.path
-            ),
-            None,
+    let exchange = &*options.exchange;
+    let path = request.path.clone();
+    if !exchange.serves(&path) {
+        let why = format!(
+            "nothing at {path}: POST to {}",
+            exchange.routes().join(" or ")
         );
-    };
-    if request.method != "POST" {
-        return error(
-            protocol,
-            405,
-            "E-UNSUPPORTED",
-            "only POST is accepted",
-            None,
-        );
+        return exchange.refuse(&path, 404, "E-ROUTE", &why);
     }
-    if let Some(answer) = rate_limited(shared, protocol) {
+    if request.method != "POST" {
+        return exchange.refuse(&path, 405, "E-UNSUPPORTED", "only POST is accepted");
+    }
+    if let Some(answer) = rate_limited(shared, &path) {
         return answer;
     }
     let deadline = Instant::now() + options.read_timeout;
     let body = match request.read_body(options.max_bytes, deadline) {
         Ok(Some(body)) => body,
         Ok(None) => {
-            return error(
-                protocol,
-                413,
-                "E-TOO-LARGE",
-                &format!("the message is over {} bytes", options.max_bytes),
-                None,
-            );
+            let why = format!("the message is over {} bytes", options.max_bytes);
+            return exchange.refuse(&path, 413, "E-TOO-LARGE", &why);
         }
         Err(ReadError::Timeout) => {
-            return error(
-                protocol,
-                408,
-                "E-TIMEOUT",
-                &format!(
-                    "the request body did not arrive within {} s",
-                    options.read_timeout.as_secs_f64()
-                ),
-                None,
+            let why = format!(
+                "the request body did not arrive within {} s",
+                options.read_timeout.as_secs_f64()
             );
+            return exchange.refuse(&path, 408, "E-TIMEOUT", &why);
         }
         Err(e) => {
-            return error(
-                protocol,
-                400,
-                "E-FORMAT",
-                &format!("cannot read the request: {e}"),
-                None,
-            );
+            let why = format!("cannot read the request: {e}");
+            return exchange.refuse(&path, 400, "E-FORMAT", &why);
         }
     };
     let Ok(text) = String::from_utf8(body) else {
-        return error(
-            protocol,
-            400,
-            "E-FORMAT",
-            "the message is not UTF-8 text",
-            None,
-        );
+        return exchange.refuse(&path, 400, "E-FORMAT", "the message is not UTF-8 text");
     };
-    let spec = ProtocolSpec {
-        protocol,
-        version: None,
-    };
-    let doc = Document::from_source(
-        Source {
-            name: "<http>".into(),
-            text,
-        },
-        Some(spec),
-        &ReadOptions::default(),
-    );
-    let first = doc.messages.first();
-    let invalid = doc.messages.iter().find(|f| !f.is_valid(false));
-    match (first, invalid) {
-        (None, _) => {
-            let why = misrouted(&doc.source.text, protocol)
-                .unwrap_or_else(|| format!("no {protocol} message in the request"));
-            return error(protocol, 400, "E-FORMAT", &why, None);
-        }
-        (_, Some(bad)) => {
-            if let Some(why) = misrouted(&doc.source.text, protocol) {
-                return error(protocol, 400, "E-FORMAT", &why, None);
-            }
-            let why = bad
-                .diagnostics
-                .iter()
-                .find(|d| d.is_error())
-                .map_or_else(String::new, |d| {
-                    format!("line {}: [{}] {}", d.line, d.code, d.message)
-                });
-            return error(
-                protocol,
-                400,
-                "E-FORMAT",
-                &format!("invalid message: {why}"),
-                Some(bad),
-            );
-        }
-        _ => {}
-    }
-    let mut replies = Vec::new();
-    for found in doc.messages {
-        let Some(rendered) = found.render() else {
-            continue;
-        };
-        // Delivered before (a client's retry): acknowledged again, not
-        // stored or handed on again. The same id on other content is refused.
-        let first_time = match &options.inbox {
-            Some(dir) => inbox::store(dir, &found, &rendered),
-            None => shared.seen.first_time(&found, &rendered),
-        };
-        match first_time {
-            Ok(true) => {}
-            Ok(false) => {
-                replies.push(ack(&found));
-                continue;
-            }
-            Err(inbox::StoreError::Conflict(id)) => {
-                return error(
-                    protocol,
-                    409,
-                    "E-FORMAT",
-                    &format!("message {id} was received before with different content"),
-                    Some(&found),
-                );
-            }
-            Err(inbox::StoreError::Io(e)) => {
-                let (status, why) = if e.kind() == std::io::ErrorKind::StorageFull {
-                    (507, "the inbox's disk is full".to_string())
-                } else {
-                    (500, format!("cannot store the message: {e}"))
-                };
-                return error(protocol, status, "E-ROUTE", &why, Some(&found));
-            }
-        }
-        match &options.exec {
-            Some(cmd) => match run_handler(cmd, &rendered) {
-                Ok(reply) => replies.push(reply),
-                Err(why) => {
-                    return error(
-                        protocol,
-                        502,
-                        "E-ROUTE",
-                        &format!("the handler failed: {why}"),
-                        Some(&found),
-                    );
-                }
-            },
-            None => replies.push(ack(&found)),
-        }
-        // The receiver runs on the serving thread; wait for its word.
+    // The receiver runs on the serving thread; each delivery waits for its word.
+    let mut deliver = |text: String| {
         let (done, answer) = mpsc::channel();
-        let sent = jobs.send(Job {
-            found,
-            rendered,
-            done,
-        });
-        let stopped = || (None, Err("the server stopped".to_string()));
-        let (found, verdict) = match sent {
-            Ok(()) => answer
-                .recv()
-                .map_or_else(|_| stopped(), |(found, verdict)| (Some(found), verdict)),
-            Err(_) => stopped(),
-        };
-        if let Err(why) = verdict {
-            return error(
-                protocol,
-                502,
-                "E-ROUTE",
-                &format!("the receiver failed: {why}"),
-                found.as_ref(),
-            );
-        }
-    }
-    let content_type = if protocol == Protocol::Crosstalk {
-        "text/plain; charset=utf-8"
-    } else {
-        "application/json"
+        jobs.send(Job { text, done })
+            .map_err(|_| "the server stopped".to_string())?;
+        answer
+            .recv()
+            .map_err(|_| "the server stopped".to_string())?
+            .map(|_stop| ())
     };
-    Answer {
-        status: 200,
-        content_type,
-        body: replies.join(if protocol == Protocol::Crosstalk {
-            "\n"
-        } else {
-            ""
-        }),
-    }
+    exchange.handle(&path, text, &mut deliver)
 }

@@ -9,7 +9,7 @@ pub struct Stdio;
 impl Transport for Stdio {
     fn send(
         &mut self,
-        messages: &[Outgoing<'_>],
+        messages: &[Outgoing],
         _on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
     ) -> Result<(), TransportError> {
         let mut out = std::io::stdout().lock();

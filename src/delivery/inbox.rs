@@ -11,10 +11,10 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use super::{Answer, Arrival, Ended, Listen, Transport, TransportError};
 use crate::input::Source;
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::Document;
+use crate::transport::{Answer, Arrival, Ended, Listen, Transport, TransportError};
 
 /// How many ids or texts are remembered to spot a redelivery; redeliveries
 /// come within the window of unacknowledged messages (1,024 at most from
@@ -238,7 +238,7 @@ mod tests {
     impl Transport for Fixed {
         fn send(
             &mut self,
-            _: &[super::super::Outgoing<'_>],
+            _: &[crate::transport::Outgoing],
             _: &mut dyn FnMut(&str) -> std::io::Result<()>,
         ) -> Result<(), TransportError> {
             Ok(())
@@ -247,7 +247,7 @@ mod tests {
         fn receive(
             &mut self,
             _: &Listen,
-            on_arrival: &mut super::super::OnArrival<'_>,
+            on_arrival: &mut crate::transport::OnArrival<'_>,
         ) -> Result<Ended, TransportError> {
             for (text, snapshot) in &self.0 {
                 let answer = on_arrival(Arrival {

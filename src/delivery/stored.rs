@@ -95,13 +95,13 @@ const REMEMBERED: usize = 100_000;
 
 /// The ids received by a server without an inbox, with a digest of each
 /// message (the last [`REMEMBERED`]).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Seen {
     inner: Mutex<Remembered>,
 }
 
 /// Each id's digest, and the ids oldest first (to forget the oldest).
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Remembered {
     by_id: HashMap<String, [u8; 32]>,
     order: VecDeque<String>,

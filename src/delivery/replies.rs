@@ -9,13 +9,7 @@ use serde_json::json;
 use crate::protocols::crosstalk::{self, Envelope};
 use crate::protocols::hsp;
 use crate::protocols::{Found, Protocol, Value};
-
-/// What the server answered, for the log line.
-pub struct Answer {
-    pub status: u16,
-    pub content_type: &'static str,
-    pub body: String,
-}
+use crate::transport::server::Answer;
 
 pub fn run_handler(cmd: &str, message: &str) -> Result<String, String> {
     let mut child = std::process::Command::new("sh")

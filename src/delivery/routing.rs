@@ -1,0 +1,112 @@
+//! From messages to payloads: each message's wire text with the routing a
+//! transport needs — its content type, the HTTP binding's path, the MQTT
+//! topic its recipient names, the mail that carries it.
+
+use crate::protocols::{Found, Protocol, Value};
+use crate::transport::{Endpoint, Outgoing, Routing};
+
+/// A message as sent to `endpoint`: same protocol and version, ids and
+/// signature kept, in canonical form (LF, no quote prefix or fence). `None`
+/// for a message that cannot be written (broken JSON).
+pub fn outgoing(found: &Found, endpoint: &Endpoint) -> Option<Outgoing> {
+    let text = found.render()?;
+    Some(with_text(found, text, endpoint))
+}
+
+/// `text` (a form of `found`, say with a hop added) routed as `found` is.
+pub fn with_text(found: &Found, text: String, endpoint: &Endpoint) -> Outgoing {
+    let envelope = found.protocol == Protocol::Crosstalk;
+    Outgoing {
+        text,
+        routing: Routing {
+            content_type: envelope.then_some("text/plain; charset=utf-8"),
+            kind: found.protocol.name(),
+            http_path: http_path(found.protocol),
+            topic: recipient_topic(found),
+            // Worded only for a mail: it renders the envelope again.
+            mail: matches!(endpoint, Endpoint::Email(_))
+                .then(|| super::mail::mail_of(found))
+                .flatten(),
+            spaced: envelope,
+        },
+    }
+}
+
+/// The path the HTTP binding gives a protocol's messages (the one `aiproto
+/// serve` answers on), if it has one.
+pub fn http_path(protocol: Protocol) -> Option<&'static str> {
+    match protocol {
+        Protocol::Crosstalk => Some("/crosstalk/receive"),
+        Protocol::Hsp => Some("/hsp"),
+        Protocol::Csdl | Protocol::Msp => None,
+    }
+}
+
+/// The topic an HSP message's recipient names (hsp-0.1 §4.4): an `hsp/…`
+/// topic as is, a DID as `hsp/agents/<did>`.
+pub fn recipient_topic(found: &Found) -> Option<String> {
+    let Value::Hsp(Some(m)) = &found.value else {
+        return None;
+    };
+    let recipient = m.json.get("recipient_ai_id")?.as_str()?;
+    Some(if recipient.starts_with("hsp/") {
+        recipient.to_string()
+    } else {
+        format!("hsp/agents/{recipient}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Source;
+    use crate::protocols::ReadOptions;
+    use crate::reader::Document;
+
+    fn first(text: &str) -> Found {
+        let source = Source {
+            name: "t".into(),
+            text: text.into(),
+        };
+        let doc = Document::from_source(source, None, &ReadOptions::default());
+        doc.messages.into_iter().next().unwrap()
+    }
+
+    const ENVELOPE: &str = "[[CHATGPT→CLAUDE v1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3DF8WQ0R2T4V6X8Z0B2D4\ncontext: api-design\nintent: RESPOND\nbody: |\n  Cursor.\nsig: none\n[[END]]\n";
+
+    #[test]
+    fn an_envelope_goes_as_text_to_its_route() {
+        let found = first(ENVELOPE);
+        let out = outgoing(&found, &Endpoint::Stdio).unwrap();
+        assert_eq!(out.content_type(), "text/plain; charset=utf-8");
+        assert_eq!(out.routing.http_path, Some("/crosstalk/receive"));
+        assert_eq!(out.routing.topic, None);
+        assert!(out.routing.mail.is_none(), "a mail only for email:");
+        let mailed = outgoing(&found, &Endpoint::Email("k@example.com".into())).unwrap();
+        let mail = mailed.routing.mail.unwrap();
+        assert_eq!(mail.subject, "[AI Crosstalk] api-design - RESPOND");
+    }
+
+    #[test]
+    fn an_hsp_message_names_its_topic() {
+        let fact = |recipient: &str| {
+            format!(
+                r#"{{"hsp_version":"0.1","message_id":"6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f","sender_ai_id":"did:hsp:a","recipient_ai_id":"{recipient}","timestamp_sent":"2026-01-01T00:00:00Z","message_type":"HSP::Fact_v0.1","protocol_version":"0.1","communication_pattern":"publish","requires_ack":false,"payload":{{}}}}"#
+            )
+        };
+        let found = first(&fact("did:hsp:b"));
+        assert_eq!(found.protocol, Protocol::Hsp);
+        assert_eq!(
+            recipient_topic(&found).as_deref(),
+            Some("hsp/agents/did:hsp:b")
+        );
+        let found = first(&fact("hsp/knowledge/facts"));
+        assert_eq!(
+            recipient_topic(&found).as_deref(),
+            Some("hsp/knowledge/facts")
+        );
+        let out = outgoing(&found, &Endpoint::Stdio).unwrap();
+        assert_eq!(out.content_type(), "application/json");
+        assert_eq!(out.routing.http_path, Some("/hsp"));
+    }
+}
