@@ -22,7 +22,7 @@ const DEFAULT_STYLE: &str = "professional";
 
 pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
     let cfg = config::load()
-        .map_err(|e| CliError::usage(e).with_hint("see the [msp] table in the README"))?
+        .map_err(|e| CliError::usage(e).with_hint("see the [msp] table in docs/msp.md"))?
         .msp;
     match cmd {
         MspCommand::Encode(a) => {
@@ -220,7 +220,7 @@ fn with_model(
     use crate::protocols::msp::embedding::{SentenceModel, WithEmbeddings};
     let model = SentenceModel::load(dir).map_err(|e| {
         CliError::usage(format!("the embedding model cannot be loaded: {e}")).with_hint(
-            "give a sentence-transformers folder (config.json, model.safetensors, tokenizer.json); see the README's MSP section",
+            "give a sentence-transformers folder (config.json, model.safetensors, tokenizer.json); see docs/msp.md",
         )
     })?;
     Ok(Box::new(WithEmbeddings { inner, model }))

@@ -58,7 +58,7 @@ impl SeverityPolicy {
         let code = code.trim().to_ascii_uppercase();
         if codes::lookup(&code).is_none() && family_members(&code) == 0 {
             return Err(format!(
-                "`{code}` is no diagnostic code nor family of codes (see `aiproto validate --help`, \"diagnostic codes\" in the README)"
+                "`{code}` is no diagnostic code nor family of codes (see `aiproto validate --help`, docs/output.md)"
             ));
         }
         self.rules.push(Rule {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::key::{Algorithm, KeyError, PublicKey, SigningKey};
 pub use super::key_line::{KnownKey, matches_pattern};
 
-/// The environment variable naming the keystore directory (listed in the README).
+/// The environment variable naming the keystore directory (listed in docs/commands.md).
 pub const HOME_ENV: &str = "AIPROTO_HOME";
 
 /// Where aiproto keeps its keys: `AIPROTO_HOME`, else the platform config

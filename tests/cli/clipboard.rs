@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{REQUEST, aiproto, home, json_lines, repo};
+use super::{REQUEST, aiproto, home, installed, json_lines, repo, spawn};
 
 /// A private X display for one test; the server stops when it is dropped.
 struct Display {
@@ -18,16 +18,11 @@ struct Display {
 
 impl Display {
     fn start(test: &str) -> Option<Display> {
-        for tool in ["Xvfb", "xclip"] {
-            let found = Command::new("which")
-                .arg(tool)
-                .stdout(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            if !found {
-                eprintln!("SKIPPED {test}: `{tool}` is not installed (apt-get install xvfb xclip)");
-                return None;
-            }
+        let install = "apt-get install xvfb xclip";
+        if !installed(test, "Xvfb", &["-help"], install)
+            || !installed(test, "xclip", &["-version"], install)
+        {
+            return None;
         }
         // A display number of our own: tests run in parallel in this process
         // (a shared counter), and other test processes may run beside it.
@@ -174,8 +169,7 @@ fn a_watched_clipboard_prints_each_new_envelope_once() {
         return;
     };
     let h = home();
-    let bin = assert_cmd::cargo::cargo_bin("aiproto");
-    let watcher = Command::new(bin)
+    let watcher = spawn(h.path(), &[])
         .args([
             "recv",
             "--via",
@@ -187,9 +181,6 @@ fn a_watched_clipboard_prints_each_new_envelope_once() {
             "20",
         ])
         .env("DISPLAY", &display.name)
-        .env("AIPROTO_HOME", h.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     display.xclip_in(REQUEST);
@@ -234,8 +225,7 @@ fn no_display_is_exit_3_with_a_message_that_says_so() {
 fn a_followed_file_prints_each_appended_envelope() {
     let h = home();
     let path = h.path().join("inbox.crosstalk");
-    let bin = assert_cmd::cargo::cargo_bin("aiproto");
-    let follower = Command::new(bin)
+    let follower = spawn(h.path(), &[])
         .args(["recv", "--via"])
         .arg(format!("file:{}", path.display()))
         .args([
@@ -247,9 +237,6 @@ fn a_followed_file_prints_each_appended_envelope() {
             "--format",
             "json",
         ])
-        .env("AIPROTO_HOME", h.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));

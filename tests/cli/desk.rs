@@ -10,8 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::mqtt::Running;
-use super::{REQUEST, aiproto, home};
+use super::{REQUEST, Running, aiproto, home, spawn};
 
 /// A running desk: its address (`127.0.0.1:PORT`) and token.
 struct Desk {
@@ -21,12 +20,9 @@ struct Desk {
 }
 
 fn start(home: &Path, archive: &Path, extra: &[&str]) -> Desk {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
-        .args(["desk", "--listen", "127.0.0.1:0", "--archive"])
+    let mut child = spawn(home, &["desk", "--listen", "127.0.0.1:0", "--archive"])
         .arg(archive)
         .args(extra)
-        .env("AIPROTO_HOME", home)
-        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();

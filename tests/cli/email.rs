@@ -2,12 +2,12 @@
 //! to a real SMTP server (Python's aiosmtpd, which `.ci/run` installs) on a
 //! loopback port. Without aiosmtpd the SMTP test says it skipped and why.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use predicates::prelude::*;
 
-use super::{REQUEST, aiproto, home};
+use super::{REQUEST, Running, aiproto, free_port, home};
 
 #[test]
 fn a_mail_file_carries_the_envelope_with_its_subject_and_threading() {
@@ -79,16 +79,6 @@ fn email_needs_a_way_out() {
         .stderr(predicate::str::contains("SMTP smtp://127.0.0.1:1"));
 }
 
-/// A real SMTP server storing what it receives in a maildir; stopped when dropped.
-struct SmtpServer(Child);
-
-impl Drop for SmtpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn mail_is_delivered_to_a_real_smtp_server() {
     let available = Command::new("python3")
@@ -104,12 +94,9 @@ fn mail_is_delivered_to_a_real_smtp_server() {
     }
     let h = home();
     let maildir = h.path().join("maildir");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let _server = SmtpServer(
+    let port = free_port();
+    // A real SMTP server storing what it receives in a maildir.
+    let _server = Running(
         Command::new("python3")
             .args([
                 "-m",

@@ -1,15 +1,14 @@
 //! `serve` and `send --via http://` against each other, on loopback ports.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use predicates::prelude::*;
 
-use super::{REQUEST, aiproto, home, repo};
+use super::{REQUEST, Running, aiproto, home, repo, spawn, wait_for};
 
 /// `aiproto serve` on a free loopback port, stopped when dropped.
 struct Server {
-    child: Child,
+    child: Running,
     url: String,
 }
 
@@ -22,32 +21,20 @@ impl Server {
 
     /// Any command that listens on HTTP and says where on its first stderr line.
     fn run(home: &std::path::Path, args: &[&str]) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
-            .args(args)
-            .env("AIPROTO_HOME", home)
+        let mut child = spawn(home, args)
             .current_dir(home)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .expect("the listener starts");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("the listening line");
+        let line = wait_for(&mut child, "http://");
         let url = line
             .split_whitespace()
             .find(|w| w.starts_with("http://"))
             .expect("an address")
             .to_string();
-        // Keep draining the log so the server never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        Server { child, url }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        Server {
+            child: Running(child),
+            url,
+        }
     }
 }
 
@@ -218,7 +205,7 @@ fn a_message_on_the_wrong_route_is_told_the_right_one() {
 fn sigterm_stops_the_server_cleanly() {
     let h = home();
     let mut server = Server::start(h.path(), &[]);
-    let pid = server.child.id().to_string();
+    let pid = server.child.0.id().to_string();
     assert!(
         Command::new("kill")
             .args(["-TERM", &pid])
@@ -226,7 +213,7 @@ fn sigterm_stops_the_server_cleanly() {
             .unwrap()
             .success()
     );
-    let status = server.child.wait().unwrap();
+    let status = server.child.0.wait().unwrap();
     assert_eq!(status.code(), Some(0));
 }
 
@@ -275,10 +262,10 @@ fn recv_listens_on_an_http_address() {
         .arg(repo("examples/hsp/valid/0.1/belief.json"))
         .assert()
         .code(0);
-    let status = listener.child.wait().unwrap();
+    let status = listener.child.0.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     let mut out = String::new();
-    std::io::Read::read_to_string(&mut listener.child.stdout.take().unwrap(), &mut out).unwrap();
+    std::io::Read::read_to_string(&mut listener.child.0.stdout.take().unwrap(), &mut out).unwrap();
     let lines = super::json_lines(out.as_bytes());
     assert_eq!(lines.len(), 2, "{out}");
     assert_eq!(lines[0]["protocol"], "crosstalk");

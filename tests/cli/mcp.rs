@@ -10,8 +10,8 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
-use super::mqtt::{aiproto_child, embedded_broker, wait_for};
 use super::{REQUEST, aiproto, home, json_lines};
+use super::{aiproto_child, embedded_broker, wait_for};
 
 type Client = RunningService<RoleClient, ()>;
 

@@ -2,63 +2,14 @@
 //! installed; `.ci/run` installs it), `send --via mqtt://…` and `recv`.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use predicates::prelude::*;
 
-use super::{REQUEST, aiproto, home, json_lines, repo};
-
-/// A child process stopped when dropped.
-pub struct Running(pub Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("a free port")
-        .local_addr()
-        .expect("its address")
-        .port()
-}
-
-pub fn aiproto_child(home: &std::path::Path, args: &[&str]) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
-        .args(args)
-        .env("AIPROTO_HOME", home)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Reads a child's stderr until a line containing `needle`; the rest is drained.
-pub fn wait_for(child: &mut Child, needle: &str) {
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "stderr closed before `{needle}`"
-        );
-        if line.contains(needle) {
-            break;
-        }
-    }
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-}
-
-pub fn embedded_broker(h: &std::path::Path) -> (Running, u16) {
-    let port = free_port();
-    let mut child = aiproto_child(h, &["broker", "--listen", &format!("127.0.0.1:{port}")]);
-    wait_for(&mut child, "listening");
-    (Running(child), port)
-}
+use super::{
+    REQUEST, Running, aiproto, aiproto_child, embedded_broker, free_port, home, json_lines, repo,
+    spawn, wait_for,
+};
 
 /// Subscribes, publishes the example JSON Lines, and checks all arrived on
 /// the topic their recipient names.
@@ -381,7 +332,7 @@ fn a_connection_lost_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     let proxy = proxy(port, Policy::Cut, 300_000).port;
     let total = 20_000;
     let received = h.path().join("received.jsonl");
-    let mut sub = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
+    let mut sub = spawn(h.path(), &[])
         .args([
             "recv",
             "--via",
@@ -390,9 +341,7 @@ fn a_connection_lost_in_the_middle_of_a_qos_1_stream_loses_nothing() {
             "1",
         ])
         .args(["--timeout", "60", "--format", "json"])
-        .env("AIPROTO_HOME", h.path())
         .stdout(std::fs::File::create(&received).unwrap())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     wait_for(&mut sub, "subscribed");
@@ -491,7 +440,7 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     let file = h.path().join("stream.jsonl");
     std::fs::write(&file, numbered_facts(total)).unwrap();
     let received = h.path().join("received.jsonl");
-    let mut sub = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
+    let mut sub = spawn(h.path(), &[])
         .args([
             "recv",
             "--via",
@@ -506,9 +455,7 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
             "json",
         ])
         .args(["--count", &total.to_string(), "--timeout", "120"])
-        .env("AIPROTO_HOME", h.path())
         .stdout(std::fs::File::create(&received).unwrap())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     wait_for(&mut sub, "subscribed");

@@ -2,12 +2,11 @@
 //! way, `meta: audit` hops, signed and invalid messages. (MQTT → file is in
 //! `mqtt.rs`, beside the broker helpers.)
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use predicates::prelude::*;
 
-use super::{REQUEST, aiproto, home, json_lines};
+use super::{REQUEST, aiproto, home, json_lines, spawn};
 
 #[test]
 fn each_relay_adds_a_numbered_hop_with_the_digest_of_what_it_received() {
@@ -100,14 +99,11 @@ fn a_followed_file_is_relayed_as_it_grows() {
     let h = home();
     let inbox = h.path().join("inbox.crosstalk");
     let outbox = h.path().join("outbox.crosstalk");
-    let relay = Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
+    let relay = spawn(h.path(), &[])
         .args(["relay", "--count", "2", "--timeout", "20", "--from"])
         .arg(format!("file:{}", inbox.display()))
         .arg("--to")
         .arg(format!("file:{}", outbox.display()))
-        .env("AIPROTO_HOME", h.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));

@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use super::{REQUEST, aiproto, home, json_lines, repo, sign};
+use super::{REQUEST, aiproto, home, installed, json_lines, repo, sign};
 
 /// A key that signs for its own id and for the senders of the messages
 /// these tests sign: CLAUDE (the REQUEST envelope) and any HSP DID.
@@ -411,14 +411,12 @@ fn detached_signatures_interoperate_with_minisign() {
     let pubfile = h.path().join("alice.pub");
     std::fs::write(&pubfile, &out.get_output().stdout).unwrap();
 
-    if std::process::Command::new("minisign")
-        .arg("-v")
-        .output()
-        .is_err()
-    {
-        eprintln!(
-            "SKIPPED: the minisign tool is not installed (apt-get install minisign); interop not checked"
-        );
+    if !installed(
+        "detached_signatures_interoperate_with_minisign",
+        "minisign",
+        &["-v"],
+        "apt-get install minisign",
+    ) {
         return;
     }
     let minisign = |args: &[&std::ffi::OsStr]| {

@@ -1,6 +1,6 @@
 //! Writes an [`Envelope`] in the canonical text form.
 //!
-//! Canonical form (documented in the README): LF line ends; the header line
+//! Canonical form (documented in docs/crosstalk.md): LF line ends; the header line
 //! `[[SENDER→RECEIVER vN]]` with the Unicode arrow; known headers in the
 //! order user, session, thread, parent, message, context, intent, then any
 //! unknown headers as read; `name: value` with one space; when there are meta

@@ -1,0 +1,206 @@
+//! The arguments of the commands that move messages: send, recv (and what every receiving command shares), directory, relay, request, broker, serve.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::protocols::ProtocolSpec;
+
+#[derive(Debug, Args)]
+pub struct SendArgs {
+    /// The message files to send (`-` or nothing for stdin, `clipboard:` for the clipboard).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Destination: file:PATH (appends), http(s)://HOST/PATH (POST),
+    /// mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste),
+    /// email:ADDRESS (with --out or --smtp), or - for stdout.
+    #[arg(long, value_name = "URI")]
+    pub via: String,
+
+    /// Send even if the message has errors.
+    #[arg(long)]
+    pub force: bool,
+
+    /// MQTT quality of service: 0, 1 or 2.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub qos: u8,
+
+    /// MQTT: ask the broker to retain the message for later subscribers.
+    #[arg(long)]
+    pub retain: bool,
+
+    /// mqtts://: trust the CA certificates in this PEM file too (a private
+    /// CA, a self-signed broker); the Mozilla roots are always trusted.
+    #[arg(long = "cafile", value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
+
+    /// email: write the mail (RFC 5322) to this file instead of sending it.
+    #[arg(long, value_name = "FILE.eml", conflicts_with = "smtp")]
+    pub out: Option<PathBuf>,
+
+    /// email: send over SMTP, e.g. smtps://user:pass@mail.example.com or smtp://127.0.0.1:2525.
+    #[arg(long, value_name = "URL")]
+    pub smtp: Option<String>,
+
+    /// email: the From address (default: the sender when it is an email:
+    /// address, else aiproto@localhost).
+    #[arg(long, value_name = "ADDRESS")]
+    pub mail_from: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RecvArgs {
+    /// Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards
+    /// allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin).
+    #[arg(long, value_name = "URI")]
+    pub via: String,
+
+    /// clipboard: keep reading and print each new message once.
+    #[arg(long)]
+    pub watch: bool,
+
+    /// file:PATH: keep reading as the file grows.
+    #[arg(long)]
+    pub follow: bool,
+
+    /// More topic filters on the same broker.
+    #[arg(long = "filter", value_name = "FILTER")]
+    pub filters: Vec<String>,
+
+    #[command(flatten)]
+    pub listen: ListenArgs,
+
+    /// Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`)
+    /// with an ACK to `hsp/agents/<sender>`.
+    #[arg(long)]
+    pub no_ack: bool,
+}
+
+/// When a receiving command stops, and how it subscribes.
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// Stop after N messages.
+    #[arg(long, value_name = "N")]
+    pub count: Option<usize>,
+
+    /// Stop after this many seconds; with --count, not reaching it by then exits 4.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// MQTT quality of service for the subscription.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub qos: u8,
+
+    /// MQTT: a persistent session under this client id: the broker keeps the
+    /// subscription and queues QoS 1/2 messages while aiproto is away (a
+    /// lost connection, a broker restart, or the next run with the same NAME).
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
+
+    /// mqtts://: trust the CA certificates in this PEM file too (a private
+    /// CA, a self-signed broker); the Mozilla roots are always trusted.
+    #[arg(long = "cafile", value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DirectoryArgs {
+    /// The broker: mqtt(s)://[user:pass@]host[:port].
+    #[arg(long, value_name = "URI")]
+    pub via: String,
+
+    /// The directory's own AI id: the sender of its answers.
+    #[arg(long, value_name = "DID", default_value = "did:hsp:directory")]
+    pub id: String,
+
+    #[command(flatten)]
+    pub listen: ListenArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RelayArgs {
+    /// Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER,
+    /// http://ADDR:PORT (listen), or - (stdin).
+    #[arg(long, value_name = "URI")]
+    pub from: String,
+
+    /// Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout).
+    #[arg(long, value_name = "URI")]
+    pub to: String,
+
+    /// Convert each message on the way, NAME[@VERSION] (losses on stderr).
+    #[arg(long, value_name = "NAME[@VERSION]")]
+    pub convert_to: Option<ProtocolSpec>,
+
+    /// The name this relay writes in `meta: audit` hops.
+    #[arg(long, value_name = "NAME", default_value = "aiproto-relay")]
+    pub relay_id: String,
+
+    #[command(flatten)]
+    pub listen: ListenArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RequestArgs {
+    /// The TaskRequest file (`-` or nothing for stdin).
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+
+    /// The broker: mqtt(s)://[user:pass@]host[:port][/topic].
+    #[arg(long, value_name = "URI")]
+    pub via: String,
+
+    /// Seconds to wait for the TaskResult.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub timeout: f64,
+
+    /// MQTT quality of service.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub qos: u8,
+
+    /// mqtts://: trust the CA certificates in this PEM file too (a private
+    /// CA, a self-signed broker); the Mozilla roots are always trusted.
+    #[arg(long = "cafile", value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct BrokerArgs {
+    /// Address and port of the MQTT (3.1.1) listener.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:1883")]
+    pub listen: std::net::SocketAddr,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on (port 0: any free port, printed on stderr).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+
+    /// Directory where each received message is stored.
+    #[arg(long, value_name = "DIR")]
+    pub inbox: Option<PathBuf>,
+
+    /// A shell command given each message on stdin; its stdout is the reply.
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+
+    /// The largest request body accepted.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
+    pub max_bytes: usize,
+
+    /// Requests per second allowed (beyond: 429 E-RATE).
+    #[arg(long, value_name = "N")]
+    pub rate: Option<u32>,
+
+    /// Requests handled at once (beyond: 503 at once); a slow client holds
+    /// up only its own.
+    #[arg(long, value_name = "N", default_value_t = crate::transport::server::MAX_CONNECTIONS)]
+    pub max_connections: usize,
+
+    /// Seconds a client may take to send its headers, and its body (beyond: 408).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS)]
+    pub read_timeout: u64,
+}
