@@ -383,3 +383,78 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
     };
     exchange.handle(&path, text, &mut deliver)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serves with `options` on a loopback port until the receiver has
+    /// taken one message; `client` gets the server's address.
+    fn serve_one(options: ServeOptions, client: impl FnOnce(SocketAddr)) -> (Served, Vec<String>) {
+        let (ready, address) = mpsc::channel();
+        let until = Until {
+            stop: Arc::default(),
+            deadline: Some(Instant::now() + Duration::from_secs(20)),
+        };
+        let server = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let served = serve(
+                "127.0.0.1:0",
+                &options,
+                &until,
+                false,
+                |addr| ready.send(addr).unwrap(),
+                &mut |text| {
+                    got.push(text.to_string());
+                    Ok(true)
+                },
+            );
+            (served.unwrap(), got)
+        });
+        client(address.recv().unwrap());
+        server.join().unwrap()
+    }
+
+    #[test]
+    fn a_server_given_no_exchange_hands_on_each_body_as_it_came() {
+        let (served, got) = serve_one(ServeOptions::default(), |addr| {
+            let url = format!("http://{addr}/any/path");
+            let (status, reply) = super::super::http::post(&url, "hello\n", "text/plain").unwrap();
+            assert_eq!((status, reply.as_str()), (204, ""));
+        });
+        assert_eq!(served, Served::Stopped);
+        assert_eq!(got, ["hello\n"]);
+    }
+
+    #[test]
+    fn the_exchange_words_the_refusals_of_the_server() {
+        let (_, got) = serve_one(ServeOptions::default(), |addr| {
+            let get = |path: &str| {
+                let mut stream = TcpStream::connect(addr).unwrap();
+                std::io::Write::write_all(
+                    &mut stream,
+                    format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        .as_bytes(),
+                )
+                .unwrap();
+                let mut answer = String::new();
+                std::io::Read::read_to_string(&mut stream, &mut answer).unwrap();
+                answer
+            };
+            let answer = get("/x");
+            assert!(answer.starts_with("HTTP/1.1 405"), "{answer}");
+            assert!(
+                answer.ends_with("E-UNSUPPORTED: only POST is accepted\n"),
+                "{answer}"
+            );
+            let url = format!("http://{addr}/");
+            assert_eq!(
+                super::super::http::post(&url, "last", "text/plain")
+                    .unwrap()
+                    .0,
+                204
+            );
+        });
+        assert_eq!(got, ["last"]);
+    }
+}
