@@ -11,7 +11,7 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
 use super::{REQUEST, aiproto, home, json_lines};
-use super::{aiproto_child, embedded_broker, wait_for};
+use super::{embedded_broker, subscribed};
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -294,10 +294,9 @@ async fn send_appends_once_and_publishes_to_the_embedded_broker() {
     );
 
     let (_broker, port) = embedded_broker(h.path());
-    let mut recv = aiproto_child(
+    let recv = subscribed(
         h.path(),
         &[
-            "recv",
             "--via",
             &format!("mqtt://127.0.0.1:{port}/relay/chatgpt"),
             "--count",
@@ -306,7 +305,6 @@ async fn send_appends_once_and_publishes_to_the_embedded_broker() {
             "20",
         ],
     );
-    wait_for(&mut recv, "subscribed");
     let sent = call(
         &client,
         "send",

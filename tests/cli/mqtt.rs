@@ -8,16 +8,15 @@ use predicates::prelude::*;
 
 use super::{
     REQUEST, Running, aiproto, aiproto_child, embedded_broker, free_port, home, json_lines, repo,
-    spawn, wait_for,
+    spawn, subscribed, wait_for,
 };
 
 /// Subscribes, publishes the example JSON Lines, and checks all arrived on
 /// the topic their recipient names.
 fn exchange(h: &std::path::Path, port: u16) {
-    let mut recv = aiproto_child(
+    let recv = subscribed(
         h,
         &[
-            "recv",
             "--via",
             &format!("mqtt://127.0.0.1:{port}/hsp/#"),
             "--count",
@@ -28,7 +27,6 @@ fn exchange(h: &std::path::Path, port: u16) {
             "json",
         ],
     );
-    wait_for(&mut recv, "subscribed");
     aiproto(h)
         .args(["send", "--via", &format!("mqtt://127.0.0.1:{port}")])
         .arg(repo("examples/hsp/valid/0.1/facts.jsonl"))
@@ -60,10 +58,9 @@ fn crosstalk_at_each_qos_on_an_explicit_topic() {
     let h = home();
     let (_broker, port) = embedded_broker(h.path());
     for qos in ["0", "1", "2"] {
-        let mut recv = aiproto_child(
+        let recv = subscribed(
             h.path(),
             &[
-                "recv",
                 "--via",
                 &format!("mqtt://127.0.0.1:{port}/relay/chatgpt"),
                 "--count",
@@ -72,7 +69,6 @@ fn crosstalk_at_each_qos_on_an_explicit_topic() {
                 "20",
             ],
         );
-        wait_for(&mut recv, "subscribed");
         aiproto(h.path())
             .args([
                 "send",
@@ -107,10 +103,9 @@ fn more_than_65535_messages_at_qos_1_lose_none() {
         .collect();
     let file = h.path().join("many.jsonl");
     std::fs::write(&file, body).unwrap();
-    let mut recv = aiproto_child(
+    let recv = subscribed(
         h.path(),
         &[
-            "recv",
             "--via",
             &format!("mqtt://127.0.0.1:{port}/hsp/#"),
             "--count",
@@ -119,7 +114,6 @@ fn more_than_65535_messages_at_qos_1_lose_none() {
             "120",
         ],
     );
-    wait_for(&mut recv, "subscribed");
     aiproto(h.path())
         .args([
             "send",
@@ -542,10 +536,9 @@ fn request_waits_for_the_matching_task_result() {
         .to_string();
 
     // The worker: receive one request, answer it.
-    let mut worker = aiproto_child(
+    let worker = subscribed(
         h.path(),
         &[
-            "recv",
             "--via",
             &format!("{broker}/hsp/agents/did:hsp:worker"),
             "--count",
@@ -554,7 +547,6 @@ fn request_waits_for_the_matching_task_result() {
             "20",
         ],
     );
-    wait_for(&mut worker, "subscribed");
     let worker_home = h.path().to_path_buf();
     let worker_broker = broker.clone();
     let answer = std::thread::spawn(move || {
@@ -630,10 +622,9 @@ fn receivers_acknowledge_messages_that_ask_for_it() {
     let sent: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&request).unwrap()).unwrap();
     assert_eq!(sent["qos_parameters"]["requires_ack"], true);
-    let mut sender_inbox = aiproto_child(
+    let sender_inbox = subscribed(
         h.path(),
         &[
-            "recv",
             "--via",
             &format!("{broker}/hsp/agents/did:hsp:ai_alpha"),
             "--count",
@@ -644,11 +635,9 @@ fn receivers_acknowledge_messages_that_ask_for_it() {
             "json",
         ],
     );
-    wait_for(&mut sender_inbox, "subscribed");
-    let mut receiver = aiproto_child(
+    let receiver = subscribed(
         h.path(),
         &[
-            "recv",
             "--via",
             &format!("{broker}/hsp/agents/did:hsp:ai_gamma"),
             "--count",
@@ -657,7 +646,6 @@ fn receivers_acknowledge_messages_that_ask_for_it() {
             "20",
         ],
     );
-    wait_for(&mut receiver, "subscribed");
     aiproto(h.path())
         .args(["send", "-q", "--via", &broker])
         .arg(&request)
@@ -773,10 +761,9 @@ fn the_directory_answers_discovery_queries_with_the_matching_advertisements() {
             .assert()
             .code(0);
     }
-    let mut asker = aiproto_child(
+    let asker = subscribed(
         h.path(),
         &[
-            "recv",
             "--via",
             &format!("{uri}/hsp/agents/did:hsp:alpha"),
             "--count",
@@ -788,7 +775,6 @@ fn the_directory_answers_discovery_queries_with_the_matching_advertisements() {
             "--no-ack",
         ],
     );
-    wait_for(&mut asker, "subscribed");
     let query = composed(
         h.path(),
         &[
@@ -891,10 +877,9 @@ fn mqtts_with_a_private_ca() {
     let _broker = start_mosquitto(binary, &conf, port);
     let uri = format!("mqtts://127.0.0.1:{port}/tls/inbox");
     let ca = ca.to_str().unwrap();
-    let mut recv = aiproto_child(
+    let recv = subscribed(
         h.path(),
         &[
-            "recv",
             "--via",
             &uri,
             "--cafile",
@@ -905,7 +890,6 @@ fn mqtts_with_a_private_ca() {
             "20",
         ],
     );
-    wait_for(&mut recv, "subscribed");
     aiproto(h.path())
         .args(["send", "--via", &uri, "--cafile", ca])
         .write_stdin(REQUEST)

@@ -66,6 +66,16 @@ pub fn wait_for(child: &mut Child, needle: &str) -> String {
     line
 }
 
+/// `aiproto recv ARGS` once its subscription stands (its "subscribed" line).
+pub fn subscribed(home: &Path, args: &[&str]) -> Child {
+    let mut recv = spawn(home, &["recv"])
+        .args(args)
+        .spawn()
+        .expect("aiproto starts");
+    wait_for(&mut recv, "subscribed");
+    recv
+}
+
 /// A loopback port no one listens on (now).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
