@@ -17,6 +17,10 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     let key = store
         .signing_key(&args.key)
         .map_err(|e| CliError::new(ExitStatus::Usage, e))?;
+    let entry = store
+        .own_entry(&args.key)
+        .map_err(|e| CliError::new(ExitStatus::Usage, e))?
+        .ok_or_else(|| CliError::usage(format!("no public key for `{}` in the keystore", args.key)))?;
     if args.detached {
         return sign_detached(args, &key, g);
     }
@@ -34,7 +38,19 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
         other => other,
     };
     let name = input.name();
-    let count = check(&input)?;
+    let mut signer = Signer {
+        key: &key,
+        key_id: &args.key,
+        entry: &entry,
+        form: match args.sig_format {
+            SigFormat::Keyed => SigForm::Keyed,
+            SigFormat::Jws => SigForm::Jws,
+        },
+        with_public_key: !args.no_public_key,
+        alone: false,
+    };
+    let (count, mine) = check(&input, &signer, args.only_mine)?;
+    signer.alone = count == 1;
     // Signed into a temporary file (beside the file for `-i`), then moved
     // into place or copied to stdout: nothing is written when a message
     // cannot be signed, and memory stays bounded by a piece.
@@ -47,25 +63,20 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
         None => tempfile::NamedTempFile::new()?,
     };
     let mut out = std::io::BufWriter::new(tmp.as_file_mut());
-    let signer = Signer {
-        key: &key,
-        key_id: &args.key,
-        form: match args.sig_format {
-            SigFormat::Keyed => SigForm::Keyed,
-            SigFormat::Jws => SigForm::Jws,
-        },
-        with_public_key: !args.no_public_key,
-        alone: count == 1,
-    };
     let mut first = true;
     common::each_piece(&input, None, &ReadOptions::default(), &mut |piece| {
         // Each message's lines and its signed form, for an in-place rewrite
         // that keeps the text around the messages.
         let mut replacements = Vec::new();
         for found in &piece.messages {
-            let signed = signer
-                .sign(found)
-                .map_err(|e| CliError::usage(format!("{}:{}: {e}", name, found.line)))?;
+            let signed = if args.only_mine && signer.not_mine(found).is_some() {
+                // Another sender's message, left as it is.
+                (!args.in_place).then(|| message_text(&piece.source.text, piece.first_line, found))
+            } else {
+                signer
+                    .sign(found)
+                    .map_err(|e| CliError::usage(format!("{}:{}: {e}", name, found.line)))?
+            };
             let Some(signed) = signed else { continue };
             if args.in_place {
                 replacements.push(Replacement {
@@ -94,7 +105,7 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
             std::fs::set_permissions(tmp.path(), std::fs::metadata(path)?.permissions())?;
             tmp.persist(path).map_err(|e| e.error)?;
             if !g.quiet {
-                eprintln!("aiproto: signed {count} message(s) in {}", path.display());
+                eprintln!("aiproto: signed {mine} message(s) in {}", path.display());
             }
         }
         _ => {
@@ -102,15 +113,40 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
             std::io::copy(&mut signed, &mut std::io::stdout().lock())?;
         }
     }
+    if args.only_mine && !g.quiet && mine < count {
+        eprintln!(
+            "aiproto: left {} message(s) of other senders unsigned (`{}` signs for {})",
+            count - mine,
+            args.key,
+            entry.allowed()
+        );
+    }
     Ok(ExitStatus::Ok)
 }
 
-/// The first pass: every message valid and able to carry a signature, or
-/// nothing is signed. Returns how many messages there are.
-fn check(input: &Input) -> Result<usize, CliError> {
+/// A message's lines as they are in the text read.
+fn message_text(text: &str, first_line: usize, found: &crate::protocols::Found) -> String {
+    let from = found.line.saturating_sub(first_line);
+    let to = found.end_line.saturating_sub(first_line);
+    let mut out: String = text
+        .lines()
+        .skip(from)
+        .take(to + 1 - from)
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out
+}
+
+/// The first pass: every message valid and one the key may sign (or, with
+/// `only_mine`, left alone), or nothing is signed. Returns how many
+/// messages there are, and how many will be signed.
+fn check(input: &Input, signer: &Signer, only_mine: bool) -> Result<(usize, usize), CliError> {
     let name = input.name();
     let mut count = 0;
+    let mut mine = 0;
     let mut bad = None;
+    let mut refused: Option<(usize, String)> = None;
     let mut signal = false;
     let none = common::each_piece(input, None, &ReadOptions::default(), &mut |piece| {
         for found in &piece.messages {
@@ -119,6 +155,19 @@ fn check(input: &Input) -> Result<usize, CliError> {
                 bad = Some(found.line);
             }
             signal |= matches!(found.value, Value::Msp(_));
+            let not_mine = signer.not_mine(found);
+            if only_mine && not_mine.is_some() {
+                continue;
+            }
+            mine += 1;
+            let why = not_mine.or_else(|| {
+                crate::sign::message::not_coverable(found)
+                    .err()
+                    .map(|e| e.to_string())
+            });
+            if let (None, Some(why)) = (&refused, why) {
+                refused = Some((found.line, why));
+            }
         }
         Ok(())
     })?;
@@ -142,7 +191,17 @@ fn check(input: &Input) -> Result<usize, CliError> {
         ))
         .with_hint("sign the file as a whole: aiproto sign --detached"));
     }
-    Ok(count)
+    if let Some((line, why)) = refused {
+        return Err(CliError::usage(format!("{name}:{line}: {why}")));
+    }
+    if mine == 0 {
+        return Err(CliError::usage(format!(
+            "{name}: no message whose sender `{}` signs for ({}): nothing signed",
+            signer.key_id,
+            signer.entry.allowed()
+        )));
+    }
+    Ok((count, mine))
 }
 
 /// `--detached`: the file's bytes, signed into `PATH.minisig`.

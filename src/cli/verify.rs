@@ -45,6 +45,11 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut status = ExitStatus::Ok;
+    let fresh = message::Freshness {
+        max_age: args.max_age,
+        strict: args.strict,
+        now: chrono::Utc::now(),
+    };
     let read_status = common::each_message(
         &args.input,
         &Default::default(),
@@ -53,7 +58,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
             empty.push((name.to_string(), d));
         },
         &mut |source, found| {
-            let result = message::verify_found(found, &trust);
+            let result = message::verify_fresh(found, &trust, &fresh);
             if result.is_err() {
                 status = status.max(ExitStatus::Invalid);
             }
@@ -81,10 +86,10 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                 }
                 Format::Human => match &result {
                     Ok(v) => {
-                        let pinned = if v.pinned_now {
-                            " — key pinned on first use"
-                        } else {
-                            ""
+                        let pinned = match (v.pinned_now, v.retired) {
+                            (true, _) => " — key pinned on first use",
+                            (false, true) => " — a retired key, in force when the message was dated",
+                            (false, false) => "",
                         };
                         let sender = match (&v.sender, v.bound) {
                             (Some(s), true) => format!(" for {}", escape_controls(s)),
@@ -105,6 +110,15 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                             v.algorithm,
                             v.fingerprint
                         )?;
+                        if let Some(warning) = &v.warning {
+                            writeln!(
+                                out,
+                                "{}: {}[SIG-FUTURE]: {} (--strict refuses it)",
+                                p.bold(&format!("{}:{}", escape_controls(source), found.line)),
+                                p.warning("warning"),
+                                escape_controls(warning)
+                            )?;
+                        }
                     }
                     Err(e) => writeln!(
                         out,

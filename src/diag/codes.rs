@@ -43,6 +43,10 @@ pub const CODES: &[Code] = &[
         "JSON-DUPLICATE-KEY",
         "A JSON object names the same key twice; readers disagree on which one counts.",
     ),
+    code(
+        "JSON-INEXACT-NUMBER",
+        "A JSON number a double cannot hold as written: JCS and most readers change it, so no signature covers it.",
+    ),
     // AI Crosstalk.
     code(
         "CT-HEADER-MALFORMED",
@@ -491,6 +495,26 @@ pub const CODES: &[Code] = &[
         "The signature does not match the message: it was changed after signing.",
     ),
     code("SIG-REVOKED", "The signing key has been revoked."),
+    code(
+        "SIG-EXPIRED",
+        "The key had expired, or been retired by a rotation, by the message's date.",
+    ),
+    code(
+        "SIG-INEXACT",
+        "A JSON number of the message is not one a double holds: the signature cannot cover it as shown.",
+    ),
+    code(
+        "SIG-ALTERED",
+        "A character of the envelope is one Unicode normalization replaces by a look-alike: the signature does not cover it as shown.",
+    ),
+    code(
+        "SIG-STALE",
+        "The message is dated longer ago than --max-age allows, or carries no date.",
+    ),
+    code(
+        "SIG-FUTURE",
+        "The message is dated in the future (an error with verify --strict).",
+    ),
     code("SIG-KEYSTORE", "The key store cannot be read."),
     // The project's own schemas (`[[schema]]` in aiproto.toml).
     code(

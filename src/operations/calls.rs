@@ -274,9 +274,14 @@ pub fn sign(ctx: &Context, p: params::Sign) -> OpResult {
     let key = store
         .signing_key(&p.key)
         .map_err(|e| OpError::new(e.to_string()))?;
+    let entry = store
+        .own_entry(&p.key)
+        .map_err(|e| OpError::new(e.to_string()))?
+        .ok_or_else(|| OpError::new(format!("no public key for `{}` in the keystore", p.key)))?;
     let signer = Signer {
         key: &key,
         key_id: &p.key,
+        entry: &entry,
         form,
         with_public_key: !p.no_public_key,
         alone: doc.messages.len() == 1,

@@ -27,6 +27,9 @@ pub struct VerifyRecord<'a> {
     pub fingerprint: Option<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pinned_now: bool,
+    /// What was named without refusing (a date in the future).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -50,6 +53,7 @@ impl<'a> VerifyRecord<'a> {
             algorithm: ok.map(|v| v.algorithm),
             fingerprint: ok.map(|v| v.fingerprint.as_str()),
             pinned_now: ok.is_some_and(|v| v.pinned_now),
+            warning: ok.and_then(|v| v.warning.as_deref()),
             code: err.map(VerifyError::code),
             error: err.map(ToString::to_string),
         }

@@ -1,9 +1,11 @@
-//! One keystore line: `<id> <algorithm> <base64 key> [signs-for=…]`, the
-//! form of `known_keys`, `.pub` files, `keys export` and `--trusted-keys`
-//! files, and the rule for which senders a key may sign for.
+//! One keystore line: `<id> <algorithm> <base64 key> [signs-for=…]
+//! [may-revoke=…] [expires=…] [retired=…]`, the form of `known_keys`, `.pub`
+//! files, `keys export` and `--trusted-keys` files, and the rules for which
+//! senders a key may sign for and when.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::key::{Algorithm, PublicKey};
 
@@ -17,6 +19,14 @@ pub struct KnownKey {
     /// Sender names or patterns (`*` matches any run of characters:
     /// `*@example.com`, `did:hsp:team_*`); empty: only the key's own id.
     pub signs_for: Vec<String>,
+    /// Other key ids whose signed REVOKE of this key is applied (the key
+    /// itself always may): the person's choice, never a file's.
+    pub revokers: Vec<String>,
+    /// After this time the key signs nothing: messages dated later fail.
+    pub expires: Option<DateTime<Utc>>,
+    /// When a rotation replaced the key: it still verifies the messages
+    /// dated before, and nothing later.
+    pub retired: Option<DateTime<Utc>>,
 }
 
 impl KnownKey {
@@ -26,7 +36,16 @@ impl KnownKey {
             id: id.into(),
             key,
             signs_for: Vec::new(),
+            revokers: Vec::new(),
+            expires: None,
+            retired: None,
         }
+    }
+
+    /// The same key, signing for these senders.
+    pub fn signing_for(mut self, signs_for: Vec<String>) -> KnownKey {
+        self.signs_for = signs_for;
+        self
     }
 
     pub fn to_line(&self) -> String {
@@ -40,19 +59,23 @@ impl KnownKey {
             let patterns: Vec<String> = self.signs_for.iter().map(|p| encode(p)).collect();
             line.push_str(&format!(" signs-for={}", patterns.join(",")));
         }
+        if !self.revokers.is_empty() {
+            let ids: Vec<String> = self.revokers.iter().map(|p| encode(p)).collect();
+            line.push_str(&format!(" may-revoke={}", ids.join(",")));
+        }
+        for (name, date) in [("expires", self.expires), ("retired", self.retired)] {
+            if let Some(date) = date {
+                line.push_str(&format!(" {name}={}", format_date(date)));
+            }
+        }
         line
     }
 
-    /// Reads `<id> <algorithm> <base64> [signs-for=P1,P2]`.
+    /// Reads `<id> <algorithm> <base64> [signs-for=P1,P2] [may-revoke=ID,…]
+    /// [expires=DATE] [retired=DATE]`.
     pub fn parse(line: &str) -> Result<KnownKey, String> {
         let mut parts = line.split_whitespace();
-        let (Some(id), Some(alg), Some(b64), extra, None) = (
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-        ) else {
+        let (Some(id), Some(alg), Some(b64)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(
                 "expected `<key id> <algorithm> <base64 public key> [signs-for=SENDER,…]`".into(),
             );
@@ -63,21 +86,65 @@ impl KnownKey {
             .decode(b64)
             .map_err(|_| "the public key is not base64".to_string())?;
         let key = PublicKey::new(algorithm, bytes).map_err(|e| e.to_string())?;
-        let signs_for = match extra {
-            None => Vec::new(),
-            Some(field) => field
-                .strip_prefix("signs-for=")
-                .ok_or_else(|| format!("unexpected `{field}` (expected signs-for=SENDER,…)"))?
-                .split(',')
-                .filter(|p| !p.is_empty())
-                .map(decode)
-                .collect::<Result<_, _>>()?,
+        let mut known = KnownKey::new(decode(id)?, key);
+        for field in parts {
+            let (name, value) = field.split_once('=').unwrap_or((field, ""));
+            let list = || -> Result<Vec<String>, String> {
+                value
+                    .split(',')
+                    .filter(|p| !p.is_empty())
+                    .map(decode)
+                    .collect()
+            };
+            let date = || parse_date(value).map_err(|why| format!("`{field}`: {why}"));
+            match name {
+                "signs-for" if known.signs_for.is_empty() => known.signs_for = list()?,
+                "may-revoke" if known.revokers.is_empty() => known.revokers = list()?,
+                "expires" if known.expires.is_none() => known.expires = Some(date()?),
+                "retired" if known.retired.is_none() => known.retired = Some(date()?),
+                "signs-for" | "may-revoke" | "expires" | "retired" => {
+                    return Err(format!("`{name}=` given twice"));
+                }
+                _ => {
+                    return Err(format!(
+                        "unexpected `{field}` (expected signs-for=SENDER,…, may-revoke=ID,…, expires=DATE or retired=DATE)"
+                    ));
+                }
+            }
+        }
+        Ok(known)
+    }
+
+    /// Why this key does not vouch for a message dated `time` (`None`: the
+    /// message carries no date): past its expiry, or retired by a rotation.
+    pub fn out_of_date(&self, time: Option<DateTime<Utc>>) -> Option<String> {
+        let when = |t: Option<DateTime<Utc>>| {
+            t.map_or_else(|| "carries no date".to_string(), |t| format!("is dated {}", format_date(t)))
         };
-        Ok(KnownKey {
-            id: decode(id)?,
-            key,
-            signs_for,
-        })
+        if let Some(retired) = self.retired
+            && time.is_none_or(|t| t >= retired)
+        {
+            return Some(format!(
+                "the key was retired on {} by a rotation, and the message {}",
+                format_date(retired),
+                when(time)
+            ));
+        }
+        if let Some(expires) = self.expires
+            && time.is_none_or(|t| t > expires)
+        {
+            return Some(format!(
+                "the key expired on {}, and the message {}",
+                format_date(expires),
+                when(time)
+            ));
+        }
+        None
+    }
+
+    /// Whether the key is the current one for its id: not retired.
+    pub fn is_current(&self) -> bool {
+        self.retired.is_none()
     }
 
     /// Whether this key may sign a message from `sender`: the sender is the
@@ -97,6 +164,23 @@ impl KnownKey {
             self.signs_for.join(", ")
         }
     }
+}
+
+/// A date as keystore lines write it: RFC 3339, UTC, whole seconds.
+pub fn format_date(date: DateTime<Utc>) -> String {
+    date.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Reads an RFC 3339 date, or a calendar day (`2027-01-31`, its start in UTC).
+pub fn parse_date(text: &str) -> Result<DateTime<Utc>, String> {
+    if let Ok(date) = DateTime::parse_from_rfc3339(text) {
+        return Ok(date.with_timezone(&Utc));
+    }
+    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|d| d.and_utc())
+        .ok_or_else(|| format!("`{text}` is not a date (2027-01-31 or 2027-01-31T12:00:00Z)"))
 }
 
 /// `*` matches any run of characters (none included); everything else itself.
@@ -177,5 +261,26 @@ mod tests {
             .public_key();
         assert!(KnownKey::new("alice", key.clone()).may_sign_for("alice"));
         assert!(!KnownKey::new("mallory", key).may_sign_for("alice"));
+    }
+
+    #[test]
+    fn every_field_reads_back_and_dates_bound_a_key() {
+        let key = SigningKey::generate(Algorithm::Ed25519)
+            .unwrap()
+            .public_key();
+        let mut known = KnownKey::new("a,b", key).signing_for(vec!["*@x.org".into()]);
+        known.revokers = vec!["backup".into()];
+        known.expires = Some(parse_date("2027-01-31").unwrap());
+        known.retired = Some(parse_date("2026-06-01T10:00:00Z").unwrap());
+        let line = known.to_line();
+        assert!(line.ends_with("expires=2027-01-31T00:00:00Z retired=2026-06-01T10:00:00Z"));
+        assert_eq!(KnownKey::parse(&line).unwrap(), known);
+        let before = parse_date("2026-05-01").ok();
+        assert_eq!(known.out_of_date(before), None);
+        let after = known.out_of_date(parse_date("2026-07-01").ok()).unwrap();
+        assert!(after.contains("retired on 2026-06-01T10:00:00Z"), "{after}");
+        assert!(known.out_of_date(None).unwrap().contains("carries no date"));
+        assert!(KnownKey::parse(&format!("{line} bogus=1")).is_err());
+        assert!(KnownKey::parse(&format!("{line} expires=2028-01-01")).is_err());
     }
 }

@@ -1,14 +1,22 @@
-//! The keystore under `AIPROTO_HOME`: own key pairs, and the public keys
-//! pinned for other signers (trust on first use, like ssh's known_hosts).
+//! The keystore under `AIPROTO_HOME`: own key pairs (current and retired
+//! by rotations), the public keys pinned for other signers (trust on first
+//! use per sender, like ssh's known_hosts per host) and the revocations
+//! applied.
 //!
-//! Layout: `keys/<id>.key` (private, mode 0600, JSON), `keys/<id>.pub` and
-//! `known_keys` (one `<id> <algorithm> <base64 key> [signs-for=…]` line per
-//! key; ids are percent-encoded where they hold `%`, `#`, `,` or `=`, so
-//! that every id reads back as itself).
+//! Layout, every folder 0700 and every file 0600:
+//! - `keys/<id>.key` (private, JSON) and `keys/<id>.pub`: the current own keys;
+//! - `keys/retired/<id>.<unix time>.key` and `retired_keys`: own keys a
+//!   rotation replaced, kept so that earlier messages still verify;
+//! - `known_keys`: one keystore line per pinned key (`<id> <algorithm>
+//!   <base64 key> [signs-for=…] [may-revoke=…] [expires=…] [retired=…]`; ids
+//!   percent-encoded where they hold `%`, `#`, `,` or `=`);
+//! - `revoked`: one `<id> <fingerprint> [at=…] [by=…]` line per revocation;
+//! - `.lock`: held while a command reads, decides and writes.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -16,6 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use super::key::{Algorithm, KeyError, PublicKey, SigningKey};
 pub use super::key_line::{KnownKey, matches_pattern};
+use super::key_line::{format_date, parse_date};
+use super::store_files::{locked, read_optional, refuse_open_private, refuse_unsafe, write_file};
 
 /// The environment variable naming the keystore directory (listed in docs/commands.md).
 pub const HOME_ENV: &str = "AIPROTO_HOME";
@@ -38,7 +48,7 @@ pub fn home() -> Option<PathBuf> {
 pub enum StoreError {
     #[error("no keystore directory: set AIPROTO_HOME or HOME")]
     NoHome,
-    #[error("a key `{0}` already exists (use --force to replace it)")]
+    #[error("a key `{0}` already exists (rotate it with `aiproto keygen --rotate {0}`)")]
     Exists(String),
     #[error("no key `{0}` in the keystore")]
     Unknown(String),
@@ -46,6 +56,26 @@ pub enum StoreError {
     BadId(String),
     #[error("{path}: permissions {mode:o} let others read this private key; run: chmod 600 {path}")]
     Permissions { path: String, mode: u32 },
+    #[error("{path}: {why}, so the keystore does not trust it; {fix}")]
+    Unsafe {
+        path: String,
+        why: String,
+        fix: String,
+    },
+    #[error(
+        "`{id}` is already pinned with another key ({pinned}; this one is {new}): nothing changed; to replace it deliberately, add --replace"
+    )]
+    Replaces {
+        id: String,
+        pinned: String,
+        new: String,
+    },
+    #[error("`{0}` is one of your own keys: a key of someone else cannot be pinned under its id")]
+    OwnId(String),
+    #[error("your key `{id}` was revoked on {at}: it signs nothing (make a new one: aiproto keygen --id NEW-ID)")]
+    RevokedOwn { id: String, at: String },
+    #[error("your key `{id}` expired on {at}: it signs nothing (aiproto keygen --rotate {id})")]
+    ExpiredOwn { id: String, at: String },
     #[error("{path}: {why}")]
     Corrupt { path: String, why: String },
     #[error("{path}: {source}")]
@@ -66,12 +96,16 @@ struct KeyFile {
     secret: String,
 }
 
-/// Reads a file of `<id> <algorithm> <base64>` lines (`#` comments allowed).
+/// Reads a file of keystore lines (`#` comments allowed).
 pub fn read_key_lines(path: &Path) -> Result<Vec<KnownKey>, StoreError> {
     let text = fs::read_to_string(path).map_err(|source| StoreError::Io {
         path: path.display().to_string(),
         source,
     })?;
+    parse_key_lines(path, &text)
+}
+
+fn parse_key_lines(path: &Path, text: &str) -> Result<Vec<KnownKey>, StoreError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
@@ -82,6 +116,67 @@ pub fn read_key_lines(path: &Path) -> Result<Vec<KnownKey>, StoreError> {
             })
         })
         .collect()
+}
+
+/// Where a trusted key comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// One of the keystore's own keys.
+    Own,
+    /// Pinned for someone else.
+    Pinned,
+}
+
+/// A revocation applied to this keystore.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revocation {
+    pub id: String,
+    pub fingerprint: String,
+    pub at: Option<DateTime<Utc>>,
+    /// The key whose signed REVOKE was applied.
+    pub by: Option<String>,
+}
+
+impl Revocation {
+    fn to_line(&self) -> String {
+        let mut line = format!("{} {}", self.id, self.fingerprint);
+        if let Some(at) = self.at {
+            line.push_str(&format!(" at={}", format_date(at)));
+        }
+        if let Some(by) = &self.by {
+            line.push_str(&format!(" by={by}"));
+        }
+        line
+    }
+
+    fn parse(line: &str) -> Option<Revocation> {
+        let mut parts = line.split_whitespace();
+        let mut r = Revocation {
+            id: parts.next()?.to_string(),
+            fingerprint: parts.next()?.to_string(),
+            at: None,
+            by: None,
+        };
+        for field in parts {
+            match field.split_once('=') {
+                Some(("at", at)) => r.at = parse_date(at).ok(),
+                Some(("by", by)) => r.by = Some(by.to_string()),
+                _ => {}
+            }
+        }
+        Some(r)
+    }
+}
+
+/// What trust on first use found for a signer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FirstUse {
+    /// The key is now pinned for its id and the sender.
+    Pinned,
+    /// The very same key was already pinned (by another process, say).
+    AlreadyPinned,
+    /// The id or the sender already has another key: nothing was pinned.
+    Taken { entry: KnownKey, origin: Origin },
 }
 
 /// The keystore in one directory.
@@ -113,64 +208,103 @@ impl Keystore {
         self.root.join("revoked")
     }
 
-    /// Marks a key revoked (`revoked`: one `<id> <fingerprint>` line each).
-    pub fn revoke(&self, id: &str, key: &PublicKey) -> Result<(), StoreError> {
-        check_id(id)?;
-        let mut lines = self.revoked_lines()?;
-        let line = format!("{id} {}", key.fingerprint());
-        if !lines.contains(&line) {
-            lines.push(line);
-        }
-        write_file(
-            &self.revoked_path(),
-            (lines.join("\n") + "\n").as_bytes(),
-            false,
-        )
-    }
-
-    /// The id under which a key was revoked, if it was.
-    pub fn revoked_as(&self, key: &PublicKey) -> Result<Option<String>, StoreError> {
-        let fingerprint = key.fingerprint();
-        Ok(self.revoked_lines()?.iter().find_map(|l| {
-            l.split_once(' ')
-                .filter(|(_, fp)| *fp == fingerprint)
-                .map(|(id, _)| id.to_string())
-        }))
-    }
-
-    fn revoked_lines(&self) -> Result<Vec<String>, StoreError> {
-        let path = self.revoked_path();
-        match fs::read_to_string(&path) {
-            Ok(text) => Ok(text
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(str::to_string)
-                .collect()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(source) => Err(StoreError::Io {
-                path: path.display().to_string(),
-                source,
-            }),
-        }
+    fn retired_path(&self) -> PathBuf {
+        self.root.join("retired_keys")
     }
 
     fn key_path(&self, id: &str, ext: &str) -> PathBuf {
         self.keys_dir().join(format!("{}.{ext}", file_stem(id)))
     }
 
-    /// Makes a new key pair for `id`; refuses to replace one unless `force`.
+    /// Reads a file of keystore lines, none when it does not exist; the
+    /// keystore's root must be safe too.
+    fn lines_of(&self, path: &Path) -> Result<Vec<KnownKey>, StoreError> {
+        refuse_unsafe(&self.root)?;
+        match read_optional(path)? {
+            Some(text) => parse_key_lines(path, &text),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Makes a new key pair for `id`. An existing key of that id is kept
+    /// with `force` (retired, as by a rotation, so that what it signed
+    /// still verifies here), else refused.
     pub fn generate(
         &self,
         id: &str,
         algorithm: Algorithm,
         force: bool,
         signs_for: &[String],
-    ) -> Result<PublicKey, StoreError> {
+        expires: Option<DateTime<Utc>>,
+    ) -> Result<KnownKey, StoreError> {
         check_id(id)?;
+        locked(&self.root, || {
+            if self.key_path(id, "key").exists() {
+                if !force {
+                    return Err(StoreError::Exists(id.to_string()));
+                }
+                self.retire_own(id)?;
+            }
+            self.write_own(id, algorithm, signs_for, expires)
+                .map(|(_, public)| public)
+        })
+    }
+
+    /// A rotation: the current key of `id` is retired (kept, with the time
+    /// it stopped signing) and a new one takes its id, senders and the
+    /// expiry given. Returns the old key (to sign the transition
+    /// statement), its public line as retired, and the new public line.
+    pub fn rotate(
+        &self,
+        id: &str,
+        expires: Option<DateTime<Utc>>,
+    ) -> Result<(SigningKey, KnownKey, KnownKey), StoreError> {
+        check_id(id)?;
+        locked(&self.root, || {
+            let old_key = self.load_private(id)?;
+            let old = self.retire_own(id)?;
+            let (_, new) = self.write_own(id, old_key.algorithm, &old.signs_for, expires)?;
+            Ok((old_key, old, new))
+        })
+    }
+
+    /// Moves the current key of `id` to `keys/retired/` and its public line
+    /// to `retired_keys`, marked with the time it stopped signing.
+    fn retire_own(&self, id: &str) -> Result<KnownKey, StoreError> {
+        let mut public = self
+            .own_entry(id)?
+            .ok_or_else(|| StoreError::Unknown(id.to_string()))?;
+        let now = Utc::now();
+        public.retired = Some(now);
         let private = self.key_path(id, "key");
-        if private.exists() && !force {
-            return Err(StoreError::Exists(id.to_string()));
-        }
+        let kept = self
+            .keys_dir()
+            .join("retired")
+            .join(format!("{}.{}.key", file_stem(id), now.timestamp()));
+        let text = fs::read(&private).map_err(|source| StoreError::Io {
+            path: private.display().to_string(),
+            source,
+        })?;
+        write_file(&kept, &text)?;
+        let mut retired = self.lines_of(&self.retired_path())?;
+        retired.push(public.clone());
+        write_lines(&self.retired_path(), &retired)?;
+        let _ = fs::remove_file(self.key_path(id, "pub"));
+        fs::remove_file(&private).map_err(|source| StoreError::Io {
+            path: private.display().to_string(),
+            source,
+        })?;
+        Ok(public)
+    }
+
+    fn write_own(
+        &self,
+        id: &str,
+        algorithm: Algorithm,
+        signs_for: &[String],
+        expires: Option<DateTime<Utc>>,
+    ) -> Result<(SigningKey, KnownKey), StoreError> {
+        let private = self.key_path(id, "key");
         let key = SigningKey::generate(algorithm)?;
         let file = KeyFile {
             id: id.to_string(),
@@ -181,22 +315,38 @@ impl Keystore {
             path: private.display().to_string(),
             why: e.to_string(),
         })?;
-        write_file(&private, json.as_bytes(), true)?;
-        let public = KnownKey {
-            id: id.to_string(),
-            key: key.public_key(),
-            signs_for: signs_for.to_vec(),
-        };
+        write_file(&private, json.as_bytes())?;
+        let mut public = KnownKey::new(id, key.public_key()).signing_for(signs_for.to_vec());
+        public.expires = expires;
         write_file(
             &self.key_path(id, "pub"),
             format!("{}\n", public.to_line()).as_bytes(),
-            false,
         )?;
-        Ok(public.key)
+        Ok((key, public))
     }
 
-    /// The private key of `id`; refused when its file is readable by others.
+    /// The private key of `id`, to sign with: refused when its file is
+    /// readable by others, when it was revoked or when it has expired.
     pub fn signing_key(&self, id: &str) -> Result<SigningKey, StoreError> {
+        let key = self.load_private(id)?;
+        if let Some(r) = self.revoked(&key.public_key())? {
+            return Err(StoreError::RevokedOwn {
+                id: id.to_string(),
+                at: r.at.map_or_else(|| "an unknown date".into(), format_date),
+            });
+        }
+        if let Some(expires) = self.own_entry(id)?.and_then(|e| e.expires)
+            && expires < Utc::now()
+        {
+            return Err(StoreError::ExpiredOwn {
+                id: id.to_string(),
+                at: format_date(expires),
+            });
+        }
+        Ok(key)
+    }
+
+    fn load_private(&self, id: &str) -> Result<SigningKey, StoreError> {
         let path = self.key_path(id, "key");
         let text = fs::read_to_string(&path).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => StoreError::Unknown(id.to_string()),
@@ -217,11 +367,13 @@ impl Keystore {
             .decode(&file.secret)
             .map_err(|_| corrupt("the secret is not base64".into()))?;
         let key = SigningKey::from_secret(algorithm, secret).map_err(|e| corrupt(e.to_string()))?;
-        refuse_open_permissions(&path)?;
+        refuse_open_private(&path)?;
+        refuse_unsafe(&self.keys_dir())?;
+        refuse_unsafe(&self.root)?;
         Ok(key)
     }
 
-    /// Own public keys (from `keys/*.pub`).
+    /// Own current public keys (from `keys/*.pub`).
     pub fn own_keys(&self) -> Result<Vec<KnownKey>, StoreError> {
         let mut out = Vec::new();
         let Ok(entries) = fs::read_dir(self.keys_dir()) else {
@@ -233,74 +385,231 @@ impl Keystore {
             .collect();
         paths.sort();
         for p in paths {
-            out.extend(read_key_lines(&p)?);
+            out.extend(self.lines_of(&p)?);
         }
         Ok(out)
     }
 
-    /// Keys pinned for other signers.
-    pub fn known_keys(&self) -> Result<Vec<KnownKey>, StoreError> {
-        let path = self.known_path();
-        if !path.exists() {
-            return Ok(Vec::new());
-        }
-        read_key_lines(&path)
+    /// The current own key of `id`.
+    pub fn own_entry(&self, id: &str) -> Result<Option<KnownKey>, StoreError> {
+        Ok(self.own_keys()?.into_iter().find(|k| k.id == id))
     }
 
-    /// The key trusted for `id`: an own key, else a pinned one.
+    /// Own keys retired by rotations.
+    pub fn retired_own_keys(&self) -> Result<Vec<KnownKey>, StoreError> {
+        self.lines_of(&self.retired_path())
+    }
+
+    /// Keys pinned for other signers (those retired by a key transition too).
+    pub fn known_keys(&self) -> Result<Vec<KnownKey>, StoreError> {
+        self.lines_of(&self.known_path())
+    }
+
+    /// Every key the keystore holds for `id`, current and retired, own first.
+    pub fn entries_for(&self, id: &str) -> Result<Vec<(KnownKey, Origin)>, StoreError> {
+        Ok(self
+            .all_entries()?
+            .into_iter()
+            .filter(|(k, _)| k.id == id)
+            .collect())
+    }
+
+    /// The current keys that may sign for `sender`.
+    pub fn bound_to(&self, sender: &str) -> Result<Vec<(KnownKey, Origin)>, StoreError> {
+        Ok(self
+            .all_entries()?
+            .into_iter()
+            .filter(|(k, _)| k.is_current() && k.may_sign_for(sender))
+            .collect())
+    }
+
+    fn all_entries(&self) -> Result<Vec<(KnownKey, Origin)>, StoreError> {
+        let own = self
+            .own_keys()?
+            .into_iter()
+            .chain(self.retired_own_keys()?)
+            .map(|k| (k, Origin::Own));
+        let pinned = self.known_keys()?.into_iter().map(|k| (k, Origin::Pinned));
+        Ok(own.chain(pinned).collect())
+    }
+
+    /// The current key trusted for `id`: an own key, else a pinned one.
     pub fn trusted(&self, id: &str) -> Result<Option<PublicKey>, StoreError> {
         Ok(self.trusted_entry(id)?.map(|(k, _)| k.key))
     }
 
-    /// The keystore line trusted for `id`, and whether it is an own key.
+    /// The current keystore line trusted for `id`, and whether it is an own key.
     pub fn trusted_entry(&self, id: &str) -> Result<Option<(KnownKey, bool)>, StoreError> {
-        if let Some(own) = self.own_keys()?.into_iter().find(|k| k.id == id) {
-            return Ok(Some((own, true)));
-        }
         Ok(self
-            .known_keys()?
+            .entries_for(id)?
             .into_iter()
-            .find(|k| k.id == id)
-            .map(|k| (k, false)))
+            .find(|(k, _)| k.is_current())
+            .map(|(k, origin)| (k, origin == Origin::Own)))
     }
 
     /// Whether `id` names one of the keystore's own keys.
     pub fn is_own(&self, id: &str) -> Result<bool, StoreError> {
-        Ok(self.own_keys()?.iter().any(|k| k.id == id))
+        Ok(self.own_entry(id)?.is_some())
     }
 
-    /// Pins `key` for `id` (and the senders it may sign for), replacing an
-    /// earlier pin.
-    pub fn pin(&self, id: &str, key: PublicKey, signs_for: &[String]) -> Result<(), StoreError> {
+    /// Trust on first use, for `key` presented under `id` by `sender`: read,
+    /// decide and write under the keystore's lock, so that concurrent
+    /// verifiers neither lose a pin nor pin two keys for one sender. A
+    /// sender or an id that already has another key is not at first use.
+    pub fn pin_first_use(
+        &self,
+        id: &str,
+        key: &PublicKey,
+        sender: Option<&str>,
+    ) -> Result<FirstUse, StoreError> {
         check_id(id)?;
-        let mut keys: Vec<KnownKey> = self
-            .known_keys()?
-            .into_iter()
-            .filter(|k| k.id != id)
-            .collect();
-        keys.push(KnownKey {
-            id: id.to_string(),
-            key,
-            signs_for: signs_for.to_vec(),
-        });
-        self.write_known(&keys)
+        locked(&self.root, || {
+            let taken = self.entries_for(id)?.into_iter().find(|(k, _)| k.is_current());
+            let taken = match (taken, sender) {
+                (Some(t), _) => Some(t),
+                (None, Some(sender)) => self.bound_to(sender)?.into_iter().next(),
+                (None, None) => None,
+            };
+            match taken {
+                Some((entry, _)) if entry.key == *key && entry.id == id => {
+                    Ok(FirstUse::AlreadyPinned)
+                }
+                Some((entry, origin)) => Ok(FirstUse::Taken { entry, origin }),
+                None => {
+                    let mut keys = self.known_keys()?;
+                    let signs_for = sender.map(|s| vec![s.to_string()]).unwrap_or_default();
+                    keys.push(KnownKey::new(id, key.clone()).signing_for(signs_for));
+                    write_lines(&self.known_path(), &keys)?;
+                    Ok(FirstUse::Pinned)
+                }
+            }
+        })
     }
 
-    /// Removes the pin for `id`; false when there was none.
+    /// Pins a key a person chose (`keys trust`, `keys import`). Another key
+    /// already under the same id is replaced only with `replace`, and an
+    /// own key's id never.
+    pub fn pin(&self, entry: KnownKey, replace: bool) -> Result<(), StoreError> {
+        check_id(&entry.id)?;
+        locked(&self.root, || {
+            if self.is_own(&entry.id)? {
+                return Err(StoreError::OwnId(entry.id.clone()));
+            }
+            let mut keys = self.known_keys()?;
+            if let Some(pinned) = keys
+                .iter()
+                .find(|k| k.id == entry.id && k.is_current() && k.key != entry.key)
+                && !replace
+            {
+                return Err(StoreError::Replaces {
+                    id: entry.id.clone(),
+                    pinned: pinned.key.fingerprint(),
+                    new: entry.key.fingerprint(),
+                });
+            }
+            keys.retain(|k| k.id != entry.id);
+            keys.push(entry);
+            write_lines(&self.known_path(), &keys)
+        })
+    }
+
+    /// A key transition statement, checked by the caller: the pinned key
+    /// `old` of `id` is retired at `at` and `new` takes its place, with the
+    /// same senders and revokers.
+    pub fn transition(
+        &self,
+        id: &str,
+        old: &PublicKey,
+        new: &PublicKey,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        locked(&self.root, || {
+            let mut keys = self.known_keys()?;
+            let Some(current) = keys
+                .iter_mut()
+                .find(|k| k.id == id && k.is_current() && k.key == *old)
+            else {
+                return Err(StoreError::Unknown(format!(
+                    "{id}` with the key {} (the statement's old key",
+                    old.fingerprint()
+                )));
+            };
+            current.retired = Some(at);
+            let mut next = KnownKey::new(id, new.clone()).signing_for(current.signs_for.clone());
+            next.revokers = current.revokers.clone();
+            keys.push(next);
+            write_lines(&self.known_path(), &keys)
+        })
+    }
+
+    /// Removes the pins of `id` (current and retired); false when there were none.
     pub fn forget(&self, id: &str) -> Result<bool, StoreError> {
-        let keys = self.known_keys()?;
-        let kept: Vec<KnownKey> = keys.iter().filter(|k| k.id != id).cloned().collect();
-        if kept.len() == keys.len() {
-            return Ok(false);
-        }
-        self.write_known(&kept)?;
-        Ok(true)
+        locked(&self.root, || {
+            let keys = self.known_keys()?;
+            let kept: Vec<KnownKey> = keys.iter().filter(|k| k.id != id).cloned().collect();
+            if kept.len() == keys.len() {
+                return Ok(false);
+            }
+            write_lines(&self.known_path(), &kept)?;
+            Ok(true)
+        })
     }
 
-    fn write_known(&self, keys: &[KnownKey]) -> Result<(), StoreError> {
-        let text: String = keys.iter().map(|k| k.to_line() + "\n").collect();
-        write_file(&self.known_path(), text.as_bytes(), false)
+    /// Marks a key revoked, on the word of the key `by`.
+    pub fn revoke(&self, id: &str, key: &PublicKey, by: &str) -> Result<(), StoreError> {
+        check_id(id)?;
+        locked(&self.root, || {
+            let mut all = self.revocations()?;
+            let fingerprint = key.fingerprint();
+            if !all.iter().any(|r| r.fingerprint == fingerprint) {
+                all.push(Revocation {
+                    id: id.to_string(),
+                    fingerprint,
+                    at: Some(Utc::now()),
+                    by: Some(by.to_string()),
+                });
+            }
+            self.write_revocations(&all)
+        })
     }
+
+    /// Withdraws the revocations of `id`; returns those withdrawn.
+    pub fn unrevoke(&self, id: &str) -> Result<Vec<Revocation>, StoreError> {
+        locked(&self.root, || {
+            let (gone, kept): (Vec<Revocation>, Vec<Revocation>) =
+                self.revocations()?.into_iter().partition(|r| r.id == id);
+            if !gone.is_empty() {
+                self.write_revocations(&kept)?;
+            }
+            Ok(gone)
+        })
+    }
+
+    /// The revocation of a key, if it was revoked.
+    pub fn revoked(&self, key: &PublicKey) -> Result<Option<Revocation>, StoreError> {
+        let fingerprint = key.fingerprint();
+        Ok(self
+            .revocations()?
+            .into_iter()
+            .find(|r| r.fingerprint == fingerprint))
+    }
+
+    /// Every revocation applied here.
+    pub fn revocations(&self) -> Result<Vec<Revocation>, StoreError> {
+        refuse_unsafe(&self.root)?;
+        let text = read_optional(&self.revoked_path())?.unwrap_or_default();
+        Ok(text.lines().filter_map(Revocation::parse).collect())
+    }
+
+    fn write_revocations(&self, all: &[Revocation]) -> Result<(), StoreError> {
+        let text: String = all.iter().map(|r| r.to_line() + "\n").collect();
+        write_file(&self.revoked_path(), text.as_bytes())
+    }
+}
+
+fn write_lines(path: &Path, keys: &[KnownKey]) -> Result<(), StoreError> {
+    let text: String = keys.iter().map(|k| k.to_line() + "\n").collect();
+    write_file(path, text.as_bytes())
 }
 
 fn check_id(id: &str) -> Result<(), StoreError> {
@@ -326,62 +635,6 @@ fn file_stem(id: &str) -> String {
         .collect()
 }
 
-/// Writes a file atomically: a fresh temporary file beside it, created
-/// exclusively (never one left behind by someone else) with its final mode
-/// (0600 for a private key), then renamed into place. On failure the
-/// temporary file is removed.
-fn write_file(path: &Path, bytes: &[u8], private: bool) -> Result<(), StoreError> {
-    let io = |source| StoreError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io)?;
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let (tmp, mut file) = (0..16)
-        .find_map(|_| {
-            let tmp = dir.join(format!(".{name}.{}.tmp", ulid::Ulid::generate()));
-            let mut options = fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(if private { 0o600 } else { 0o644 });
-            }
-            options.open(&tmp).ok().map(|f| (tmp, f))
-        })
-        .ok_or_else(|| io(std::io::Error::other("cannot create a temporary file")))?;
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| fs::rename(&tmp, path));
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    Ok(())
-}
-
-/// ssh's rule: a private key readable by group or others is not used.
-fn refuse_open_permissions(path: &Path) -> Result<(), StoreError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if let Ok(meta) = fs::metadata(path) {
-            let mode = meta.permissions().mode() & 0o777;
-            if mode & 0o077 != 0 {
-                return Err(StoreError::Permissions {
-                    path: path.display().to_string(),
-                    mode,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,10 +644,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Keystore::at(dir.path());
         let public = store
-            .generate("alice@example.com", Algorithm::Ed25519, false, &[])
-            .unwrap();
+            .generate("alice@example.com", Algorithm::Ed25519, false, &[], None)
+            .unwrap()
+            .key;
         assert!(matches!(
-            store.generate("alice@example.com", Algorithm::Ed25519, false, &[]),
+            store.generate("alice@example.com", Algorithm::Ed25519, false, &[], None),
             Err(StoreError::Exists(_))
         ));
         let key = store.signing_key("alice@example.com").unwrap();
@@ -403,18 +657,20 @@ mod tests {
             store.trusted("alice@example.com").unwrap(),
             Some(public.clone())
         );
-        store.pin("bob@keys/2025", public.clone(), &[]).unwrap();
+        store
+            .pin(KnownKey::new("bob@keys/2025", public.clone()), false)
+            .unwrap();
         assert_eq!(store.trusted("bob@keys/2025").unwrap(), Some(public));
         assert!(store.forget("bob@keys/2025").unwrap());
         assert_eq!(store.trusted("bob@keys/2025").unwrap(), None);
         assert!(
             store
-                .generate("../evil", Algorithm::Ed25519, false, &[])
+                .generate("../evil", Algorithm::Ed25519, false, &[], None)
                 .is_ok()
         );
         assert!(dir.path().join("keys/%2E%2E%2Fevil.key").exists());
         assert!(matches!(
-            store.generate("a b", Algorithm::Ed25519, false, &[]),
+            store.generate("a b", Algorithm::Ed25519, false, &[], None),
             Err(StoreError::BadId(_))
         ));
     }
@@ -446,7 +702,12 @@ mod tests {
             "x=y".replace('=', "%3D").as_str(),
             "аlice",
         ] {
-            store.pin(id, a.clone(), &["*@example.com".into()]).unwrap();
+            store
+                .pin(
+                    KnownKey::new(id, a.clone()).signing_for(vec!["*@example.com".into()]),
+                    true,
+                )
+                .unwrap();
             let (entry, own) = store.trusted_entry(id).unwrap().unwrap();
             assert_eq!((entry.id.as_str(), own), (id, false));
             assert_eq!(entry.signs_for, vec!["*@example.com".to_string()]);
@@ -465,7 +726,7 @@ mod tests {
                 .unwrap();
         }
         store
-            .generate("alice", Algorithm::Ed25519, false, &[])
+            .generate("alice", Algorithm::Ed25519, false, &[], None)
             .unwrap();
         let mode = fs::metadata(dir.path().join("keys/alice.key"))
             .unwrap()
@@ -481,5 +742,91 @@ mod tests {
             store.signing_key("alice"),
             Err(StoreError::Permissions { .. })
         ));
+    }
+
+    fn key() -> PublicKey {
+        SigningKey::generate(Algorithm::Ed25519)
+            .unwrap()
+            .public_key()
+    }
+
+    #[test]
+    fn first_use_is_per_sender_and_a_chosen_pin_never_replaces_silently() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Keystore::at(dir.path());
+        let (alice, attacker) = (key(), key());
+        assert_eq!(
+            store.pin_first_use("alice", &alice, Some("ALICE")).unwrap(),
+            FirstUse::Pinned
+        );
+        assert_eq!(
+            store.pin_first_use("alice", &alice, Some("ALICE")).unwrap(),
+            FirstUse::AlreadyPinned
+        );
+        // Another id for the same sender is not at first use.
+        let FirstUse::Taken { entry, origin } = store
+            .pin_first_use("alice-laptop", &attacker, Some("ALICE"))
+            .unwrap()
+        else {
+            panic!("a second key was pinned for ALICE");
+        };
+        assert_eq!((entry.id.as_str(), origin), ("alice", Origin::Pinned));
+        assert!(matches!(
+            store.pin(KnownKey::new("alice", attacker.clone()), false),
+            Err(StoreError::Replaces { .. })
+        ));
+        assert_eq!(store.trusted("alice").unwrap(), Some(alice));
+        store
+            .pin(KnownKey::new("alice", attacker.clone()), true)
+            .unwrap();
+        assert_eq!(store.trusted("alice").unwrap(), Some(attacker));
+    }
+
+    #[test]
+    fn rotation_keeps_the_old_key_retired_and_revocation_can_be_withdrawn() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Keystore::at(dir.path());
+        let first = store
+            .generate("me", Algorithm::Ed25519, false, &["HUMAN".into()], None)
+            .unwrap();
+        let (old_key, old, new) = store.rotate("me", None).unwrap();
+        assert_eq!(old_key.public_key(), first.key);
+        assert!(old.retired.is_some() && new.retired.is_none());
+        assert_eq!(new.signs_for, vec!["HUMAN".to_string()]);
+        let entries = store.entries_for("me").unwrap();
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert_eq!(store.trusted("me").unwrap(), Some(new.key.clone()));
+        assert_eq!(
+            fs::read_dir(dir.path().join("keys/retired"))
+                .unwrap()
+                .count(),
+            1
+        );
+        store.revoke("me", &new.key, "me").unwrap();
+        assert!(matches!(
+            store.signing_key("me"),
+            Err(StoreError::RevokedOwn { .. })
+        ));
+        assert_eq!(store.unrevoke("me").unwrap().len(), 1);
+        assert!(store.signing_key("me").is_ok());
+    }
+
+    #[test]
+    fn concurrent_first_uses_keep_every_pin() {
+        let dir = tempfile::tempdir().unwrap();
+        let threads: Vec<_> = (0..12)
+            .map(|i| {
+                let store = Keystore::at(dir.path());
+                std::thread::spawn(move || {
+                    store
+                        .pin_first_use(&format!("agent{i}"), &key(), Some(&format!("AGENT{i}")))
+                        .unwrap()
+                })
+            })
+            .collect();
+        for t in threads {
+            assert_eq!(t.join().unwrap(), FirstUse::Pinned);
+        }
+        assert_eq!(Keystore::at(dir.path()).known_keys().unwrap().len(), 12);
     }
 }

@@ -1,15 +1,69 @@
 //! Verifying a message as a whole: it must pass `validate` first (a
-//! finding is the verdict), then carry a good signature, in its protocol's
-//! place, by a key trusted for its sender.
+//! finding is the verdict), show exactly what a signature can cover, be
+//! dated within what the verifier accepts, then carry a good signature, in
+//! its protocol's place, by a key trusted for its sender at its date. And
+//! signing: a key signs only the messages of the senders it is bound to.
+
+use chrono::{DateTime, Duration, Utc};
+use unicode_normalization::UnicodeNormalization;
 
 use super::claim::{self, ClaimError};
 use super::key::SigningKey;
-use super::trust::{self, Trust, Verified, VerifyError};
-use crate::protocols::{Found, Value};
+use super::key_line::{KnownKey, format_date};
+use super::trust::{self, Claimed, Trust, Verified, VerifyError};
+use crate::model::Message;
+use crate::protocols::{Found, Value, json_doc};
+
+/// How far in the future a message may be dated before it is named:
+/// clocks of different machines disagree by a little.
+pub const FUTURE_SKEW: Duration = Duration::minutes(5);
+
+/// What `verify` asks of a message's date besides its signature.
+#[derive(Debug, Clone, Copy)]
+pub struct Freshness {
+    /// Messages dated longer ago than this are refused (`--max-age`).
+    pub max_age: Option<Duration>,
+    /// A message dated in the future (beyond [`FUTURE_SKEW`]) is refused
+    /// instead of only named.
+    pub strict: bool,
+    pub now: DateTime<Utc>,
+}
+
+impl Default for Freshness {
+    fn default() -> Self {
+        Freshness {
+            max_age: None,
+            strict: false,
+            now: Utc::now(),
+        }
+    }
+}
+
+/// When the message says it was written: its timestamp (HSP's
+/// `timestamp_sent`), else the time its id carries (a ULID or UUIDv7).
+pub fn message_time(message: &Message) -> Option<DateTime<Utc>> {
+    message
+        .timestamp
+        .as_deref()
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc))
+        .or_else(|| message.id.as_deref().and_then(crate::ids::created_at))
+}
+
+/// Verifies one message with no demand on its date beyond the keys'.
+pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyError> {
+    verify_fresh(found, trust, &Freshness::default())
+}
 
 /// Verifies one message: it must validate first (any error fails it with
-/// that finding), then carry a good signature by a trusted key.
-pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyError> {
+/// that finding), show exactly what its signature covers, be dated as
+/// `fresh` asks, then carry a good signature by a key trusted for its
+/// sender when it was written.
+pub fn verify_fresh(
+    found: &Found,
+    trust: &Trust,
+    fresh: &Freshness,
+) -> Result<Verified, VerifyError> {
     if let Some(d) = found.diagnostics.iter().find(|d| d.is_error()) {
         return Err(VerifyError::Invalid {
             code: d.code,
@@ -18,29 +72,123 @@ pub fn verify_found(found: &Found, trust: &Trust) -> Result<Verified, VerifyErro
             column: d.column,
         });
     }
+    not_coverable(found)?;
     let message = found.to_message();
     let sender = message.as_ref().and_then(|m| m.sender.as_deref());
-    match &found.value {
+    let time = message.as_ref().and_then(message_time);
+    let warning = check_date(time, fresh)?;
+    let claimed = Claimed { sender, time };
+    let mut verified = match &found.value {
         Value::Crosstalk(p) => {
             let (claim, input) = claim::crosstalk_signed(p)?;
-            trust::verify(&claim, &input, trust, sender)
+            trust::verify_claimed(&claim, &input, trust, claimed)
         }
         Value::Hsp(Some(m)) => {
             let claim = claim::hsp_claim(&m.json)?;
-            trust::verify(&claim, &claim::hsp_input(&m.json), trust, sender)
+            trust::verify_claimed(&claim, &claim::hsp_input(&m.json), trust, claimed)
         }
         Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None) => Err(VerifyError::Claim(
             ClaimError::Malformed("not a readable message".into()),
         )),
         Value::Csdl(Some(d)) => {
             let claim = claim::csdl_claim(&d.json)?;
-            trust::verify(&claim, &claim::csdl_input(&d.json), trust, sender)
+            trust::verify_claimed(&claim, &claim::csdl_input(&d.json), trust, claimed)
         }
         Value::Msp(Some(_)) => Err(VerifyError::Claim(ClaimError::Malformed(
             "an MSP signal carries no inline signature; check a detached one with --signature"
                 .into(),
         ))),
+    }?;
+    verified.warning = warning;
+    Ok(verified)
+}
+
+/// The date rules: older than `--max-age` fails (as does no date at all
+/// when a maximum age is asked for); dated in the future beyond the skew
+/// is named, and fails with `strict`.
+fn check_date(
+    time: Option<DateTime<Utc>>,
+    fresh: &Freshness,
+) -> Result<Option<String>, VerifyError> {
+    if let Some(max_age) = fresh.max_age {
+        let Some(time) = time else {
+            return Err(VerifyError::Freshness(
+                "SIG-STALE",
+                "the message carries no date (no timestamp, no ULID or UUIDv7 id), and --max-age asks for one".into(),
+            ));
+        };
+        if fresh.now - time > max_age {
+            return Err(VerifyError::Freshness(
+                "SIG-STALE",
+                format!(
+                    "the message is dated {}, longer ago than --max-age allows (not after {}): a replay, or too old to act on",
+                    format_date(time),
+                    format_date(fresh.now - max_age)
+                ),
+            ));
+        }
     }
+    if let Some(time) = time
+        && time > fresh.now + FUTURE_SKEW
+    {
+        let why = format!(
+            "the message is dated {}, in the future (now is {})",
+            format_date(time),
+            format_date(fresh.now)
+        );
+        if fresh.strict {
+            return Err(VerifyError::Freshness("SIG-FUTURE", why));
+        }
+        return Ok(Some(why));
+    }
+    Ok(None)
+}
+
+/// Fails when what the message shows is not exactly what its signature
+/// form covers: a JSON number JCS would change, or a character that
+/// Unicode normalization (which Crosstalk signatures go through) replaces
+/// by another, such as U+037E GREEK QUESTION MARK for `;`.
+pub fn not_coverable(found: &Found) -> Result<(), VerifyError> {
+    if let Some(d) = found
+        .diagnostics
+        .iter()
+        .find(|d| d.code == json_doc::numbers::CODE)
+    {
+        let at = d.pointer.as_deref().unwrap_or("");
+        return Err(VerifyError::Inexact {
+            code: "SIG-INEXACT",
+            why: format!("at {at}: {}", d.message),
+            line: d.line,
+            column: d.column,
+        });
+    }
+    if let Value::Crosstalk(parsed) = &found.value {
+        let mut unsigned = parsed.envelope.clone();
+        unsigned.sig = None;
+        let text = crate::protocols::crosstalk::render(&unsigned);
+        for (i, line) in text.lines().enumerate() {
+            for (column, c) in line.chars().enumerate() {
+                if c.is_ascii() || std::iter::once(c).nfc().eq(std::iter::once(c)) {
+                    continue;
+                }
+                let becomes: Vec<String> = std::iter::once(c)
+                    .nfc()
+                    .map(crate::chars::describe)
+                    .collect();
+                return Err(VerifyError::Inexact {
+                    code: "SIG-ALTERED",
+                    why: format!(
+                        "{} is not what a signature covers: Unicode normalization (NFC) replaces it by {}, which looks the same",
+                        crate::chars::describe(c),
+                        becomes.join(" + ")
+                    ),
+                    line: parsed.start_line + i,
+                    column: column + 1,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The two `sig:` forms of a Crosstalk signature.
@@ -56,6 +204,8 @@ pub enum SigForm {
 pub struct Signer<'a> {
     pub key: &'a SigningKey,
     pub key_id: &'a str,
+    /// The key's own public line: the senders it may sign for.
+    pub entry: &'a KnownKey,
     pub form: SigForm,
     pub with_public_key: bool,
     /// The input's only message: a JSON one is written pretty, else as one
@@ -64,8 +214,29 @@ pub struct Signer<'a> {
 }
 
 impl Signer<'_> {
-    /// The message's signed text (`None`: nothing to sign in it).
+    /// Why this key may not sign the message: its sender is not one the
+    /// key is bound to (a verifier would refuse it with SIG-SENDER).
+    pub fn not_mine(&self, found: &Found) -> Option<String> {
+        let message = found.to_message()?;
+        let sender = message.sender.as_deref()?;
+        (!self.entry.may_sign_for(sender)).then(|| {
+            format!(
+                "the sender is `{}`, and the key `{}` signs for {} only: nothing signed (sign only your own envelopes with --only-mine, or use the key bound to that sender)",
+                crate::output::escape_controls(sender),
+                self.key_id,
+                crate::output::escape_controls(&self.entry.allowed())
+            )
+        })
+    }
+
+    /// The message's signed text (`None`: nothing to sign in it). Refused
+    /// when the key is not bound to the sender, or when the message shows
+    /// what no signature can cover.
     pub fn sign(&self, found: &Found) -> Result<Option<String>, String> {
+        if let Some(why) = self.not_mine(found) {
+            return Err(why);
+        }
+        not_coverable(found).map_err(|e| e.to_string())?;
         let (key, id, with_pk) = (self.key, self.key_id, self.with_public_key);
         let json = match &found.value {
             Value::Crosstalk(parsed) => {

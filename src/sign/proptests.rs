@@ -45,11 +45,9 @@ fn key() -> SigningKey {
 }
 
 fn verifies(text: &str) -> bool {
-    let trust = Trust::List(vec![KnownKey {
-        id: "signer".into(),
-        key: key().public_key(),
-        signs_for: vec!["CLAUDE".into()],
-    }]);
+    let trust = Trust::List(vec![
+        KnownKey::new("signer", key().public_key()).signing_for(vec!["CLAUDE".into()]),
+    ]);
     let found = Protocol::Crosstalk.read(text, &ReadOptions::default());
     found.len() == 1 && verify_found(&found[0], &trust).is_ok()
 }

@@ -1,22 +1,36 @@
 //! Deciding whether a signature is good: the key it must verify with comes
 //! from `--pubkey`, a `--trusted-keys` list, or the keystore (own keys and
-//! keys pinned on first use); a known signer presenting a different key
-//! fails loudly; and the key must be allowed to sign for the message's
-//! sender (as `ssh-keygen -Y verify` checks a principal), so that a key
-//! trusted for mallory cannot vouch for a message from alice.
+//! keys pinned on first use); a known signer, or a known sender, presenting
+//! a different key fails loudly; the key must be allowed to sign for the
+//! message's sender (as `ssh-keygen -Y verify` checks a principal), so that
+//! a key trusted for mallory cannot vouch for a message from alice; and it
+//! must have been in force when the message was dated (not revoked, not
+//! expired, not yet retired by a rotation).
+
+use chrono::{DateTime, Utc};
 
 use super::claim::{Claim, ClaimError};
 use super::key::PublicKey;
-use super::keystore::{Keystore, KnownKey, StoreError};
+use super::keystore::{FirstUse, Keystore, KnownKey, Origin, StoreError};
 
 /// Where trusted keys come from for one `verify` run.
 pub enum Trust {
     /// `--pubkey FILE`: this key, whatever the message names.
     Key(PublicKey),
-    /// `--trusted-keys FILE`: only these keys; nothing is pinned.
+    /// `--trusted-keys FILE`: only these keys (several may share an id or a
+    /// sender); nothing is pinned.
     List(Vec<KnownKey>),
-    /// The keystore; with `tofu`, an unknown signer's presented key is pinned.
+    /// The keystore; with `tofu`, the key of a sender seen for the first
+    /// time is pinned.
     Store { store: Keystore, tofu: bool },
+}
+
+/// What a signature is checked against besides the key: who the message
+/// says it is from, and when it says it was written.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Claimed<'a> {
+    pub sender: Option<&'a str>,
+    pub time: Option<DateTime<Utc>>,
 }
 
 /// A good signature.
@@ -32,6 +46,11 @@ pub struct Verified {
     /// Whether the key is bound to the sender (false with `--pubkey`,
     /// which checks the signature only).
     pub bound: bool,
+    /// Set when the key is one a rotation retired (it verified a message
+    /// dated before the rotation).
+    pub retired: bool,
+    /// What the verifier names without refusing (a date in the future).
+    pub warning: Option<String>,
 }
 
 /// Why a signature is not accepted; each has a stable code.
@@ -44,11 +63,14 @@ pub enum VerifyError {
     #[error("`{0}` is not in the trusted keys")]
     NotTrusted(String),
     #[error(
-        "THE KEY OF `{id}` HAS CHANGED: pinned {pinned}, this message carries {seen}; if the change is expected, run `aiproto keys forget {id}`"
+        "THE KEY OF `{subject}` HAS CHANGED: `{pinned_id}` ({pinned}) is trusted for it, this message is signed by `{seen_id}` ({seen}); if the change is expected, apply the signer's key transition (`aiproto keys apply-transition FILE`), or run `aiproto keys forget {pinned_id}` and verify again with --tofu"
     )]
     KeyChanged {
-        id: String,
+        /// The sender or key id that already has a key.
+        subject: String,
+        pinned_id: String,
         pinned: String,
+        seen_id: String,
         seen: String,
     },
     #[error(
@@ -83,8 +105,14 @@ pub enum VerifyError {
     },
     #[error("the signature does not match the message (signed by `{0}`)")]
     BadSignature(String),
-    #[error("the key {fingerprint} of `{id}` was revoked")]
-    Revoked { id: String, fingerprint: String },
+    #[error("the key {fingerprint} of `{id}` was revoked{detail}")]
+    Revoked {
+        id: String,
+        fingerprint: String,
+        detail: String,
+    },
+    #[error("`{id}` did not sign for this message's date: {why}")]
+    OutOfDate { id: String, why: String },
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The message does not pass `validate`: its signature is not even
@@ -98,6 +126,19 @@ pub enum VerifyError {
         line: usize,
         column: usize,
     },
+    /// What the message shows is not exactly what a signature can cover:
+    /// a JSON number a double cannot hold, a look-alike character that
+    /// Unicode normalization replaces.
+    #[error("{line}:{column}: {why}: no signature can cover what this message shows")]
+    Inexact {
+        code: &'static str,
+        why: String,
+        line: usize,
+        column: usize,
+    },
+    /// The message's own date is outside what the verifier accepts.
+    #[error("{0}")]
+    Freshness(&'static str, String),
 }
 
 impl VerifyError {
@@ -114,19 +155,32 @@ impl VerifyError {
             VerifyError::WrongAlgorithm { .. } => "SIG-ALGORITHM",
             VerifyError::BadSignature(_) => "SIG-BAD",
             VerifyError::Revoked { .. } => "SIG-REVOKED",
+            VerifyError::OutOfDate { .. } => "SIG-EXPIRED",
             VerifyError::Store(_) => "SIG-KEYSTORE",
-            VerifyError::Invalid { code, .. } => code,
+            VerifyError::Invalid { code, .. } | VerifyError::Inexact { code, .. } => code,
+            VerifyError::Freshness(code, _) => code,
         }
     }
 }
 
 /// Verifies a claimed signature over `input`, made for a message from
-/// `sender` (when it names one).
+/// `sender` (when it names one), with no date to check keys against.
 pub fn verify(
     claim: &Claim,
     input: &[u8],
     trust: &Trust,
     sender: Option<&str>,
+) -> Result<Verified, VerifyError> {
+    verify_claimed(claim, input, trust, Claimed { sender, time: None })
+}
+
+/// Verifies a claimed signature over `input` against what the message
+/// claims: its sender and its date.
+pub fn verify_claimed(
+    claim: &Claim,
+    input: &[u8],
+    trust: &Trust,
+    claimed: Claimed<'_>,
 ) -> Result<Verified, VerifyError> {
     let id = claim.key_id.clone();
     if id.is_empty() && !matches!(trust, Trust::Key(_)) {
@@ -134,86 +188,202 @@ pub fn verify(
             "(the signature names no key; verify it with --pubkey)".into(),
         ));
     }
-    // The key, the line that says whom it signs for (none with --pubkey),
-    // and whether to pin it once the signature checks out.
-    let (key, entry, pin_after) = match trust {
-        Trust::Key(key) => (key.clone(), None, false),
-        Trust::List(keys) => {
-            let known = keys
-                .iter()
-                .find(|k| k.id == id)
-                .ok_or_else(|| VerifyError::NotTrusted(id.clone()))?;
-            (known.key.clone(), Some(known.clone()), false)
+    let candidates: Vec<(KnownKey, Origin)> = match trust {
+        Trust::Key(key) => {
+            check_signature(claim, key, input)?;
+            return Ok(verified(claim, key, claimed, None, false));
         }
-        Trust::Store { store, tofu } => match (store.trusted_entry(&id)?, &claim.public_key) {
-            (Some((own, true)), Some(seen)) if own.key != *seen => {
-                return Err(VerifyError::OwnKeyForged {
-                    id,
-                    own: own.key.fingerprint(),
-                    seen: seen.fingerprint(),
-                });
-            }
-            (Some((pinned, false)), Some(seen)) if pinned.key != *seen => {
-                return Err(VerifyError::KeyChanged {
-                    id,
-                    pinned: pinned.key.fingerprint(),
-                    seen: seen.fingerprint(),
-                });
-            }
-            (Some((known, _)), _) => (known.key.clone(), Some(known), false),
-            (None, Some(seen)) if *tofu => {
-                refuse_lookalike("key id", &id)?;
-                if let Some(sender) = sender {
-                    refuse_lookalike("sender", sender)?;
-                }
-                let pinned = KnownKey {
-                    id: id.clone(),
-                    key: seen.clone(),
-                    signs_for: sender.map(|s| vec![s.to_string()]).unwrap_or_default(),
-                };
-                (seen.clone(), Some(pinned), true)
-            }
-            (None, _) => return Err(VerifyError::UnknownKey(id)),
-        },
+        Trust::List(keys) => keys
+            .iter()
+            .filter(|k| k.id == id)
+            .map(|k| (k.clone(), Origin::Pinned))
+            .collect(),
+        Trust::Store { store, .. } => store.entries_for(&id)?,
     };
+    if candidates.is_empty() {
+        return first_use(claim, input, trust, claimed);
+    }
+    // The key the message presents must be one of those known for its id.
+    let candidates: Vec<(KnownKey, Origin)> = match &claim.public_key {
+        Some(seen) => {
+            let matching: Vec<_> = candidates
+                .iter()
+                .filter(|(k, _)| k.key == *seen)
+                .cloned()
+                .collect();
+            if matching.is_empty() {
+                let (current, origin) = candidates
+                    .iter()
+                    .find(|(k, _)| k.is_current())
+                    .unwrap_or(&candidates[0]);
+                return Err(changed(&id, current, *origin, &id, seen));
+            }
+            matching
+        }
+        None => candidates,
+    };
+    let mut failure = None;
+    for (entry, _) in &candidates {
+        match check_signature(claim, &entry.key, input) {
+            Ok(()) => return accept(claim, trust, claimed, entry),
+            Err(e) => failure = Some(failure.unwrap_or(e)),
+        }
+    }
+    Err(failure.unwrap_or_else(|| VerifyError::BadSignature(id)))
+}
+
+/// A signature that checks out with `entry`: still in force for the
+/// message's date, and allowed for its sender.
+fn accept(
+    claim: &Claim,
+    trust: &Trust,
+    claimed: Claimed<'_>,
+    entry: &KnownKey,
+) -> Result<Verified, VerifyError> {
+    let id = &claim.key_id;
     if let Trust::Store { store, .. } = trust
-        && let Some(revoked_id) = store.revoked_as(&key)?
+        && let Some(revoked) = store.revoked(&entry.key)?
     {
+        let mut detail = String::new();
+        if let Some(at) = revoked.at {
+            detail.push_str(&format!(" on {}", super::key_line::format_date(at)));
+        }
+        if let Some(by) = revoked.by {
+            detail.push_str(&format!(" by `{by}`"));
+        }
         return Err(VerifyError::Revoked {
-            id: revoked_id,
-            fingerprint: key.fingerprint(),
+            id: revoked.id,
+            fingerprint: entry.key.fingerprint(),
+            detail,
         });
     }
+    if let Some(why) = entry.out_of_date(claimed.time) {
+        return Err(VerifyError::OutOfDate {
+            id: id.clone(),
+            why,
+        });
+    }
+    if let Some(sender) = claimed.sender
+        && !entry.may_sign_for(sender)
+    {
+        return Err(VerifyError::NotForSender {
+            key_id: id.clone(),
+            sender: sender.to_string(),
+            allowed: entry.allowed(),
+        });
+    }
+    Ok(verified(claim, &entry.key, claimed, Some(entry), false))
+}
+
+/// A key id nobody trusts yet: a sender that already has a key is not at
+/// first use (whatever id the new key comes under); otherwise `--tofu`
+/// pins the presented key for its id and the sender.
+fn first_use(
+    claim: &Claim,
+    input: &[u8],
+    trust: &Trust,
+    claimed: Claimed<'_>,
+) -> Result<Verified, VerifyError> {
+    let id = &claim.key_id;
+    let Some(seen) = &claim.public_key else {
+        return Err(match trust {
+            Trust::List(_) => VerifyError::NotTrusted(id.clone()),
+            _ => VerifyError::UnknownKey(id.clone()),
+        });
+    };
+    check_signature(claim, seen, input)?;
+    let bound: Vec<(KnownKey, Origin)> = match (trust, claimed.sender) {
+        (Trust::List(keys), Some(sender)) => keys
+            .iter()
+            .filter(|k| k.is_current() && k.may_sign_for(sender))
+            .map(|k| (k.clone(), Origin::Pinned))
+            .collect(),
+        (Trust::Store { store, .. }, Some(sender)) => store.bound_to(sender)?,
+        _ => Vec::new(),
+    };
+    if let (Some((entry, origin)), Some(sender)) = (bound.first(), claimed.sender) {
+        return Err(changed(sender, entry, *origin, id, seen));
+    }
+    let Trust::Store { store, tofu: true } = trust else {
+        return Err(match trust {
+            Trust::List(_) => VerifyError::NotTrusted(id.clone()),
+            _ => VerifyError::UnknownKey(id.clone()),
+        });
+    };
+    refuse_lookalike("key id", id)?;
+    if let Some(sender) = claimed.sender {
+        refuse_lookalike("sender", sender)?;
+    }
+    let pinned = KnownKey::new(id.clone(), seen.clone())
+        .signing_for(claimed.sender.map(|s| vec![s.to_string()]).unwrap_or_default());
+    match store.pin_first_use(id, seen, claimed.sender)? {
+        FirstUse::Pinned => Ok(verified(claim, seen, claimed, Some(&pinned), true)),
+        FirstUse::AlreadyPinned => Ok(verified(claim, seen, claimed, Some(&pinned), false)),
+        FirstUse::Taken { entry, origin } => Err(changed(
+            claimed.sender.unwrap_or(id),
+            &entry,
+            origin,
+            id,
+            seen,
+        )),
+    }
+}
+
+/// The error for a key that is not the one trusted for `subject`.
+fn changed(
+    subject: &str,
+    trusted: &KnownKey,
+    origin: Origin,
+    seen_id: &str,
+    seen: &PublicKey,
+) -> VerifyError {
+    if origin == Origin::Own {
+        return VerifyError::OwnKeyForged {
+            id: trusted.id.clone(),
+            own: trusted.key.fingerprint(),
+            seen: seen.fingerprint(),
+        };
+    }
+    VerifyError::KeyChanged {
+        subject: subject.to_string(),
+        pinned_id: trusted.id.clone(),
+        pinned: trusted.key.fingerprint(),
+        seen_id: seen_id.to_string(),
+        seen: seen.fingerprint(),
+    }
+}
+
+fn check_signature(claim: &Claim, key: &PublicKey, input: &[u8]) -> Result<(), VerifyError> {
     if key.algorithm != claim.algorithm {
         return Err(VerifyError::WrongAlgorithm {
-            id,
+            id: claim.key_id.clone(),
             expected: key.algorithm.name(),
             claimed: claim.algorithm.name(),
         });
     }
     if !key.verify(input, &claim.signature) {
-        return Err(VerifyError::BadSignature(id));
+        return Err(VerifyError::BadSignature(claim.key_id.clone()));
     }
-    if let (Some(entry), Some(sender)) = (&entry, sender)
-        && !entry.may_sign_for(sender)
-    {
-        return Err(VerifyError::NotForSender {
-            key_id: id,
-            sender: sender.to_string(),
-            allowed: entry.allowed(),
-        });
-    }
-    if pin_after && let (Trust::Store { store, .. }, Some(entry)) = (trust, &entry) {
-        store.pin(&id, key.clone(), &entry.signs_for)?;
-    }
-    Ok(Verified {
-        key_id: id,
+    Ok(())
+}
+
+fn verified(
+    claim: &Claim,
+    key: &PublicKey,
+    claimed: Claimed<'_>,
+    entry: Option<&KnownKey>,
+    pinned_now: bool,
+) -> Verified {
+    Verified {
+        key_id: claim.key_id.clone(),
         algorithm: key.algorithm.name(),
         fingerprint: key.fingerprint(),
-        pinned_now: pin_after,
-        sender: sender.map(str::to_string),
+        pinned_now,
+        sender: claimed.sender.map(str::to_string),
         bound: entry.is_some(),
-    })
+        retired: entry.is_some_and(|e| !e.is_current()),
+        warning: None,
+    }
 }
 
 /// Trust on first use never pins an id that mixes scripts or holds
@@ -355,11 +525,9 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code(), "SIG-SENDER");
-        let list = Trust::List(vec![KnownKey {
-            id: "ci".into(),
-            key: mallory.public_key(),
-            signs_for: vec!["*@example.com".into()],
-        }]);
+        let list = Trust::List(vec![
+            KnownKey::new("ci", mallory.public_key()).signing_for(vec!["*@example.com".into()]),
+        ]);
         assert!(
             verify(
                 &claim_for(&mallory, "ci", b"m", false),

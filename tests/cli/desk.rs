@@ -335,14 +335,21 @@ fn signing_uses_the_keystore_without_showing_a_private_key() {
     let read = ok(&desk, "read", &json!({ "text": text }));
     assert_eq!(read["messages"][0]["signature"]["key_id"], "claude-key");
     assert_eq!(read["messages"][0]["signature"]["bound"], true);
-    // The same key on another sender's message is signed but does not verify.
+    // The same key on another sender's message signs nothing.
     let other = REQUEST.replace("CLAUDE→CHATGPT", "CHATGPT→CLAUDE");
-    let signed = ok(
+    let (status, answer) = call(
         &desk,
         "sign",
         &json!({ "text": other, "key": "claude-key" }),
     );
-    assert_eq!(signed["verified_here"][0]["valid"], false);
+    assert_eq!(status, 422, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("the sender is `CHATGPT`, and the key `claude-key` signs for CLAUDE only"),
+        "{answer}"
+    );
 }
 
 #[test]

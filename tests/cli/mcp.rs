@@ -205,15 +205,20 @@ async fn compose_replies_in_the_thread_and_sign_binds_the_key_to_the_sender() {
     assert_eq!(verdict["messages"][0]["sender"], "CHATGPT");
     assert_eq!(verdict["messages"][0]["bound"], true);
 
-    // The same key on CLAUDE's message signs, but does not verify here.
+    // The same key on CLAUDE's message signs nothing.
     let other = call(
         &client,
         "sign",
         json!({"text": REQUEST, "key": "chatgpt-key"}),
     )
     .await;
-    assert_eq!(structured(&other)["verified_here"][0]["valid"], false);
-    let secret = serde_json::to_string(&structured(&other)).unwrap();
+    assert!(is_error(&other));
+    assert!(
+        error_text(&other).contains("the sender is `CLAUDE`"),
+        "{}",
+        error_text(&other)
+    );
+    let secret = serde_json::to_string(&signed).unwrap();
     assert!(!secret.contains("PRIVATE") && !secret.contains("secret"));
     client.cancel().await.unwrap();
 }

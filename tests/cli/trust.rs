@@ -24,7 +24,8 @@ fn from(sender: &str) -> String {
 fn a_pinned_key_cannot_sign_for_another_sender() {
     let mallory = home();
     let receiver = home();
-    keygen(mallory.path(), "mallory", &[]);
+    // Mallory binds her own key to anyone: `sign` does what she says.
+    keygen(mallory.path(), "mallory", &["*"]);
     // The receiver meets mallory first, and pins the key for mallory.
     aiproto(receiver.path())
         .args(["verify", "--tofu"])
@@ -54,18 +55,17 @@ fn a_pinned_key_cannot_sign_for_another_sender() {
 #[test]
 fn a_trusted_keys_file_says_whom_each_key_signs_for() {
     let signer = home();
-    keygen(signer.path(), "ci-bot", &["*@example.com"]);
+    // The signer's key signs for anyone it likes; the operator's list
+    // grants it *@example.com only.
+    keygen(signer.path(), "ci-bot", &["*"]);
     let out = aiproto(signer.path())
         .args(["keys", "export", "ci-bot"])
         .assert()
         .code(0);
     let line = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    assert!(
-        line.trim_end().ends_with("signs-for=*@example.com"),
-        "{line}"
-    );
+    assert!(line.trim_end().ends_with("signs-for=*"), "{line}");
     let list = signer.path().join("allowed");
-    std::fs::write(&list, &line).unwrap();
+    std::fs::write(&list, line.replace("signs-for=*", "signs-for=*@example.com")).unwrap();
     let ci = home();
     for (sender, code) in [("deploy@example.com", 0), ("deploy@example.com.evil", 1)] {
         aiproto(ci.path())
@@ -217,12 +217,23 @@ fn keys_trust_reads_every_encoding_keys_export_writes() {
         let receiver = home();
         let file = receiver.path().join("alice.key");
         std::fs::write(&file, &out.get_output().stdout).unwrap();
-        let mut trust = aiproto(receiver.path());
-        trust.args(["keys", "trust", "alice"]).arg(&file);
-        if encoding != "line" {
-            trust.args(["--signs-for", "CLAUDE"]);
-        }
-        trust.assert().code(0);
+        // The key line says CLAUDE; only the command line grants it.
+        aiproto(receiver.path())
+            .args(["keys", "trust", "alice"])
+            .arg(&file)
+            .assert()
+            .code(0);
+        aiproto(receiver.path())
+            .arg("verify")
+            .write_stdin(signed.clone())
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("SIG-SENDER"));
+        aiproto(receiver.path())
+            .args(["keys", "trust", "alice", "--signs-for", "CLAUDE"])
+            .arg(&file)
+            .assert()
+            .code(0);
         aiproto(receiver.path())
             .arg("verify")
             .write_stdin(signed.clone())

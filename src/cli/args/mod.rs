@@ -296,10 +296,23 @@ pub enum Command {
 
     /// Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto).
     ///
-    /// Example: aiproto keygen --id alice@example.com
+    /// Bind the key to the sender it signs for (--signs-for), keep a
+    /// revocation for the day it is lost (--revocation), and rotate it
+    /// rather than replace it (--rotate): the old key stays for the
+    /// messages it signed, and a transition statement signed by it tells
+    /// your peers to trust the new one.
+    ///
+    /// Example: aiproto keygen --id alice@example.com --signs-for HUMAN --revocation alice.revoke
+    ///
+    /// Example: aiproto keygen --rotate alice@example.com > alice.transition
     Keygen(KeygenArgs),
 
-    /// List, export, import, trust and forget keys.
+    /// List, export, import, trust and forget keys; apply revocations and
+    /// key transitions.
+    ///
+    /// Trust is granted by you, on the command line: an imported file never
+    /// decides whom its keys sign for, nor replaces a key you already
+    /// trust. The whole model: docs/signing.md.
     #[command(subcommand)]
     Keys(KeysCommand),
 

@@ -2,6 +2,7 @@
 //! documents (`split`), findings addressed by JSON Pointer, placing them in
 //! the source text, and turning JSON Schema errors into findings.
 
+pub mod numbers;
 pub mod split;
 pub mod strict;
 
@@ -189,7 +190,8 @@ pub fn read_all<T: Send>(
                 read.diagnostics.push(d);
             }
             Ok(value) => {
-                let (typed, findings) = check(value);
+                let (typed, mut findings) = check(value);
+                findings.extend(numbers::inexact(doc.text));
                 read.doc = typed;
                 read.diagnostics = Where::of(&doc).place_all(findings);
             }

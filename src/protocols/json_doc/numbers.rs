@@ -1,0 +1,228 @@
+//! JSON numbers that a double cannot hold as written. RFC 8785 (JCS), the
+//! canonical form signatures cover, writes every number as the double it
+//! reads as, and so do most JSON readers (RFC 7493 §2.2: such numbers are
+//! not interoperable): `1234567890123456789` becomes `1234567890123456800`.
+//! A signature over such a message would cover another number than the
+//! one shown, so these numbers are found and named, each by its pointer.
+
+use super::Finding;
+
+/// The finding's code.
+pub const CODE: &str = "JSON-INEXACT-NUMBER";
+
+/// Every number of the (already parsed, so well-formed) JSON text whose
+/// double is another number than the one written.
+pub fn inexact(text: &str) -> Vec<Finding> {
+    if !may_hold_inexact(text.as_bytes()) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut walk = Walk {
+        bytes: text.as_bytes(),
+        text,
+        at: 0,
+        path: Vec::new(),
+    };
+    walk.run(&mut out);
+    out
+}
+
+/// A cheap first look: only a run of 16 digits or more, or an exponent,
+/// can be a number a double does not hold (15 significant digits always
+/// survive the trip).
+fn may_hold_inexact(bytes: &[u8]) -> bool {
+    let mut digits = 0;
+    let mut in_run = false;
+    for &b in bytes {
+        match b {
+            b'0'..=b'9' => {
+                in_run = true;
+                digits += 1;
+                if digits >= 16 {
+                    return true;
+                }
+            }
+            b'.' if in_run => {}
+            b'e' | b'E' if in_run => return true,
+            _ => {
+                in_run = false;
+                digits = 0;
+            }
+        }
+    }
+    false
+}
+
+enum Step {
+    Key(Option<String>),
+    Index(usize),
+}
+
+struct Walk<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    at: usize,
+    path: Vec<Step>,
+}
+
+impl Walk<'_> {
+    fn run(&mut self, out: &mut Vec<Finding>) {
+        while self.at < self.bytes.len() {
+            let b = self.bytes[self.at];
+            match b {
+                b'{' => {
+                    self.path.push(Step::Key(None));
+                    self.at += 1;
+                }
+                b'[' => {
+                    self.path.push(Step::Index(0));
+                    self.at += 1;
+                }
+                b'}' | b']' => {
+                    self.path.pop();
+                    self.at += 1;
+                }
+                b',' => {
+                    match self.path.last_mut() {
+                        Some(Step::Index(i)) => *i += 1,
+                        Some(Step::Key(k)) => *k = None,
+                        None => {}
+                    }
+                    self.at += 1;
+                }
+                b'"' => {
+                    let start = self.at;
+                    self.skip_string();
+                    if let Some(Step::Key(key @ None)) = self.path.last_mut() {
+                        let raw = &self.text[start..self.at];
+                        *key = Some(serde_json::from_str(raw).unwrap_or_default());
+                    }
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = self.at;
+                    while self.at < self.bytes.len()
+                        && matches!(self.bytes[self.at], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                    {
+                        self.at += 1;
+                    }
+                    let literal = &self.text[start..self.at];
+                    if let Some(reads_as) = reads_otherwise(literal) {
+                        let message = format!(
+                            "the number {literal} is not one a double holds: it reads as {reads_as} in JCS and most JSON readers (RFC 7493 §2.2), so a signature cannot cover it as written"
+                        );
+                        out.push(
+                            Finding::warning(self.pointer(), CODE, message).hinted(
+                                "write it as a string, or with at most 15 significant digits",
+                            ),
+                        );
+                    }
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    fn skip_string(&mut self) {
+        self.at += 1;
+        while self.at < self.bytes.len() {
+            match self.bytes[self.at] {
+                b'\\' => self.at += 2,
+                b'"' => {
+                    self.at += 1;
+                    return;
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    fn pointer(&self) -> String {
+        let mut out = String::new();
+        for step in &self.path {
+            out.push('/');
+            match step {
+                Step::Key(key) => {
+                    let key = key.as_deref().unwrap_or_default();
+                    out.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                }
+                Step::Index(i) => out.push_str(&i.to_string()),
+            }
+        }
+        out
+    }
+}
+
+/// The number a literal reads as, when that is not the literal's value.
+fn reads_otherwise(literal: &str) -> Option<String> {
+    let Ok(double) = literal.parse::<f64>() else {
+        return Some("nothing (it is not a number a double can read)".into());
+    };
+    if !double.is_finite() {
+        return Some(format!("{double}"));
+    }
+    let shortest = format!("{double:e}");
+    if decimal(literal) == decimal(&shortest) {
+        None
+    } else {
+        // The way JCS writes it: ECMAScript's Number-to-String.
+        Some(
+            serde_json_canonicalizer::to_string(&double)
+                .unwrap_or(shortest),
+        )
+    }
+}
+
+/// A decimal number as (negative, significant digits, exponent of the
+/// first digit), so that `1.50e2`, `150` and `150.0` compare equal.
+fn decimal(text: &str) -> (bool, String, i64) {
+    let negative = text.starts_with('-');
+    let text = text.trim_start_matches(['-', '+']);
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all: String = format!("{int}{frac}");
+    let leading = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_start_matches('0').trim_end_matches('0').to_string();
+    if digits.is_empty() {
+        return (false, String::new(), 0);
+    }
+    let point = int.len() as i64 - leading as i64 + exponent;
+    (negative, digits, point)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pointers(text: &str) -> Vec<String> {
+        inexact(text).into_iter().map(|f| f.pointer).collect()
+    }
+
+    #[test]
+    fn numbers_a_double_changes_are_named_by_pointer() {
+        assert_eq!(
+            pointers(r#"{"a":{"b/c":[1, 1234567890123456789]},"d":0.1}"#),
+            vec!["/a/b~1c/1"]
+        );
+        assert_eq!(pointers(r#"{"x": 9007199254740993}"#), vec!["/x"]);
+        assert_eq!(pointers(r#"{"x": 0.30000000000000000001}"#), vec!["/x"]);
+        assert_eq!(pointers(r#"{"x": 1e-400}"#), vec!["/x"]);
+        assert_eq!(pointers(r#"[{"k": "1234567890123456789"}, 2]"#), Vec::<String>::new());
+        for exact in [
+            "9007199254740992",
+            "1.5e2",
+            "150.000",
+            "-0",
+            "0.1",
+            "1e21",
+            "123456789012345",
+            "0.30000000000000004",
+        ] {
+            assert!(pointers(&format!("[{exact}]")).is_empty(), "{exact}");
+        }
+        let found = inexact(r#"{"n": 1234567890123456789}"#);
+        assert!(found[0].diagnostic.message.contains("1234567890123456800"));
+    }
+}
