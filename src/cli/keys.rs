@@ -30,11 +30,20 @@ pub fn keygen(args: &KeygenArgs, g: &GlobalArgs) -> CmdResult {
     }
     let id = args.id.as_deref().unwrap_or_default();
     let public = store
-        .generate(id, args.algorithm, args.force, &args.signs_for, args.expires)
+        .generate(
+            id,
+            args.algorithm,
+            args.force,
+            &args.signs_for,
+            args.expires,
+        )
         .map_err(store_error)?;
     if let Some(path) = &args.revocation {
         let key = store.signing_key(id).map_err(store_error)?;
-        write_private(path, &statement::revocation(&key, &public, "key lost or stolen"))?;
+        write_private(
+            path,
+            &statement::revocation(&key, &public, "key lost or stolen"),
+        )?;
     }
     std::io::stdout()
         .lock()
@@ -67,7 +76,10 @@ fn rotate(store: &Keystore, id: &str, args: &KeygenArgs, g: &GlobalArgs) -> CmdR
     let text = statement::transition(&old_key, &old, &new.key);
     if let Some(path) = &args.revocation {
         let key = store.signing_key(id).map_err(store_error)?;
-        write_private(path, &statement::revocation(&key, &new, "key lost or stolen"))?;
+        write_private(
+            path,
+            &statement::revocation(&key, &new, "key lost or stolen"),
+        )?;
     }
     std::io::stdout().lock().write_all(text.as_bytes())?;
     if !g.quiet {
@@ -126,8 +138,8 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
         } => {
             let keys = keystore::read_key_lines(file).map_err(store_error)?;
             for k in &keys {
-                let mut entry = KnownKey::new(k.id.clone(), k.key.clone())
-                    .signing_for(signs_for.clone());
+                let mut entry =
+                    KnownKey::new(k.id.clone(), k.key.clone()).signing_for(signs_for.clone());
                 // What narrows a key is taken; what widens it is not.
                 entry.expires = k.expires;
                 entry.retired = k.retired;
@@ -148,7 +160,8 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
             let (public, from_line) = parse_any_public(&text)
                 .map_err(|why| CliError::usage(format!("cannot read the key: {why}")))?;
             suggested_only(id, &from_line, signs_for);
-            let mut entry = KnownKey::new(id.clone(), public.clone()).signing_for(signs_for.clone());
+            let mut entry =
+                KnownKey::new(id.clone(), public.clone()).signing_for(signs_for.clone());
             entry.revokers = may_revoke.clone();
             store.pin(entry, *replace).map_err(store_error)?;
             announce(id, &public, *replace);
@@ -157,7 +170,9 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
         KeysCommand::Unrevoke { id } => {
             let gone = store.unrevoke(id).map_err(store_error)?;
             if gone.is_empty() {
-                return Err(CliError::usage(format!("`{id}` has no revocation to withdraw")));
+                return Err(CliError::usage(format!(
+                    "`{id}` has no revocation to withdraw"
+                )));
             }
             for r in gone {
                 eprintln!(
@@ -203,7 +218,11 @@ fn suggested_only(id: &str, from_file: &[String], given: &[String]) {
 }
 
 fn announce(id: &str, key: &PublicKey, replace: bool) {
-    let verb = if replace { "pinned (replacing any earlier key)" } else { "pinned" };
+    let verb = if replace {
+        "pinned (replacing any earlier key)"
+    } else {
+        "pinned"
+    };
     eprintln!(
         "aiproto: {verb} `{}` ({} {})",
         escape_controls(id),
@@ -217,7 +236,13 @@ fn list(store: &Keystore, g: &GlobalArgs) -> Result<(), CliError> {
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = std::io::stdout().lock();
     let mut rows: Vec<(KnownKey, Origin)> = Vec::new();
-    rows.extend(store.own_keys().map_err(store_error)?.into_iter().map(|k| (k, Origin::Own)));
+    rows.extend(
+        store
+            .own_keys()
+            .map_err(store_error)?
+            .into_iter()
+            .map(|k| (k, Origin::Own)),
+    );
     rows.extend(
         store
             .retired_own_keys()
@@ -225,7 +250,13 @@ fn list(store: &Keystore, g: &GlobalArgs) -> Result<(), CliError> {
             .into_iter()
             .map(|k| (k, Origin::Own)),
     );
-    rows.extend(store.known_keys().map_err(store_error)?.into_iter().map(|k| (k, Origin::Pinned)));
+    rows.extend(
+        store
+            .known_keys()
+            .map_err(store_error)?
+            .into_iter()
+            .map(|k| (k, Origin::Pinned)),
+    );
     for (k, origin) in rows {
         let revoked = store.revoked(&k.key).map_err(store_error)?;
         let kind = match (origin, &revoked, k.is_current()) {
@@ -253,7 +284,10 @@ fn list(store: &Keystore, g: &GlobalArgs) -> Result<(), CliError> {
             notes.push(format!("expires {}", format_date(at)));
         }
         if !k.revokers.is_empty() {
-            notes.push(format!("may be revoked by {}", escape_controls(&k.revokers.join(", "))));
+            notes.push(format!(
+                "may be revoked by {}",
+                escape_controls(&k.revokers.join(", "))
+            ));
         }
         let notes = if notes.is_empty() {
             String::new()
@@ -290,7 +324,9 @@ pub fn parse_any_public(text: &str) -> Result<(PublicKey, Vec<String>), String> 
 }
 
 /// The Crosstalk envelopes of a statement file, each with its place.
-fn statements(path: &std::path::Path) -> Result<Vec<(String, crate::protocols::crosstalk::ParsedEnvelope)>, CliError> {
+fn statements(
+    path: &std::path::Path,
+) -> Result<Vec<(String, crate::protocols::crosstalk::ParsedEnvelope)>, CliError> {
     let doc = crate::reader::read(
         &Input::File(path.to_path_buf()),
         None,
@@ -337,9 +373,9 @@ fn apply_revoke(store: &Keystore, path: &std::path::Path) -> CmdResult {
             return Err(store_error(StoreError::Unknown(target)));
         }
         // Signed by the key it revokes?
-        let own_word = entries
-            .iter()
-            .find(|(e, _)| e.key.algorithm == claim.algorithm && e.key.verify(&input, &claim.signature));
+        let own_word = entries.iter().find(|(e, _)| {
+            e.key.algorithm == claim.algorithm && e.key.verify(&input, &claim.signature)
+        });
         let (revoked, by) = match own_word {
             Some((entry, _)) => (entry.clone(), target.clone()),
             None => {
@@ -357,13 +393,16 @@ fn apply_revoke(store: &Keystore, path: &std::path::Path) -> CmdResult {
                     store: store.clone(),
                     tofu: false,
                 };
-                let signer = crate::sign::trust::verify(&claim, &input, &trust, None).map_err(|e| {
-                    invalid(format!("{at}: the REVOKE's signature is not accepted: {e}"))
-                })?;
+                let signer =
+                    crate::sign::trust::verify(&claim, &input, &trust, None).map_err(|e| {
+                        invalid(format!("{at}: the REVOKE's signature is not accepted: {e}"))
+                    })?;
                 (current.clone(), signer.key_id)
             }
         };
-        store.revoke(&target, &revoked.key, &by).map_err(store_error)?;
+        store
+            .revoke(&target, &revoked.key, &by)
+            .map_err(store_error)?;
         eprintln!(
             "aiproto: revoked `{target}` ({}), on the word of `{by}`",
             revoked.key.fingerprint()
@@ -403,7 +442,10 @@ fn apply_transition(store: &Keystore, path: &std::path::Path) -> CmdResult {
                 )));
             }
             Some((entry, false)) if entry.key == t.new => {
-                eprintln!("aiproto: `{}` already has the new key", escape_controls(&t.id));
+                eprintln!(
+                    "aiproto: `{}` already has the new key",
+                    escape_controls(&t.id)
+                );
                 applied += 1;
                 continue;
             }

@@ -20,7 +20,9 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     let entry = store
         .own_entry(&args.key)
         .map_err(|e| CliError::new(ExitStatus::Usage, e))?
-        .ok_or_else(|| CliError::usage(format!("no public key for `{}` in the keystore", args.key)))?;
+        .ok_or_else(|| {
+            CliError::usage(format!("no public key for `{}` in the keystore", args.key))
+        })?;
     if args.detached {
         return sign_detached(args, &key, g);
     }
@@ -124,10 +126,11 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     Ok(ExitStatus::Ok)
 }
 
-/// A message's lines as they are in the text read.
+/// A message's lines as they are in the text read (a piece of the input
+/// that starts after `first_line` lines).
 fn message_text(text: &str, first_line: usize, found: &crate::protocols::Found) -> String {
-    let from = found.line.saturating_sub(first_line);
-    let to = found.end_line.saturating_sub(first_line);
+    let from = found.line.saturating_sub(first_line + 1);
+    let to = found.end_line.saturating_sub(first_line + 1).max(from);
     let mut out: String = text
         .lines()
         .skip(from)

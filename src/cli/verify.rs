@@ -88,7 +88,9 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                     Ok(v) => {
                         let pinned = match (v.pinned_now, v.retired) {
                             (true, _) => " — key pinned on first use",
-                            (false, true) => " — a retired key, in force when the message was dated",
+                            (false, true) => {
+                                " — a retired key, in force when the message was dated"
+                            }
                             (false, false) => "",
                         };
                         let sender = match (&v.sender, v.bound) {

@@ -119,7 +119,10 @@ impl KnownKey {
     /// message carries no date): past its expiry, or retired by a rotation.
     pub fn out_of_date(&self, time: Option<DateTime<Utc>>) -> Option<String> {
         let when = |t: Option<DateTime<Utc>>| {
-            t.map_or_else(|| "carries no date".to_string(), |t| format!("is dated {}", format_date(t)))
+            t.map_or_else(
+                || "carries no date".to_string(),
+                |t| format!("is dated {}", format_date(t)),
+            )
         };
         if let Some(retired) = self.retired
             && time.is_none_or(|t| t >= retired)

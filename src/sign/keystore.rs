@@ -72,7 +72,9 @@ pub enum StoreError {
     },
     #[error("`{0}` is one of your own keys: a key of someone else cannot be pinned under its id")]
     OwnId(String),
-    #[error("your key `{id}` was revoked on {at}: it signs nothing (make a new one: aiproto keygen --id NEW-ID)")]
+    #[error(
+        "your key `{id}` was revoked on {at}: it signs nothing (make a new one: aiproto keygen --id NEW-ID)"
+    )]
     RevokedOwn { id: String, at: String },
     #[error("your key `{id}` expired on {at}: it signs nothing (aiproto keygen --rotate {id})")]
     ExpiredOwn { id: String, at: String },
@@ -277,10 +279,11 @@ impl Keystore {
         let now = Utc::now();
         public.retired = Some(now);
         let private = self.key_path(id, "key");
-        let kept = self
-            .keys_dir()
-            .join("retired")
-            .join(format!("{}.{}.key", file_stem(id), now.timestamp()));
+        let kept = self.keys_dir().join("retired").join(format!(
+            "{}.{}.key",
+            file_stem(id),
+            now.timestamp()
+        ));
         let text = fs::read(&private).map_err(|source| StoreError::Io {
             path: private.display().to_string(),
             source,
@@ -464,7 +467,10 @@ impl Keystore {
     ) -> Result<FirstUse, StoreError> {
         check_id(id)?;
         locked(&self.root, || {
-            let taken = self.entries_for(id)?.into_iter().find(|(k, _)| k.is_current());
+            let taken = self
+                .entries_for(id)?
+                .into_iter()
+                .find(|(k, _)| k.is_current());
             let taken = match (taken, sender) {
                 (Some(t), _) => Some(t),
                 (None, Some(sender)) => self.bound_to(sender)?.into_iter().next(),

@@ -7,8 +7,8 @@ pub mod key;
 pub mod key_line;
 pub mod keystore;
 pub mod message;
-pub mod statement;
-mod store_files;
 #[cfg(test)]
 mod proptests;
+pub mod statement;
+mod store_files;
 pub mod trust;

@@ -1,12 +1,14 @@
-//! Property test: a signed envelope with any single header, meta line or
-//! body line added, duplicated or moved after `sig:` never verifies.
+//! Property tests: a signed envelope with any single header, meta line or
+//! body line added, duplicated or moved after `sig:` never verifies; a
+//! signed JSON message with any number changed in its last digit never
+//! verifies (or could not be signed in the first place).
 
 use proptest::prelude::*;
 
 use super::claim;
 use super::key::{Algorithm, SigningKey};
 use super::keystore::KnownKey;
-use super::message::verify_found;
+use super::message::{SigForm, Signer, verify_found};
 use super::trust::Trust;
 use crate::protocols::crosstalk::{Envelope, render};
 use crate::protocols::{Protocol, ReadOptions};
@@ -86,5 +88,86 @@ proptest! {
         }
         let changed = lines.join("\n") + "\n";
         prop_assert!(!verifies(&changed), "{:?} of line {} still verifies:\n{}", change, i + 1, changed);
+    }
+}
+
+/// An HSP task request whose parameters hold `literal` as a number.
+fn task_request(literal: &str) -> String {
+    format!(
+        r#"{{"hsp_envelope_version": "1.0", "message_id": "018f4a70-0000-7000-8000-00000000b001", "correlation_id": null, "sender_ai_id": "did:hsp:agent_A", "recipient_ai_id": "did:hsp:agent_B", "timestamp_sent": "2024-07-05T14:00:00Z", "message_type": "HSP::TaskRequest_v1.0", "protocol_version": "1.0", "communication_pattern": "request", "qos_parameters": {{"priority": "medium", "requires_ack": false}}, "payload": {{"request_id": "018f4a70-0000-7000-8000-000000000001", "requester_ai_id": "did:hsp:agent_A", "capability_id_filter": "did:hsp:x", "parameters": {{"amount": {literal}}}, "callback_address": "hsp/results/agent_A"}}}}"#
+    )
+}
+
+/// A JSON number literal: an integer or a decimal, of any length, with an
+/// optional exponent.
+fn number_literal() -> impl Strategy<Value = String> {
+    (
+        any::<bool>(),
+        "[1-9][0-9]{0,24}",
+        prop::option::of("[0-9]{1,20}"),
+        prop::option::of(-30i32..30),
+    )
+        .prop_map(|(negative, int, frac, exp)| {
+            let mut s = String::new();
+            if negative {
+                s.push('-');
+            }
+            s.push_str(&int);
+            if let Some(frac) = frac {
+                s.push('.');
+                s.push_str(&frac);
+            }
+            if let Some(exp) = exp {
+                s.push_str(&format!("e{exp}"));
+            }
+            s
+        })
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config::config(256))]
+
+    #[test]
+    fn any_number_changed_in_its_last_digit_fails_verify_or_was_never_signed(
+        literal in number_literal(),
+        bump in 1u8..10,
+    ) {
+        let key = key();
+        let entry = KnownKey::new("signer", key.public_key()).signing_for(vec!["did:hsp:*".into()]);
+        let signer = Signer {
+            key: &key,
+            key_id: "signer",
+            entry: &entry,
+            form: SigForm::Keyed,
+            with_public_key: true,
+            alone: false,
+        };
+        let found = Protocol::Hsp.read(&task_request(&literal), &ReadOptions::default());
+        prop_assert_eq!(found.len(), 1);
+        let Ok(Some(signed)) = signer.sign(&found[0]) else {
+            // Refused at sign: a number a double cannot hold as written.
+            return Ok(());
+        };
+        let trust = Trust::List(vec![entry.clone()]);
+        let read = Protocol::Hsp.read(&signed, &ReadOptions::default());
+        prop_assert!(verify_found(&read[0], &trust).is_ok(), "{}", signed);
+        // The number as the signed text shows it (the signer writes the
+        // JSON again), its last mantissa digit changed.
+        let at = signed.find("\"amount\":").expect("the amount") + "\"amount\":".len();
+        let shown = &signed[at..at + signed[at..].find('}').expect("its end")];
+        let mantissa_end = shown.find(['e', 'E']).unwrap_or(shown.len());
+        let last = shown.as_bytes()[mantissa_end - 1] - b'0';
+        let mut changed = shown.to_string();
+        changed.replace_range(
+            mantissa_end - 1..mantissa_end,
+            &((last + bump) % 10).to_string(),
+        );
+        let tampered = format!("{}{changed}{}", &signed[..at], &signed[at + shown.len()..]);
+        prop_assert_ne!(&tampered, &signed);
+        let read = Protocol::Hsp.read(&tampered, &ReadOptions::default());
+        prop_assert!(
+            verify_found(&read[0], &trust).is_err(),
+            "{} (shown as {}) changed to {} still verifies", literal, shown, changed
+        );
     }
 }

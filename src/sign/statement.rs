@@ -34,8 +34,7 @@ fn sender_of(entry: &KnownKey) -> String {
         .iter()
         .find(|s| {
             !s.is_empty()
-                && s
-                    .chars()
+                && s.chars()
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_' || c == '-')
         })
         .cloned()

@@ -79,10 +79,7 @@ pub fn refuse_unsafe(path: &Path) -> Result<(), StoreError> {
 /// Holds the keystore's lock (an exclusive lock on `.lock` in its root)
 /// while `f` runs, so that reading, deciding and writing are one step for
 /// every process sharing the keystore.
-pub fn locked<T>(
-    root: &Path,
-    f: impl FnOnce() -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
+pub fn locked<T>(root: &Path, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
     private_dir(root)?;
     let path = root.join(".lock");
     let mut options = fs::OpenOptions::new();
@@ -166,13 +163,23 @@ mod tests {
         let mode = fs::metadata(&home).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o700);
         write_file(&home.join("known_keys"), b"x\n").unwrap();
-        assert_eq!(read_optional(&home.join("known_keys")).unwrap().as_deref(), Some("x\n"));
+        assert_eq!(
+            read_optional(&home.join("known_keys")).unwrap().as_deref(),
+            Some("x\n")
+        );
         fs::set_permissions(&home, fs::Permissions::from_mode(0o777)).unwrap();
-        let err = read_optional(&home.join("known_keys")).unwrap_err().to_string();
-        assert!(err.contains("permissions 777") && err.contains("chmod 700"), "{err}");
+        let err = read_optional(&home.join("known_keys"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("permissions 777") && err.contains("chmod 700"),
+            "{err}"
+        );
         fs::set_permissions(&home, fs::Permissions::from_mode(0o700)).unwrap();
         fs::set_permissions(home.join("known_keys"), fs::Permissions::from_mode(0o666)).unwrap();
-        let err = read_optional(&home.join("known_keys")).unwrap_err().to_string();
+        let err = read_optional(&home.join("known_keys"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("chmod 600"), "{err}");
         assert_eq!(read_optional(&home.join("absent")).unwrap(), None);
     }

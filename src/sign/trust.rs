@@ -314,8 +314,12 @@ fn first_use(
     if let Some(sender) = claimed.sender {
         refuse_lookalike("sender", sender)?;
     }
-    let pinned = KnownKey::new(id.clone(), seen.clone())
-        .signing_for(claimed.sender.map(|s| vec![s.to_string()]).unwrap_or_default());
+    let pinned = KnownKey::new(id.clone(), seen.clone()).signing_for(
+        claimed
+            .sender
+            .map(|s| vec![s.to_string()])
+            .unwrap_or_default(),
+    );
     match store.pin_first_use(id, seen, claimed.sender)? {
         FirstUse::Pinned => Ok(verified(claim, seen, claimed, Some(&pinned), true)),
         FirstUse::AlreadyPinned => Ok(verified(claim, seen, claimed, Some(&pinned), false)),

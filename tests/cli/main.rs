@@ -15,6 +15,7 @@ mod email;
 mod examples;
 mod hsp;
 mod http;
+mod keys;
 mod mcp;
 mod mqtt;
 mod msp;

@@ -519,7 +519,11 @@ fn an_applied_revoke_makes_later_signatures_fail() {
     keygen(stranger.path(), "mallory", "ed25519");
     aiproto(receiver.path())
         .args(["verify", "--tofu"])
-        .write_stdin(sign(stranger.path(), "mallory", &REQUEST.replace("[[CLAUDE→", "[[mallory→")))
+        .write_stdin(sign(
+            stranger.path(),
+            "mallory",
+            &REQUEST.replace("[[CLAUDE→", "[[mallory→"),
+        ))
         .assert()
         .code(0);
     std::fs::write(&file, sign(stranger.path(), "mallory", revoke)).unwrap();

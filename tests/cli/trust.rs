@@ -65,7 +65,11 @@ fn a_trusted_keys_file_says_whom_each_key_signs_for() {
     let line = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(line.trim_end().ends_with("signs-for=*"), "{line}");
     let list = signer.path().join("allowed");
-    std::fs::write(&list, line.replace("signs-for=*", "signs-for=*@example.com")).unwrap();
+    std::fs::write(
+        &list,
+        line.replace("signs-for=*", "signs-for=*@example.com"),
+    )
+    .unwrap();
     let ci = home();
     for (sender, code) in [("deploy@example.com", 0), ("deploy@example.com.evil", 1)] {
         aiproto(ci.path())

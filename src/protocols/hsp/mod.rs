@@ -150,6 +150,7 @@ pub fn read_doc(mut doc: Doc<'_>, options: Options) -> Read {
     let version = detect_version(envelope);
     let mut findings = checks::check(envelope, version);
     findings.extend(schema_findings(&value, version, &findings));
+    findings.extend(super::json_doc::numbers::inexact(doc.text));
     if options.lenient {
         for f in &mut findings {
             lenient(f);

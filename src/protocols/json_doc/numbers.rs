@@ -101,7 +101,10 @@ impl Walk<'_> {
                 b'-' | b'0'..=b'9' => {
                     let start = self.at;
                     while self.at < self.bytes.len()
-                        && matches!(self.bytes[self.at], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                        && matches!(
+                            self.bytes[self.at],
+                            b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'
+                        )
                     {
                         self.at += 1;
                     }
@@ -165,10 +168,7 @@ fn reads_otherwise(literal: &str) -> Option<String> {
         None
     } else {
         // The way JCS writes it: ECMAScript's Number-to-String.
-        Some(
-            serde_json_canonicalizer::to_string(&double)
-                .unwrap_or(shortest),
-        )
+        Some(serde_json_canonicalizer::to_string(&double).unwrap_or(shortest))
     }
 }
 
@@ -184,7 +184,10 @@ fn decimal(text: &str) -> (bool, String, i64) {
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let all: String = format!("{int}{frac}");
     let leading = all.len() - all.trim_start_matches('0').len();
-    let digits = all.trim_start_matches('0').trim_end_matches('0').to_string();
+    let digits = all
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .to_string();
     if digits.is_empty() {
         return (false, String::new(), 0);
     }
@@ -209,7 +212,10 @@ mod tests {
         assert_eq!(pointers(r#"{"x": 9007199254740993}"#), vec!["/x"]);
         assert_eq!(pointers(r#"{"x": 0.30000000000000000001}"#), vec!["/x"]);
         assert_eq!(pointers(r#"{"x": 1e-400}"#), vec!["/x"]);
-        assert_eq!(pointers(r#"[{"k": "1234567890123456789"}, 2]"#), Vec::<String>::new());
+        assert_eq!(
+            pointers(r#"[{"k": "1234567890123456789"}, 2]"#),
+            Vec::<String>::new()
+        );
         for exact in [
             "9007199254740992",
             "1.5e2",

@@ -1,0 +1,583 @@
+//! Keys over time, each attack as a test: a second key for a pinned sender,
+//! a file that grants itself scope or replaces a pin, a revocation or a
+//! transition by the wrong key, concurrent first uses, rotation, expiry,
+//! `sign` on other senders' envelopes, numbers and characters a signature
+//! cannot cover, a keystore others can write, and stale or future dates.
+
+use predicates::prelude::*;
+
+use super::{REQUEST, aiproto, home, json_lines, sign};
+
+fn keygen(h: &std::path::Path, id: &str, signs_for: &[&str], extra: &[&str]) -> String {
+    let mut cmd = aiproto(h);
+    cmd.args(["keygen", "-q", "--id", id]).args(extra);
+    for s in signs_for {
+        cmd.args(["--signs-for", s]);
+    }
+    let out = cmd.assert().code(0);
+    String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+}
+
+fn from(sender: &str, text: &str) -> String {
+    text.replace("[[CLAUDE→", &format!("[[{sender}→"))
+}
+
+fn verify_json(h: &std::path::Path, args: &[&str], text: &str, code: i32) -> serde_json::Value {
+    let out = aiproto(h)
+        .arg("verify")
+        .args(args)
+        .args(["--format", "json"])
+        .write_stdin(text.to_string())
+        .assert()
+        .code(code);
+    json_lines(&out.get_output().stdout).remove(0)
+}
+
+/// A ULID of the given Unix time in milliseconds (its random part fixed).
+fn ulid_at(ms: u64) -> String {
+    ulid::Ulid::from_parts(ms, 7).to_string()
+}
+
+#[test]
+fn a_sender_with_a_pinned_key_is_not_at_first_use_under_a_new_key_id() {
+    let (alice, attacker, receiver) = (home(), home(), home());
+    keygen(alice.path(), "alice", &["ALICE"], &[]);
+    keygen(attacker.path(), "alice-laptop", &["ALICE"], &[]);
+    let real = sign(alice.path(), "alice", &from("ALICE", REQUEST));
+    let forged = sign(
+        attacker.path(),
+        "alice-laptop",
+        &from("ALICE", REQUEST).replace("Please review.", "Wire the money."),
+    );
+    verify_json(receiver.path(), &["--tofu"], &real, 0);
+    let report = verify_json(receiver.path(), &["--tofu"], &forged, 1);
+    assert_eq!(report["code"], "SIG-KEY-CHANGED", "{report}");
+    let error = report["error"].as_str().unwrap();
+    assert!(
+        error.contains("THE KEY OF `ALICE` HAS CHANGED")
+            && error.contains("`alice` (SHA256:")
+            && error.contains("`alice-laptop` (SHA256:")
+            && error.contains("aiproto keys apply-transition"),
+        "{error}"
+    );
+    // Nothing was pinned: plain verify still refuses the attacker.
+    verify_json(receiver.path(), &[], &forged, 1);
+    let list = aiproto(receiver.path())
+        .args(["keys", "list"])
+        .assert()
+        .code(0);
+    let list = String::from_utf8_lossy(&list.get_output().stdout).into_owned();
+    assert!(!list.contains("alice-laptop"), "{list}");
+
+    // The same through the operator's own allowed-signers file.
+    let line = aiproto(alice.path())
+        .args(["keys", "export", "alice"])
+        .assert()
+        .code(0);
+    let file = receiver.path().join("allowed");
+    std::fs::write(&file, &line.get_output().stdout).unwrap();
+    let file = file.to_str().unwrap();
+    verify_json(receiver.path(), &["--trusted-keys", file], &real, 0);
+    let report = verify_json(receiver.path(), &["--trusted-keys", file], &forged, 1);
+    assert_eq!(report["code"], "SIG-KEY-CHANGED", "{report}");
+}
+
+#[test]
+fn an_import_grants_no_scope_and_replaces_no_pin() {
+    let (bob, other, receiver) = (home(), home(), home());
+    // Bob's own key signs for anyone; the line he exports says so.
+    keygen(bob.path(), "bob", &["*"], &[]);
+    keygen(other.path(), "bob", &["*"], &[]);
+    let export = |h: &std::path::Path, name: &str| {
+        let out = aiproto(h).args(["keys", "export", "bob"]).assert().code(0);
+        let path = receiver.path().join(name);
+        std::fs::write(&path, &out.get_output().stdout).unwrap();
+        path
+    };
+    let bobs = export(bob.path(), "bob.keys");
+    assert!(
+        std::fs::read_to_string(&bobs)
+            .unwrap()
+            .contains("signs-for=*")
+    );
+    aiproto(receiver.path())
+        .args(["keys", "import"])
+        .arg(&bobs)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "the file says `bob` signs for *; stored for `bob` only",
+        ));
+    // Bob's key on CLAUDE's message: not granted.
+    let report = verify_json(receiver.path(), &[], &sign(bob.path(), "bob", REQUEST), 1);
+    assert_eq!(report["code"], "SIG-SENDER", "{report}");
+    verify_json(
+        receiver.path(),
+        &[],
+        &sign(bob.path(), "bob", &from("bob", REQUEST)),
+        0,
+    );
+    // A second file under the same id does not replace the pin…
+    let others = export(other.path(), "other.keys");
+    aiproto(receiver.path())
+        .args(["keys", "import"])
+        .arg(&others)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`bob` is already pinned with another key",
+        ));
+    verify_json(
+        receiver.path(),
+        &[],
+        &sign(bob.path(), "bob", &from("bob", REQUEST)),
+        0,
+    );
+    // …unless the person says so.
+    aiproto(receiver.path())
+        .args(["keys", "import", "--replace", "--signs-for", "CLAUDE"])
+        .arg(&others)
+        .assert()
+        .code(0);
+    verify_json(receiver.path(), &[], &sign(other.path(), "bob", REQUEST), 0);
+}
+
+#[test]
+fn a_revoker_named_by_the_person_may_revoke_and_no_one_else() {
+    let (alice, backup, receiver) = (home(), home(), home());
+    let alice_line = keygen(alice.path(), "alice", &["ALICE"], &[]);
+    let backup_line = keygen(backup.path(), "alice-backup", &["ALICE-BACKUP"], &[]);
+    for (id, line, extra) in [
+        (
+            "alice",
+            &alice_line,
+            vec!["--signs-for", "ALICE", "--may-revoke", "alice-backup"],
+        ),
+        (
+            "alice-backup",
+            &backup_line,
+            vec!["--signs-for", "ALICE-BACKUP"],
+        ),
+    ] {
+        let file = receiver.path().join(id);
+        std::fs::write(&file, line).unwrap();
+        aiproto(receiver.path())
+            .args(["keys", "trust", id])
+            .arg(&file)
+            .args(extra)
+            .assert()
+            .code(0);
+    }
+    let revoke = "[[ALICE-BACKUP→EVERYONE v1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3EP0000000000000000RV\nintent: REVOKE\n\nmeta: revocation\nType: key\nKey-ID: alice\n\nbody: |\n  Lost.\nsig: none\n[[END]]\n";
+    let file = receiver.path().join("revoke.crosstalk");
+    std::fs::write(&file, sign(backup.path(), "alice-backup", revoke)).unwrap();
+    aiproto(receiver.path())
+        .args(["keys", "apply-revoke"])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("on the word of `alice-backup`"));
+    let report = verify_json(
+        receiver.path(),
+        &[],
+        &sign(alice.path(), "alice", &from("ALICE", REQUEST)),
+        1,
+    );
+    assert_eq!(report["code"], "SIG-REVOKED");
+    // The revoker's REVOKE of itself needs no one's leave; of another key
+    // it names nothing it was granted.
+    let other = revoke.replace("Key-ID: alice", "Key-ID: alice-backup");
+    let other = other.replace("[[ALICE-BACKUP→", "[[ALICE→");
+    std::fs::write(&file, sign(alice.path(), "alice", &other)).unwrap();
+    aiproto(receiver.path())
+        .args(["keys", "apply-revoke"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "`alice` may not revoke `alice-backup`",
+        ));
+}
+
+#[test]
+fn an_owner_who_revoked_their_own_key_can_no_longer_sign_with_it() {
+    let me = home();
+    let revocation = me.path().join("me.revoke");
+    keygen(
+        me.path(),
+        "me",
+        &["CLAUDE"],
+        &["--revocation", revocation.to_str().unwrap()],
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&revocation).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    aiproto(me.path())
+        .args(["keys", "apply-revoke"])
+        .arg(&revocation)
+        .assert()
+        .code(0);
+    aiproto(me.path())
+        .args(["sign", "--key", "me"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("your key `me` was revoked on"));
+}
+
+#[test]
+fn concurrent_first_uses_keep_every_pin() {
+    let receiver = home();
+    let senders: Vec<(tempfile::TempDir, String)> = (0..20)
+        .map(|i| {
+            let h = home();
+            let name = format!("AGENT{i}");
+            keygen(h.path(), &format!("agent{i}"), &[&name], &[]);
+            let signed = sign(h.path(), &format!("agent{i}"), &from(&name, REQUEST));
+            (h, signed)
+        })
+        .collect();
+    let children: Vec<_> = senders
+        .iter()
+        .map(|(_, signed)| {
+            let mut child = super::spawn(receiver.path(), &["verify", "--tofu"])
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(signed.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for child in children {
+        assert!(child.wait_with_output().unwrap().status.success());
+    }
+    let known = std::fs::read_to_string(receiver.path().join("known_keys")).unwrap();
+    assert_eq!(known.lines().count(), 20, "{known}");
+    for (_, signed) in &senders {
+        verify_json(receiver.path(), &[], signed, 0);
+    }
+}
+
+#[test]
+fn rotation_keeps_history_and_moves_trust_only_on_the_old_keys_statement() {
+    let (alice, mallory, receiver) = (home(), home(), home());
+    keygen(alice.path(), "alice", &["ALICE"], &[]);
+    let old_message = sign(alice.path(), "alice", &from("ALICE", REQUEST));
+    verify_json(receiver.path(), &["--tofu"], &old_message, 0);
+    let out = aiproto(alice.path())
+        .args(["keygen", "--rotate", "alice"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("apply-transition"));
+    let statement = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(statement.contains("meta: key-transition"), "{statement}");
+    // Alice's own earlier message still verifies at home…
+    let own = verify_json(alice.path(), &[], &old_message, 0);
+    assert_eq!(own["valid"], true);
+    // …and her new key is another key for the receiver until the statement.
+    let new_id = ulid_at(chrono::Utc::now().timestamp_millis() as u64);
+    let new_message = sign(
+        alice.path(),
+        "alice",
+        &from("ALICE", REQUEST).replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", &new_id),
+    );
+    let report = verify_json(receiver.path(), &[], &new_message, 1);
+    assert_eq!(report["code"], "SIG-KEY-CHANGED");
+    // A statement naming mallory's key as the new one is not the old key's word.
+    let mallory_line = keygen(mallory.path(), "x", &[], &[]);
+    let mallory_key = mallory_line.split_whitespace().nth(2).unwrap();
+    let new_key_line = statement
+        .lines()
+        .find(|l| l.starts_with("New-Key: "))
+        .unwrap();
+    let forged = statement.replace(new_key_line, &format!("New-Key: ed25519 {mallory_key}"));
+    let file = receiver.path().join("transition.crosstalk");
+    std::fs::write(&file, forged).unwrap();
+    aiproto(receiver.path())
+        .args(["keys", "apply-transition"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not signed by the old key"));
+    std::fs::write(&file, &statement).unwrap();
+    aiproto(receiver.path())
+        .args(["keys", "apply-transition"])
+        .arg(&file)
+        .assert()
+        .code(0);
+    verify_json(receiver.path(), &[], &new_message, 0);
+    let old = verify_json(receiver.path(), &[], &old_message, 0);
+    assert_eq!(old["key_id"], "alice");
+    aiproto(receiver.path())
+        .args(["keys", "list"])
+        .assert()
+        .stdout(predicate::str::is_match("retired +alice .*retired 20").unwrap());
+    // An allowed-signers file may list both keys of one id.
+    let both = receiver.path().join("both");
+    let lines = aiproto(receiver.path())
+        .args(["keys", "export", "alice"])
+        .assert()
+        .code(0);
+    let mut text = String::from_utf8_lossy(&lines.get_output().stdout).into_owned();
+    let old_line = std::fs::read_to_string(receiver.path().join("known_keys"))
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("retired="))
+        .unwrap()
+        .split(" retired=")
+        .next()
+        .unwrap()
+        .to_string();
+    text.push_str(&old_line);
+    text.push('\n');
+    std::fs::write(&both, text).unwrap();
+    for message in [&old_message, &new_message] {
+        verify_json(
+            receiver.path(),
+            &["--trusted-keys", both.to_str().unwrap()],
+            message,
+            0,
+        );
+    }
+}
+
+#[test]
+fn an_expired_key_verifies_what_it_signed_before_and_nothing_after() {
+    let (h, receiver) = (home(), home());
+    let line = keygen(h.path(), "alice", &["ALICE"], &["--expires", "2030-01-01"]);
+    assert!(line.contains("expires=2030-01-01T00:00:00Z"), "{line}");
+    let before = sign(h.path(), "alice", &from("ALICE", REQUEST));
+    let after = sign(
+        h.path(),
+        "alice",
+        &from("ALICE", REQUEST).replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", &ulid_at(1_924_992_000_000)),
+    );
+    let file = receiver.path().join("allowed");
+    std::fs::write(&file, &line).unwrap();
+    let list = ["--trusted-keys", file.to_str().unwrap()];
+    verify_json(receiver.path(), &list, &before, 0);
+    let report = verify_json(receiver.path(), &list, &after, 1);
+    assert_eq!(report["code"], "SIG-EXPIRED", "{report}");
+    let error = report["error"].as_str().unwrap();
+    assert!(
+        error.contains("expired on 2030-01-01T00:00:00Z") && error.contains("dated 2031-01-01"),
+        "{error}"
+    );
+    // A key past its expiry signs nothing.
+    let old = home();
+    keygen(old.path(), "old", &["CLAUDE"], &["--expires", "2020-01-01"]);
+    aiproto(old.path())
+        .args(["sign", "--key", "old"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("expired on 2020-01-01T00:00:00Z"));
+}
+
+#[test]
+fn sign_signs_only_what_the_key_may_sign_for() {
+    let h = home();
+    keygen(h.path(), "gpt", &["CHATGPT"], &[]);
+    let reply = REQUEST
+        .replace("[[CLAUDE→CHATGPT", "[[CHATGPT→CLAUDE")
+        .replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DBC4N7P2Q3R5S7T9W1V3")
+        .replace("intent: REQUEST", "intent: RESPOND");
+    let transcript = format!("Claude said:\n\n{REQUEST}\nChatGPT answered:\n\n{reply}");
+    let file = h.path().join("chat.md");
+    std::fs::write(&file, &transcript).unwrap();
+    aiproto(h.path())
+        .args(["sign", "-i", "--key", "gpt"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            ":3: the sender is `CLAUDE`, and the key `gpt` signs for CHATGPT only",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        transcript,
+        "nothing written"
+    );
+    aiproto(h.path())
+        .args(["sign", "-i", "--only-mine", "--key", "gpt"])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "left 1 message(s) of other senders unsigned",
+        ));
+    let signed = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        signed.contains(REQUEST),
+        "CLAUDE's envelope untouched:\n{signed}"
+    );
+    assert_eq!(
+        signed.matches("sig: ed25519:pkid=gpt").count(),
+        1,
+        "{signed}"
+    );
+    let out = aiproto(h.path())
+        .args(["sign", "--only-mine", "--key", "gpt"])
+        .write_stdin(transcript)
+        .assert()
+        .code(0);
+    let printed = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        printed.contains(REQUEST) && printed.contains("pkid=gpt"),
+        "{printed}"
+    );
+    // A file with none of the key's envelopes signs nothing.
+    aiproto(h.path())
+        .args(["sign", "--only-mine", "--key", "gpt"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing signed"));
+}
+
+const TASK: &str = r#"{"hsp_envelope_version": "1.0", "message_id": "018f4a70-0000-7000-8000-00000000b001", "correlation_id": null, "sender_ai_id": "did:hsp:agent_A", "recipient_ai_id": "did:hsp:agent_B", "timestamp_sent": "2024-07-05T14:00:00Z", "message_type": "HSP::TaskRequest_v1.0", "protocol_version": "1.0", "communication_pattern": "request", "qos_parameters": {"priority": "medium", "requires_ack": false}, "payload": {"request_id": "018f4a70-0000-7000-8000-000000000001", "requester_ai_id": "did:hsp:agent_A", "capability_id_filter": "did:hsp:x", "parameters": {"amount": AMOUNT}, "callback_address": "hsp/results/agent_A"}}"#;
+
+#[test]
+fn a_signature_covers_exactly_what_is_shown() {
+    let h = home();
+    keygen(h.path(), "agent", &["did:hsp:*", "CLAUDE"], &[]);
+    let big = TASK.replace("AMOUNT", "1234567890123456789");
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(big.clone())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("warning[JSON-INEXACT-NUMBER]"));
+    aiproto(h.path())
+        .args(["sign", "--key", "agent"])
+        .write_stdin(big)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("/payload/parameters/amount")
+                .and(predicate::str::contains("reads as 1234567890123456800")),
+        );
+    // Signed with the number a double holds, then changed to one that
+    // reads the same: the change is caught, not verified.
+    let signed = sign(
+        h.path(),
+        "agent",
+        &TASK.replace("AMOUNT", "1234567890123456800"),
+    );
+    verify_json(h.path(), &[], &signed, 0);
+    let changed = signed.replace("1234567890123456800", "1234567890123456789");
+    let report = verify_json(h.path(), &[], &changed, 1);
+    assert_eq!(report["code"], "SIG-INEXACT", "{report}");
+
+    // `;` swapped for U+037E GREEK QUESTION MARK, which NFC maps back.
+    let signed = sign(
+        h.path(),
+        "agent",
+        &REQUEST.replace("Please review.", "Review; then merge."),
+    );
+    verify_json(h.path(), &[], &signed, 0);
+    let changed = signed.replace("Review;", "Review\u{37e}");
+    let report = verify_json(h.path(), &[], &changed, 1);
+    assert_eq!(report["code"], "SIG-ALTERED", "{report}");
+    let error = report["error"].as_str().unwrap();
+    assert!(
+        error.contains("U+037E GREEK QUESTION MARK") && error.contains("U+003B SEMICOLON"),
+        "{error}"
+    );
+    aiproto(h.path())
+        .args(["sign", "--key", "agent"])
+        .write_stdin(REQUEST.replace("Please review.", "Review\u{37e} then merge."))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("U+037E"));
+}
+
+#[test]
+fn a_keystore_others_can_write_or_own_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let h = home();
+    // Created by aiproto, whatever the umask: 0700.
+    let store = h.path().join("new/aiproto");
+    aiproto(h.path())
+        .env("AIPROTO_HOME", &store)
+        .args(["keygen", "-q", "--id", "me"])
+        .assert()
+        .code(0);
+    for dir in [&store, &store.join("keys")] {
+        let mode = std::fs::metadata(dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", dir.display());
+    }
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o777)).unwrap();
+    aiproto(h.path())
+        .env("AIPROTO_HOME", &store)
+        .args(["keys", "list"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("permissions 777 let others write it")
+                .and(predicate::str::contains("chmod 700")),
+        );
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // A pinned-keys file owned by another user (needs root to arrange).
+    let receiver = home();
+    let signer = home();
+    keygen(signer.path(), "alice", &["CLAUDE"], &[]);
+    let signed = sign(signer.path(), "alice", REQUEST);
+    verify_json(receiver.path(), &["--tofu"], &signed, 0);
+    let known = receiver.path().join("known_keys");
+    let chown = std::process::Command::new("chown")
+        .arg("65534")
+        .arg(&known)
+        .status();
+    if !chown.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED (part): chown needs root");
+        return;
+    }
+    let report = verify_json(receiver.path(), &[], &signed, 1);
+    assert_eq!(report["code"], "SIG-KEYSTORE", "{report}");
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .contains("owned by user 65534"),
+        "{report}"
+    );
+}
+
+#[test]
+fn stale_and_future_dates_are_named() {
+    let h = home();
+    keygen(h.path(), "alice", &["CLAUDE"], &[]);
+    // REQUEST's id dates it in 2024.
+    let old = sign(h.path(), "alice", REQUEST);
+    verify_json(h.path(), &["--max-age", "3650d"], &old, 0);
+    let report = verify_json(h.path(), &["--max-age", "7d"], &old, 1);
+    assert_eq!(report["code"], "SIG-STALE", "{report}");
+    let future = sign(
+        h.path(),
+        "alice",
+        &REQUEST.replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", &ulid_at(4_102_444_800_000)),
+    );
+    let report = verify_json(h.path(), &[], &future, 0);
+    assert!(
+        report["warning"]
+            .as_str()
+            .unwrap()
+            .contains("dated 2100-01-01"),
+        "{report}"
+    );
+    aiproto(h.path())
+        .args(["verify", "-"])
+        .write_stdin(future.clone())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("warning[SIG-FUTURE]"));
+    let report = verify_json(h.path(), &["--strict"], &future, 1);
+    assert_eq!(report["code"], "SIG-FUTURE", "{report}");
+}
