@@ -43,6 +43,11 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     listen.filters = args.filters.clone();
     let mut transport = transport::open(source, args.listen.settings());
     let mut inbox = Inbox::new(args.listen.count);
+    if let Some(state) = &args.state {
+        inbox = inbox.remembering(state).map_err(|e| {
+            CliError::usage(format!("cannot use the state file {}: {e}", state.display()))
+        })?;
+    }
     let mut invalid = false;
     let to_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut out = std::io::stdout().lock();
@@ -112,7 +117,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     .map_err(failure)?;
     if inbox.redeliveries() > 0 && !g.quiet {
         eprintln!(
-            "aiproto: {} redelivered message(s) not printed again (same id as one before)",
+            "aiproto: {} redelivered message(s) not printed again (the id of one taken before, in this run or in --state)",
             inbox.redeliveries()
         );
     }

@@ -130,6 +130,11 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
         skipped: 0,
     };
     let mut inbox = Inbox::new(args.listen.count);
+    if let Some(state) = &args.state {
+        inbox = inbox.remembering(state).map_err(|e| {
+            CliError::usage(format!("cannot use the state file {}: {e}", state.display()))
+        })?;
+    }
     let forward = |r: Received<'_>| {
         relay.forward(&r)?;
         Ok(Vec::new())

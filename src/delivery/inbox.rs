@@ -45,6 +45,8 @@ pub struct Inbox {
     handed_on: usize,
     repeats: usize,
     seen: Remembered,
+    /// The state file the ids of a stream are appended to, once taken.
+    state: Option<std::io::BufWriter<std::fs::File>>,
 }
 
 impl Inbox {
@@ -55,7 +57,38 @@ impl Inbox {
             handed_on: 0,
             repeats: 0,
             seen: Remembered::default(),
+            state: None,
         }
+    }
+
+    /// Remembers the ids taken in `path` (one `protocol:id` line each),
+    /// those of earlier runs included: a message whose id is there is not
+    /// taken again. The file keeps the last [`REMEMBERED`] ids.
+    pub fn remembering(mut self, path: &std::path::Path) -> std::io::Result<Inbox> {
+        use std::io::Write;
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(e),
+        };
+        let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        let kept = &lines[lines.len().saturating_sub(REMEMBERED)..];
+        for key in kept {
+            self.seen.first_time((*key).to_string());
+        }
+        if kept.len() < lines.len() {
+            // Written whole again, without the ids past the window.
+            let tmp = path.with_extension("tmp");
+            std::fs::write(&tmp, kept.join("\n") + "\n")?;
+            std::fs::rename(&tmp, path)?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        file.flush()?;
+        self.state = Some(std::io::BufWriter::new(file));
+        Ok(self)
     }
 
     /// Messages handed on so far.
@@ -175,6 +208,17 @@ impl Inbox {
                 arrival: arrival.text,
                 first_line,
             })?);
+            if let (Some(state), false, Some(id)) = (
+                &mut self.state,
+                arrival.snapshot,
+                found.and_then(Found::id),
+            ) {
+                use std::io::Write;
+                let protocol = found.map_or("", |f| f.protocol.name());
+                // Taken: remembered before the next message is looked at.
+                writeln!(state, "{protocol}:{}", id.replace(['\n', '\r'], " "))
+                    .and_then(|()| state.flush())?;
+            }
             self.handed_on += 1;
             if self.count.is_some_and(|n| self.handed_on >= n) {
                 answer.stop = true;
@@ -327,5 +371,26 @@ mod tests {
         }
         assert!(r.first_time("0".into()));
         assert!(!r.first_time(REMEMBERED.to_string()));
+    }
+
+    #[test]
+    fn a_state_file_keeps_the_ids_taken_across_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("taken");
+        let first = |arrivals: Vec<(&'static str, bool)>| {
+            let mut inbox = Inbox::new(None).remembering(&state).unwrap();
+            let mut got = Vec::new();
+            inbox
+                .receive(&mut Fixed(arrivals), &Listen::default(), |r| {
+                    got.push(r.text.to_string());
+                    Ok(Vec::new())
+                })
+                .unwrap();
+            (got.len(), inbox.redeliveries())
+        };
+        assert_eq!(first(vec![(FACT, false)]), (1, 0));
+        // A restarted receiver: the replay is not taken, the new one is.
+        assert_eq!(first(vec![(FACT, false), (OTHER, false)]), (1, 1));
+        assert_eq!(std::fs::read_to_string(&state).unwrap().lines().count(), 2);
     }
 }

@@ -54,6 +54,51 @@ fn hsp_over_the_embedded_broker() {
 }
 
 #[test]
+fn a_message_replayed_to_a_restarted_receiver_is_not_taken_twice() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let facts = std::fs::read_to_string(repo("examples/hsp/valid/0.1/facts.jsonl")).unwrap();
+    let facts: Vec<&str> = facts.lines().collect();
+    let state = h.path().join("taken");
+    let via = format!("mqtt://127.0.0.1:{port}/hsp/#");
+    let receive = |publish: &[&str]| {
+        let recv = subscribed(
+            h.path(),
+            &[
+                "--via",
+                &via,
+                "--state",
+                state.to_str().unwrap(),
+                "--count",
+                "1",
+                "--timeout",
+                "20",
+                "--format",
+                "json",
+            ],
+        );
+        for message in publish {
+            aiproto(h.path())
+                .args(["send", "--via", &format!("mqtt://127.0.0.1:{port}")])
+                .write_stdin(format!("{message}\n"))
+                .assert()
+                .code(0);
+        }
+        let out = recv.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        json_lines(&out.stdout)
+    };
+    let first = receive(&[facts[0]]);
+    assert_eq!(first.len(), 1);
+    // Restarted: the captured message sent again is skipped, the next taken.
+    let second = receive(&[facts[0], facts[1]]);
+    assert_eq!(second.len(), 1);
+    let taken: serde_json::Value =
+        serde_json::from_str(second[0]["message"].as_str().unwrap()).unwrap();
+    assert_eq!(taken["message_id"], "018f4a6e-8c1b-7d2a-9e3f-000000000001");
+}
+
+#[test]
 fn crosstalk_at_each_qos_on_an_explicit_topic() {
     let h = home();
     let (_broker, port) = embedded_broker(h.path());

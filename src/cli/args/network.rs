@@ -72,6 +72,12 @@ pub struct RecvArgs {
     #[command(flatten)]
     pub listen: ListenArgs,
 
+    /// Remember the ids of the messages taken in FILE, across runs: a
+    /// message whose id is there (a replay, a redelivery after a restart)
+    /// is not taken again. Messages without an id are always taken.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
     /// Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`)
     /// with an ACK to `hsp/agents/<sender>`.
     #[arg(long)]
@@ -140,6 +146,11 @@ pub struct RelayArgs {
 
     #[command(flatten)]
     pub listen: ListenArgs,
+
+    /// Remember the ids of the messages forwarded in FILE, across runs: a
+    /// message whose id is there is not forwarded again.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
