@@ -51,7 +51,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve aiproto''s tools to an AI assistant over MCP (stdio)')
             [CompletionResult]::new('desk', 'desk', [CompletionResultType]::ParameterValue, 'Open the relay desk: a page in the browser for copy-paste relaying')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
-            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys; apply revocations and key transitions')
             [CompletionResult]::new('sign', 'sign', [CompletionResultType]::ParameterValue, 'Sign messages with a key from the keystore; prints the signed messages')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every message carries a good signature from a trusted key')
             [CompletionResult]::new('msp', 'msp', [CompletionResultType]::ParameterValue, 'MSP: encode prose as a minimal signal, decode it, judge the round trip')
@@ -376,6 +376,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service for the subscription')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Remember the ids of the messages taken in FILE, across runs: a message whose id is there (a replay, a redelivery after a restart) is not taken again. Messages without an id are always taken')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'clipboard: keep reading and print each new message once')
@@ -418,6 +419,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service for the subscription')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted')
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Remember the ids of the messages forwarded in FILE, across runs: a message whose id is there is not forwarded again')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -536,10 +538,13 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;keygen' {
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The key id others see in signatures (e.g. alice@example.com)')
             [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'Signature algorithm')
+            [CompletionResult]::new('--rotate', '--rotate', [CompletionResultType]::ParameterName, 'Rotate the key ID: a new key takes its id and senders, the old one is kept as retired (your earlier messages still verify), and a key transition statement signed by the old key is printed, for peers to apply with `aiproto keys apply-transition`')
+            [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'When the key stops signing: a date (2027-12-31, or RFC 3339) or a time from now (90d, 52w, 1y). Messages dated later fail verify (SIG-EXPIRED); earlier ones still verify')
+            [CompletionResult]::new('--revocation', '--revocation', [CompletionResultType]::ParameterName, 'Also write a REVOKE of the new key, signed by it, into FILE (mode 0600): keep it safe, and if the key is ever lost or stolen, send it to your peers (`aiproto keys apply-revoke FILE`)')
             [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender this key signs for (a name, or a pattern with `*` such as `*@example.com`); repeat for more. Default: the key id only. A verifier refuses the key''s signature on a message from anyone else')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing key of the same id')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing key of the same id without telling anyone: the old key is kept as retired here, but peers get no transition statement (prefer --rotate)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -561,12 +566,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys and the pinned keys of others, with fingerprints')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Print a public key')
-            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of keystore lines (as `export` writes)')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
             [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
+            [CompletionResult]::new('unrevoke', 'unrevoke', [CompletionResultType]::ParameterValue, 'Withdraw the revocations of a key id you applied by mistake')
+            [CompletionResult]::new('apply-transition', 'apply-transition', [CompletionResultType]::ParameterValue, 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -598,8 +605,10 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keys;import' {
+            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender the imported keys may sign for (a name or a `*` pattern); repeat for more. Default: each key''s own id')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace a different key already pinned under the same id')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -611,9 +620,11 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keys;trust' {
-            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: those of a keystore line, else the key id only')
+            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: the key id only (a keystore line''s `signs-for=` is shown, not granted)')
+            [CompletionResult]::new('--may-revoke', '--may-revoke', [CompletionResultType]::ParameterName, 'A key id whose signed REVOKE of this key you will apply (the key itself always may); repeat for more')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace a different key already pinned under this id')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -650,13 +661,41 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'aiproto;keys;unrevoke' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;keys;apply-transition' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'aiproto;keys;help' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys and the pinned keys of others, with fingerprints')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Print a public key')
-            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of keystore lines (as `export` writes)')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
             [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
+            [CompletionResult]::new('unrevoke', 'unrevoke', [CompletionResultType]::ParameterValue, 'Withdraw the revocations of a key id you applied by mistake')
+            [CompletionResult]::new('apply-transition', 'apply-transition', [CompletionResultType]::ParameterValue, 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -678,6 +717,12 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;keys;help;apply-revoke' {
             break
         }
+        'aiproto;keys;help;unrevoke' {
+            break
+        }
+        'aiproto;keys;help;apply-transition' {
+            break
+        }
         'aiproto;keys;help;help' {
             break
         }
@@ -689,6 +734,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')
             [CompletionResult]::new('--no-public-key', '--no-public-key', [CompletionResultType]::ParameterName, 'Leave the public key out of the signature')
+            [CompletionResult]::new('--only-mine', '--only-mine', [CompletionResultType]::ParameterName, 'Sign only the messages whose sender the key is bound to, and leave the others as they are (without it, any other sender is refused and nothing is signed)')
             [CompletionResult]::new('--detached', '--detached', [CompletionResultType]::ParameterName, 'Sign the file as bytes into `PATH.minisig` (minisign''s format; Ed25519 keys)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -710,10 +756,12 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--pubkey', '--pubkey', [CompletionResultType]::ParameterName, 'Verify with this public key only (PEM, raw base64, or a keystore line)')
             [CompletionResult]::new('--trusted-keys', '--trusted-keys', [CompletionResultType]::ParameterName, 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned')
             [CompletionResult]::new('--signature', '--signature', [CompletionResultType]::ParameterName, 'Check a detached minisign signature (`.minisig`) of the one file given')
+            [CompletionResult]::new('--max-age', '--max-age', [CompletionResultType]::ParameterName, 'Refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …), by the date they carry (HSP `timestamp_sent`, else the time in the message id); a message without a date is refused too (SIG-STALE)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported')
             [CompletionResult]::new('--tofu', '--tofu', [CompletionResultType]::ParameterName, 'Trust on first use: pin the key an unknown signer presents')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Refuse messages dated in the future (beyond five minutes of clock skew) instead of only naming them (SIG-FUTURE)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -952,7 +1000,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve aiproto''s tools to an AI assistant over MCP (stdio)')
             [CompletionResult]::new('desk', 'desk', [CompletionResultType]::ParameterValue, 'Open the relay desk: a page in the browser for copy-paste relaying')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
-            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys; apply revocations and key transitions')
             [CompletionResult]::new('sign', 'sign', [CompletionResultType]::ParameterValue, 'Sign messages with a key from the keystore; prints the signed messages')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every message carries a good signature from a trusted key')
             [CompletionResult]::new('msp', 'msp', [CompletionResultType]::ParameterValue, 'MSP: encode prose as a minimal signal, decode it, judge the round trip')
@@ -1035,12 +1083,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;keys' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys and the pinned keys of others, with fingerprints')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Print a public key')
-            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Pin the keys of a file of keystore lines (as `export` writes)')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it')
             [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Remove the pinned key of an id')
             [CompletionResult]::new('apply-revoke', 'apply-revoke', [CompletionResultType]::ParameterValue, 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail')
+            [CompletionResult]::new('unrevoke', 'unrevoke', [CompletionResultType]::ParameterValue, 'Withdraw the revocations of a key id you applied by mistake')
+            [CompletionResult]::new('apply-transition', 'apply-transition', [CompletionResultType]::ParameterValue, 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders')
             break
         }
         'aiproto;help;keys;list' {
@@ -1059,6 +1109,12 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;keys;apply-revoke' {
+            break
+        }
+        'aiproto;help;keys;unrevoke' {
+            break
+        }
+        'aiproto;help;keys;apply-transition' {
             break
         }
         'aiproto;help;sign' {

@@ -202,6 +202,9 @@ _aiproto() {
             aiproto__subcmd__help__subcmd__keys,apply-revoke)
                 cmd="aiproto__subcmd__help__subcmd__keys__subcmd__apply__subcmd__revoke"
                 ;;
+            aiproto__subcmd__help__subcmd__keys,apply-transition)
+                cmd="aiproto__subcmd__help__subcmd__keys__subcmd__apply__subcmd__transition"
+                ;;
             aiproto__subcmd__help__subcmd__keys,export)
                 cmd="aiproto__subcmd__help__subcmd__keys__subcmd__export"
                 ;;
@@ -216,6 +219,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help__subcmd__keys,trust)
                 cmd="aiproto__subcmd__help__subcmd__keys__subcmd__trust"
+                ;;
+            aiproto__subcmd__help__subcmd__keys,unrevoke)
+                cmd="aiproto__subcmd__help__subcmd__keys__subcmd__unrevoke"
                 ;;
             aiproto__subcmd__help__subcmd__msp,decode)
                 cmd="aiproto__subcmd__help__subcmd__msp__subcmd__decode"
@@ -241,6 +247,9 @@ _aiproto() {
             aiproto__subcmd__keys,apply-revoke)
                 cmd="aiproto__subcmd__keys__subcmd__apply__subcmd__revoke"
                 ;;
+            aiproto__subcmd__keys,apply-transition)
+                cmd="aiproto__subcmd__keys__subcmd__apply__subcmd__transition"
+                ;;
             aiproto__subcmd__keys,export)
                 cmd="aiproto__subcmd__keys__subcmd__export"
                 ;;
@@ -259,8 +268,14 @@ _aiproto() {
             aiproto__subcmd__keys,trust)
                 cmd="aiproto__subcmd__keys__subcmd__trust"
                 ;;
+            aiproto__subcmd__keys,unrevoke)
+                cmd="aiproto__subcmd__keys__subcmd__unrevoke"
+                ;;
             aiproto__subcmd__keys__subcmd__help,apply-revoke)
                 cmd="aiproto__subcmd__keys__subcmd__help__subcmd__apply__subcmd__revoke"
+                ;;
+            aiproto__subcmd__keys__subcmd__help,apply-transition)
+                cmd="aiproto__subcmd__keys__subcmd__help__subcmd__apply__subcmd__transition"
                 ;;
             aiproto__subcmd__keys__subcmd__help,export)
                 cmd="aiproto__subcmd__keys__subcmd__help__subcmd__export"
@@ -279,6 +294,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__keys__subcmd__help,trust)
                 cmd="aiproto__subcmd__keys__subcmd__help__subcmd__trust"
+                ;;
+            aiproto__subcmd__keys__subcmd__help,unrevoke)
+                cmd="aiproto__subcmd__keys__subcmd__help__subcmd__unrevoke"
                 ;;
             aiproto__subcmd__msp,decode)
                 cmd="aiproto__subcmd__msp__subcmd__decode"
@@ -1065,7 +1083,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__keys)
-            opts="list export import trust forget apply-revoke"
+            opts="list export import trust forget apply-revoke unrevoke apply-transition"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1079,6 +1097,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__keys__subcmd__apply__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__keys__subcmd__apply__subcmd__transition)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1149,6 +1181,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__keys__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__keys__subcmd__unrevoke)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1543,7 +1589,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keygen)
-            opts="-q -v -h -V --id --algorithm --force --signs-for --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --id --algorithm --force --rotate --expires --revocation --signs-for --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1555,6 +1601,18 @@ _aiproto() {
                     ;;
                 --algorithm)
                     COMPREPLY=($(compgen -W "ed25519 p256" -- "${cur}"))
+                    return 0
+                    ;;
+                --rotate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --revocation)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --signs-for)
@@ -1577,7 +1635,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version list export import trust forget apply-revoke help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version list export import trust forget apply-revoke unrevoke apply-transition help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1599,6 +1657,28 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__apply__subcmd__revoke)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__keys__subcmd__apply__subcmd__transition)
             opts="-q -v -h -V --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1669,7 +1749,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__help)
-            opts="list export import trust forget apply-revoke help"
+            opts="list export import trust forget apply-revoke unrevoke apply-transition help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1683,6 +1763,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__help__subcmd__apply__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__keys__subcmd__help__subcmd__apply__subcmd__transition)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1780,13 +1874,31 @@ _aiproto() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aiproto__subcmd__keys__subcmd__help__subcmd__unrevoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aiproto__subcmd__keys__subcmd__import)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --signs-for --replace --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --signs-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1825,7 +1937,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__trust)
-            opts="-q -v -h -V --signs-for --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --signs-for --may-revoke --replace --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1835,6 +1947,32 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --may-revoke)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__keys__subcmd__unrevoke)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2375,7 +2513,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --session --cafile --no-ack --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --session --cafile --state --no-ack --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2409,6 +2547,10 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2425,7 +2567,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__relay)
-            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --session --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --session --cafile --state --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2464,6 +2606,10 @@ _aiproto() {
                     return 0
                     ;;
                 --cafile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2739,7 +2885,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__sign)
-            opts="-i -q -v -h -V --key --in-place --no-public-key --detached --sig-format --color --format --quiet --verbose --help --version"
+            opts="-i -q -v -h -V --key --in-place --no-public-key --only-mine --detached --sig-format --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2927,7 +3073,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__verify)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --report --pubkey --trusted-keys --tofu --signature --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --report --pubkey --trusted-keys --tofu --signature --max-age --strict --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2966,6 +3112,10 @@ _aiproto() {
                     return 0
                     ;;
                 --signature)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-age)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

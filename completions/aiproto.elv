@@ -48,7 +48,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio)'
             cand desk 'Open the relay desk: a page in the browser for copy-paste relaying'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
-            cand keys 'List, export, import, trust and forget keys'
+            cand keys 'List, export, import, trust and forget keys; apply revocations and key transitions'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
             cand verify 'Check that every message carries a good signature from a trusted key'
             cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
@@ -352,6 +352,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --qos 'MQTT quality of service for the subscription'
             cand --session 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)'
             cand --cafile 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted'
+            cand --state 'Remember the ids of the messages taken in FILE, across runs: a message whose id is there (a replay, a redelivery after a restart) is not taken again. Messages without an id are always taken'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand --watch 'clipboard: keep reading and print each new message once'
@@ -392,6 +393,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --qos 'MQTT quality of service for the subscription'
             cand --session 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)'
             cand --cafile 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted'
+            cand --state 'Remember the ids of the messages forwarded in FILE, across runs: a message whose id is there is not forwarded again'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand -q 'Print only findings and data: no summary lines'
@@ -503,10 +505,13 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;keygen'= {
             cand --id 'The key id others see in signatures (e.g. alice@example.com)'
             cand --algorithm 'Signature algorithm'
+            cand --rotate 'Rotate the key ID: a new key takes its id and senders, the old one is kept as retired (your earlier messages still verify), and a key transition statement signed by the old key is printed, for peers to apply with `aiproto keys apply-transition`'
+            cand --expires 'When the key stops signing: a date (2027-12-31, or RFC 3339) or a time from now (90d, 52w, 1y). Messages dated later fail verify (SIG-EXPIRED); earlier ones still verify'
+            cand --revocation 'Also write a REVOKE of the new key, signed by it, into FILE (mode 0600): keep it safe, and if the key is ever lost or stolen, send it to your peers (`aiproto keys apply-revoke FILE`)'
             cand --signs-for 'A sender this key signs for (a name, or a pattern with `*` such as `*@example.com`); repeat for more. Default: the key id only. A verifier refuses the key''s signature on a message from anyone else'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
-            cand --force 'Replace an existing key of the same id'
+            cand --force 'Replace an existing key of the same id without telling anyone: the old key is kept as retired here, but peers get no transition statement (prefer --rotate)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -527,12 +532,14 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand list 'Your own keys and the pinned keys of others, with fingerprints'
+            cand list 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates'
             cand export 'Print a public key'
-            cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
+            cand import 'Pin the keys of a file of keystore lines (as `export` writes)'
             cand trust 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
             cand forget 'Remove the pinned key of an id'
             cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
+            cand unrevoke 'Withdraw the revocations of a key id you applied by mistake'
+            cand apply-transition 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aiproto;keys;list'= {
@@ -561,8 +568,10 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;keys;import'= {
+            cand --signs-for 'A sender the imported keys may sign for (a name or a `*` pattern); repeat for more. Default: each key''s own id'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --replace 'Replace a different key already pinned under the same id'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -573,9 +582,11 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;keys;trust'= {
-            cand --signs-for 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: those of a keystore line, else the key id only'
+            cand --signs-for 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: the key id only (a keystore line''s `signs-for=` is shown, not granted)'
+            cand --may-revoke 'A key id whose signed REVOKE of this key you will apply (the key itself always may); repeat for more'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --replace 'Replace a different key already pinned under this id'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -609,13 +620,39 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;keys;unrevoke'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;keys;apply-transition'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'aiproto;keys;help'= {
-            cand list 'Your own keys and the pinned keys of others, with fingerprints'
+            cand list 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates'
             cand export 'Print a public key'
-            cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
+            cand import 'Pin the keys of a file of keystore lines (as `export` writes)'
             cand trust 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
             cand forget 'Remove the pinned key of an id'
             cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
+            cand unrevoke 'Withdraw the revocations of a key id you applied by mistake'
+            cand apply-transition 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aiproto;keys;help;list'= {
@@ -630,6 +667,10 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;keys;help;apply-revoke'= {
         }
+        &'aiproto;keys;help;unrevoke'= {
+        }
+        &'aiproto;keys;help;apply-transition'= {
+        }
         &'aiproto;keys;help;help'= {
         }
         &'aiproto;sign'= {
@@ -640,6 +681,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -i 'Rewrite the file in place instead of printing'
             cand --in-place 'Rewrite the file in place instead of printing'
             cand --no-public-key 'Leave the public key out of the signature'
+            cand --only-mine 'Sign only the messages whose sender the key is bound to, and leave the others as they are (without it, any other sender is refused and nothing is signed)'
             cand --detached 'Sign the file as bytes into `PATH.minisig` (minisign''s format; Ed25519 keys)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
@@ -660,10 +702,12 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --pubkey 'Verify with this public key only (PEM, raw base64, or a keystore line)'
             cand --trusted-keys 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned'
             cand --signature 'Check a detached minisign signature (`.minisig`) of the one file given'
+            cand --max-age 'Refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …), by the date they carry (HSP `timestamp_sent`, else the time in the message id); a message without a date is refused too (SIG-STALE)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand --skip-non-messages 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
             cand --tofu 'Trust on first use: pin the key an unknown signer presents'
+            cand --strict 'Refuse messages dated in the future (beyond five minutes of clock skew) instead of only naming them (SIG-FUTURE)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'
@@ -883,7 +927,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio)'
             cand desk 'Open the relay desk: a page in the browser for copy-paste relaying'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
-            cand keys 'List, export, import, trust and forget keys'
+            cand keys 'List, export, import, trust and forget keys; apply revocations and key transitions'
             cand sign 'Sign messages with a key from the keystore; prints the signed messages'
             cand verify 'Check that every message carries a good signature from a trusted key'
             cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
@@ -942,12 +986,14 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;keygen'= {
         }
         &'aiproto;help;keys'= {
-            cand list 'Your own keys and the pinned keys of others, with fingerprints'
+            cand list 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates'
             cand export 'Print a public key'
-            cand import 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
+            cand import 'Pin the keys of a file of keystore lines (as `export` writes)'
             cand trust 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
             cand forget 'Remove the pinned key of an id'
             cand apply-revoke 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
+            cand unrevoke 'Withdraw the revocations of a key id you applied by mistake'
+            cand apply-transition 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders'
         }
         &'aiproto;help;keys;list'= {
         }
@@ -960,6 +1006,10 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;keys;forget'= {
         }
         &'aiproto;help;keys;apply-revoke'= {
+        }
+        &'aiproto;help;keys;unrevoke'= {
+        }
+        &'aiproto;help;keys;apply-transition'= {
         }
         &'aiproto;help;sign'= {
         }

@@ -57,7 +57,7 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "serve" -d 'Receive 
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "mcp" -d 'Serve aiproto\'s tools to an AI assistant over MCP (stdio)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "desk" -d 'Open the relay desk: a page in the browser for copy-paste relaying'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
-complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keys" -d 'List, export, import, trust and forget keys'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "keys" -d 'List, export, import, trust and forget keys; apply revocations and key transitions'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "msp" -d 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
@@ -348,6 +348,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l timeout -d 'Sto
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l qos -d 'MQTT quality of service for the subscription' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l state -d 'Remember the ids of the messages taken in FILE, across runs: a message whose id is there (a replay, a redelivery after a restart) is not taken again. Messages without an id are always taken' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -390,6 +391,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l timeout -d 'St
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l qos -d 'MQTT quality of service for the subscription' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l state -d 'Remember the ids of the messages forwarded in FILE, across runs: a message whose id is there is not forwarded again' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -509,6 +511,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -s V -l version -d
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l id -d 'The key id others see in signatures (e.g. alice@example.com)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l algorithm -d 'Signature algorithm' -r -f -a "ed25519\t'Ed25519 (RFC 8032)'
 p256\t'ECDSA over NIST P-256 with SHA-256; signatures are 64 bytes r‖s'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l rotate -d 'Rotate the key ID: a new key takes its id and senders, the old one is kept as retired (your earlier messages still verify), and a key transition statement signed by the old key is printed, for peers to apply with `aiproto keys apply-transition`' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l expires -d 'When the key stops signing: a date (2027-12-31, or RFC 3339) or a time from now (90d, 52w, 1y). Messages dated later fail verify (SIG-EXPIRED); earlier ones still verify' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l revocation -d 'Also write a REVOKE of the new key, signed by it, into FILE (mode 0600): keep it safe, and if the key is ever lost or stolen, send it to your peers (`aiproto keys apply-revoke FILE`)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l signs-for -d 'A sender this key signs for (a name, or a pattern with `*` such as `*@example.com`); repeat for more. Default: the key id only. A verifier refuses the key\'s signature on a message from anyone else' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
@@ -519,31 +524,33 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l force -d 'Replace an existing key of the same id'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l force -d 'Replace an existing key of the same id without telling anyone: the old key is kept as retired here, but peers get no transition statement (prefer --rotate)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
 json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -s q -l quiet -d 'Print only findings and data: no summary lines'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -s v -l verbose -d 'Also report messages that have no findings'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "list" -d 'Your own keys and the pinned keys of others, with fingerprints'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "export" -d 'Print a public key'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "import" -d 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "trust" -d 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "forget" -d 'Remove the pinned key of an id'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "apply-revoke" -d 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "list" -d 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "export" -d 'Print a public key'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "import" -d 'Pin the keys of a file of keystore lines (as `export` writes)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "trust" -d 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "forget" -d 'Remove the pinned key of an id'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "apply-revoke" -d 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "unrevoke" -d 'Withdraw the revocations of a key id you applied by mistake'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "apply-transition" -d 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -574,6 +581,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -l signs-for -d 'A sender the imported keys may sign for (a name or a `*` pattern); repeat for more. Default: each key\'s own id' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -583,11 +591,13 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -l replace -d 'Replace a different key already pinned under the same id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l signs-for -d 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: those of a keystore line, else the key id only' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l signs-for -d 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: the key id only (a keystore line\'s `signs-for=` is shown, not granted)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l may-revoke -d 'A key id whose signed REVOKE of this key you will apply (the key itself always may); repeat for more' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -597,6 +607,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l replace -d 'Replace a different key already pinned under this id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -627,12 +638,40 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_su
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "list" -d 'Your own keys and the pinned keys of others, with fingerprints'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "list" -d 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "export" -d 'Print a public key'
-complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "import" -d 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "import" -d 'Pin the keys of a file of keystore lines (as `export` writes)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "trust" -d 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "forget" -d 'Remove the pinned key of an id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "apply-revoke" -d 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "unrevoke" -d 'Withdraw the revocations of a key id you applied by mistake'
+complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "apply-transition" -d 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l key -d 'The id of the keystore key to sign with' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l sig-format -d 'Crosstalk: the spec\'s `<alg>:pkid=…;sig=…` line (keyed), or the upstream appendix\'s detached JWS (jws; Ed25519 keys, no public key)' -r -f -a "keyed\t''
@@ -648,6 +687,7 @@ junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, C
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s i -l in-place -d 'Rewrite the file in place instead of printing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l no-public-key -d 'Leave the public key out of the signature'
+complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l only-mine -d 'Sign only the messages whose sender the key is bound to, and leave the others as they are (without it, any other sender is refused and nothing is signed)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l detached -d 'Sign the file as bytes into `PATH.minisig` (minisign\'s format; Ed25519 keys)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s v -l verbose -d 'Also report messages that have no findings'
@@ -660,6 +700,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l report -d 'Al
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l pubkey -d 'Verify with this public key only (PEM, raw base64, or a keystore line)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l trusted-keys -d 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l signature -d 'Check a detached minisign signature (`.minisig`) of the one file given' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l max-age -d 'Refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …), by the date they carry (HSP `timestamp_sent`, else the time in the message id); a message without a date is refused too (SIG-STALE)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -671,6 +712,7 @@ junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, C
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l tofu -d 'Trust on first use: pin the key an unknown signer presents'
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l strict -d 'Refuse messages dated in the future (beyond five minutes of clock skew) instead of only naming them (SIG-FUTURE)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -881,7 +923,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "mcp" -d 'Serve aiproto\'s tools to an AI assistant over MCP (stdio)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "desk" -d 'Open the relay desk: a page in the browser for copy-paste relaying'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "keygen" -d 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "keys" -d 'List, export, import, trust and forget keys'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "keys" -d 'List, export, import, trust and forget keys; apply revocations and key transitions'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "sign" -d 'Sign messages with a key from the keystore; prints the signed messages'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "verify" -d 'Check that every message carries a good signature from a trusted key'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "msp" -d 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
@@ -892,12 +934,14 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from poll" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'Name and title of every embedded schema'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'Your own keys and the pinned keys of others, with fingerprints'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "export" -d 'Print a public key'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "import" -d 'Pin the keys of a file of `<id> <algorithm> <base64>` lines (as `export` writes)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "import" -d 'Pin the keys of a file of keystore lines (as `export` writes)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "trust" -d 'Pin a key for an id: any encoding `keys export` writes (a keystore line, PEM, raw base64, a minisign public key), or a file holding it'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "forget" -d 'Remove the pinned key of an id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "apply-revoke" -d 'Apply a signed Crosstalk REVOKE of a key: later signatures by that key fail'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "unrevoke" -d 'Withdraw the revocations of a key id you applied by mistake'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "apply-transition" -d 'Apply a key transition statement (`keygen --rotate` prints it): the pinned key it names as old, which must have signed it, is retired (it still verifies what it signed before) and the new key takes its place, for the same senders'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from msp" -f -a "encode" -d 'Turn prose into an MSP signal, printed as JSON'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from msp" -f -a "decode" -d 'Turn signals (MSP 1.0 or 2.0, as JSON) back into prose, one line each'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from msp" -f -a "judge" -d 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'

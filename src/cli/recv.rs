@@ -45,7 +45,10 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let mut inbox = Inbox::new(args.listen.count);
     if let Some(state) = &args.state {
         inbox = inbox.remembering(state).map_err(|e| {
-            CliError::usage(format!("cannot use the state file {}: {e}", state.display()))
+            CliError::usage(format!(
+                "cannot use the state file {}: {e}",
+                state.display()
+            ))
         })?;
     }
     let mut invalid = false;

@@ -132,7 +132,10 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
     let mut inbox = Inbox::new(args.listen.count);
     if let Some(state) = &args.state {
         inbox = inbox.remembering(state).map_err(|e| {
-            CliError::usage(format!("cannot use the state file {}: {e}", state.display()))
+            CliError::usage(format!(
+                "cannot use the state file {}: {e}",
+                state.display()
+            ))
         })?;
     }
     let forward = |r: Received<'_>| {

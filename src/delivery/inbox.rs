@@ -208,11 +208,9 @@ impl Inbox {
                 arrival: arrival.text,
                 first_line,
             })?);
-            if let (Some(state), false, Some(id)) = (
-                &mut self.state,
-                arrival.snapshot,
-                found.and_then(Found::id),
-            ) {
+            if let (Some(state), false, Some(id)) =
+                (&mut self.state, arrival.snapshot, found.and_then(Found::id))
+            {
                 use std::io::Write;
                 let protocol = found.map_or("", |f| f.protocol.name());
                 // Taken: remembered before the next message is looked at.

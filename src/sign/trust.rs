@@ -229,7 +229,7 @@ pub fn verify_claimed(
             Err(e) => failure = Some(failure.unwrap_or(e)),
         }
     }
-    Err(failure.unwrap_or_else(|| VerifyError::BadSignature(id)))
+    Err(failure.unwrap_or(VerifyError::BadSignature(id)))
 }
 
 /// A signature that checks out with `entry`: still in force for the
