@@ -180,6 +180,12 @@ fn verify_detached(
         if key.algorithm != crate::sign::key::Algorithm::Ed25519 || !matches_number {
             continue;
         }
+        if let Trust::Store { store, .. } = trust
+            && store.revoked(&key).map_err(CliError::usage)?.is_some()
+        {
+            last_error = format!("the key of `{id}` ({}) was revoked", key.fingerprint());
+            continue;
+        }
         let file = std::fs::File::open(path)
             .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
         match detached::verify(&key, &sig_text, std::io::BufReader::new(file)) {

@@ -63,7 +63,7 @@ impl Inbox {
 
     /// Remembers the ids taken in `path` (one `protocol:id` line each),
     /// those of earlier runs included: a message whose id is there is not
-    /// taken again. The file keeps the last [`REMEMBERED`] ids.
+    /// taken again. The file keeps the last 100,000 ids.
     pub fn remembering(mut self, path: &std::path::Path) -> std::io::Result<Inbox> {
         use std::io::Write;
         let text = match std::fs::read_to_string(path) {

@@ -159,6 +159,18 @@ impl KnownKey {
         self.signs_for.iter().any(|p| matches_pattern(p, sender))
     }
 
+    /// Whether the key's line names `sender` as one of its own (a bare `*`,
+    /// which names no one in particular, does not): a sender so named has
+    /// a key, and is no longer at first use.
+    pub fn names_sender(&self, sender: &str) -> bool {
+        if self.signs_for.is_empty() {
+            return sender == self.id;
+        }
+        self.signs_for
+            .iter()
+            .any(|p| p != "*" && matches_pattern(p, sender))
+    }
+
     /// Who the key may sign for, for messages: `alice, *@example.com`.
     pub fn allowed(&self) -> String {
         if self.signs_for.is_empty() {
@@ -263,7 +275,12 @@ mod tests {
             .unwrap()
             .public_key();
         assert!(KnownKey::new("alice", key.clone()).may_sign_for("alice"));
-        assert!(!KnownKey::new("mallory", key).may_sign_for("alice"));
+        assert!(!KnownKey::new("mallory", key.clone()).may_sign_for("alice"));
+        // A bare `*` lets a key sign for anyone, but names no one: a sender
+        // it is not otherwise bound to is still at first use elsewhere.
+        let any = KnownKey::new("me", key).signing_for(vec!["*".into(), "ME".into()]);
+        assert!(any.may_sign_for("BOB") && !any.names_sender("BOB"));
+        assert!(any.names_sender("ME"));
     }
 
     #[test]

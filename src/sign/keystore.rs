@@ -417,12 +417,13 @@ impl Keystore {
             .collect())
     }
 
-    /// The current keys that may sign for `sender`.
+    /// The current keys whose lines name `sender` (see
+    /// [`KnownKey::names_sender`]).
     pub fn bound_to(&self, sender: &str) -> Result<Vec<(KnownKey, Origin)>, StoreError> {
         Ok(self
             .all_entries()?
             .into_iter()
-            .filter(|(k, _)| k.is_current() && k.may_sign_for(sender))
+            .filter(|(k, _)| k.is_current() && k.names_sender(sender))
             .collect())
     }
 

@@ -295,7 +295,7 @@ fn first_use(
     let bound: Vec<(KnownKey, Origin)> = match (trust, claimed.sender) {
         (Trust::List(keys), Some(sender)) => keys
             .iter()
-            .filter(|k| k.is_current() && k.may_sign_for(sender))
+            .filter(|k| k.is_current() && k.names_sender(sender))
             .map(|k| (k.clone(), Origin::Pinned))
             .collect(),
         (Trust::Store { store, .. }, Some(sender)) => store.bound_to(sender)?,

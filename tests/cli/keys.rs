@@ -212,11 +212,32 @@ fn an_owner_who_revoked_their_own_key_can_no_longer_sign_with_it() {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&revocation).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
+    let file = me.path().join("signal.json");
+    std::fs::write(&file, "{}").unwrap();
+    aiproto(me.path())
+        .args(["sign", "--detached", "--key", "me"])
+        .arg(&file)
+        .assert()
+        .code(0);
+    let minisig = me.path().join("signal.json.minisig");
+    let detached = || {
+        let mut cmd = aiproto(me.path());
+        cmd.arg("verify")
+            .arg("--signature")
+            .arg(&minisig)
+            .arg(&file);
+        cmd
+    };
+    detached().assert().code(0);
     aiproto(me.path())
         .args(["keys", "apply-revoke"])
         .arg(&revocation)
         .assert()
         .code(0);
+    detached()
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("was revoked"));
     aiproto(me.path())
         .args(["sign", "--key", "me"])
         .write_stdin(REQUEST)
