@@ -21,6 +21,7 @@ pub mod input;
 pub mod json_locate;
 pub mod mcp;
 pub mod model;
+pub mod mqtt_topic;
 pub mod operations;
 pub mod output;
 pub mod parallel;

@@ -12,6 +12,7 @@ use super::args::{BrokerArgs, GlobalArgs, RecvArgs, RequestArgs};
 use super::common::print_findings;
 use super::endpoints::{endpoint, failure, stop_on_signals};
 use crate::delivery::inbox::{self, Inbox};
+use crate::delivery::receipt::{Receipt, receipt};
 use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
@@ -105,11 +106,19 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         }
         out.flush()?;
         printed += 1;
-        let ack = match r.found.map(|f| &f.value) {
-            Some(Value::Hsp(Some(m))) if !args.no_ack => ack_for(&m.json),
-            _ => None,
-        };
-        Ok(ack.into_iter().collect())
+        if args.no_ack {
+            return Ok(Vec::new());
+        }
+        match r.found.map(|f| receipt(f, args.agent.as_deref())) {
+            Some(Receipt::Publish(topic, payload)) => Ok(vec![(topic, payload)]),
+            Some(Receipt::Unaddressed(why)) => {
+                if !g.quiet {
+                    eprintln!("aiproto: {}: not acknowledged: {why}", r.origin);
+                }
+                Ok(Vec::new())
+            }
+            Some(Receipt::NotAsked) | None => Ok(Vec::new()),
+        }
     };
     // Stdin is read once, piece by piece: bounded memory whatever its size.
     let ended = if stdin {
@@ -263,22 +272,4 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         eprintln!("aiproto: TaskResult for {id} received on {callback}");
     }
     Ok(ExitStatus::Ok)
-}
-
-/// hsp-0.1 §4.3: the ACK a received HSP message asks for, and the topic of
-/// its sender (`hsp/agents/<did>`), for `recv` to publish.
-fn ack_for(message: &serde_json::Value) -> Option<(String, Vec<u8>)> {
-    use crate::protocols::hsp::compose::{self, Kind};
-    if !compose::requires_ack(message) {
-        return None;
-    }
-    let ack = compose::acknowledge(
-        Some(message),
-        Kind::Ack,
-        serde_json::Map::new(),
-        "did:aiproto:receiver",
-    )
-    .ok()?;
-    let topic = format!("hsp/agents/{}", ack.recipient_ai_id);
-    Some((topic, serde_json::to_vec(&ack).ok()?))
 }

@@ -1,6 +1,7 @@
 //! Between messages and transports. Going out, each message becomes a
 //! payload with its routing ([`routing`], [`mail`]); coming in, arrivals
-//! become messages, each handed on once ([`inbox`]); the HTTP binding
+//! become messages, each handed on once ([`inbox`]), and an HSP message
+//! that asks for it gets its ACK or NACK ([`receipt`]); the HTTP binding
 //! ([`binding`]) validates, stores and answers what is POSTed to a server;
 //! an archive holds each message once ([`archive`]). Transports below know
 //! none of the protocols.
@@ -9,6 +10,7 @@ pub mod archive;
 pub mod binding;
 pub mod inbox;
 pub mod mail;
+pub mod receipt;
 mod replies;
 pub mod routing;
 mod stored;

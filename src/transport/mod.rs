@@ -85,6 +85,8 @@ pub enum TransportError {
         "no topic: give it in the URI (mqtt://host/TOPIC or a filter such as mqtt://host/hsp/#)"
     )]
     NoTopic,
+    #[error("the topic `{topic}` cannot be published to: {why}; nothing was sent")]
+    BadTopic { topic: String, why: String },
     #[error("email:{0}: give --out FILE.eml to write the mail, or --smtp URL to send it")]
     EmailHow(String),
     #[error("--out writes one mail; there are {0} messages (use --smtp, or split the input)")]
@@ -111,6 +113,7 @@ impl TransportError {
             TransportError::Unsupported(_)
                 | TransportError::CannotReceive(..)
                 | TransportError::NoTopic
+                | TransportError::BadTopic { .. }
                 | TransportError::Email(
                     email::EmailError::Address(_) | email::EmailError::Build(_)
                 )

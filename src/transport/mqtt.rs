@@ -118,12 +118,22 @@ impl MqttTransport {
 
     /// The topic a message goes to: the URI's, or the one its routing
     /// names (an HSP message's recipient).
+    /// Refused at once when it is not a topic a message can be published
+    /// to (a wildcard, a NUL, too long): no broker is asked.
     pub fn topic_for(&self, routing: &Routing) -> Result<String, TransportError> {
-        self.uri
+        let topic = self
+            .uri
             .topic
             .clone()
             .or_else(|| routing.topic.clone())
-            .ok_or(TransportError::NoTopic)
+            .ok_or(TransportError::NoTopic)?;
+        match crate::mqtt_topic::problem(&topic) {
+            Some(why) => Err(TransportError::BadTopic {
+                topic: topic.escape_debug().to_string(),
+                why,
+            }),
+            None => Ok(topic),
+        }
     }
 }
 
@@ -445,9 +455,18 @@ fn drain_until_disconnect(connection: &mut rumqttc::Connection) {
     }
 }
 
+/// How long a subscriber waits for the broker's CONNACK on its first
+/// connection before it says the address does not answer MQTT.
+const CONNACK_WAIT: Duration = Duration::from_secs(10);
+
 /// Subscribes to `filters` and hands each message to `on_arrival` until it
 /// says stop or `listen.timeout` passes; publishes what it answers, and
 /// `listen.first` once the broker has confirmed the subscription.
+///
+/// What it publishes waits in a queue of its own and goes to the client
+/// without blocking: the client's request channel is bounded and only this
+/// loop drains it, so a blocking publish under a burst of messages that
+/// each ask for an answer would wait for ever on itself.
 fn subscribe(
     transport: &MqttTransport,
     filters: &[String],
@@ -464,31 +483,58 @@ fn subscribe(
         }
         Ok(())
     };
-    let publish = |(topic, payload): (String, Vec<u8>)| {
-        client
-            .publish(topic, level, false, payload)
-            .map_err(|e| failure(uri, e))
-    };
+    let mut outbox = Outbox::default();
     subscribe_all()?;
     let deadline = listen.timeout.map(|t| Instant::now() + t);
+    let connack_deadline = Instant::now() + CONNACK_WAIT;
+    let mut connected = false;
     let mut acked = 0;
     let mut first = listen.first.clone();
     let mut link = Link::default();
+    let stop = |connection: &mut rumqttc::Connection, outbox: &mut Outbox| {
+        // What was answered goes out, and is acknowledged by the broker at
+        // QoS 1 and 2, before the DISCONNECT (a broker may drop a PUBLISH
+        // that a DISCONNECT follows at once); for a while at most.
+        let until = Instant::now() + Duration::from_secs(5);
+        while (!outbox.is_empty() || outbox.unacknowledged > 0) && Instant::now() < until {
+            outbox.flush(&client, level, uri)?;
+            if let Ok(Ok(event)) = connection.recv_timeout(Duration::from_millis(50)) {
+                outbox.track(&event);
+            }
+        }
+        let _ = client.disconnect();
+        drain_until_disconnect(connection);
+        Ok::<(), TransportError>(())
+    };
     loop {
         if listen.is_stopped() {
-            let _ = client.disconnect();
-            drain_until_disconnect(&mut connection);
+            stop(&mut connection, &mut outbox)?;
             return Ok(Ended::Interrupted);
+        }
+        outbox.flush(&client, level, uri)?;
+        if !connected && Instant::now() >= connack_deadline {
+            return Err(TransportError::Peer {
+                url: uri.describe(),
+                why: format!(
+                    "no CONNACK within {} s: nothing there answers MQTT (is it the broker's address and port?)",
+                    CONNACK_WAIT.as_secs()
+                ),
+            });
         }
         // Short waits, so that a signal is seen within a fifth of a second.
         let wait = deadline.map_or(STOP_POLL, |d| {
             d.saturating_duration_since(Instant::now()).min(STOP_POLL)
         });
-        match connection.recv_timeout(wait) {
+        let event = connection.recv_timeout(wait);
+        if let Ok(Ok(event)) = &event {
+            outbox.track(event);
+        }
+        match event {
             Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if refused(&ack) => {
                 return Err(refusal(uri, &ack));
             }
             Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => {
+                connected = true;
                 // A broker that lost the session lost the subscriptions too.
                 if link.reconnected() && !ack.session_present {
                     subscribe_all()?;
@@ -500,7 +546,7 @@ fn subscribe(
                     if !listen.quiet {
                         eprintln!("aiproto: subscribed to {}", filters.join(", "));
                     }
-                    first.drain(..).try_for_each(publish)?;
+                    outbox.extend(first.drain(..));
                 }
             }
             Ok(Ok(Event::Incoming(Packet::Publish(p)))) => {
@@ -512,10 +558,9 @@ fn subscribe(
                     snapshot: false,
                 })
                 .map_err(TransportError::Handler)?;
-                answer.publish.into_iter().try_for_each(publish)?;
+                outbox.extend(answer.publish);
                 if answer.stop {
-                    let _ = client.disconnect();
-                    drain_until_disconnect(&mut connection);
+                    stop(&mut connection, &mut outbox)?;
                     return Ok(Ended::Stopped);
                 }
             }
@@ -526,6 +571,62 @@ fn subscribe(
             Ok(Err(e)) => link.lost(uri, e)?,
             Err(_) => {}
         }
+    }
+}
+
+/// What a subscriber publishes in answer, waiting for room in the client's
+/// request channel, and how many of its publishes the broker has yet to
+/// acknowledge.
+#[derive(Default)]
+struct Outbox {
+    queue: std::collections::VecDeque<(String, Vec<u8>)>,
+    unacknowledged: usize,
+}
+
+impl Outbox {
+    fn extend(&mut self, items: impl IntoIterator<Item = (String, Vec<u8>)>) {
+        self.queue.extend(items);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Counts QoS 1 and 2 publishes out and their acknowledgements in.
+    fn track(&mut self, event: &Event) {
+        match event {
+            // QoS 0 publishes carry packet id 0 and get no acknowledgement.
+            Event::Outgoing(rumqttc::Outgoing::Publish(pkid)) if *pkid != 0 => {
+                self.unacknowledged += 1;
+            }
+            Event::Incoming(Packet::PubAck(_) | Packet::PubComp(_)) => {
+                self.unacknowledged = self.unacknowledged.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Hands the client what it takes without waiting; the rest stays for
+    /// the next turn of the loop (which drains the channel). A topic no
+    /// message can be published to is refused at once.
+    fn flush(&mut self, client: &Client, level: QoS, uri: &MqttUri) -> Result<(), TransportError> {
+        while let Some((topic, payload)) = self.queue.pop_front() {
+            if let Some(why) = crate::mqtt_topic::problem(&topic) {
+                return Err(TransportError::BadTopic {
+                    topic: topic.escape_debug().to_string(),
+                    why,
+                });
+            }
+            match client.try_publish(topic, level, false, payload) {
+                Ok(()) => {}
+                Err(rumqttc::ClientError::TryRequest(rumqttc::Request::Publish(p))) => {
+                    self.queue.push_front((p.topic, p.payload.to_vec()));
+                    return Ok(());
+                }
+                Err(e) => return Err(failure(uri, e)),
+            }
+        }
+        Ok(())
     }
 }
 

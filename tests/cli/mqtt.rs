@@ -8,7 +8,7 @@ use predicates::prelude::*;
 
 use super::{
     REQUEST, Running, aiproto, aiproto_child, embedded_broker, free_port, home, json_lines, repo,
-    spawn, subscribed, wait_for,
+    spawn, subscribed, subscribed_logged, wait_for,
 };
 
 /// Subscribes, publishes the example JSON Lines, and checks all arrived on
@@ -96,6 +96,198 @@ fn a_message_replayed_to_a_restarted_receiver_is_not_taken_twice() {
     let taken: serde_json::Value =
         serde_json::from_str(second[0]["message"].as_str().unwrap()).unwrap();
     assert_eq!(taken["message_id"], "018f4a6e-8c1b-7d2a-9e3f-000000000001");
+}
+
+/// `n` facts from did:hsp:ai_alpha to did:hsp:beta, each asking for an ACK.
+fn facts_asking_for_acks(n: usize) -> String {
+    numbered_facts(n)
+        .replace("\"requires_ack\": false", "\"requires_ack\": true")
+        .replace("hsp/knowledge/facts/general", "did:hsp:beta")
+}
+
+#[test]
+fn a_burst_of_messages_asking_for_acks_is_printed_whole_and_acknowledged() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let n = 1000;
+    for qos in ["0", "1", "2"] {
+        let count = n.to_string();
+        let listen = |filter: &str, extra: &[&str]| {
+            let mut args = vec![
+                "--via".to_string(),
+                format!("mqtt://127.0.0.1:{port}/{filter}"),
+                "--count".into(),
+                count.clone(),
+                "--timeout".into(),
+                "120".into(),
+                "--qos".into(),
+                qos.into(),
+                "--format".into(),
+                "json".into(),
+            ];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            subscribed(h.path(), &args)
+        };
+        // At QoS 0 the broker may drop what a subscriber is slow to take:
+        // only the receiver's own printing is promised there.
+        let acks = (qos != "0").then(|| listen("hsp/agents/did:hsp:ai_alpha", &["--no-ack"]));
+        let receiver = listen("hsp/agents/did:hsp:beta", &["--as", "did:hsp:beta"]);
+        aiproto(h.path())
+            .args([
+                "send",
+                "-q",
+                "--qos",
+                qos,
+                "--via",
+                &format!("mqtt://127.0.0.1:{port}"),
+            ])
+            .write_stdin(facts_asking_for_acks(n))
+            .assert()
+            .code(0);
+        let got = receiver.wait_with_output().unwrap();
+        assert_eq!(
+            got.status.code(),
+            Some(0),
+            "QoS {qos}: {}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+        assert_eq!(json_lines(&got.stdout).len(), n, "QoS {qos}");
+        let Some(acks) = acks else { continue };
+        let got = acks.wait_with_output().unwrap();
+        assert_eq!(got.status.code(), Some(0), "QoS {qos}: acks");
+        let acks = json_lines(&got.stdout);
+        assert_eq!(acks.len(), n, "QoS {qos}");
+        let ack: serde_json::Value =
+            serde_json::from_str(acks[0]["message"].as_str().unwrap()).unwrap();
+        assert_eq!(ack["sender_ai_id"], "did:hsp:beta");
+    }
+}
+
+#[test]
+fn a_receiver_acknowledges_valid_messages_nacks_invalid_ones_and_answers_no_stranger() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let broker = format!("mqtt://127.0.0.1:{port}");
+    let sender_inbox = subscribed(
+        h.path(),
+        &[
+            "--via",
+            &format!("{broker}/hsp/agents/did:hsp:ai_alpha"),
+            "--no-ack",
+            "--count",
+            "2",
+            "--timeout",
+            "20",
+            "--format",
+            "json",
+        ],
+    );
+    let log = h.path().join("recv.log");
+    let receiver = subscribed_logged(
+        h.path(),
+        &[
+            "--via",
+            &format!("{broker}/hsp/agents/did:hsp:beta"),
+            "--as",
+            "did:hsp:beta",
+            "--count",
+            "3",
+            "--timeout",
+            "20",
+        ],
+        &log,
+    );
+    let facts = facts_asking_for_acks(3);
+    let lines: Vec<&str> = facts.lines().collect();
+    // A valid fact; one with a score of 7; one from a sender that is no DID.
+    let invalid = lines[1].replace("\"confidence_score\": 0.9", "\"confidence_score\": 7");
+    let stranger = lines[2].replace(
+        "\"sender_ai_id\": \"did:hsp:ai_alpha\"",
+        "\"sender_ai_id\": \"alpha\"",
+    );
+    assert!(invalid != lines[1] && stranger != lines[2]);
+    aiproto(h.path())
+        .args(["send", "-q", "--force", "--via", &broker])
+        .write_stdin(format!("{}\n{invalid}\n{stranger}\n", lines[0]))
+        .assert()
+        .code(0);
+    let got = receiver.wait_with_output().unwrap();
+    assert_eq!(
+        got.status.code(),
+        Some(1),
+        "an invalid message was received"
+    );
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        stderr.contains("not acknowledged: its sender `alpha` is not a DID"),
+        "{stderr}"
+    );
+    let got = sender_inbox.wait_with_output().unwrap();
+    assert_eq!(got.status.code(), Some(0));
+    let receipts: Vec<serde_json::Value> = json_lines(&got.stdout)
+        .iter()
+        .map(|l| serde_json::from_str(l["message"].as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(receipts[0]["message_type"], "HSP::Acknowledgement_v0.1");
+    assert_eq!(receipts[0]["sender_ai_id"], "did:hsp:beta");
+    assert_eq!(
+        receipts[1]["message_type"],
+        "HSP::NegativeAcknowledgement_v0.1"
+    );
+    assert_eq!(receipts[1]["payload"]["error_code"], "HSP-SCORE-RANGE");
+}
+
+#[test]
+fn a_port_that_never_answers_mqtt_is_named_within_seconds() {
+    let h = home();
+    // A TCP listener that accepts and never speaks MQTT.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let started = std::time::Instant::now();
+    aiproto(h.path())
+        .args([
+            "recv",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/hsp/#"),
+            "--timeout",
+            "60",
+        ])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("no CONNACK within 10 s"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(40));
+    drop(silent);
+}
+
+#[test]
+fn a_wildcard_address_is_invalid_and_never_reaches_a_broker() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let fact = numbered_facts(1).replace("hsp/knowledge/facts/general", "hsp/agents/#");
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json", "-"])
+        .write_stdin(fact.clone())
+        .assert()
+        .code(1);
+    let report = &json_lines(&out.get_output().stdout)[0];
+    let finding = &report["errors"][0];
+    assert_eq!(finding["code"], "HSP-ID-FORMAT", "{report}");
+    assert_eq!(finding["pointer"], "/recipient_ai_id", "{report}");
+    // Forced out anyway: refused at once, not published, nothing stalls.
+    let started = std::time::Instant::now();
+    aiproto(h.path())
+        .args([
+            "send",
+            "--force",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}"),
+        ])
+        .write_stdin(fact)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`#` is an MQTT wildcard"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }
 
 #[test]

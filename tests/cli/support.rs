@@ -76,6 +76,27 @@ pub fn subscribed(home: &Path, args: &[&str]) -> Child {
     recv
 }
 
+/// `aiproto recv ARGS` with its stderr written to `log`, once its
+/// subscription stands: for tests that read what it said.
+pub fn subscribed_logged(home: &Path, args: &[&str], log: &Path) -> Child {
+    let file = std::fs::File::create(log).expect("a log file");
+    let recv = spawn(home, &["recv"])
+        .args(args)
+        .stderr(file)
+        .spawn()
+        .expect("aiproto starts");
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(log).is_ok_and(|t| t.contains("subscribed")) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "recv never subscribed: {}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    recv
+}
+
 /// A loopback port no one listens on (now).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

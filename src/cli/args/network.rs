@@ -82,6 +82,13 @@ pub struct RecvArgs {
     /// with an ACK to `hsp/agents/<sender>`.
     #[arg(long)]
     pub no_ack: bool,
+
+    /// The receiving agent's id (a DID), the sender of the ACKs and NACKs
+    /// recv publishes. Without it, a message addressed to an agent's DID is
+    /// acknowledged as that agent, and one addressed to a topic is not
+    /// acknowledged (said on stderr).
+    #[arg(long = "as", value_name = "DID", env = "AIPROTO_AGENT_ID")]
+    pub agent: Option<String>,
 }
 
 /// When a receiving command stops, and how it subscribes.

@@ -47,14 +47,32 @@ pub fn check(envelope: &Map<String, Value>, version: Version) -> Vec<Finding> {
     let mut out = Vec::new();
     check_versions(envelope, version, &mut out);
     check_ids(envelope, "", &mut out);
-    if let Some(Value::String(r)) = envelope.get("recipient_ai_id")
-        && !is_did(r)
-        && !is_topic(r)
+    if let Some(Value::String(r)) = envelope.get("recipient_ai_id") {
+        if let Some(why) = crate::mqtt_topic::problem(r) {
+            out.push(error(
+                "/recipient_ai_id",
+                "HSP-ID-FORMAT",
+                format!("recipient_ai_id `{r}` cannot be published to: {why}"),
+            ));
+        } else if !is_did(r) && !is_topic(r) {
+            out.push(error(
+                "/recipient_ai_id",
+                "HSP-ID-FORMAT",
+                format!(
+                    "recipient_ai_id `{r}` is neither a DID (did:method:id) nor an hsp/… topic"
+                ),
+            ));
+        }
+    }
+    if let Some(Value::String(c)) = envelope
+        .get("payload")
+        .and_then(|p| p.get("callback_address"))
+        && let Some(why) = crate::mqtt_topic::problem(c)
     {
         out.push(error(
-            "/recipient_ai_id",
+            "/payload/callback_address",
             "HSP-ID-FORMAT",
-            format!("recipient_ai_id `{r}` is neither a DID (did:method:id) nor an hsp/… topic"),
+            format!("callback_address `{c}` cannot be published to: {why}"),
         ));
     }
     let pattern = envelope
@@ -333,7 +351,7 @@ pub fn is_topic(s: &str) -> bool {
                 !seg.is_empty()
                     && seg
                         .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "_.{}+#:%-".contains(c))
+                        .all(|c| c.is_ascii_alphanumeric() || "_.{}:%-".contains(c))
             })
     })
 }
