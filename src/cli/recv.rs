@@ -11,12 +11,15 @@ use serde::Serialize;
 use super::args::{BrokerArgs, GlobalArgs, RecvArgs, RequestArgs};
 use super::common::print_findings;
 use super::endpoints::{endpoint, failure, stop_on_signals};
+use crate::delivery::answer::{Asked, Judgement, judge};
 use crate::delivery::inbox::{self, Inbox};
 use crate::delivery::receipt::{Receipt, receipt};
 use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::Value;
+use crate::sign::keystore::Keystore;
+use crate::sign::trust::Trust;
 use crate::transport::mqtt::{self, MqttTransport};
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
 
@@ -239,37 +242,76 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         stop: stop_on_signals()?,
         ..Listen::default()
     };
+    let trust = if args.require_signed {
+        Some(Trust::Store {
+            store: Keystore::open().map_err(CliError::usage)?,
+            tofu: false,
+        })
+    } else {
+        None
+    };
+    let asked = Asked::of(json);
     let mut reply = None;
+    let mut refused = 0usize;
     let ended = transport
         .receive(&listen, &mut |arrival| {
-            let answers = serde_json::from_str::<serde_json::Value>(arrival.text).is_ok_and(|v| {
-                v.get("correlation_id").and_then(|c| c.as_str()) == Some(id.as_str())
-                    && v.get("message_type")
-                        .and_then(|t| t.as_str())
-                        .is_some_and(|t| t.starts_with("HSP::TaskResult_v"))
-            });
-            if answers {
-                reply = Some(arrival.text.to_string());
-            }
+            let judgement = judge(&asked, arrival.text, trust.as_ref());
+            let done = match judgement {
+                Judgement::NotForUs => false,
+                Judgement::Refused(why) => {
+                    refused += 1;
+                    eprintln!(
+                        "aiproto: ignored a TaskResult on {}: {why}; still waiting",
+                        output::escape_controls(arrival.origin)
+                    );
+                    false
+                }
+                Judgement::Interim { from, status } => {
+                    if !g.quiet {
+                        eprintln!("aiproto: `{from}` says the task is {status}; still waiting");
+                    }
+                    false
+                }
+                Judgement::Answer {
+                    from,
+                    status,
+                    error,
+                } => {
+                    reply = Some((arrival.text.to_string(), from, status, error));
+                    true
+                }
+            };
             Ok(Answer {
-                stop: answers,
+                stop: done,
                 ..Answer::default()
             })
         })
         .map_err(failure)?;
-    let Some(payload) = reply else {
+    let Some((payload, from, status, error)) = reply else {
         if ended == Ended::Interrupted {
             eprintln!("aiproto: stopped by a signal before a TaskResult for {id} arrived");
         } else {
             eprintln!("aiproto: no TaskResult for {id} within {} s", args.timeout);
+        }
+        if refused > 0 {
+            eprintln!(
+                "aiproto: {refused} TaskResult(s) claiming to answer it were not accepted (above)"
+            );
         }
         return Ok(ExitStatus::Timeout);
     };
     let mut out = std::io::stdout().lock();
     out.write_all(payload.trim_end().as_bytes())?;
     out.write_all(b"\n")?;
+    if status != "success" {
+        eprintln!(
+            "aiproto: error: `{from}` answered {id} with status {status}: {}",
+            error.unwrap_or_else(|| "no error_details".into())
+        );
+        return Ok(ExitStatus::Invalid);
+    }
     if !g.quiet {
-        eprintln!("aiproto: TaskResult for {id} received on {callback}");
+        eprintln!("aiproto: TaskResult for {id} from `{from}` received on {callback}");
     }
     Ok(ExitStatus::Ok)
 }

@@ -1,11 +1,14 @@
 //! Between messages and transports. Going out, each message becomes a
 //! payload with its routing ([`routing`], [`mail`]); coming in, arrivals
 //! become messages, each handed on once ([`inbox`]), and an HSP message
-//! that asks for it gets its ACK or NACK ([`receipt`]); the HTTP binding
+//! that asks for it gets its ACK or NACK ([`receipt`]), and a TaskResult
+//! is checked against the request it claims to answer ([`answer`]); the
+//! HTTP binding
 //! ([`binding`]) validates, stores and answers what is POSTed to a server;
 //! an archive holds each message once ([`archive`]). Transports below know
 //! none of the protocols.
 
+pub mod answer;
 pub mod archive;
 pub mod binding;
 pub mod inbox;

@@ -742,6 +742,81 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
 /// A TaskRequest goes out, a worker answers with `compose hsp --reply-to`,
 /// and `request` prints the TaskResult that carries its correlation id.
 #[test]
+fn a_failed_task_exits_1_with_its_error_details() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let broker = format!("mqtt://127.0.0.1:{port}");
+    let out = aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "task-request",
+            "--from",
+            "did:hsp:boss",
+            "--to",
+            "did:hsp:worker",
+            "--capability-id",
+            "translate",
+            "--callback",
+            "hsp/results/boss",
+        ])
+        .assert()
+        .code(0);
+    let task = h.path().join("task.json");
+    std::fs::write(&task, &out.get_output().stdout).unwrap();
+    let worker = subscribed(
+        h.path(),
+        &[
+            "--via",
+            &format!("{broker}/hsp/agents/did:hsp:worker"),
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+        ],
+    );
+    let (worker_home, worker_broker) = (h.path().to_path_buf(), broker.clone());
+    let answer = std::thread::spawn(move || {
+        let got = worker.wait_with_output().unwrap();
+        let received = worker_home.join("received.json");
+        std::fs::write(&received, &got.stdout).unwrap();
+        let reply = aiproto(&worker_home)
+            .args(["compose", "hsp", "--reply-to"])
+            .arg(&received)
+            .args([
+                "--from",
+                "did:hsp:worker",
+                "--status",
+                "success",
+                "--result",
+                "{}",
+            ])
+            .assert()
+            .code(0);
+        let mut failed: serde_json::Value =
+            serde_json::from_slice(&reply.get_output().stdout).unwrap();
+        failed["payload"]["status"] = "failure".into();
+        failed["payload"]["error_details"] =
+            serde_json::json!({"error_code": "DISK_FULL", "error_message": "no space left"});
+        aiproto(&worker_home)
+            .args(["send", "-q", "--via", &worker_broker])
+            .write_stdin(format!("{failed}\n"))
+            .assert()
+            .code(0);
+    });
+    aiproto(h.path())
+        .args(["request", "--via", &broker, "--timeout", "20"])
+        .arg(&task)
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("with status failure")
+                .and(predicate::str::contains("no space left")),
+        );
+    answer.join().unwrap();
+}
+
+#[test]
 fn request_waits_for_the_matching_task_result() {
     let h = home();
     let (_broker, port) = embedded_broker(h.path());
@@ -803,9 +878,18 @@ fn request_waits_for_the_matching_task_result() {
             ])
             .assert()
             .code(0);
+        let real: serde_json::Value = serde_json::from_slice(&reply.get_output().stdout).unwrap();
+        // Before it: a forged result from an agent that merely saw the
+        // request, and a failure without error_details (invalid).
+        let mut forged = real.clone();
+        forged["sender_ai_id"] = "did:hsp:mallory".into();
+        forged["message_id"] = "forged-1".into();
+        let mut invalid = real.clone();
+        invalid["payload"]["status"] = "failure".into();
+        invalid["message_id"] = "invalid-1".into();
         aiproto(&worker_home)
-            .args(["send", "-q", "--via", &worker_broker])
-            .write_stdin(reply.get_output().stdout.clone())
+            .args(["send", "-q", "--force", "--via", &worker_broker])
+            .write_stdin(format!("{forged}\n{invalid}\n{real}\n"))
             .assert()
             .code(0);
     });
@@ -813,7 +897,13 @@ fn request_waits_for_the_matching_task_result() {
         .args(["request", "--via", &broker, "--timeout", "20"])
         .arg(&task)
         .assert()
-        .code(0);
+        .code(0)
+        .stderr(
+            predicate::str::contains(
+                "from `did:hsp:mallory`, but the request asked `did:hsp:worker`",
+            )
+            .and(predicate::str::contains("HSP-ERROR-DETAILS-MISSING")),
+        );
     answer.join().unwrap();
     let result: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(result["correlation_id"], request_id.as_str());

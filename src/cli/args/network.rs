@@ -174,6 +174,11 @@ pub struct RequestArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub timeout: f64,
 
+    /// Accept only a TaskResult that verifies with a key of the keystore
+    /// trusted for its sender.
+    #[arg(long)]
+    pub require_signed: bool,
+
     /// MQTT quality of service.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
