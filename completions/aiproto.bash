@@ -2513,7 +2513,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --session --cafile --state --no-ack --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --session --cafile --state --no-ack --as --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2548,6 +2548,10 @@ _aiproto() {
                     return 0
                     ;;
                 --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2629,7 +2633,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__request)
-            opts="-q -v -h -V --via --timeout --qos --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --timeout --require-signed --qos --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -349,6 +349,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l qos -d 'MQTT qu
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l session -d 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l state -d 'Remember the ids of the messages taken in FILE, across runs: a message whose id is there (a replay, a redelivery after a restart) is not taken again. Messages without an id are always taken' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l as -d 'The receiving agent\'s id (a DID), the sender of the ACKs and NACKs recv publishes. Without it, a message addressed to an agent\'s DID is acknowledged as that agent, and one addressed to a topic is not acknowledged (said on stderr)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -378,6 +379,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l require-signed -d 'Accept only a TaskResult that verifies with a key of the keystore trusted for its sender'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s h -l help -d 'Print help (see more with \'--help\')'

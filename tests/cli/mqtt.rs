@@ -481,6 +481,55 @@ fn hsp_over_mosquitto() {
     assert_eq!(got, format!("{}\n", REQUEST.trim_end()), "{got:?}");
 }
 
+#[test]
+fn a_qos_2_burst_reaches_mosquittos_own_subscriber_whole() {
+    let Some(binary) = mosquitto("a_qos_2_burst_reaches_mosquittos_own_subscriber_whole") else {
+        return;
+    };
+    let h = home();
+    let port = free_port();
+    let conf = h.path().join("mosquitto.conf");
+    std::fs::write(
+        &conf,
+        format!("listener {port} 127.0.0.1\nallow_anonymous true\n"),
+    )
+    .unwrap();
+    let _broker = start_mosquitto(binary, &conf, port);
+    let sub = Command::new("mosquitto_sub")
+        .args([
+            "-p",
+            &port.to_string(),
+            "-h",
+            "127.0.0.1",
+            "-q",
+            "2",
+            "-t",
+            "hsp/#",
+            "-C",
+            "1000",
+            "-W",
+            "60",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mosquitto_sub (apt-get install mosquitto-clients)");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    aiproto(h.path())
+        .args([
+            "send",
+            "-q",
+            "--qos",
+            "2",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}"),
+        ])
+        .write_stdin(numbered_facts(1000))
+        .assert()
+        .code(0);
+    let got = sub.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&got.stdout).lines().count(), 1000);
+}
+
 /// What a test proxy does to the first connection once `after` bytes from
 /// the client went through; later connections pass through.
 #[derive(Clone, Copy)]

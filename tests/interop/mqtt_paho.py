@@ -69,7 +69,6 @@ def start_recv(port, qos, extra):
 
 def paho_client(name):
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name)
-    client.max_inflight_messages_set(100)
     client.max_queued_messages_set(0)
     return client
 
@@ -119,12 +118,8 @@ def brokers():
     mosquitto = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     if os.path.exists(mosquitto):
         port = free_port()
-        # Mosquitto drops what a subscriber has not taken past
-        # max_queued_messages (1,000 by default, counting QoS 2 messages
-        # mid-handshake): a broker's policy, not a loss of the client's,
-        # so the queue is unbounded here.
         conf = pathlib.Path(home) / "mosquitto.conf"
-        conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n")
+        conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n")
         yield "mosquitto", port, subprocess.Popen(
             [mosquitto, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     else:
