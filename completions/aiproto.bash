@@ -837,7 +837,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__directory)
-            opts="-q -v -h -V --via --id --count --timeout --qos --session --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --id --ttl --require-signed --count --timeout --qos --session --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -848,6 +848,10 @@ _aiproto() {
                     return 0
                     ;;
                 --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -410,6 +410,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;directory'= {
             cand --via 'The broker: mqtt(s)://[user:pass@]host[:port]'
             cand --id 'The directory''s own AI id: the sender of its answers'
+            cand --ttl 'Seconds an advertisement counts after it was seen, unless it says until when itself (`valid_until`)'
             cand --count 'Stop after N messages'
             cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
             cand --qos 'MQTT quality of service for the subscription'
@@ -417,6 +418,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --cafile 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --require-signed 'Keep only advertisements that verify with a key of the keystore trusted for their sender'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'

@@ -409,6 +409,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s h -l help -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l via -d 'The broker: mqtt(s)://[user:pass@]host[:port]' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l id -d 'The directory\'s own AI id: the sender of its answers' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l ttl -d 'Seconds an advertisement counts after it was seen, unless it says until when itself (`valid_until`)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l count -d 'Stop after N messages' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l qos -d 'MQTT quality of service for the subscription' -r
@@ -423,6 +424,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l require-signed -d 'Keep only advertisements that verify with a key of the keystore trusted for their sender'
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -11,6 +11,9 @@ use crate::delivery::inbox::Inbox;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory, QUERIES, Seen};
+use crate::sign::keystore::Keystore;
+use crate::sign::message::verify_found;
+use crate::sign::trust::Trust;
 use crate::transport::{self, Endpoint};
 
 /// `--format json`: one line per message the directory acted on.
@@ -45,6 +48,16 @@ pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
         eprintln!("aiproto: directory {} starting", args.id);
     }
     let mut directory = Directory::new(args.id.clone());
+    directory.ttl = chrono::Duration::try_seconds(args.ttl as i64)
+        .ok_or_else(|| CliError::usage("--ttl is too long"))?;
+    let trust = if args.require_signed {
+        Some(Trust::Store {
+            store: Keystore::open().map_err(CliError::usage)?,
+            tofu: false,
+        })
+    } else {
+        None
+    };
     let mut out = std::io::stdout().lock();
     let mut transport = transport::open(broker, args.listen.settings());
     let ended = Inbox::new(args.listen.count)
@@ -56,6 +69,21 @@ pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
                 .get("message_id")
                 .and_then(|v| v.as_str())
                 .unwrap_or("");
+            let is_ad = message
+                .get("message_type")
+                .and_then(|t| t.as_str())
+                .is_some_and(|t| t.starts_with("HSP::CapabilityAdvertisement_v"));
+            if let (true, Some(trust)) = (is_ad, &trust) {
+                let why = match r.found.map(|f| verify_found(f, trust)) {
+                    None => Some("it cannot be read".to_string()),
+                    Some(Err(e)) => Some(format!("error[{}]: {e}", e.code())),
+                    Some(Ok(_)) => None,
+                };
+                if let Some(why) = why {
+                    eprintln!("aiproto: advertisement {query} not kept (--require-signed): {why}");
+                    return Ok(Vec::new());
+                }
+            }
             match directory.see(&message) {
                 Seen::Stored(id) => {
                     let known = directory.len();
@@ -75,6 +103,12 @@ pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
                     write_event(&mut out, g.format, &answered)?;
                     let topic = format!("hsp/agents/{}", reply.recipient_ai_id);
                     Ok(vec![(topic, serde_json::to_vec(&*reply)?)])
+                }
+                Seen::Refused(why) => {
+                    if !g.quiet {
+                        eprintln!("aiproto: advertisement not kept: {why}");
+                    }
+                    Ok(Vec::new())
                 }
                 Seen::Ignored => Ok(Vec::new()),
             }

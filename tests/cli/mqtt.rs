@@ -1100,7 +1100,7 @@ fn the_directory_answers_discovery_queries_with_the_matching_advertisements() {
             "--via",
             &uri,
             "--count",
-            "3",
+            "4",
             "--timeout",
             "20",
             "--format",
@@ -1137,6 +1137,37 @@ fn the_directory_answers_discovery_queries_with_the_matching_advertisements() {
             .assert()
             .code(0);
     }
+    // An impostor speaking for gamma: not kept, and the answer below still
+    // names gamma's own advertisement only.
+    let forged = composed(
+        h.path(),
+        &[
+            "capability",
+            "--version",
+            "0.1",
+            "--from",
+            "did:hsp:mallory",
+            "--capability-id",
+            "translate",
+            "--name",
+            "translate",
+            "--description",
+            "mine now",
+            "--tags",
+            "nlp,translation",
+            "--availability",
+            "online",
+            "--set",
+            "version=\"1.0\"",
+            "--set",
+            "ai_id=did:hsp:gamma",
+        ],
+    );
+    aiproto(h.path())
+        .args(["send", "--via", &uri])
+        .write_stdin(forged)
+        .assert()
+        .code(0);
     let asker = subscribed(
         h.path(),
         &[
@@ -1187,6 +1218,10 @@ fn the_directory_answers_discovery_queries_with_the_matching_advertisements() {
         .map(|c| c["capability_id"].as_str().unwrap())
         .collect();
     assert_eq!(found, vec!["translate"]);
+    assert_eq!(
+        response["payload"]["capabilities"][0]["description"],
+        "a service"
+    );
     aiproto(h.path())
         .args(["validate", "--strict", "-"])
         .write_stdin(received["message"].as_str().unwrap().to_string())

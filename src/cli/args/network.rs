@@ -128,6 +128,16 @@ pub struct DirectoryArgs {
     #[arg(long, value_name = "DID", default_value = "did:hsp:directory")]
     pub id: String,
 
+    /// Seconds an advertisement counts after it was seen, unless it says
+    /// until when itself (`valid_until`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 86_400)]
+    pub ttl: u64,
+
+    /// Keep only advertisements that verify with a key of the keystore
+    /// trusted for their sender.
+    #[arg(long)]
+    pub require_signed: bool,
+
     #[command(flatten)]
     pub listen: ListenArgs,
 }
