@@ -465,6 +465,10 @@ fn drain_until_disconnect(connection: &mut rumqttc::Connection) {
     }
 }
 
+/// How long a stopping subscriber waits for the broker to take its answers
+/// when it takes none.
+const STALLED_ANSWERS: Duration = Duration::from_secs(5);
+
 /// How long a subscriber waits for the broker's CONNACK on its first
 /// connection before it says the address does not answer MQTT.
 const CONNACK_WAIT: Duration = Duration::from_secs(10);
@@ -504,12 +508,16 @@ fn subscribe(
     let stop = |connection: &mut rumqttc::Connection, outbox: &mut Outbox| {
         // What was answered goes out, and is acknowledged by the broker at
         // QoS 1 and 2, before the DISCONNECT (a broker may drop a PUBLISH
-        // that a DISCONNECT follows at once); for a while at most.
-        let until = Instant::now() + Duration::from_secs(5);
-        while (!outbox.is_empty() || outbox.unacknowledged > 0) && Instant::now() < until {
+        // that a DISCONNECT follows at once): for as long as the broker
+        // keeps acknowledging, and no more than 5 s without progress.
+        let mut progress = (outbox.owed(), Instant::now());
+        while outbox.owed() > 0 && progress.1.elapsed() < STALLED_ANSWERS {
             outbox.flush(&client, level, uri)?;
             if let Ok(Ok(event)) = connection.recv_timeout(Duration::from_millis(50)) {
                 outbox.track(&event);
+            }
+            if outbox.owed() < progress.0 {
+                progress = (outbox.owed(), Instant::now());
             }
         }
         let _ = client.disconnect();
@@ -590,6 +598,9 @@ fn subscribe(
 #[derive(Default)]
 struct Outbox {
     queue: std::collections::VecDeque<(String, Vec<u8>)>,
+    /// Handed to the client, not yet written.
+    in_client: usize,
+    /// Written at QoS 1 or 2, not yet acknowledged.
     unacknowledged: usize,
 }
 
@@ -598,16 +609,20 @@ impl Outbox {
         self.queue.extend(items);
     }
 
-    fn is_empty(&self) -> bool {
-        self.queue.is_empty()
+    /// Answers not yet written, or written and not yet acknowledged.
+    fn owed(&self) -> usize {
+        self.queue.len() + self.in_client + self.unacknowledged
     }
 
     /// Counts QoS 1 and 2 publishes out and their acknowledgements in.
     fn track(&mut self, event: &Event) {
         match event {
             // QoS 0 publishes carry packet id 0 and get no acknowledgement.
-            Event::Outgoing(rumqttc::Outgoing::Publish(pkid)) if *pkid != 0 => {
-                self.unacknowledged += 1;
+            Event::Outgoing(rumqttc::Outgoing::Publish(pkid)) => {
+                self.in_client = self.in_client.saturating_sub(1);
+                if *pkid != 0 {
+                    self.unacknowledged += 1;
+                }
             }
             Event::Incoming(Packet::PubAck(_) | Packet::PubComp(_)) => {
                 self.unacknowledged = self.unacknowledged.saturating_sub(1);
@@ -628,7 +643,7 @@ impl Outbox {
                 });
             }
             match client.try_publish(topic, level, false, payload) {
-                Ok(()) => {}
+                Ok(()) => self.in_client += 1,
                 Err(rumqttc::ClientError::TryRequest(rumqttc::Request::Publish(p))) => {
                     self.queue.push_front((p.topic, p.payload.to_vec()));
                     return Ok(());
