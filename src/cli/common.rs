@@ -110,6 +110,45 @@ pub fn inputs(args: &InputArgs) -> Result<Vec<Input>, CliError> {
     Ok(inputs)
 }
 
+/// What a run looked at, for the finding that says it read no message:
+/// the paths, the globs and excludes of its walks, and how many files were
+/// read or passed over.
+pub fn looked_at(args: &InputArgs, files: usize, skipped: usize) -> String {
+    let paths: Vec<String> = if args.paths.is_empty() {
+        vec!["stdin".into()]
+    } else {
+        args.paths.iter().map(|p| p.display().to_string()).collect()
+    };
+    let mut out = format!(
+        "no message was checked: {} gave {files} file(s) to read",
+        paths.join(", ")
+    );
+    if skipped > 0 {
+        out.push_str(&format!(", and {skipped} passed over as holding no message (-v names them)"));
+    }
+    if !args.globs.is_empty() {
+        out.push_str(&format!(
+            "; walks take only --glob {} (relative to the folder walked)",
+            args.globs.join(", ")
+        ));
+    }
+    if !args.excludes.is_empty() {
+        out.push_str(&format!("; --exclude {}", args.excludes.join(", ")));
+    }
+    out.push_str(
+        "; files named in .gitignore or .ignore files, hidden files and other extensions are not walked. A run that checked nothing has not passed: --allow-empty accepts it",
+    );
+    out
+}
+
+/// The name a NO-INPUT finding is reported under: the first path given.
+pub fn nothing_source(input: &InputArgs) -> String {
+    input
+        .paths
+        .first()
+        .map_or_else(|| "<stdin>".into(), |p| p.display().to_string())
+}
+
 /// The one input a command works on: a file, `-` or nothing for stdin, or
 /// [`input::CLIPBOARD`].
 pub fn input_of(path: Option<&Path>) -> Result<Input, CliError> {

@@ -45,6 +45,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut status = ExitStatus::Ok;
+    let mut checked = 0usize;
     let fresh = message::Freshness {
         max_age: args.max_age,
         strict: args.strict,
@@ -58,6 +59,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
             empty.push((name.to_string(), d));
         },
         &mut |source, found| {
+            checked += 1;
             let result = message::verify_fresh(found, &trust, &fresh);
             if result.is_err() {
                 status = status.max(ExitStatus::Invalid);
@@ -139,6 +141,28 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
         reports.verdict(&input_verdict(source, d))?;
     }
     status = status.max(read_status);
+    if checked == 0 && status == ExitStatus::Ok && !args.allow_empty {
+        let files = super::common::inputs(&args.input)?.len();
+        let why = super::common::looked_at(&args.input, files, 0);
+        let source = super::common::nothing_source(&args.input);
+        let d = Diagnostic::error("NO-INPUT", why.clone()).at(Pos::new(1, 1), 1);
+        reports.verdict(&input_verdict(&source, &d))?;
+        match g.format {
+            _ if reports.stdout.is_some() => {}
+            Format::Json => output::write_json_line(
+                &mut out,
+                &serde_json::json!({"source": source, "valid": false, "code": "NO-INPUT", "error": why}),
+            )?,
+            Format::Human => writeln!(
+                out,
+                "{}: {}[NO-INPUT]: {}",
+                p.bold(&escape_controls(&source)),
+                p.error("error"),
+                escape_controls(&why)
+            )?,
+        }
+        status = ExitStatus::Invalid;
+    }
     out.flush()?;
     reports.finish()?;
     Ok(status)

@@ -28,6 +28,10 @@ pub const CODES: &[Code] = &[
         "The input holds no message of any protocol aiproto reads.",
     ),
     code(
+        "NO-INPUT",
+        "The run read no message at all (an empty folder, a glob that matches nothing, every file skipped): nothing was checked.",
+    ),
+    code(
         "INPUT-NOT-UTF8",
         "The input is not UTF-8 text; the finding points at the first bad byte.",
     ),

@@ -309,3 +309,65 @@ fn project_schemas_are_checked_before_the_run_and_listed() {
         "{text}"
     );
 }
+
+/// The repository of docs/ci.md: its `aiproto.toml` and a broken envelope.
+fn docs_repository(toml: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("aiproto.toml"), toml).unwrap();
+    std::fs::create_dir_all(dir.path().join("messages/drafts")).unwrap();
+    std::fs::write(
+        dir.path().join("messages/broken.crosstalk"),
+        REQUEST.replace("[[END]]\n", ""),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("messages/drafts/wip.crosstalk"), "draft").unwrap();
+    dir
+}
+
+#[test]
+fn a_gate_that_checked_nothing_has_not_passed() {
+    let h = home();
+    // The glob the docs once showed: relative to the folder walked, it
+    // matches nothing under messages/, and the broken envelope goes unread.
+    let old = docs_repository("[validate]\nglob = [\"messages/**\"]\n");
+    let (code, out) = run(
+        h.path(),
+        old.path(),
+        &["validate", "--format", "github", "--report", "sarif:aiproto.sarif", "messages/"],
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("NO-INPUT") && out.contains("--glob messages/**"), "{out}");
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(old.path().join("aiproto.sarif")).unwrap())
+            .unwrap();
+    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "NO-INPUT", "{sarif}");
+    // The docs' example now: the broken envelope is read and fails the run.
+    let toml = std::fs::read_to_string(repo("docs/ci.md")).unwrap();
+    let example = toml
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|t| t.split("```").next())
+        .unwrap();
+    let now = docs_repository(example);
+    let (code, out) = run(
+        h.path(),
+        now.path(),
+        &["validate", "--format", "github", "--report", "sarif:aiproto.sarif", "messages/"],
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("CT-END-MISSING") && !out.contains("NO-INPUT"), "{out}");
+    // An empty folder, for validate and verify; --allow-empty accepts it.
+    let empty = tempfile::tempdir().unwrap();
+    for command in ["validate", "verify"] {
+        let (code, out) = run(h.path(), empty.path(), &[command, "."]);
+        assert_eq!(code, Some(1), "{command}: {out}");
+        assert!(out.contains("NO-INPUT") && out.contains("gave 0 file(s)"), "{command}: {out}");
+        let (code, out) = run(h.path(), empty.path(), &[command, "--allow-empty", "."]);
+        assert_eq!(code, Some(0), "{command}: {out}");
+    }
+    // Every file skipped as holding no message.
+    std::fs::write(empty.path().join("README.md"), "# notes\n").unwrap();
+    let (code, out) = run(h.path(), empty.path(), &["validate", "--no-config", "."]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("1 passed over as holding no message"), "{out}");
+}

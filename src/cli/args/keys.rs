@@ -246,4 +246,9 @@ pub struct VerifyArgs {
     /// skew) instead of only naming them (SIG-FUTURE).
     #[arg(long)]
     pub strict: bool,
+
+    /// Exit 0 when the inputs hold no message at all; without it a run
+    /// that verified nothing fails with NO-INPUT.
+    #[arg(long)]
+    pub allow_empty: bool,
 }

@@ -26,6 +26,12 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub strict: bool,
 
+    /// Exit 0 when the inputs hold no message at all (an empty folder, a
+    /// glob that matches nothing, every file skipped). Without it such a
+    /// run fails with NO-INPUT: a gate that checked nothing has not passed.
+    #[arg(long)]
+    pub allow_empty: bool,
+
     /// HSP: accept what the upstream implementation sends (missing envelope
     /// fields, integer timestamps, ids that are not DIDs), each as a warning.
     #[arg(long, conflicts_with = "strict")]

@@ -52,9 +52,16 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
             &mut reporter,
         )?);
     }
+    if status == ExitStatus::Ok && reporter.messages() == 0 && !args.allow_empty {
+        let why = super::common::looked_at(&settings.input, inputs.len(), reporter.skipped());
+        let d = Diagnostic::error("NO-INPUT", why).at(Pos::new(1, 1), 1);
+        reporter.input_invalid(&super::common::nothing_source(&settings.input), None, &d)?;
+        status = ExitStatus::Invalid;
+    }
     reporter.finish()?;
     Ok(status)
 }
+
 
 fn validate_input<W: std::io::Write>(
     input: &Input,

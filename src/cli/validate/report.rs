@@ -221,6 +221,16 @@ impl<'g, W: Write> Reporter<'g, W> {
         Ok(valid)
     }
 
+    /// Messages checked so far.
+    pub fn messages(&self) -> usize {
+        self.tally.messages
+    }
+
+    /// Files passed over so far as holding no message.
+    pub fn skipped(&self) -> usize {
+        self.tally.skipped
+    }
+
     /// Notes a file a walk met that holds no message: not counted as an
     /// input, said only with `--verbose`.
     pub fn skip_input(&mut self, source: &str, why: &str) {
