@@ -86,6 +86,7 @@ junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, C
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l strict -d 'Treat warnings as errors'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l allow-empty -d 'Exit 0 when the inputs hold no message at all (an empty folder, a glob that matches nothing, every file skipped). Without it such a run fails with NO-INPUT: a gate that checked nothing has not passed'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l lenient -d 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l no-config -d 'Use no aiproto.toml'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -717,6 +718,7 @@ gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l tofu -d 'Trust on first use: pin the key an unknown signer presents'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l strict -d 'Refuse messages dated in the future (beyond five minutes of clock skew) instead of only naming them (SIG-FUTURE)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l allow-empty -d 'Exit 0 when the inputs hold no message at all; without it a run that verified nothing fails with NO-INPUT'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'

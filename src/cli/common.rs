@@ -124,7 +124,9 @@ pub fn looked_at(args: &InputArgs, files: usize, skipped: usize) -> String {
         paths.join(", ")
     );
     if skipped > 0 {
-        out.push_str(&format!(", and {skipped} passed over as holding no message (-v names them)"));
+        out.push_str(&format!(
+            ", and {skipped} passed over as holding no message (-v names them)"
+        ));
     }
     if !args.globs.is_empty() {
         out.push_str(&format!(

@@ -333,14 +333,27 @@ fn a_gate_that_checked_nothing_has_not_passed() {
     let (code, out) = run(
         h.path(),
         old.path(),
-        &["validate", "--format", "github", "--report", "sarif:aiproto.sarif", "messages/"],
+        &[
+            "validate",
+            "--format",
+            "github",
+            "--report",
+            "sarif:aiproto.sarif",
+            "messages/",
+        ],
     );
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("NO-INPUT") && out.contains("--glob messages/**"), "{out}");
+    assert!(
+        out.contains("NO-INPUT") && out.contains("--glob messages/**"),
+        "{out}"
+    );
     let sarif: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(old.path().join("aiproto.sarif")).unwrap())
             .unwrap();
-    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "NO-INPUT", "{sarif}");
+    assert_eq!(
+        sarif["runs"][0]["results"][0]["ruleId"], "NO-INPUT",
+        "{sarif}"
+    );
     // The docs' example now: the broken envelope is read and fails the run.
     let toml = std::fs::read_to_string(repo("docs/ci.md")).unwrap();
     let example = toml
@@ -352,16 +365,29 @@ fn a_gate_that_checked_nothing_has_not_passed() {
     let (code, out) = run(
         h.path(),
         now.path(),
-        &["validate", "--format", "github", "--report", "sarif:aiproto.sarif", "messages/"],
+        &[
+            "validate",
+            "--format",
+            "github",
+            "--report",
+            "sarif:aiproto.sarif",
+            "messages/",
+        ],
     );
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("CT-END-MISSING") && !out.contains("NO-INPUT"), "{out}");
+    assert!(
+        out.contains("CT-END-MISSING") && !out.contains("NO-INPUT"),
+        "{out}"
+    );
     // An empty folder, for validate and verify; --allow-empty accepts it.
     let empty = tempfile::tempdir().unwrap();
     for command in ["validate", "verify"] {
         let (code, out) = run(h.path(), empty.path(), &[command, "."]);
         assert_eq!(code, Some(1), "{command}: {out}");
-        assert!(out.contains("NO-INPUT") && out.contains("gave 0 file(s)"), "{command}: {out}");
+        assert!(
+            out.contains("NO-INPUT") && out.contains("gave 0 file(s)"),
+            "{command}: {out}"
+        );
         let (code, out) = run(h.path(), empty.path(), &[command, "--allow-empty", "."]);
         assert_eq!(code, Some(0), "{command}: {out}");
     }

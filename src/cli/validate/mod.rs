@@ -62,7 +62,6 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
     Ok(status)
 }
 
-
 fn validate_input<W: std::io::Write>(
     input: &Input,
     args: &ValidateArgs,
