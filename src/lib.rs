@@ -16,6 +16,7 @@ pub mod desk;
 pub mod diag;
 pub mod exit;
 pub mod fuzzing;
+pub mod home;
 pub mod ids;
 pub mod input;
 pub mod json_locate;

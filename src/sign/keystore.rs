@@ -27,21 +27,7 @@ pub use super::key_line::{KnownKey, matches_pattern};
 use super::key_line::{format_date, parse_date};
 use super::store_files::{locked, read_optional, refuse_open_private, refuse_unsafe, write_file};
 
-/// The environment variable naming the keystore directory (listed in docs/commands.md).
-pub const HOME_ENV: &str = "AIPROTO_HOME";
-
-/// Where aiproto keeps its keys: `AIPROTO_HOME`, else the platform config
-/// directory (`$XDG_CONFIG_HOME/aiproto` or `~/.config/aiproto`).
-pub fn home() -> Option<PathBuf> {
-    if let Some(h) = std::env::var_os(HOME_ENV).filter(|h| !h.is_empty()) {
-        return Some(PathBuf::from(h));
-    }
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|c| !c.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(config.join("aiproto"))
-}
+pub use crate::home::{HOME_ENV, home};
 
 /// Why the keystore could not do what was asked.
 #[derive(Debug, thiserror::Error)]

@@ -143,16 +143,24 @@ pub fn build(mail: &Mail, from: &str, to: &str) -> Result<Message, EmailError> {
 }
 
 /// Sends a built message over SMTP (`smtp://host:port`, `smtps://…`,
-/// `smtp://…?tls=required`; user and password in the URL).
+/// `smtp://…?tls=required`; user and password from the URL, else the
+/// environment or the credentials file: see [`super::secrets`]).
 pub fn send(message: &Message, url: &str) -> Result<(), EmailError> {
     let smtp = |why: String| EmailError::Smtp {
-        url: url.to_string(),
-        why,
+        url: super::secrets::redact(url),
+        why: why.replace(url, &super::secrets::redact(url)),
     };
-    let transport = SmtpTransport::from_url(url)
+    let mut builder = SmtpTransport::from_url(url)
         .map_err(|e| smtp(e.to_string()))?
-        .timeout(Some(std::time::Duration::from_secs(30)))
-        .build();
+        .timeout(Some(std::time::Duration::from_secs(30)));
+    if let Some((host, false)) = super::secrets::host_of(url)
+        && let Some(c) = super::secrets::for_host(&host).map_err(smtp)?
+    {
+        builder = builder.credentials(lettre::transport::smtp::authentication::Credentials::new(
+            c.user, c.password,
+        ));
+    }
+    let transport = builder.build();
     transport
         .send(message)
         .map(|_| ())

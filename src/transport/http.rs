@@ -37,7 +37,11 @@ impl Transport for HttpTransport {
             let (status, reply) = post(&url, &message.text, message.content_type())?;
             on_reply(&reply).map_err(shown)?;
             if !(200..300).contains(&status) {
-                return Err(TransportError::Status { url, status, reply });
+                return Err(TransportError::Status {
+                    url: super::secrets::redact(&url),
+                    status,
+                    reply,
+                });
             }
         }
         Ok(())
@@ -131,14 +135,19 @@ pub fn post(url: &str, body: &str, content_type: &str) -> Result<(u16, String), 
         .timeout_global(Some(Duration::from_secs(30)))
         .build()
         .into();
-    let mut response = agent
-        .post(url)
-        .header("Content-Type", content_type)
-        .send(body)
-        .map_err(|e| TransportError::Peer {
-            url: url.to_string(),
-            why: e.to_string(),
-        })?;
+    let shown = super::secrets::redact(url);
+    let mut request = agent.post(url).header("Content-Type", content_type);
+    if let Some((host, false)) = super::secrets::host_of(url)
+        && let Some(c) = super::secrets::for_host(&host).map_err(TransportError::Credentials)?
+    {
+        use base64::Engine;
+        let pair = base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", c.user, c.password));
+        request = request.header("Authorization", format!("Basic {pair}"));
+    }
+    let mut response = request.send(body).map_err(|e| TransportError::Peer {
+        url: shown.clone(),
+        why: e.to_string().replace(url, &shown),
+    })?;
     let status = response.status().as_u16();
     let text = response
         .body_mut()
@@ -146,7 +155,7 @@ pub fn post(url: &str, body: &str, content_type: &str) -> Result<(u16, String), 
         .limit(16 * 1024 * 1024)
         .read_to_string()
         .map_err(|e| TransportError::Peer {
-            url: url.to_string(),
+            url: shown.clone(),
             why: format!("reading the reply: {e}"),
         })?;
     Ok((status, text))

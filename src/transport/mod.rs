@@ -19,6 +19,7 @@ pub mod file;
 pub mod http;
 pub mod http_conn;
 pub mod mqtt;
+pub mod secrets;
 pub mod server;
 mod stdio;
 mod tls;
@@ -85,6 +86,8 @@ pub enum TransportError {
         "no topic: give it in the URI (mqtt://host/TOPIC or a filter such as mqtt://host/hsp/#)"
     )]
     NoTopic,
+    #[error("credentials: {0}")]
+    Credentials(String),
     #[error("the topic `{topic}` cannot be published to: {why}; nothing was sent")]
     BadTopic { topic: String, why: String },
     #[error("email:{0}: give --out FILE.eml to write the mail, or --smtp URL to send it")]
@@ -114,6 +117,7 @@ impl TransportError {
                 | TransportError::CannotReceive(..)
                 | TransportError::NoTopic
                 | TransportError::BadTopic { .. }
+                | TransportError::Credentials(_)
                 | TransportError::Email(
                     email::EmailError::Address(_) | email::EmailError::Build(_)
                 )

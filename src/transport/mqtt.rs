@@ -110,8 +110,17 @@ impl MqttTransport {
             options.set_inflight(INFLIGHT_QOS_2);
         }
         options.set_max_packet_size(16 * 1024 * 1024, 16 * 1024 * 1024);
-        if let Some((user, pass)) = &uri.credentials {
-            options.set_credentials(user.clone(), pass.clone());
+        match &uri.credentials {
+            Some((user, pass)) => {
+                options.set_credentials(user.clone(), pass.clone());
+            }
+            None => {
+                if let Some(c) =
+                    super::secrets::for_host(&uri.host).map_err(TransportError::Credentials)?
+                {
+                    options.set_credentials(c.user, c.password);
+                }
+            }
         }
         if uri.tls {
             let config = super::tls::client_config(self.settings.ca_file.as_deref())

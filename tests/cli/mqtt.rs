@@ -530,6 +530,69 @@ fn a_qos_2_burst_reaches_mosquittos_own_subscriber_whole() {
     assert_eq!(String::from_utf8_lossy(&got.stdout).lines().count(), 1000);
 }
 
+#[test]
+fn credentials_come_from_the_environment_or_a_private_file_and_are_never_printed() {
+    let Some(binary) = mosquitto("credentials_come_from_the_environment_or_a_private_file") else {
+        return;
+    };
+    let h = home();
+    let port = free_port();
+    let passwords = h.path().join("passwords");
+    let made = Command::new("mosquitto_passwd")
+        .args(["-c", "-b"])
+        .arg(&passwords)
+        .args(["agent", "s3cret"])
+        .status()
+        .expect("mosquitto_passwd (apt-get install mosquitto)");
+    assert!(made.success());
+    let conf = h.path().join("mosquitto.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {}\n",
+            passwords.display()
+        ),
+    )
+    .unwrap();
+    let _broker = start_mosquitto(binary, &conf, port);
+    let via = format!("mqtt://127.0.0.1:{port}/hsp/x");
+    let send = |env: &[(&str, &str)]| {
+        let mut cmd = aiproto(h.path());
+        cmd.args(["send", "-q", "--via", &via]).write_stdin(REQUEST);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.assert()
+    };
+    send(&[]).code(3).stderr(predicate::str::contains("refused"));
+    send(&[("AIPROTO_USERNAME", "agent"), ("AIPROTO_PASSWORD", "s3cret")]).code(0);
+    let file = h.path().join("credentials");
+    std::fs::write(&file, "machine 127.0.0.1 login agent password s3cret\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    send(&[]).code(2).stderr(predicate::str::contains("chmod 600").and(predicate::str::contains("s3cret").not()));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    send(&[]).code(0);
+    // A password given in a URL (still accepted) never shows in an error.
+    for url in [
+        "http://bob:hunter22@127.0.0.1:9/hsp".to_string(),
+        format!("mqtt://bob:hunter22@127.0.0.1:{port}/hsp/x"),
+    ] {
+        aiproto(h.path())
+            .args(["send", "-q", "--via", &url])
+            .write_stdin(REQUEST)
+            .assert()
+            .code(3)
+            .stderr(predicate::str::contains("hunter22").not());
+    }
+    aiproto(h.path())
+        .args(["send", "-q", "--via", "email:kalle@example.com", "--smtp", "smtp://bob:hunter22@127.0.0.1:9"])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("hunter22").not().and(predicate::str::contains("bob:***@")));
+}
+
 /// What a test proxy does to the first connection once `after` bytes from
 /// the client went through; later connections pass through.
 #[derive(Clone, Copy)]
