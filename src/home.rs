@@ -9,7 +9,6 @@ pub const HOME_ENV: &str = "AIPROTO_HOME";
 /// `AIPROTO_HOME`, else the platform config directory
 /// (`$XDG_CONFIG_HOME/aiproto` or `~/.config/aiproto`).
 pub fn home() -> Option<PathBuf> {
-
     if let Some(h) = std::env::var_os(HOME_ENV).filter(|h| !h.is_empty()) {
         return Some(PathBuf::from(h));
     }
@@ -19,4 +18,3 @@ pub fn home() -> Option<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
     Some(config.join("aiproto"))
 }
-

@@ -141,7 +141,8 @@ pub fn post(url: &str, body: &str, content_type: &str) -> Result<(u16, String), 
         && let Some(c) = super::secrets::for_host(&host).map_err(TransportError::Credentials)?
     {
         use base64::Engine;
-        let pair = base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", c.user, c.password));
+        let pair =
+            base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", c.user, c.password));
         request = request.header("Authorization", format!("Basic {pair}"));
     }
     let mut response = request.send(body).map_err(|e| TransportError::Peer {

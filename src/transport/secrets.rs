@@ -3,18 +3,23 @@
 //!
 //! Where a user name and password come from, first found first:
 //! 1. the URL's own `user:password@` (still accepted, never printed);
-//! 2. `AIPROTO_USERNAME` and `AIPROTO_PASSWORD` in the environment;
+//! 2. `AIPROTO_USERNAME` and `AIPROTO_PASSWORD` in the environment, for the
+//!    one host named in `AIPROTO_CREDENTIALS_HOST`;
 //! 3. the credentials file: `AIPROTO_CREDENTIALS`, else `credentials` in
 //!    aiproto's home (`~/.config/aiproto`). Its lines are netrc's:
-//!    `machine HOST login USER password PASS` (and `default login …
-//!    password …`), and like ssh's keys it is refused when others can
-//!    read it.
+//!    `machine HOST login USER password PASS`, and like ssh's keys it is
+//!    refused when others can read it.
+//!
+//! Credentials are always bound to a host: a password is never sent to a
+//! host it was not given for (netrc's `default` entry is not read), since
+//! aiproto posts to peers the messages name.
 
 use std::path::{Path, PathBuf};
 
 /// The environment variables.
 pub const USERNAME_ENV: &str = "AIPROTO_USERNAME";
 pub const PASSWORD_ENV: &str = "AIPROTO_PASSWORD";
+pub const HOST_ENV: &str = "AIPROTO_CREDENTIALS_HOST";
 pub const FILE_ENV: &str = "AIPROTO_CREDENTIALS";
 
 /// A user name and password.
@@ -34,7 +39,12 @@ impl std::fmt::Debug for Credentials {
 /// environment, else the credentials file. An unsafe or unreadable file
 /// is an error that names it.
 pub fn for_host(host: &str) -> Result<Option<Credentials>, String> {
-    if let (Ok(user), Ok(password)) = (std::env::var(USERNAME_ENV), std::env::var(PASSWORD_ENV)) {
+    if let (Ok(user), Ok(password), Ok(for_host)) = (
+        std::env::var(USERNAME_ENV),
+        std::env::var(PASSWORD_ENV),
+        std::env::var(HOST_ENV),
+    ) && for_host.eq_ignore_ascii_case(host)
+    {
         return Ok(Some(Credentials { user, password }));
     }
     let Some(path) = file() else {
@@ -77,7 +87,7 @@ fn refuse_open(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The `machine` entry for `host`, else the `default` one (netrc's rules).
+/// The `machine` entry for `host` (a `default` entry is not used).
 fn find(text: &str, host: &str) -> Option<Credentials> {
     let mut tokens = text
         .lines()
@@ -87,6 +97,7 @@ fn find(text: &str, host: &str) -> Option<Credentials> {
     while let Some(token) = tokens.next() {
         match token {
             "machine" => entries.push((tokens.next().map(str::to_string), None, None)),
+            // Ends the entry before it; its login is never used.
             "default" => entries.push((None, None, None)),
             "login" => {
                 if let Some(e) = entries.last_mut() {
@@ -111,7 +122,7 @@ fn find(text: &str, host: &str) -> Option<Credentials> {
             })?
         })
     };
-    pick(Some(host)).or_else(|| pick(None))
+    pick(Some(host))
 }
 
 /// A URL's host, and whether the URL carries its own user name.
@@ -155,19 +166,34 @@ mod tests {
             redact("smtps://bob:s3cret@mail.example.com:465/x?tls=required"),
             "smtps://bob:***@mail.example.com:465/x?tls=required"
         );
-        assert_eq!(redact("http://127.0.0.1:8080/hsp"), "http://127.0.0.1:8080/hsp");
+        assert_eq!(
+            redact("http://127.0.0.1:8080/hsp"),
+            "http://127.0.0.1:8080/hsp"
+        );
         assert_eq!(redact("mqtt://bob@h"), "mqtt://bob:***@h");
-        assert!(!format!("{:?}", Credentials { user: "u".into(), password: "p4ss".into() }).contains("p4ss"));
+        assert!(
+            !format!(
+                "{:?}",
+                Credentials {
+                    user: "u".into(),
+                    password: "p4ss".into()
+                }
+            )
+            .contains("p4ss")
+        );
     }
 
     #[test]
-    fn netrc_entries_by_host_then_default() {
+    fn netrc_entries_by_host_and_never_a_default() {
         let text = "# brokers\nmachine broker.example login agent password s3cret\ndefault login anon password x\n";
         assert_eq!(
             find(text, "broker.example"),
-            Some(Credentials { user: "agent".into(), password: "s3cret".into() })
+            Some(Credentials {
+                user: "agent".into(),
+                password: "s3cret".into()
+            })
         );
-        assert_eq!(find(text, "other").map(|c| c.user), Some("anon".into()));
+        assert_eq!(find(text, "other"), None);
         assert_eq!(find("machine a login u password p", "b"), None);
     }
 

@@ -564,13 +564,29 @@ fn credentials_come_from_the_environment_or_a_private_file_and_are_never_printed
         }
         cmd.assert()
     };
-    send(&[]).code(3).stderr(predicate::str::contains("refused"));
-    send(&[("AIPROTO_USERNAME", "agent"), ("AIPROTO_PASSWORD", "s3cret")]).code(0);
+    send(&[])
+        .code(3)
+        .stderr(predicate::str::contains("refused"));
+    let env = [
+        ("AIPROTO_USERNAME", "agent"),
+        ("AIPROTO_PASSWORD", "s3cret"),
+    ];
+    // Bound to a host: without it, or for another, they are not sent.
+    send(&env).code(3);
+    send(&[
+        env[0],
+        env[1],
+        ("AIPROTO_CREDENTIALS_HOST", "broker.example"),
+    ])
+    .code(3);
+    send(&[env[0], env[1], ("AIPROTO_CREDENTIALS_HOST", "127.0.0.1")]).code(0);
     let file = h.path().join("credentials");
     std::fs::write(&file, "machine 127.0.0.1 login agent password s3cret\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
-    send(&[]).code(2).stderr(predicate::str::contains("chmod 600").and(predicate::str::contains("s3cret").not()));
+    send(&[]).code(2).stderr(
+        predicate::str::contains("chmod 600").and(predicate::str::contains("s3cret").not()),
+    );
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
     send(&[]).code(0);
     // A password given in a URL (still accepted) never shows in an error.
@@ -586,11 +602,22 @@ fn credentials_come_from_the_environment_or_a_private_file_and_are_never_printed
             .stderr(predicate::str::contains("hunter22").not());
     }
     aiproto(h.path())
-        .args(["send", "-q", "--via", "email:kalle@example.com", "--smtp", "smtp://bob:hunter22@127.0.0.1:9"])
+        .args([
+            "send",
+            "-q",
+            "--via",
+            "email:kalle@example.com",
+            "--smtp",
+            "smtp://bob:hunter22@127.0.0.1:9",
+        ])
         .write_stdin(REQUEST)
         .assert()
         .code(3)
-        .stderr(predicate::str::contains("hunter22").not().and(predicate::str::contains("bob:***@")));
+        .stderr(
+            predicate::str::contains("hunter22")
+                .not()
+                .and(predicate::str::contains("bob:***@")),
+        );
 }
 
 /// What a test proxy does to the first connection once `after` bytes from
