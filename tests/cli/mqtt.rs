@@ -165,6 +165,59 @@ fn a_burst_of_messages_asking_for_acks_is_printed_whole_and_acknowledged() {
 }
 
 #[test]
+fn sigterm_in_the_middle_of_an_ack_burst_stops_recv_by_the_convention() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let via = format!("mqtt://127.0.0.1:{port}/hsp/agents/did:hsp:beta");
+    let mut recv = aiproto_child(
+        h.path(),
+        &[
+            "recv",
+            "--via",
+            &via,
+            "--as",
+            "did:hsp:beta",
+            "--count",
+            "100000",
+            "--format",
+            "json",
+        ],
+    );
+    wait_for(&mut recv, "subscribed");
+    let burst = h.path().join("burst.jsonl");
+    std::fs::write(&burst, facts_asking_for_acks(20_000)).unwrap();
+    let mut send = spawn(
+        h.path(),
+        &["send", "-q", "--via", &format!("mqtt://127.0.0.1:{port}")],
+    )
+    .arg(&burst)
+    .spawn()
+    .unwrap();
+    let mut stdout = BufReader::new(recv.stdout.take().unwrap());
+    let mut line = String::new();
+    for _ in 0..200 {
+        line.clear();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "recv stopped printing"
+        );
+    }
+    let pid = recv.id().to_string();
+    let started = std::time::Instant::now();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    let status = recv.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(4),
+        "not reaching --count after a signal is 4"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let _ = send.kill();
+    let _ = send.wait();
+}
+
+#[test]
 fn a_receiver_acknowledges_valid_messages_nacks_invalid_ones_and_answers_no_stranger() {
     let h = home();
     let (_broker, port) = embedded_broker(h.path());
