@@ -345,3 +345,27 @@ fn a_repository_walk_reads_messages_and_skips_the_rest() {
     assert_eq!(code, Some(1));
     assert!(text.contains("cut.json:1:1: error[NO-MESSAGE]"), "{text}");
 }
+
+#[test]
+fn ignoring_a_code_never_makes_what_was_not_read_valid() {
+    let h = home();
+    let fact = std::fs::read_to_string(repo("examples/hsp/valid/0.1/facts.jsonl")).unwrap();
+    let lines = format!("{}\nnot json at all\n", fact.lines().next().unwrap());
+    for ignore in ["HSP-JSON", "HSP"] {
+        aiproto(h.path())
+            .args(["validate", "--ignore", ignore, "-"])
+            .write_stdin(lines.clone())
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains(
+                "2:1: error[NO-MESSAGE]: not read as a message, so not valid",
+            ))
+            .stderr(predicate::str::contains("1 invalid"));
+    }
+    // A cut-off envelope stays invalid with its finding ignored, too.
+    aiproto(h.path())
+        .args(["validate", "--ignore", "CT-END-MISSING", "-"])
+        .write_stdin(REQUEST.replace("[[END]]\n", ""))
+        .assert()
+        .code(1);
+}

@@ -131,6 +131,28 @@ impl<'g, W: Write> Reporter<'g, W> {
         } else {
             let mut own = found.diagnostics.clone();
             self.policy.apply(&mut own);
+            // What could not be read as a message (not JSON, cut off) is
+            // never a valid one: ignoring its finding hides the finding,
+            // and the message is still counted as invalid, said here.
+            let unread = found.value.is_unreadable() || !found.is_complete();
+            if unread && !own.iter().any(|d| d.is_error()) {
+                let hidden: Vec<&str> = found
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| d.code)
+                    .collect();
+                own.push(
+                    Diagnostic::error(
+                        "NO-MESSAGE",
+                        format!(
+                            "not read as a message, so not valid, whatever the severity settings say (its finding {} is ignored)",
+                            hidden.join(", ")
+                        ),
+                    )
+                    .at(crate::diag::Pos::new(found.line, 1), 1),
+                );
+            }
             adjusted = own;
             &adjusted
         };
