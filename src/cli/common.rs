@@ -143,6 +143,17 @@ pub fn looked_at(args: &InputArgs, files: usize, skipped: usize) -> String {
     out
 }
 
+/// `--require-signed`: the keystore's trusted keys (nothing pinned), else none.
+pub fn required_signatures(require: bool) -> Result<Option<crate::sign::trust::Trust>, CliError> {
+    if !require {
+        return Ok(None);
+    }
+    Ok(Some(crate::sign::trust::Trust::Store {
+        store: crate::sign::keystore::Keystore::open().map_err(CliError::usage)?,
+        tofu: false,
+    }))
+}
+
 /// The name a NO-INPUT finding is reported under: the first path given.
 pub fn nothing_source(input: &InputArgs) -> String {
     input

@@ -11,9 +11,7 @@ use crate::delivery::inbox::Inbox;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory, QUERIES, Seen};
-use crate::sign::keystore::Keystore;
 use crate::sign::message::verify_found;
-use crate::sign::trust::Trust;
 use crate::transport::{self, Endpoint};
 
 /// `--format json`: one line per message the directory acted on.
@@ -50,14 +48,7 @@ pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
     let mut directory = Directory::new(args.id.clone());
     directory.ttl = chrono::Duration::try_seconds(args.ttl as i64)
         .ok_or_else(|| CliError::usage("--ttl is too long"))?;
-    let trust = if args.require_signed {
-        Some(Trust::Store {
-            store: Keystore::open().map_err(CliError::usage)?,
-            tofu: false,
-        })
-    } else {
-        None
-    };
+    let trust = super::common::required_signatures(args.require_signed)?;
     let mut out = std::io::stdout().lock();
     let mut transport = transport::open(broker, args.listen.settings());
     let ended = Inbox::new(args.listen.count)

@@ -18,8 +18,6 @@ use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::Value;
-use crate::sign::keystore::Keystore;
-use crate::sign::trust::Trust;
 use crate::transport::mqtt::{self, MqttTransport};
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
 
@@ -242,14 +240,7 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         stop: stop_on_signals()?,
         ..Listen::default()
     };
-    let trust = if args.require_signed {
-        Some(Trust::Store {
-            store: Keystore::open().map_err(CliError::usage)?,
-            tofu: false,
-        })
-    } else {
-        None
-    };
+    let trust = super::common::required_signatures(args.require_signed)?;
     let asked = Asked::of(json);
     let mut reply = None;
     let mut refused = 0usize;

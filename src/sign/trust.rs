@@ -285,11 +285,12 @@ fn first_use(
     claimed: Claimed<'_>,
 ) -> Result<Verified, VerifyError> {
     let id = &claim.key_id;
+    let untrusted = || match trust {
+        Trust::List(_) => VerifyError::NotTrusted(id.clone()),
+        _ => VerifyError::UnknownKey(id.clone()),
+    };
     let Some(seen) = &claim.public_key else {
-        return Err(match trust {
-            Trust::List(_) => VerifyError::NotTrusted(id.clone()),
-            _ => VerifyError::UnknownKey(id.clone()),
-        });
+        return Err(untrusted());
     };
     check_signature(claim, seen, input)?;
     let bound: Vec<(KnownKey, Origin)> = match (trust, claimed.sender) {
@@ -305,10 +306,7 @@ fn first_use(
         return Err(changed(sender, entry, *origin, id, seen));
     }
     let Trust::Store { store, tofu: true } = trust else {
-        return Err(match trust {
-            Trust::List(_) => VerifyError::NotTrusted(id.clone()),
-            _ => VerifyError::UnknownKey(id.clone()),
-        });
+        return Err(untrusted());
     };
     refuse_lookalike("key id", id)?;
     if let Some(sender) = claimed.sender {

@@ -933,12 +933,10 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
 
 /// A TaskRequest goes out, a worker answers with `compose hsp --reply-to`,
 /// and `request` prints the TaskResult that carries its correlation id.
-#[test]
-fn a_failed_task_exits_1_with_its_error_details() {
-    let h = home();
-    let (_broker, port) = embedded_broker(h.path());
-    let broker = format!("mqtt://127.0.0.1:{port}");
-    let out = aiproto(h.path())
+/// A TaskRequest from did:hsp:boss to did:hsp:worker answered on
+/// hsp/results/boss, written to `task.json` in `h`; returns its path and JSON.
+fn task_request(h: &std::path::Path) -> (std::path::PathBuf, serde_json::Value) {
+    let out = aiproto(h)
         .args([
             "compose",
             "hsp",
@@ -949,15 +947,31 @@ fn a_failed_task_exits_1_with_its_error_details() {
             "did:hsp:worker",
             "--capability-id",
             "translate",
+            "--param",
+            "text=Hello",
             "--callback",
             "hsp/results/boss",
         ])
         .assert()
         .code(0);
-    let task = h.path().join("task.json");
+    let task = h.join("task.json");
     std::fs::write(&task, &out.get_output().stdout).unwrap();
+    (
+        task,
+        serde_json::from_slice(&out.get_output().stdout).unwrap(),
+    )
+}
+
+/// The worker: receives one request, writes its successful TaskResult
+/// (`result` as the result), and sends what `answers` makes of it.
+fn worker(
+    h: &std::path::Path,
+    broker: &str,
+    result: &'static str,
+    answers: fn(serde_json::Value) -> String,
+) -> std::thread::JoinHandle<()> {
     let worker = subscribed(
-        h.path(),
+        h,
         &[
             "--via",
             &format!("{broker}/hsp/agents/did:hsp:worker"),
@@ -967,8 +981,8 @@ fn a_failed_task_exits_1_with_its_error_details() {
             "20",
         ],
     );
-    let (worker_home, worker_broker) = (h.path().to_path_buf(), broker.clone());
-    let answer = std::thread::spawn(move || {
+    let (worker_home, worker_broker) = (h.to_path_buf(), broker.to_string());
+    std::thread::spawn(move || {
         let got = worker.wait_with_output().unwrap();
         let received = worker_home.join("received.json");
         std::fs::write(&received, &got.stdout).unwrap();
@@ -981,20 +995,30 @@ fn a_failed_task_exits_1_with_its_error_details() {
                 "--status",
                 "success",
                 "--result",
-                "{}",
+                result,
             ])
             .assert()
             .code(0);
-        let mut failed: serde_json::Value =
-            serde_json::from_slice(&reply.get_output().stdout).unwrap();
+        let real: serde_json::Value = serde_json::from_slice(&reply.get_output().stdout).unwrap();
+        aiproto(&worker_home)
+            .args(["send", "-q", "--force", "--via", &worker_broker])
+            .write_stdin(answers(real))
+            .assert()
+            .code(0);
+    })
+}
+
+#[test]
+fn a_failed_task_exits_1_with_its_error_details() {
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let broker = format!("mqtt://127.0.0.1:{port}");
+    let (task, _) = task_request(h.path());
+    let answer = worker(h.path(), &broker, "{}", |mut failed| {
         failed["payload"]["status"] = "failure".into();
         failed["payload"]["error_details"] =
             serde_json::json!({"error_code": "DISK_FULL", "error_message": "no space left"});
-        aiproto(&worker_home)
-            .args(["send", "-q", "--via", &worker_broker])
-            .write_stdin(format!("{failed}\n"))
-            .assert()
-            .code(0);
+        format!("{failed}\n")
     });
     aiproto(h.path())
         .args(["request", "--via", &broker, "--timeout", "20"])
@@ -1013,64 +1037,9 @@ fn request_waits_for_the_matching_task_result() {
     let h = home();
     let (_broker, port) = embedded_broker(h.path());
     let broker = format!("mqtt://127.0.0.1:{port}");
-    let out = aiproto(h.path())
-        .args([
-            "compose",
-            "hsp",
-            "task-request",
-            "--from",
-            "did:hsp:boss",
-            "--to",
-            "did:hsp:worker",
-            "--capability-id",
-            "translate",
-            "--param",
-            "text=Hello",
-            "--callback",
-            "hsp/results/boss",
-        ])
-        .assert()
-        .code(0);
-    let task = h.path().join("task.json");
-    std::fs::write(&task, &out.get_output().stdout).unwrap();
-    let request_id = serde_json::from_slice::<serde_json::Value>(&out.get_output().stdout).unwrap()
-        ["message_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-
-    // The worker: receive one request, answer it.
-    let worker = subscribed(
-        h.path(),
-        &[
-            "--via",
-            &format!("{broker}/hsp/agents/did:hsp:worker"),
-            "--count",
-            "1",
-            "--timeout",
-            "20",
-        ],
-    );
-    let worker_home = h.path().to_path_buf();
-    let worker_broker = broker.clone();
-    let answer = std::thread::spawn(move || {
-        let got = worker.wait_with_output().unwrap();
-        let received = worker_home.join("received.json");
-        std::fs::write(&received, &got.stdout).unwrap();
-        let reply = aiproto(&worker_home)
-            .args(["compose", "hsp", "--reply-to"])
-            .arg(&received)
-            .args([
-                "--from",
-                "did:hsp:worker",
-                "--status",
-                "success",
-                "--result",
-                "{\"text\": \"Bonjour\"}",
-            ])
-            .assert()
-            .code(0);
-        let real: serde_json::Value = serde_json::from_slice(&reply.get_output().stdout).unwrap();
+    let (task, request) = task_request(h.path());
+    let request_id = request["message_id"].as_str().unwrap().to_string();
+    let answer = worker(h.path(), &broker, "{\"text\": \"Bonjour\"}", |real| {
         // Before it: a forged result from an agent that merely saw the
         // request, and a failure without error_details (invalid).
         let mut forged = real.clone();
@@ -1079,11 +1048,7 @@ fn request_waits_for_the_matching_task_result() {
         let mut invalid = real.clone();
         invalid["payload"]["status"] = "failure".into();
         invalid["message_id"] = "invalid-1".into();
-        aiproto(&worker_home)
-            .args(["send", "-q", "--force", "--via", &worker_broker])
-            .write_stdin(format!("{forged}\n{invalid}\n{real}\n"))
-            .assert()
-            .code(0);
+        format!("{forged}\n{invalid}\n{real}\n")
     });
     let out = aiproto(h.path())
         .args(["request", "--via", &broker, "--timeout", "20"])

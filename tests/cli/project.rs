@@ -310,6 +310,16 @@ fn project_schemas_are_checked_before_the_run_and_listed() {
     );
 }
 
+/// The job command of docs/ci.md's GitHub workflow.
+const GATE: &[&str] = &[
+    "validate",
+    "--format",
+    "github",
+    "--report",
+    "sarif:aiproto.sarif",
+    "messages/",
+];
+
 /// The repository of docs/ci.md: its `aiproto.toml` and a broken envelope.
 fn docs_repository(toml: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -330,18 +340,7 @@ fn a_gate_that_checked_nothing_has_not_passed() {
     // The glob the docs once showed: relative to the folder walked, it
     // matches nothing under messages/, and the broken envelope goes unread.
     let old = docs_repository("[validate]\nglob = [\"messages/**\"]\n");
-    let (code, out) = run(
-        h.path(),
-        old.path(),
-        &[
-            "validate",
-            "--format",
-            "github",
-            "--report",
-            "sarif:aiproto.sarif",
-            "messages/",
-        ],
-    );
+    let (code, out) = run(h.path(), old.path(), GATE);
     assert_eq!(code, Some(1), "{out}");
     assert!(
         out.contains("NO-INPUT") && out.contains("--glob messages/**"),
@@ -362,18 +361,7 @@ fn a_gate_that_checked_nothing_has_not_passed() {
         .and_then(|t| t.split("```").next())
         .unwrap();
     let now = docs_repository(example);
-    let (code, out) = run(
-        h.path(),
-        now.path(),
-        &[
-            "validate",
-            "--format",
-            "github",
-            "--report",
-            "sarif:aiproto.sarif",
-            "messages/",
-        ],
-    );
+    let (code, out) = run(h.path(), now.path(), GATE);
     assert_eq!(code, Some(1), "{out}");
     assert!(
         out.contains("CT-END-MISSING") && !out.contains("NO-INPUT"),
