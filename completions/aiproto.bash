@@ -737,7 +737,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__convert)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1551,7 +1551,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__inspect)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2391,7 +2391,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__poll__subcmd__collate)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2923,7 +2923,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__thread)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2965,7 +2965,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__tokens)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --encoding --compare --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --encoding --compare --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3011,7 +3011,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__validate)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --report --max-findings --strict --allow-empty --lenient --error --warn --ignore --config --no-config --max-message-bytes --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --max-findings --strict --allow-empty --lenient --error --warn --ignore --config --no-config --max-message-bytes --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3081,7 +3081,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__verify)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --report --pubkey --trusted-keys --tofu --signature --max-age --strict --allow-empty --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --pubkey --trusted-keys --tofu --signature --max-age --strict --allow-empty --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -85,6 +85,8 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l strict -d 'Treat warnings as errors'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l allow-empty -d 'Exit 0 when the inputs hold no message at all (an empty folder, a glob that matches nothing, every file skipped). Without it such a run fails with NO-INPUT: a gate that checked nothing has not passed'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l lenient -d 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning'
@@ -184,6 +186,8 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l canonical -d 'Rewrite in canonical form, keeping each message\'s version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l strict -d 'Fail (exit 1, nothing written) if anything would be lost'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l lenient -d 'HSP: convert what real implementations send (non-DID ids, …), as `validate --lenient` accepts it'
@@ -206,6 +210,8 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -223,6 +229,8 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -255,6 +263,8 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -716,6 +726,8 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l tofu -d 'Trust on first use: pin the key an unknown signer presents'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l strict -d 'Refuse messages dated in the future (beyond five minutes of clock skew) instead of only naming them (SIG-FUTURE)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l allow-empty -d 'Exit 0 when the inputs hold no message at all; without it a run that verified nothing fails with NO-INPUT'
@@ -859,6 +871,8 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l compare -d 'Count each message in every form aiproto writes it, with the ratio'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s v -l verbose -d 'Also report messages that have no findings'

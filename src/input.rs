@@ -13,11 +13,15 @@ pub const TEXT_EXTENSIONS: [&str; 4] = ["crosstalk", "aict", "txt", "md"];
 /// The extensions of JSON messages (HSP, CSDL, MSP).
 pub const JSON_EXTENSIONS: [&str; 3] = ["json", "jsonl", "ndjson"];
 
-/// How a directory is walked: which files it yields besides the rules
-/// every walk follows (hidden entries skipped, `.gitignore` and `.ignore`
-/// honoured, only message extensions).
+/// How a directory is walked: by default hidden entries are skipped,
+/// `.gitignore`, `.ignore` and `.git/info/exclude` honoured, and only
+/// message extensions read; then the globs.
 #[derive(Debug, Clone, Default)]
 pub struct WalkOptions {
+    /// Read what ignore files name (ripgrep's `--no-ignore`).
+    pub no_ignore: bool,
+    /// Read hidden files and folders (a `.git` folder stays out).
+    pub hidden: bool,
     /// gitignore-style globs a file must match (`!glob` excludes), matched
     /// against its path below the walked directory.
     pub globs: Vec<String>,
@@ -84,6 +88,18 @@ pub enum Input {
     Text(Source),
     /// Stdin kept in a temporary file, to be read more than once.
     Spooled(std::sync::Arc<Spool>),
+    /// What a walk could not enter or read (a folder without permission):
+    /// reading it gives the error, so it is reported at its path and the
+    /// rest of the walk is still read.
+    Unreadable(Unreadable),
+}
+
+/// A path a walk met and could not read, with why.
+#[derive(Debug, Clone)]
+pub struct Unreadable {
+    pub path: PathBuf,
+    pub kind: std::io::ErrorKind,
+    pub why: String,
 }
 
 /// Stdin copied to a temporary file (deleted when the last handle goes).
@@ -109,6 +125,7 @@ impl Input {
         match self {
             Input::Stdin | Input::Spooled(_) => "<stdin>".to_string(),
             Input::File(p) | Input::Walked(p) => p.display().to_string(),
+            Input::Unreadable(u) => u.path.display().to_string(),
             Input::Text(source) => source.name.clone(),
         }
     }
@@ -139,6 +156,10 @@ impl Input {
             Input::Text(source) => Ok(Box::new(std::io::Cursor::new(
                 source.text.clone().into_bytes(),
             ))),
+            Input::Unreadable(u) => Err(InputError::Io {
+                path: self.name(),
+                error: std::io::Error::new(u.kind, u.why.clone()),
+            }),
             Input::Spooled(spool) => spool
                 .file
                 .reopen()
@@ -158,7 +179,7 @@ impl Input {
     /// The input's size in bytes, when it is a file.
     pub fn size(&self) -> Option<u64> {
         match self {
-            Input::Stdin => None,
+            Input::Stdin | Input::Unreadable(_) => None,
             Input::File(p) | Input::Walked(p) => std::fs::metadata(p).ok().map(|m| m.len()),
             Input::Text(source) => Some(source.text.len() as u64),
             Input::Spooled(spool) => spool.file.as_file().metadata().ok().map(|m| m.len()),
@@ -203,7 +224,12 @@ pub fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
 /// Turns the paths given on the command line into inputs: `-` is stdin, and
 /// so is nothing when stdin is not a terminal; a directory is walked
 /// ([`walk`]), a file is read whatever its name.
-pub fn expand(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, InputError> {
+/// What walks passed over is added to `skipped`.
+pub fn expand(
+    paths: &[PathBuf],
+    options: &WalkOptions,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Vec<Input>, InputError> {
     if paths.is_empty() {
         // Nothing given at an interactive terminal is a mistake, not a wait.
         if std::io::stdin().is_terminal() {
@@ -216,7 +242,12 @@ pub fn expand(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, In
         if path.as_os_str() == "-" {
             inputs.push(Input::Stdin);
         } else if path.is_dir() {
-            inputs.extend(walk(path, options)?.into_iter().map(Input::Walked));
+            let found = walk(path, options)?;
+            inputs.extend(found.files.into_iter().map(|file| match file {
+                Ok(path) => Input::Walked(path),
+                Err(unreadable) => Input::Unreadable(unreadable),
+            }));
+            skipped.extend(found.skipped);
         } else {
             inputs.push(Input::File(path.clone()));
         }
@@ -224,11 +255,68 @@ pub fn expand(paths: &[PathBuf], options: &WalkOptions) -> Result<Vec<Input>, In
     Ok(inputs)
 }
 
+/// Why a walk passed over a file or folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// Its name starts with a dot (`--hidden` reads it).
+    Hidden,
+    /// A `.gitignore`, `.ignore` or `.git/info/exclude` names it (`--no-ignore` reads it).
+    Ignored,
+    /// A `--glob` does not take it, or an `--exclude` leaves it out.
+    Excluded,
+    /// Its extension is not one messages are kept under.
+    Extension,
+    /// Read, and it holds no message of any protocol (a README).
+    NoMessage,
+}
+
+impl SkipReason {
+    pub fn describe(self) -> &'static str {
+        match self {
+            SkipReason::Hidden => "hidden (--hidden reads it)",
+            SkipReason::Ignored => "named in an ignore file (--no-ignore reads it)",
+            SkipReason::Excluded => "left out by --glob/--exclude",
+            SkipReason::Extension => "not a message file extension",
+            SkipReason::NoMessage => "holds no message",
+        }
+    }
+
+    /// A few words for a count: `3 hidden`.
+    pub fn short(self) -> &'static str {
+        match self {
+            SkipReason::Hidden => "hidden",
+            SkipReason::Ignored => "in ignore files",
+            SkipReason::Excluded => "left out by --glob/--exclude",
+            SkipReason::Extension => "other extensions",
+            SkipReason::NoMessage => "holding no message",
+        }
+    }
+}
+
+/// A file or folder a walk passed over (a folder counts once, with
+/// everything in it).
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub is_dir: bool,
+    pub why: SkipReason,
+}
+
+/// What a directory walk found: the files to read and what could not be
+/// read, in walk order, and what it passed over.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<Result<PathBuf, Unreadable>>,
+    pub skipped: Vec<Skipped>,
+}
+
 /// The message files below `dir`, sorted by path: hidden entries skipped,
 /// what `.gitignore`, `.ignore` and `.git/info/exclude` leave out left out
 /// (in a git repository or not, as ripgrep does with --no-require-git), only
-/// the message extensions, then `options`' globs.
-pub fn walk(dir: &Path, options: &WalkOptions) -> Result<Vec<PathBuf>, InputError> {
+/// the message extensions, then `options`' globs. A folder or file that
+/// cannot be read is in the result as [`Unreadable`], and the walk goes on;
+/// everything passed over is listed with why.
+pub fn walk(dir: &Path, options: &WalkOptions) -> Result<Walk, InputError> {
     let io = |error: std::io::Error| InputError::Io {
         path: dir.display().to_string(),
         error,
@@ -247,28 +335,114 @@ pub fn walk(dir: &Path, options: &WalkOptions) -> Result<Vec<PathBuf>, InputErro
     }
     let overrides = overrides.build().map_err(invalid)?;
     let extensions = options.extensions.unwrap_or(&MESSAGE_EXTENSIONS);
-    let mut files = Vec::new();
+    let honour = !options.no_ignore;
     let walker = ignore::WalkBuilder::new(dir)
         .require_git(false)
         .git_global(false)
-        .overrides(overrides)
+        .hidden(!options.hidden)
+        .ignore(honour)
+        .git_ignore(honour)
+        .git_exclude(honour)
+        .parents(honour)
+        .overrides(overrides.clone())
+        .filter_entry(|entry| entry.file_name() != ".git")
         .sort_by_file_name(std::ffi::OsStr::cmp)
         .build();
+    let mut found = Walk::default();
+    // Every path the walk yielded, and the folders it entered: a child of
+    // an entered folder that was not yielded was left out by a filter.
+    let mut yielded = std::collections::HashSet::new();
+    let mut folders = Vec::new();
     for entry in walker {
-        let entry = entry.map_err(|e| match e.into_io_error() {
-            Some(error) => io(error),
-            None => io(std::io::Error::other("cannot walk the directory")),
-        })?;
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                found.files.push(Err(unreadable(dir, e)));
+                continue;
+            }
+        };
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
         let path = entry.into_path();
+        yielded.insert(path.clone());
+        if is_dir {
+            folders.push(path);
+            continue;
+        }
         let wanted = path
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| extensions.contains(&e.to_ascii_lowercase().as_str()));
         if wanted && path.is_file() {
-            files.push(path);
+            found.files.push(Ok(path));
+        } else {
+            found.skipped.push(Skipped {
+                path,
+                is_dir: false,
+                why: SkipReason::Extension,
+            });
         }
     }
-    Ok(files)
+    for folder in folders {
+        // A folder the walk could not list is already among the unreadable.
+        let Ok(children) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for child in children.flatten() {
+            let path = child.path();
+            let name = child.file_name();
+            // The ignore files themselves are the walk's settings, not content.
+            if yielded.contains(&path)
+                || [".git", ".gitignore", ".ignore"].iter().any(|n| name == *n)
+            {
+                continue;
+            }
+            let is_dir = child.file_type().is_ok_and(|t| t.is_dir());
+            let why = if !options.hidden && name.to_string_lossy().starts_with('.') {
+                SkipReason::Hidden
+            } else if overrides.matched(&path, is_dir).is_ignore() {
+                SkipReason::Excluded
+            } else {
+                SkipReason::Ignored
+            };
+            found.skipped.push(Skipped { path, is_dir, why });
+        }
+    }
+    found.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(found)
+}
+
+/// A walk's error as the path it is about and why.
+fn unreadable(dir: &Path, error: ignore::Error) -> Unreadable {
+    fn path_of(error: &ignore::Error) -> Option<&Path> {
+        match error {
+            ignore::Error::WithPath { path, .. } => Some(path),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                path_of(err)
+            }
+            ignore::Error::Loop { child, .. } => Some(child),
+            ignore::Error::Partial(errors) => errors.first().and_then(path_of),
+            _ => None,
+        }
+    }
+    let path = path_of(&error).unwrap_or(dir).to_path_buf();
+    let why = error
+        .io_error()
+        .map_or_else(|| innermost(&error), ToString::to_string);
+    let kind = error
+        .io_error()
+        .map_or(std::io::ErrorKind::Other, std::io::Error::kind);
+    Unreadable { path, kind, why }
+}
+
+/// The cause of a walk's error without the path it wraps it in.
+fn innermost(error: &ignore::Error) -> String {
+    match error {
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => innermost(err),
+        ignore::Error::Partial(errors) => errors.first().map_or_else(String::new, innermost),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]

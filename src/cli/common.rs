@@ -7,40 +7,125 @@ use crate::diag::Diagnostic;
 use crate::exit::{CliError, ExitStatus};
 use std::path::Path;
 
-use crate::input::{self, Input, Source};
+use crate::input::{self, Input, SkipReason, Skipped, Source};
 use crate::output::{self, Painter, SourceLines, Stream};
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::pieces::Piece;
 use crate::reader::{self, Document};
 use crate::transport::clipboard;
 
+/// How an input gave no message to check, for [`each_message`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoMessage {
+    /// Read, and it holds none (NO-MESSAGE, status 1).
+    Empty,
+    /// A file a walk met that holds none (a README): passed over.
+    PassedOver,
+    /// Not UTF-8 text (INPUT-NOT-UTF8, status 1).
+    NotText,
+    /// It cannot be read at all (INPUT-UNREADABLE, status 2).
+    Unreadable,
+}
+
+impl NoMessage {
+    /// The diagnostic code of the finding it is, if it is one.
+    pub fn code(self) -> Option<&'static str> {
+        match self {
+            NoMessage::Empty => Some("NO-MESSAGE"),
+            NoMessage::PassedOver => None,
+            NoMessage::NotText => Some("INPUT-NOT-UTF8"),
+            NoMessage::Unreadable => Some("INPUT-UNREADABLE"),
+        }
+    }
+}
+
 /// Reads every input piece by piece (`reader::pieces`: bounded memory
 /// whatever the size) and hands each message to `each` with its input's
-/// name, in order. Inputs without any message (also handed to
-/// `no_message`) and messages that cannot be read at all (JSON syntax
-/// errors) are reported on stderr; the status it returns is then 1.
+/// name, in order. An input that gives no message is handed to
+/// `no_message` with how and why, and the run goes on: one without any
+/// message and one that is not text make the status 1, one that cannot be
+/// read 2; they and messages that cannot be read at all (JSON syntax
+/// errors, status 1) are also said on stderr.
 pub fn each_message(
     args: &InputArgs,
     options: &ReadOptions,
-    no_message: &mut dyn FnMut(&str, &str),
+    no_message: &mut dyn FnMut(&str, NoMessage, &str),
+    each: &mut dyn FnMut(&str, &Found) -> Result<(), CliError>,
+) -> Result<ExitStatus, CliError> {
+    each_message_of(inputs(args)?, args, options, no_message, each)
+}
+
+/// [`each_message`] over inputs already gathered.
+pub fn each_message_of(
+    inputs: Vec<Input>,
+    args: &InputArgs,
+    options: &ReadOptions,
+    no_message: &mut dyn FnMut(&str, NoMessage, &str),
     each: &mut dyn FnMut(&str, &Found) -> Result<(), CliError>,
 ) -> Result<ExitStatus, CliError> {
     let mut status = ExitStatus::Ok;
-    for input in inputs(args)? {
-        let none = each_piece(&input, args.protocol, options, &mut |piece| {
-            for found in &piece.messages {
-                status = status.max(note_unreadable(&piece.source.name, found));
-                each(&piece.source.name, found)?;
+    for input in inputs {
+        let name = input.name();
+        let mut failed = |how: NoMessage, why: String| {
+            if how != NoMessage::PassedOver {
+                eprintln!("aiproto: error: {name}: {why}");
             }
-            Ok(())
-        })?;
-        if let Some(why) = none {
-            eprintln!("aiproto: error: {}: {why}", input.name());
-            no_message(&input.name(), &why);
-            status = ExitStatus::Invalid;
+            no_message(&name, how, &why);
+            match how {
+                NoMessage::PassedOver => ExitStatus::Ok,
+                NoMessage::Empty | NoMessage::NotText => ExitStatus::Invalid,
+                NoMessage::Unreadable => ExitStatus::Usage,
+            }
+        };
+        let mut pieces = match reader::pieces::pieces(
+            &input,
+            args.protocol,
+            options,
+            reader::pieces::PIECE_BYTES,
+        ) {
+            Ok(pieces) => pieces,
+            Err(e) => {
+                status = status.max(failed(how_unread(&e), e.to_string()));
+                continue;
+            }
+        };
+        let mut any = false;
+        let mut outcome = None;
+        for item in &mut pieces {
+            match item {
+                Ok(reader::pieces::Item::Piece(piece)) => {
+                    for found in &piece.messages {
+                        any = true;
+                        status = status.max(note_unreadable(&piece.source.name, found));
+                        each(&piece.source.name, found)?;
+                    }
+                }
+                Ok(reader::pieces::Item::Skipped(_, why)) => {
+                    outcome = Some((NoMessage::PassedOver, why.to_string()));
+                    break;
+                }
+                Err(e) => {
+                    outcome = Some((how_unread(&e), e.to_string()));
+                    break;
+                }
+            }
+        }
+        if outcome.is_none() && !any {
+            outcome = Some((NoMessage::Empty, pieces.why_no_message().to_string()));
+        }
+        if let Some((how, why)) = outcome {
+            status = status.max(failed(how, why));
         }
     }
     Ok(status)
+}
+
+/// How an input that could not be read counts.
+fn how_unread(e: &input::InputError) -> NoMessage {
+    match e {
+        input::InputError::NotUtf8 { .. } => NoMessage::NotText,
+        _ => NoMessage::Unreadable,
+    }
 }
 
 /// Reads one input piece by piece (`reader::pieces`: bounded memory) and
@@ -84,13 +169,23 @@ fn note_unreadable(name: &str, found: &Found) -> ExitStatus {
 /// The inputs named on the command line: files and directories (walked),
 /// `-` or nothing for stdin, and [`input::CLIPBOARD`] for the system clipboard.
 pub fn inputs(args: &InputArgs) -> Result<Vec<Input>, CliError> {
+    Ok(gather(args)?.0)
+}
+
+/// [`inputs`], with what the directory walks passed over.
+pub fn gather(args: &InputArgs) -> Result<(Vec<Input>, Vec<Skipped>), CliError> {
     let walk = args.walk_options();
     let mut inputs = Vec::new();
     let mut files = Vec::new();
+    let mut skipped = Vec::new();
     for path in &args.paths {
         if path.as_os_str() == input::CLIPBOARD {
             if !files.is_empty() {
-                inputs.extend(input::expand(&std::mem::take(&mut files), &walk)?);
+                inputs.extend(input::expand(
+                    &std::mem::take(&mut files),
+                    &walk,
+                    &mut skipped,
+                )?);
             }
             inputs.push(clipboard()?);
         } else {
@@ -98,7 +193,7 @@ pub fn inputs(args: &InputArgs) -> Result<Vec<Input>, CliError> {
         }
     }
     if !files.is_empty() || inputs.is_empty() {
-        inputs.extend(input::expand(&files, &walk)?);
+        inputs.extend(input::expand(&files, &walk, &mut skipped)?);
     }
     if args.skip_non_messages {
         for input in &mut inputs {
@@ -107,13 +202,18 @@ pub fn inputs(args: &InputArgs) -> Result<Vec<Input>, CliError> {
             }
         }
     }
-    Ok(inputs)
+    Ok((inputs, skipped))
 }
 
 /// What a run looked at, for the finding that says it read no message:
-/// the paths, the globs and excludes of its walks, and how many files were
-/// read or passed over.
-pub fn looked_at(args: &InputArgs, files: usize, skipped: usize) -> String {
+/// the paths, the globs and excludes of its walks, how many files were
+/// read, and what the walks passed over and why.
+pub fn looked_at(
+    args: &InputArgs,
+    files: usize,
+    passed_over: usize,
+    skipped: &[Skipped],
+) -> String {
     let paths: Vec<String> = if args.paths.is_empty() {
         vec!["stdin".into()]
     } else {
@@ -123,10 +223,13 @@ pub fn looked_at(args: &InputArgs, files: usize, skipped: usize) -> String {
         "no message was checked: {} gave {files} file(s) to read",
         paths.join(", ")
     );
-    if skipped > 0 {
+    if passed_over > 0 {
         out.push_str(&format!(
-            ", and {skipped} passed over as holding no message (-v names them)"
+            ", and {passed_over} passed over as holding no message"
         ));
+    }
+    if let Some(counts) = skip_counts(skipped) {
+        out.push_str(&format!("; the walks passed over {counts}"));
     }
     if !args.globs.is_empty() {
         out.push_str(&format!(
@@ -138,9 +241,52 @@ pub fn looked_at(args: &InputArgs, files: usize, skipped: usize) -> String {
         out.push_str(&format!("; --exclude {}", args.excludes.join(", ")));
     }
     out.push_str(
-        "; files named in .gitignore or .ignore files, hidden files and other extensions are not walked. A run that checked nothing has not passed: --allow-empty accepts it",
+        " (-v names every file passed over). A run that checked nothing has not passed: --allow-empty accepts it",
     );
     out
+}
+
+/// `4 entries (1 hidden, 3 in ignore files)`, or `None` for nothing.
+pub fn skip_counts(skipped: &[Skipped]) -> Option<String> {
+    if skipped.is_empty() {
+        return None;
+    }
+    let mut counts: std::collections::BTreeMap<SkipReason, usize> = Default::default();
+    for s in skipped {
+        *counts.entry(s.why).or_default() += 1;
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(why, n)| format!("{n} {}", why.short()))
+        .collect();
+    Some(format!(
+        "{} file(s) or folder(s) ({})",
+        skipped.len(),
+        parts.join(", ")
+    ))
+}
+
+/// Says on stderr what the walks passed over: with `-v` each path and
+/// why, else a count (nothing under `-q`).
+pub fn note_skipped(g: &GlobalArgs, skipped: &[Skipped]) {
+    if g.verbose {
+        for s in skipped {
+            let slash = if s.is_dir {
+                "/ and everything in it"
+            } else {
+                ""
+            };
+            eprintln!(
+                "aiproto: note: {}{slash}: not read, {}",
+                output::escape_controls(&s.path.display().to_string()),
+                s.why.describe()
+            );
+        }
+    } else if !g.quiet
+        && let Some(counts) = skip_counts(skipped)
+    {
+        eprintln!("aiproto: note: the walks passed over {counts}; -v names them");
+    }
 }
 
 /// `--require-signed`: the keystore's trusted keys (nothing pinned), else none.

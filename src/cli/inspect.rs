@@ -63,7 +63,7 @@ pub fn run(args: &InspectArgs, g: &GlobalArgs) -> CmdResult {
     let status = common::each_message(
         &args.input,
         &Default::default(),
-        &mut |_, _| {},
+        &mut |_, _, _| {},
         &mut |name, found| {
             let valid = found.is_valid(false);
             if g.format == Format::Json {

@@ -23,7 +23,7 @@ fn collate(args: &PollArgs, g: &GlobalArgs) -> CmdResult {
     let status = common::each_message(
         &args.input,
         &ReadOptions::default(),
-        &mut |_, _| {},
+        &mut |_, _, _| {},
         &mut |source, found| {
             if let Some(m) = found.to_message() {
                 gathered.add(source, found.line, found.is_valid(false), m);

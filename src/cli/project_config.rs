@@ -64,6 +64,16 @@ pub fn run(command: &ConfigCommand, g: &GlobalArgs) -> CmdResult {
             json!(file.skip_non_messages.unwrap_or(false)),
             from(file.skip_non_messages.is_some()),
         ),
+        (
+            "no-ignore",
+            json!(file.no_ignore.unwrap_or(false)),
+            from(file.no_ignore.is_some()),
+        ),
+        (
+            "hidden",
+            json!(file.hidden.unwrap_or(false)),
+            from(file.hidden.is_some()),
+        ),
     ];
     let mut out = std::io::stdout().lock();
     match g.format {

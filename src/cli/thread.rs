@@ -30,7 +30,7 @@ pub fn run(args: &ThreadArgs, g: &GlobalArgs) -> CmdResult {
     let mut status = common::each_message(
         &args.input,
         &ReadOptions::default(),
-        &mut |_, _| {},
+        &mut |_, _, _| {},
         &mut |source, found| {
             if let Some(copy) = collector.add(source, found) {
                 eprintln!(

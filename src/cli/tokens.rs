@@ -123,7 +123,7 @@ fn compare(args: &TokensArgs, g: &GlobalArgs) -> CmdResult {
     let read_status = common::each_message(
         &rest,
         &Default::default(),
-        &mut |_, _| {},
+        &mut |_, _, _| {},
         &mut |name, found| {
             let Some((protocol, forms)) = forms(found, args.encoding) else {
                 eprintln!(

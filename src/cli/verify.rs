@@ -42,6 +42,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let mut reports = Reports::open(g, &args.report, "verify")?;
     // An input without any message fails the run: the reports say so too.
     let mut empty: Vec<(String, Diagnostic)> = Vec::new();
+    let (inputs, mut skipped) = common::gather(&args.input)?;
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut status = ExitStatus::Ok;
@@ -51,12 +52,21 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
         strict: args.strict,
         now: chrono::Utc::now(),
     };
-    let read_status = common::each_message(
+    let files = inputs.len();
+    let read_status = common::each_message_of(
+        inputs,
         &args.input,
         &Default::default(),
-        &mut |name, why| {
-            let d = Diagnostic::error("NO-MESSAGE", why).at(Pos::new(1, 1), 1);
-            empty.push((name.to_string(), d));
+        &mut |name, how, why| match how.code() {
+            Some(code) => {
+                let d = Diagnostic::error(code, why).at(Pos::new(1, 1), 1);
+                empty.push((name.to_string(), d));
+            }
+            None => skipped.push(crate::input::Skipped {
+                path: name.into(),
+                is_dir: false,
+                why: crate::input::SkipReason::NoMessage,
+            }),
         },
         &mut |source, found| {
             checked += 1;
@@ -141,9 +151,9 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
         reports.verdict(&input_verdict(source, d))?;
     }
     status = status.max(read_status);
+    common::note_skipped(g, &skipped);
     if checked == 0 && status == ExitStatus::Ok && !args.allow_empty {
-        let files = super::common::inputs(&args.input)?.len();
-        let why = super::common::looked_at(&args.input, files, 0);
+        let why = common::looked_at(&args.input, files, 0, &skipped);
         let source = super::common::nothing_source(&args.input);
         let d = Diagnostic::error("NO-INPUT", why.clone()).at(Pos::new(1, 1), 1);
         reports.verdict(&input_verdict(&source, &d))?;

@@ -62,6 +62,8 @@ pub struct ValidateSettings {
     pub lenient: Option<bool>,
     pub max_findings: Option<usize>,
     pub skip_non_messages: Option<bool>,
+    pub no_ignore: Option<bool>,
+    pub hidden: Option<bool>,
 }
 
 /// A project file read, with where it is.

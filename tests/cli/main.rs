@@ -30,6 +30,7 @@ mod transcripts;
 mod trust;
 mod validate;
 mod views;
+mod walks;
 
 mod support;
 

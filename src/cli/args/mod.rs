@@ -411,6 +411,17 @@ pub struct InputArgs {
     /// names. Broken JSON is still reported.
     #[arg(long)]
     pub skip_non_messages: bool,
+
+    /// Directory walks also read what .gitignore, .ignore and
+    /// .git/info/exclude name (as ripgrep's --no-ignore): for a gate that
+    /// must see every file.
+    #[arg(long)]
+    pub no_ignore: bool,
+
+    /// Directory walks also read hidden files and folders (names starting
+    /// with a dot; a .git folder is never read).
+    #[arg(long)]
+    pub hidden: bool,
 }
 
 impl InputArgs {
@@ -418,6 +429,8 @@ impl InputArgs {
     pub fn walk_options(&self) -> crate::input::WalkOptions {
         use crate::protocols::Protocol;
         crate::input::WalkOptions {
+            no_ignore: self.no_ignore,
+            hidden: self.hidden,
             globs: self.globs.clone(),
             excludes: self.excludes.clone(),
             extensions: self.protocol.map(|spec| match spec.protocol {

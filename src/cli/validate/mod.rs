@@ -24,7 +24,7 @@ use report::Reporter;
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
     let mut settings = settings::resolve(args)?;
-    let inputs = super::common::inputs(&settings.input)?;
+    let (inputs, skipped) = super::common::gather(&settings.input)?;
     let options = ReadOptions {
         now: Utc::now(),
         lenient: settings.lenient,
@@ -52,8 +52,10 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
             &mut reporter,
         )?);
     }
+    super::common::note_skipped(g, &skipped);
     if status == ExitStatus::Ok && reporter.messages() == 0 && !args.allow_empty {
-        let why = super::common::looked_at(&settings.input, inputs.len(), reporter.skipped());
+        let why =
+            super::common::looked_at(&settings.input, inputs.len(), reporter.skipped(), &skipped);
         let d = Diagnostic::error("NO-INPUT", why).at(Pos::new(1, 1), 1);
         reporter.input_invalid(&super::common::nothing_source(&settings.input), None, &d)?;
         status = ExitStatus::Invalid;

@@ -71,6 +71,8 @@ pub fn resolve(args: &ValidateArgs) -> Result<Settings, CliError> {
     input.globs.extend(file.glob);
     input.excludes.extend(file.exclude);
     input.skip_non_messages |= file.skip_non_messages.unwrap_or(false);
+    input.no_ignore |= file.no_ignore.unwrap_or(false);
+    input.hidden |= file.hidden.unwrap_or(false);
     // A flag given wins over the file; --lenient and --strict exclude each other.
     let lenient = args.lenient || (!args.strict && file.lenient.unwrap_or(false));
     let strict = args.strict || (!args.lenient && file.strict.unwrap_or(false));
