@@ -18,6 +18,7 @@ mod primer;
 mod project_config;
 mod recv;
 mod relay;
+mod report_merge;
 mod reports;
 mod schema;
 mod send;

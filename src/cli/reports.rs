@@ -3,10 +3,11 @@
 
 use std::io::BufWriter;
 
-use super::args::{GlobalArgs, ReportArgs};
+use super::args::{GlobalArgs, ReportArgs, ReportTarget};
 use crate::diag::{Diagnostic, Severity};
 use crate::exit::{CliError, ExitStatus};
 use crate::protocols::Found;
+use crate::report::merge::KeptVerdict;
 use crate::report::{self, Finding, Report, Tool, Verdict};
 
 /// The verdict on one message read from `source`.
@@ -52,7 +53,18 @@ pub struct Reports<'w> {
     /// The report on stdout, when `--format` names one (nothing else is
     /// printed on stdout then).
     pub stdout: Option<Box<dyn Report + 'w>>,
-    files: Vec<(String, Box<dyn Report + 'w>)>,
+    files: Vec<(String, FileReport<'w>)>,
+    command: &'static str,
+}
+
+/// A `--report` file: written as the run goes, or (merged with the other
+/// runs of its session) when it ends.
+enum FileReport<'w> {
+    Direct(Box<dyn Report + 'w>),
+    Merged {
+        target: ReportTarget,
+        kept: Vec<KeptVerdict>,
+    },
 }
 
 impl Reports<'_> {
@@ -68,21 +80,51 @@ impl Reports<'_> {
             .format_choice
             .report()
             .map(|format| report::open(format, tool, Box::new(BufWriter::new(std::io::stdout()))));
+        let merge = args.merge_reports
+            || ["PRE_COMMIT", "AIPROTO_REPORT_SESSION"]
+                .iter()
+                .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
         let mut files = Vec::new();
         for target in &args.reports {
-            let file = std::fs::File::create(&target.path).map_err(|e| {
+            let cannot = |e: std::io::Error| {
                 CliError::new(
                     ExitStatus::Usage,
                     anyhow::anyhow!("cannot write the report {}: {e}", target.path.display()),
                 )
-            })?;
+            };
             let name = target.path.display().to_string();
+            if merge {
+                // Written when the run ends; whether it can be, checked now
+                // (without emptying what the session wrote so far).
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&target.path)
+                    .map_err(cannot)?;
+                files.push((
+                    name,
+                    FileReport::Merged {
+                        target: target.clone(),
+                        kept: Vec::new(),
+                    },
+                ));
+                continue;
+            }
+            let file = std::fs::File::create(&target.path).map_err(cannot)?;
             files.push((
                 name,
-                report::open(target.format, tool, Box::new(BufWriter::new(file))),
+                FileReport::Direct(report::open(
+                    target.format,
+                    tool,
+                    Box::new(BufWriter::new(file)),
+                )),
             ));
         }
-        Ok(Reports { stdout, files })
+        Ok(Reports {
+            stdout,
+            files,
+            command,
+        })
     }
 
     /// Whether any report is written (verdicts need to be built).
@@ -96,7 +138,14 @@ impl Reports<'_> {
             out.verdict(verdict)?;
         }
         for (name, file) in &mut self.files {
-            file.verdict(verdict).map_err(|e| named(name, e))?;
+            match file {
+                FileReport::Direct(report) => {
+                    report.verdict(verdict).map_err(|e| named(name, e))?
+                }
+                FileReport::Merged { kept, .. } => {
+                    kept.push(KeptVerdict::new(self.command, verdict))
+                }
+            }
         }
         Ok(())
     }
@@ -107,7 +156,13 @@ impl Reports<'_> {
             out.finish()?;
         }
         for (name, file) in self.files {
-            file.finish().map_err(|e| named(&name, e))?;
+            match file {
+                FileReport::Direct(report) => report.finish(),
+                FileReport::Merged { target, kept } => {
+                    super::report_merge::write(&target.path, target.format, self.command, &kept)
+                }
+            }
+            .map_err(|e| named(&name, e))?;
         }
         Ok(())
     }

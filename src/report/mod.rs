@@ -11,6 +11,7 @@
 mod github;
 mod gitlab;
 mod junit;
+pub mod merge;
 pub mod paths;
 mod sarif;
 

@@ -10,5 +10,5 @@ pub mod message;
 #[cfg(test)]
 mod proptests;
 pub mod statement;
-mod store_files;
+pub mod store_files;
 pub mod trust;

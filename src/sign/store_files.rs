@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::keystore::StoreError;
 
-fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
+pub fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.display().to_string(),
         source,

@@ -23,6 +23,7 @@ mod msp_remote;
 mod project;
 mod relay;
 mod relay_loop;
+mod reports;
 mod send;
 mod sign;
 mod streaming;

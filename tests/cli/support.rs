@@ -14,6 +14,9 @@ pub fn aiproto(home: &Path) -> assert_cmd::Command {
         .env("NO_COLOR", "1")
         .env_remove("AIPROTO_EMBEDDING_MODEL_DIR")
         .env_remove("RUST_BACKTRACE");
+    for var in ["AIPROTO_REPORT", "AIPROTO_REPORT_SESSION", "PRE_COMMIT"] {
+        cmd.env_remove(var);
+    }
     cmd
 }
 
@@ -27,6 +30,9 @@ pub fn spawn(home: &Path, args: &[&str]) -> std::process::Command {
         .env("NO_COLOR", "1")
         .env_remove("AIPROTO_EMBEDDING_MODEL_DIR")
         .env_remove("RUST_BACKTRACE")
+        .env_remove("AIPROTO_REPORT")
+        .env_remove("AIPROTO_REPORT_SESSION")
+        .env_remove("PRE_COMMIT")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd

@@ -458,6 +458,15 @@ pub struct ReportArgs {
         value_parser = parse_report_target
     )]
     pub reports: Vec<ReportTarget>,
+
+    /// Several aiproto runs started by one parent process (pre-commit, or
+    /// xargs splitting a long file list) write one report holding all
+    /// their results, merged under a file lock, instead of each replacing
+    /// it. On whenever PRE_COMMIT is set (pre-commit sets it for its
+    /// hooks) or AIPROTO_REPORT_SESSION is: runs with the same
+    /// AIPROTO_REPORT_SESSION=NAME are one session whatever started them.
+    #[arg(long)]
+    pub merge_reports: bool,
 }
 
 /// Where one `--report` goes.

@@ -1,0 +1,97 @@
+//! Reports written by several runs: the runs of one session (a hook
+//! runner's parts) make one report, a new session starts it afresh.
+
+use std::path::Path;
+
+use crate::{REQUEST, aiproto, home};
+
+fn sarif_rules(path: &Path) -> Vec<String> {
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(sarif["runs"].as_array().unwrap().len(), 1, "{sarif}");
+    sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{}@{}",
+                r["ruleId"].as_str().unwrap(),
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                    .as_str()
+                    .unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_runs_of_one_session_write_one_report_and_a_new_session_replaces_it() {
+    let h = home();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = REQUEST.replace("intent: REQUEST", "intent: SHOUT");
+    for i in 0..8 {
+        std::fs::write(dir.path().join(format!("m{i}.crosstalk")), &bad).unwrap();
+    }
+    let reports = "sarif:out.sarif,junit:out.xml,gitlab:out.json,github:out.txt";
+    let run = |session: &str, file: String| {
+        let mut cmd = crate::spawn(h.path(), &["validate", "-q", &file]);
+        cmd.current_dir(dir.path())
+            .env("AIPROTO_REPORT", reports)
+            .env("AIPROTO_REPORT_SESSION", session);
+        cmd.spawn().unwrap()
+    };
+    // Eight runs at once, as pre-commit starts its parts.
+    let children: Vec<_> = (0..8)
+        .map(|i| run("one", format!("m{i}.crosstalk")))
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+    }
+    let mut rules = sarif_rules(&dir.path().join("out.sarif"));
+    rules.sort();
+    let expected: Vec<String> = (0..8)
+        .map(|i| format!("CT-INTENT-UNKNOWN@m{i}.crosstalk"))
+        .collect();
+    assert_eq!(rules, expected);
+    let junit = std::fs::read_to_string(dir.path().join("out.xml")).unwrap();
+    assert_eq!(junit.matches("<testcase ").count(), 8, "{junit}");
+    assert_eq!(junit.matches("<testsuites").count(), 1, "{junit}");
+    let gitlab: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap())
+            .unwrap();
+    assert_eq!(gitlab.as_array().unwrap().len(), 8, "{gitlab}");
+    let github = std::fs::read_to_string(dir.path().join("out.txt")).unwrap();
+    assert_eq!(github.matches("::error ").count(), 8, "{github}");
+
+    // Another session: the report holds its run only.
+    let out = run("two", "m3.crosstalk".into())
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        sarif_rules(&dir.path().join("out.sarif")),
+        ["CT-INTENT-UNKNOWN@m3.crosstalk"]
+    );
+}
+
+#[test]
+fn without_a_session_each_run_replaces_the_report() {
+    let h = home();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = REQUEST.replace("intent: REQUEST", "intent: SHOUT");
+    std::fs::write(dir.path().join("a.crosstalk"), &bad).unwrap();
+    std::fs::write(dir.path().join("b.crosstalk"), &bad).unwrap();
+    for file in ["a.crosstalk", "b.crosstalk"] {
+        aiproto(h.path())
+            .current_dir(dir.path())
+            .args(["validate", "-q", "--report", "sarif:out.sarif", file])
+            .assert()
+            .code(1);
+    }
+    assert_eq!(
+        sarif_rules(&dir.path().join("out.sarif")),
+        ["CT-INTENT-UNKNOWN@b.crosstalk"]
+    );
+}
