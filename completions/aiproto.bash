@@ -3011,7 +3011,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__validate)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --max-findings --strict --allow-empty --lenient --error --warn --ignore --config --no-config --max-message-bytes --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --merge-reports --max-findings --strict --allow-empty --lenient --error --warn --ignore --config --no-config --max-message-bytes --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3081,7 +3081,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__verify)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --pubkey --trusted-keys --tofu --signature --max-age --strict --allow-empty --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --merge-reports --pubkey --trusted-keys --tofu --signature --max-age --strict --allow-empty --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -124,8 +124,8 @@ impl Input {
     pub fn name(&self) -> String {
         match self {
             Input::Stdin | Input::Spooled(_) => "<stdin>".to_string(),
-            Input::File(p) | Input::Walked(p) => p.display().to_string(),
-            Input::Unreadable(u) => u.path.display().to_string(),
+            Input::File(p) | Input::Walked(p) => crate::path_names::name(p),
+            Input::Unreadable(u) => crate::path_names::name(&u.path),
             Input::Text(source) => source.name.clone(),
         }
     }

@@ -26,6 +26,7 @@ pub mod mqtt_topic;
 pub mod operations;
 pub mod output;
 pub mod parallel;
+pub mod path_names;
 pub mod poll;
 pub mod project;
 #[cfg(test)]

@@ -5,6 +5,7 @@ use crate::protocols::{csdl, hsp, msp};
 
 /// The report schema of `validate --format json`.
 const REPORT: &str = include_str!("../schemas/aiproto/validate-report.schema.json");
+const VERIFY_REPORT: &str = include_str!("../schemas/aiproto/verify-report.schema.json");
 
 /// Every embedded schema: (name, text).
 pub fn all() -> Vec<(String, &'static str)> {
@@ -16,5 +17,6 @@ pub fn all() -> Vec<(String, &'static str)> {
     out.push(("msp/1.0/signal".into(), msp::SCHEMA_1_0));
     out.push(("msp/2.0/signal".into(), msp::SCHEMA_2_0));
     out.push(("aiproto/validate-report".into(), REPORT));
+    out.push(("aiproto/verify-report".into(), VERIFY_REPORT));
     out
 }

@@ -278,7 +278,7 @@ pub fn note_skipped(g: &GlobalArgs, skipped: &[Skipped]) {
             };
             eprintln!(
                 "aiproto: note: {}{slash}: not read, {}",
-                output::escape_controls(&s.path.display().to_string()),
+                output::escape_controls(&crate::path_names::name(&s.path)),
                 s.why.describe()
             );
         }

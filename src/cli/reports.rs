@@ -76,10 +76,13 @@ impl Reports<'_> {
         command: &'static str,
     ) -> Result<Self, CliError> {
         let tool = Tool { command };
-        let stdout = g
-            .format_choice
-            .report()
-            .map(|format| report::open(format, tool, Box::new(BufWriter::new(std::io::stdout()))));
+        let stdout = g.format_choice.report().map(|format| {
+            let out = Box::new(BufWriter::new(std::io::stdout()));
+            match job_summary(format) {
+                Some(summary) => report::github_with_summary(tool, out, summary),
+                None => report::open(format, tool, out),
+            }
+        });
         let merge = args.merge_reports
             || ["PRE_COMMIT", "AIPROTO_REPORT_SESSION"]
                 .iter()
@@ -165,6 +168,30 @@ impl Reports<'_> {
             .map_err(|e| named(&name, e))?;
         }
         Ok(())
+    }
+}
+
+/// `--format github` in a GitHub Actions step: the job summary file
+/// (`$GITHUB_STEP_SUMMARY`), opened to append. One that cannot be opened
+/// is said on stderr and left out: the annotations still go out.
+fn job_summary(format: report::ReportFormat) -> Option<Box<dyn std::io::Write>> {
+    if format != report::ReportFormat::Github {
+        return None;
+    }
+    let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
+    match std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+    {
+        Ok(file) => Some(Box::new(BufWriter::new(file))),
+        Err(e) => {
+            eprintln!(
+                "aiproto: warning: cannot write the job summary {}: {e}",
+                std::path::Path::new(&path).display()
+            );
+            None
+        }
     }
 }
 

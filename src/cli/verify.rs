@@ -149,6 +149,10 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     )?;
     for (source, d) in &empty {
         reports.verdict(&input_verdict(source, d))?;
+        if g.format == Format::Json && reports.stdout.is_none() {
+            let record = VerifyRecord::input(source, d.code, d.message.clone());
+            output::write_json_line(&mut out, &record)?;
+        }
     }
     status = status.max(read_status);
     common::note_skipped(g, &skipped);
@@ -161,7 +165,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
             _ if reports.stdout.is_some() => {}
             Format::Json => output::write_json_line(
                 &mut out,
-                &serde_json::json!({"source": source, "valid": false, "code": "NO-INPUT", "error": why}),
+                &VerifyRecord::input(&source, "NO-INPUT", why.clone()),
             )?,
             Format::Human => writeln!(
                 out,

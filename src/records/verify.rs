@@ -5,12 +5,14 @@ use serde::Serialize;
 use crate::protocols::Found;
 use crate::sign::trust::{Verified, VerifyError};
 
-/// One verdict of `verify --format json`.
+/// One verdict of `verify --format json`: on one message, or on a whole
+/// input that gave none (`index` and `line` null, with the code and why).
+/// Its schema is `schemas/aiproto/verify-report.schema.json`.
 #[derive(Debug, Serialize)]
 pub struct VerifyRecord<'a> {
     pub source: &'a str,
-    pub index: usize,
-    pub line: usize,
+    pub index: Option<usize>,
+    pub line: Option<usize>,
     pub valid: bool,
     /// The key that signed (on success).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -41,8 +43,8 @@ impl<'a> VerifyRecord<'a> {
         let (ok, err) = (result.as_ref().ok(), result.as_ref().err());
         VerifyRecord {
             source,
-            index: found.index,
-            line: found.line,
+            index: Some(found.index),
+            line: Some(found.line),
             valid: ok.is_some(),
             key_id: ok.map(|v| v.key_id.as_str()),
             sender: match ok {
@@ -56,6 +58,26 @@ impl<'a> VerifyRecord<'a> {
             warning: ok.and_then(|v| v.warning.as_deref()),
             code: err.map(VerifyError::code),
             error: err.map(ToString::to_string),
+        }
+    }
+
+    /// The verdict on a whole input: no message in it, not readable, or
+    /// (for the run) nothing read at all.
+    pub fn input(source: &'a str, code: &'static str, why: String) -> Self {
+        VerifyRecord {
+            source,
+            index: None,
+            line: None,
+            valid: false,
+            key_id: None,
+            sender: None,
+            bound: None,
+            algorithm: None,
+            fingerprint: None,
+            pinned_now: false,
+            warning: None,
+            code: Some(code),
+            error: Some(why),
         }
     }
 }

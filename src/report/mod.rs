@@ -125,6 +125,15 @@ pub fn open<'w>(
     }
 }
 
+/// A GitHub report to `out` that also writes the job summary to `summary`.
+pub fn github_with_summary<'w>(
+    tool: Tool,
+    out: Box<dyn Write + 'w>,
+    summary: Box<dyn Write + 'w>,
+) -> Box<dyn Report + 'w> {
+    Box::new(github::Github::with_summary(out, summary, tool))
+}
+
 /// A finding's text with its hint, as the human output shows it.
 fn text_with_hint(d: &Diagnostic) -> String {
     match &d.hint {

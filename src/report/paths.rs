@@ -35,10 +35,11 @@ pub fn relative(source: &str) -> String {
 }
 
 /// A relative path as a URI reference: every byte but the unreserved ones
-/// and `/` percent-encoded (RFC 3986).
+/// and `/` percent-encoded (RFC 3986); a name escaped because it is not
+/// UTF-8 ([`crate::path_names`]) as the bytes it stands for.
 pub fn uri_reference(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
+    for &b in crate::path_names::bytes(path).iter() {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
             out.push(char::from(b));
         } else {
@@ -76,5 +77,8 @@ mod tests {
         assert_eq!(uri_reference("messages/a b.json"), "messages/a%20b.json");
         assert_eq!(uri_reference("<stdin>"), "%3Cstdin%3E");
         assert_eq!(uri_reference("réponse.crosstalk"), "r%C3%A9ponse.crosstalk");
+        // A name that is not UTF-8, as aiproto writes it: its own bytes.
+        #[cfg(unix)]
+        assert_eq!(uri_reference("caf\\xE9 \\\\.json"), "caf%E9%20%5C.json");
     }
 }

@@ -85,9 +85,12 @@ impl Report for Sarif<'_> {
     fn finish(mut self: Box<Self>) -> std::io::Result<()> {
         let mut rules: Vec<Value> = codes::CODES.iter().map(|c| rule(c.id, c.summary)).collect();
         rules.extend(self.extra_rules.iter().map(|code| rule(code, code)));
-        let root = std::env::current_dir()
-            .ok()
-            .map(|dir| format!("file://{}/", paths::uri_reference(&dir.to_string_lossy())));
+        let root = std::env::current_dir().ok().map(|dir| {
+            format!(
+                "file://{}/",
+                paths::uri_reference(&crate::path_names::name(&dir))
+            )
+        });
         let mut run = json!({
             "tool": {"driver": {
                 "name": "aiproto",

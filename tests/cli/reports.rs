@@ -95,3 +95,96 @@ fn without_a_session_each_run_replaces_the_report() {
         ["CT-INTENT-UNKNOWN@b.crosstalk"]
     );
 }
+
+/// `--format github` in a GitHub Actions step: the job summary holds the
+/// totals and every finding, and a notice says when there are more than
+/// GitHub will annotate.
+#[test]
+fn github_writes_a_job_summary_and_says_when_annotations_run_out() {
+    let h = home();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = REQUEST.replace("intent: REQUEST", "intent: SHOUT");
+    for i in 0..12 {
+        std::fs::write(dir.path().join(format!("m{i:02}|x.crosstalk")), &bad).unwrap();
+    }
+    std::fs::write(dir.path().join("summary.md"), "earlier step\n").unwrap();
+    let out = aiproto(h.path())
+        .current_dir(dir.path())
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+        .args(["validate", "--format", "github", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("::error ").count(), 12, "{stdout}");
+    assert!(
+        stdout.lines().last().unwrap().starts_with(
+            "::notice title=aiproto::12 error(s) and 0 warning(s): GitHub shows at most 10 annotations of each level per step; the job summary lists every finding"
+        ),
+        "{stdout}"
+    );
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(
+        summary.starts_with("earlier step\n### aiproto validate: failed\n"),
+        "appended: {summary}"
+    );
+    assert!(summary.contains("| 12 | 0 | 12 | 12 | 0 |"), "{summary}");
+    assert_eq!(
+        summary.matches("`CT-INTENT-UNKNOWN`").count(),
+        12,
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| m00\\|x.crosstalk | 7 | error |"),
+        "a pipe in a name is escaped: {summary}"
+    );
+
+    // Ten findings or fewer: no notice; no summary file: annotations only.
+    let out = aiproto(h.path())
+        .current_dir(dir.path())
+        .args(["validate", "--format", "github", "m00|x.crosstalk"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("::notice"));
+}
+
+/// A file name that is not UTF-8 is written so that its bytes can be had
+/// back: percent-encoded in a SARIF URI, `\xHH` elsewhere.
+#[cfg(unix)]
+#[test]
+fn a_name_that_is_not_utf8_is_written_losslessly() {
+    use std::os::unix::ffi::OsStrExt;
+    let h = home();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = REQUEST.replace("intent: REQUEST", "intent: SHOUT");
+    let name = std::ffi::OsStr::from_bytes(b"caf\xE9.crosstalk");
+    std::fs::write(dir.path().join(name), &bad).unwrap();
+    let run = |format: &str| {
+        let out = aiproto(h.path())
+            .current_dir(dir.path())
+            .args(["validate", "--format", format, "."])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).unwrap();
+    assert_eq!(
+        sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "caf%E9.crosstalk"
+    );
+    let json = run("json");
+    assert!(
+        json.contains(r#""source":"./caf\\xE9.crosstalk""#),
+        "{json}"
+    );
+    for (format, written) in [
+        ("junit", r"caf\xE9.crosstalk"),
+        ("github", r"caf\xE9.crosstalk"),
+        ("gitlab", r#""caf\\xE9.crosstalk""#),
+    ] {
+        let out = run(format);
+        assert!(out.contains(written), "{format}: {out}");
+        assert!(!out.contains('\u{FFFD}'), "{format}: {out}");
+    }
+}

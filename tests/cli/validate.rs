@@ -169,26 +169,70 @@ fn every_example_verdict_matches_its_folder() {
     );
 }
 
+/// Every `--format json` line of `validate` and `verify`, over every
+/// protocol's valid and invalid examples and every kind of input that
+/// gives no message, against the published report schemas.
 #[test]
-fn json_lines_follow_the_published_report_schema() {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo("schemas/aiproto/validate-report.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+fn json_lines_follow_the_published_report_schemas() {
+    let validator = |name: &str| {
+        let schema: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(repo(&format!("schemas/aiproto/{name}.schema.json"))).unwrap(),
+        )
+        .unwrap();
+        jsonschema::validator_for(&schema).unwrap()
+    };
     let h = home();
-    let out = aiproto(h.path())
-        .args(["validate", "--format", "json"])
-        .arg(repo("examples/crosstalk"))
-        .arg(h.path().join("missing.crosstalk"))
+    std::fs::write(h.path().join("binary.json"), b"{\"a\": \"\xff\"}").unwrap();
+    std::fs::write(h.path().join("notes.crosstalk"), "no envelope here\n").unwrap();
+    std::fs::create_dir_all(h.path().join("empty")).unwrap();
+    aiproto(h.path())
+        .args(["keygen", "-q", "--id", "CLAUDE"])
         .assert()
-        .code(2);
-    let lines = json_lines(&out.get_output().stdout);
-    assert!(lines.len() > 30);
-    for line in &lines {
-        let errors: Vec<String> = validator.iter_errors(line).map(|e| e.to_string()).collect();
-        assert!(errors.is_empty(), "{line}: {errors:?}");
+        .code(0);
+    let signed = crate::sign(h.path(), "CLAUDE", REQUEST);
+    std::fs::write(h.path().join("signed.crosstalk"), signed).unwrap();
+    let inputs = [
+        repo("examples"),
+        h.path().join("missing.crosstalk"),
+        h.path().join("binary.json"),
+        h.path().join("notes.crosstalk"),
+        h.path().join("signed.crosstalk"),
+    ];
+    let mut protocols = std::collections::BTreeSet::new();
+    let mut checked = 0;
+    for (command, schema) in [("validate", "validate-report"), ("verify", "verify-report")] {
+        let validator = validator(schema);
+        for args in [&inputs[..], &[h.path().join("empty")][..]] {
+            let out = aiproto(h.path())
+                .args([command, "--format", "json"])
+                .args(args)
+                .output()
+                .unwrap();
+            let lines = json_lines(&out.stdout);
+            assert!(!lines.is_empty(), "{command} {args:?}");
+            for line in &lines {
+                let errors: Vec<String> =
+                    validator.iter_errors(line).map(|e| e.to_string()).collect();
+                assert!(errors.is_empty(), "{command}: {line}: {errors:?}");
+                if let Some(p) = line["protocol"].as_str() {
+                    protocols.insert(p.to_string());
+                }
+                checked += 1;
+            }
+            let codes: Vec<&str> = lines.iter().filter_map(|l| l["code"].as_str()).collect();
+            if command == "verify" && args.len() > 1 {
+                for code in ["INPUT-UNREADABLE", "NO-MESSAGE", "SIG-UNSIGNED"] {
+                    assert!(codes.contains(&code), "verify names {code}: {codes:?}");
+                }
+                assert!(lines.iter().any(|l| l["valid"] == true), "the signed one");
+            }
+        }
     }
+    assert_eq!(
+        protocols.into_iter().collect::<Vec<_>>(),
+        ["crosstalk", "csdl", "hsp", "msp"]
+    );
+    assert!(checked > 200, "{checked}");
 }
 
 #[test]
