@@ -310,7 +310,7 @@ fn project_schemas_are_checked_before_the_run_and_listed() {
     );
 }
 
-/// The job command of docs/ci.md's GitHub workflow.
+/// The job command of docs/ci.md's GitHub workflow, as it once was.
 const GATE: &[&str] = &[
     "validate",
     "--format",
@@ -319,6 +319,19 @@ const GATE: &[&str] = &[
     "sarif:aiproto.sarif",
     "messages/",
 ];
+
+/// The aiproto commands of docs/ci.md's GitHub workflow, as the docs show
+/// them now (`- run: aiproto …`).
+fn docs_gate_commands() -> Vec<Vec<String>> {
+    let docs = std::fs::read_to_string(repo("docs/ci.md")).unwrap();
+    let commands: Vec<Vec<String>> = docs
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- run: aiproto "))
+        .map(|c| c.split_whitespace().map(str::to_string).collect())
+        .collect();
+    assert!(commands.len() >= 2, "{commands:?}");
+    commands
+}
 
 /// The repository of docs/ci.md: its `aiproto.toml` and a broken envelope.
 fn docs_repository(toml: &str) -> tempfile::TempDir {
@@ -361,12 +374,28 @@ fn a_gate_that_checked_nothing_has_not_passed() {
         .and_then(|t| t.split("```").next())
         .unwrap();
     let now = docs_repository(example);
-    let (code, out) = run(h.path(), now.path(), GATE);
-    assert_eq!(code, Some(1), "{out}");
-    assert!(
-        out.contains("CT-END-MISSING") && !out.contains("NO-INPUT"),
-        "{out}"
-    );
+    std::fs::write(now.path().join("team.keys"), "").unwrap();
+    // A message hidden from walks by an ignore file must not pass the gate.
+    std::fs::write(now.path().join(".gitignore"), "messages/local/\n").unwrap();
+    std::fs::create_dir_all(now.path().join("messages/local")).unwrap();
+    std::fs::write(
+        now.path().join("messages/local/unsigned.crosstalk"),
+        REQUEST,
+    )
+    .unwrap();
+    for command in docs_gate_commands() {
+        let args: Vec<&str> = command.iter().map(String::as_str).collect();
+        let (code, out) = run(h.path(), now.path(), &args);
+        assert_eq!(code, Some(1), "{args:?}: {out}");
+        assert!(!out.contains("NO-INPUT"), "{args:?}: {out}");
+        match args[0] {
+            "validate" => assert!(out.contains("CT-END-MISSING"), "{out}"),
+            _ => assert!(
+                out.contains("messages/local/unsigned.crosstalk:1: error[SIG-UNSIGNED]"),
+                "{args:?}: {out}"
+            ),
+        }
+    }
     // An empty folder, for validate and verify; --allow-empty accepts it.
     let empty = tempfile::tempdir().unwrap();
     for command in ["validate", "verify"] {
