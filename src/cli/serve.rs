@@ -5,17 +5,36 @@ use super::endpoints::failure;
 use std::sync::Arc;
 
 use crate::delivery::binding::Binding;
-use crate::exit::{CmdResult, ExitStatus};
+use crate::delivery::handler::Handler;
+use crate::delivery::stored::Quota;
+use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::transport::http::HttpTransport;
 use crate::transport::server::ServeOptions;
 use crate::transport::{Answer, Listen, Transport};
 
 pub fn run(args: &ServeArgs, g: &GlobalArgs) -> CmdResult {
     let stop = super::endpoints::stop_on_signals()?;
+    let inbox = match &args.inbox {
+        Some(dir) => {
+            let quota =
+                Quota::of(dir, args.max_inbox_bytes, args.max_inbox_files).map_err(|e| {
+                    CliError::usage(format!(
+                        "--inbox {}: cannot count what it holds: {e}",
+                        dir.display()
+                    ))
+                })?;
+            Some((dir.clone(), quota))
+        }
+        None => None,
+    };
+    let exec = args.exec.as_ref().map(|command| Handler {
+        command: command.clone(),
+        timeout: std::time::Duration::from_secs(args.exec_timeout.max(1)),
+    });
     let mut transport = HttpTransport {
         url: format!("http://{}", args.listen),
         serve: ServeOptions {
-            exchange: Arc::new(Binding::new(args.inbox.clone(), args.exec.clone())),
+            exchange: Arc::new(Binding::new(inbox, exec)),
             max_bytes: args.max_bytes,
             rate: args.rate,
             max_connections: args.max_connections.max(1),

@@ -1,15 +1,23 @@
 //! The HTTP binding of the protocols, on the receiving side: `POST
 //! /crosstalk/receive` (or `/crosstalk`) takes Crosstalk envelopes and
 //! `POST /hsp` HSP messages. Each request is validated as its route's
-//! protocol, each message stored once (in an inbox directory, or
-//! remembered), handed to the receiver, and answered with its ACK, the
-//! reply of an `--exec` handler, or an ERROR (NACK for HSP) with its status.
+//! protocol; each message new to the server is handed to the `--exec`
+//! handler, then stored (in an inbox directory, or remembered) and handed
+//! to the receiver, and answered with its ACK, the handler's reply, or an
+//! ERROR (NACK for HSP) with its status.
+//!
+//! The guarantee: a message is stored only once its handler succeeded, so
+//! a client's retry after a failure runs the handler again, and a retry
+//! after success is acknowledged without running it a second time
+//! (at-least-once to the handler: two copies arriving at the same moment
+//! may both run it; exactly-once acknowledgement).
 
 use std::path::PathBuf;
 
-use super::replies::{ack, error, run_handler};
+use super::handler::Handler;
+use super::replies::{ack, error};
 use super::routing::http_path;
-use super::stored::{self, Seen, StoreError};
+use super::stored::{self, Quota, Seen, StoreError};
 use crate::input::Source;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 use crate::reader::Document;
@@ -21,16 +29,17 @@ const ROUTES: &[&str] = &["/crosstalk/receive", "/hsp"];
 /// What the binding does with the messages it takes.
 #[derive(Debug, Default)]
 pub struct Binding {
-    /// Stores each message as `<id>.crosstalk` / `<id>.json` here.
-    pub inbox: Option<PathBuf>,
+    /// Stores each message as `<id>.crosstalk` / `<id>.json` here, within
+    /// its quota.
+    pub inbox: Option<(PathBuf, Quota)>,
     /// A shell command given each message on stdin; its stdout is the reply.
-    pub exec: Option<String>,
+    pub exec: Option<Handler>,
     /// Ids already received, for a binding without an inbox directory.
     seen: Seen,
 }
 
 impl Binding {
-    pub fn new(inbox: Option<PathBuf>, exec: Option<String>) -> Binding {
+    pub fn new(inbox: Option<(PathBuf, Quota)>, exec: Option<Handler>) -> Binding {
         Binding {
             inbox,
             exec,
@@ -38,14 +47,40 @@ impl Binding {
         }
     }
 
-    /// Stores a message unless it came before: `Ok(false)` for a repeat,
-    /// the refusal for the same id on other content or a failed write.
+    /// Whether a message came before (a client's retry), without keeping
+    /// it; the refusal for the same id on other content.
+    fn came_before(&self, protocol: Protocol, found: &Found, text: &str) -> Result<bool, Answer> {
+        let known = match &self.inbox {
+            Some((dir, _)) => stored::stored_before(dir, found, text),
+            None => self.seen.known(found, text),
+        };
+        known.map_err(|e| self.refusal(protocol, found, e))
+    }
+
+    /// Stores a message (within the inbox's quota: 507 past it): `Ok(false)`
+    /// when a copy got there first, the refusal for the same id on other
+    /// content or a failed write.
     fn store(&self, protocol: Protocol, found: &Found, text: &str) -> Result<bool, Answer> {
         let first_time = match &self.inbox {
-            Some(dir) => stored::store(dir, found, text),
+            Some((dir, quota)) => {
+                let bytes = text.len() as u64;
+                quota
+                    .take(bytes)
+                    .map_err(|why| error(protocol, 507, "E-ROUTE", &why, Some(found)))?;
+                let stored = stored::store(dir, found, text);
+                if !matches!(stored, Ok(true)) {
+                    quota.give_back(bytes);
+                }
+                stored
+            }
             None => self.seen.first_time(found, text),
         };
-        first_time.map_err(|e| match e {
+        first_time.map_err(|e| self.refusal(protocol, found, e))
+    }
+
+    /// The answer to a message that could not be stored.
+    fn refusal(&self, protocol: Protocol, found: &Found, e: StoreError) -> Answer {
+        match e {
             StoreError::Conflict(id) => error(
                 protocol,
                 409,
@@ -61,7 +96,7 @@ impl Binding {
                 };
                 error(protocol, status, "E-ROUTE", &why, Some(found))
             }
-        })
+        }
     }
 }
 
@@ -111,29 +146,41 @@ impl Exchange for Binding {
                 continue;
             };
             // Delivered before (a client's retry): acknowledged again, not
-            // stored or handed on again. The same id on other content is refused.
-            match self.store(protocol, found, &rendered) {
-                Ok(true) => {}
-                Ok(false) => {
+            // handled, stored or handed on again. The same id on other
+            // content is refused.
+            match self.came_before(protocol, found, &rendered) {
+                Ok(true) => {
                     replies.push(ack(found));
                     continue;
                 }
+                Ok(false) => {}
                 Err(refused) => return refused,
             }
-            match &self.exec {
-                Some(cmd) => match run_handler(cmd, &rendered) {
-                    Ok(reply) => replies.push(reply),
+            // The handler first: a message is kept only once it was handled.
+            let reply = match &self.exec {
+                Some(handler) => match handler.run(&rendered) {
+                    Ok(reply) => reply,
                     Err(why) => {
                         let why = format!("the handler failed: {why}");
                         return error(protocol, 502, "E-ROUTE", &why, Some(found));
                     }
                 },
-                None => replies.push(ack(found)),
+                None => ack(found),
+            };
+            match self.store(protocol, found, &rendered) {
+                // A copy sent at the same moment was kept first: handed on once.
+                Ok(false) => {
+                    replies.push(reply);
+                    continue;
+                }
+                Ok(true) => {}
+                Err(refused) => return refused,
             }
             if let Err(why) = deliver(rendered) {
                 let why = format!("the receiver failed: {why}");
                 return error(protocol, 502, "E-ROUTE", &why, Some(found));
             }
+            replies.push(reply);
         }
         let (content_type, between) = match protocol {
             Protocol::Crosstalk => ("text/plain; charset=utf-8", "\n"),

@@ -11,9 +11,10 @@
 pub mod answer;
 pub mod archive;
 pub mod binding;
+pub mod handler;
 pub mod inbox;
 pub mod mail;
 pub mod receipt;
 mod replies;
 pub mod routing;
-mod stored;
+pub mod stored;

@@ -2,31 +2,12 @@
 //! protocol, the reply of an `--exec` handler, or an ERROR (Crosstalk) or
 //! NACK (HSP) with its HTTP status.
 
-use std::io::Write;
-
 use serde_json::json;
 
 use crate::protocols::crosstalk::{self, Envelope};
 use crate::protocols::hsp;
 use crate::protocols::{Found, Protocol, Value};
 use crate::transport::server::Answer;
-
-pub fn run_handler(cmd: &str, message: &str) -> Result<String, String> {
-    let mut child = std::process::Command::new("sh")
-        .args(["-c", cmd])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(message.as_bytes());
-    }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        return Err(format!("`{cmd}` exited with {}", out.status));
-    }
-    String::from_utf8(out.stdout).map_err(|_| "the handler's reply is not UTF-8".into())
-}
 
 /// The ACK of a received message, in its own protocol.
 pub fn ack(found: &Found) -> String {

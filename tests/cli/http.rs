@@ -7,13 +7,13 @@ use predicates::prelude::*;
 use super::{REQUEST, Running, aiproto, home, repo, spawn, wait_for};
 
 /// `aiproto serve` on a free loopback port, stopped when dropped.
-struct Server {
-    child: Running,
-    url: String,
+pub struct Server {
+    pub child: Running,
+    pub url: String,
 }
 
 impl Server {
-    fn start(home: &std::path::Path, extra: &[&str]) -> Server {
+    pub fn start(home: &std::path::Path, extra: &[&str]) -> Server {
         let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
         args.extend(extra);
         Server::run(home, &args)
@@ -280,7 +280,13 @@ fn recv_listens_on_an_http_address() {
 }
 
 /// A raw HTTP request on a fresh connection; the status line's code.
-fn raw_post(url: &str, path: &str, body: &str) -> u16 {
+pub fn raw_post(url: &str, path: &str, body: &str) -> u16 {
+    raw_exchange(url, path, body).0
+}
+
+/// A raw HTTP request on a fresh connection: the status line's code and
+/// the answer's body.
+pub fn raw_exchange(url: &str, path: &str, body: &str) -> (u16, String) {
     use std::io::{Read, Write};
     let addr = url.trim_start_matches("http://");
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
@@ -293,13 +299,18 @@ fn raw_post(url: &str, path: &str, body: &str) -> u16 {
         body.len()
     )
     .unwrap();
-    let mut reply = String::new();
-    let _ = stream.read_to_string(&mut reply);
-    reply
+    let mut reply = Vec::new();
+    let _ = stream.read_to_end(&mut reply);
+    let reply = String::from_utf8_lossy(&reply).to_string();
+    let status = reply
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
-        .unwrap_or(0)
+        .unwrap_or(0);
+    let body = reply
+        .split_once("\r\n\r\n")
+        .map_or_else(String::new, |(_, b)| b.to_string());
+    (status, body)
 }
 
 /// A client that sends the headers and 10 bytes of a 5 KB body, then waits.

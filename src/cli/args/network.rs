@@ -212,13 +212,30 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     pub listen: String,
 
-    /// Directory where each received message is stored.
+    /// Directory where each received message is stored (as ID.crosstalk or
+    /// ID.json; a message without an id under the digest of its text).
     #[arg(long, value_name = "DIR")]
     pub inbox: Option<PathBuf>,
 
-    /// A shell command given each message on stdin; its stdout is the reply.
+    /// The most bytes the --inbox may hold, what is there already counted
+    /// (beyond: 507, nothing stored).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::delivery::stored::MAX_INBOX_BYTES)]
+    pub max_inbox_bytes: u64,
+
+    /// The most messages the --inbox may hold (beyond: 507).
+    #[arg(long, value_name = "N", default_value_t = crate::delivery::stored::MAX_INBOX_FILES)]
+    pub max_inbox_files: u64,
+
+    /// A shell command given each message on stdin; its stdout is the
+    /// reply. A message is stored only once its handler exited 0, so a
+    /// retry after a failure runs it again.
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
+
+    /// Seconds the --exec handler may take (beyond: it is stopped, with
+    /// what it started, and the request answered 502).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::delivery::handler::TIMEOUT_SECS)]
+    pub exec_timeout: u64,
 
     /// The largest request body accepted.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]

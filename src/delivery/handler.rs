@@ -1,0 +1,144 @@
+//! The `--exec` handler of the receiving server: a shell command given one
+//! message on stdin, whose stdout is the reply. Its stdin is written on a
+//! thread of its own while its stdout is read, so a handler that answers
+//! before it has read everything (`cat` with a large message) cannot
+//! deadlock the server; past its deadline it is killed, with everything it
+//! started.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The default `--exec-timeout`, in seconds.
+pub const TIMEOUT_SECS: u64 = 60;
+
+/// The largest reply taken from a handler.
+pub const MAX_REPLY: usize = 16 * 1024 * 1024;
+
+/// A shell command that handles each message.
+#[derive(Debug, Clone)]
+pub struct Handler {
+    pub command: String,
+    pub timeout: Duration,
+}
+
+impl Handler {
+    /// Runs the handler on `message`: its stdout when it exits 0 in time,
+    /// else why not (its stderr goes to the server's).
+    pub fn run(&self, message: &str) -> Result<String, String> {
+        let cmd = &self.command;
+        let mut command = Command::new("sh");
+        command
+            .args(["-c", cmd])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        // Its own process group, so that a deadline stops what it started too.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
+        let stdin = child.stdin.take();
+        let input = message.as_bytes().to_vec();
+        // A handler that does not read its stdin closes it: a write error
+        // then is no failure of ours.
+        let writer = std::thread::spawn(move || {
+            if let Some(mut stdin) = stdin {
+                let _ = stdin.write_all(&input);
+            }
+        });
+        let stdout = child.stdout.take();
+        let reader = std::thread::spawn(move || -> std::io::Result<Vec<u8>> {
+            let mut out = Vec::new();
+            if let Some(stdout) = stdout {
+                stdout.take(MAX_REPLY as u64 + 1).read_to_end(&mut out)?;
+            }
+            Ok(out)
+        });
+        let deadline = Instant::now() + self.timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() >= deadline => break None,
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(e) => return Err(format!("cannot wait for `{cmd}`: {e}")),
+            }
+        };
+        let Some(status) = status else {
+            stop_group(&mut child);
+            let _ = reader.join();
+            let _ = writer.join();
+            return Err(format!(
+                "`{cmd}` did not finish within {} s (--exec-timeout): stopped",
+                self.timeout.as_secs_f64()
+            ));
+        };
+        let out = reader
+            .join()
+            .map_err(|_| "the handler's reader failed".to_string())?
+            .map_err(|e| format!("cannot read the reply of `{cmd}`: {e}"))?;
+        let _ = writer.join();
+        if !status.success() {
+            return Err(format!("`{cmd}` exited with {status}"));
+        }
+        if out.len() > MAX_REPLY {
+            return Err(format!("`{cmd}` replied with more than {MAX_REPLY} bytes"));
+        }
+        String::from_utf8(out).map_err(|_| "the handler's reply is not UTF-8".into())
+    }
+}
+
+/// Kills the handler and every process of its group, then reaps it.
+fn stop_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Some(group) = rustix::process::Pid::from_raw(child.id() as i32) {
+        // The group is the child's own (process_group(0)); it is not reaped
+        // yet, so its id cannot have been reused.
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn handler(command: &str, secs: u64) -> Handler {
+        Handler {
+            command: command.into(),
+            timeout: Duration::from_secs(secs),
+        }
+    }
+
+    #[test]
+    fn a_handler_that_echoes_a_large_message_does_not_deadlock() {
+        let message = "x".repeat(3 * 1024 * 1024);
+        assert_eq!(
+            handler("cat", 30).run(&message).unwrap().len(),
+            message.len()
+        );
+    }
+
+    #[test]
+    fn a_handler_past_its_deadline_is_stopped_with_what_it_started() {
+        let started = Instant::now();
+        let why = handler("sleep 30 & sleep 30; echo late", 1)
+            .run("m")
+            .unwrap_err();
+        assert!(why.contains("did not finish within 1 s"), "{why}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_failing_handler_is_an_error_and_one_that_does_not_read_is_not() {
+        assert!(
+            handler("exit 3", 5)
+                .run("m")
+                .unwrap_err()
+                .contains("exited with")
+        );
+        let big = "y".repeat(1024 * 1024);
+        assert_eq!(handler("echo ok", 5).run(&big).unwrap(), "ok\n");
+    }
+}
