@@ -795,7 +795,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__desk)
-            opts="-q -v -h -V --listen --archive --open --max-bytes --read-timeout --max-connections --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --listen --archive --open --max-bytes --read-timeout --max-connections --max-per-client --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -818,6 +818,10 @@ _aiproto() {
                     return 0
                     ;;
                 --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-per-client)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2843,7 +2847,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__serve)
-            opts="-q -v -h -V --listen --inbox --exec --max-bytes --rate --max-connections --read-timeout --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --listen --inbox --max-inbox-bytes --max-inbox-files --exec --exec-timeout --max-bytes --rate --max-connections --max-per-client --read-timeout --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2857,7 +2861,19 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-inbox-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-inbox-files)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --exec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exec-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2870,6 +2886,10 @@ _aiproto() {
                     return 0
                     ;;
                 --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-per-client)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -469,11 +469,15 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s v -l verbose 
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l listen -d 'Address and port to listen on (port 0: any free port, printed on stderr)' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l inbox -d 'Directory where each received message is stored' -r -F
-complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l exec -d 'A shell command given each message on stdin; its stdout is the reply' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l inbox -d 'Directory where each received message is stored (as ID.crosstalk or ID.json; a message without an id under the digest of its text)' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-inbox-bytes -d 'The most bytes the --inbox may hold, what is there already counted (beyond: 507, nothing stored)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-inbox-files -d 'The most messages the --inbox may hold (beyond: 507)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l exec -d 'A shell command given each message on stdin; its stdout is the reply. A message is stored only once its handler exited 0, so a retry after a failure runs it again' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l exec-timeout -d 'Seconds the --exec handler may take (beyond: it is stopped, with what it started, and the request answered 502)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-bytes -d 'The largest request body accepted' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l rate -d 'Requests per second allowed (beyond: 429 E-RATE)' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-connections -d 'Requests handled at once (beyond: 503 at once); a slow client holds up only its own' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l rate -d 'Requests per second allowed from one client address (beyond: 429 E-RATE)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-connections -d 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-per-client -d 'Connections one client address may hold open at once (beyond: closed at once). All connections open: 16 × --max-connections, at least 1024' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l read-timeout -d 'Seconds a client may take to send its headers, and its body (beyond: 408)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
@@ -510,6 +514,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l archive -d 'The
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l max-bytes -d 'The largest request accepted, in bytes (413 beyond), as `serve`' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l read-timeout -d 'Seconds a client may take to send a request (408 beyond), as `serve`' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l max-connections -d 'Requests handled at once (503 beyond), as `serve`' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l max-per-client -d 'Connections one client address may hold open (closed beyond), as `serve`' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

@@ -17,6 +17,7 @@ pub fn run(args: &DeskArgs, g: &GlobalArgs) -> CmdResult {
         max_bytes: args.max_bytes,
         read_timeout: Duration::from_secs(args.read_timeout.max(1)),
         max_connections: args.max_connections.max(1),
+        max_per_client: args.max_per_client.max(1),
         log: g.verbose,
     };
     let quiet = g.quiet;

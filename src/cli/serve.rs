@@ -38,6 +38,7 @@ pub fn run(args: &ServeArgs, g: &GlobalArgs) -> CmdResult {
             max_bytes: args.max_bytes,
             rate: args.rate,
             max_connections: args.max_connections.max(1),
+            max_per_client: args.max_per_client.max(1),
             read_timeout: std::time::Duration::from_secs(args.read_timeout.max(1)),
         },
     };

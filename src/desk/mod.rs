@@ -11,12 +11,13 @@ mod guard;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::operations::Context;
+use crate::transport::admission::{AcceptBackoff, Admission, Limits, Ticket};
 use crate::transport::http_conn::{self, ReadError, Request};
 pub use guard::Guard;
 
@@ -31,8 +32,10 @@ pub struct Options {
     pub max_bytes: usize,
     /// How long a client may take to send its request (408 past it).
     pub read_timeout: Duration,
-    /// Requests handled at once; more get 503.
+    /// Requests handled at once (their head arrived); more get 503.
     pub max_connections: usize,
+    /// Connections one client address may hold open; more are closed.
+    pub max_per_client: usize,
     /// A line per request on stderr.
     pub log: bool,
 }
@@ -67,7 +70,11 @@ pub fn serve(
         guard,
         options,
     });
-    let active = Arc::new(AtomicUsize::new(0));
+    let admission = Admission::new(Limits {
+        max_connections: desk.options.max_connections,
+        max_per_client: desk.options.max_per_client,
+        rate: None,
+    });
     // `accept` blocks (no polling delay on a request); once `stop` is set,
     // a connection of our own wakes it.
     // (The waker also ends when accepting failed.)
@@ -81,13 +88,13 @@ pub fn serve(
                 let _ = TcpStream::connect(wake_address(address));
             }
         });
-        let accepted = accept_until(&listener, stop, &desk, &active);
+        let accepted = accept_until(&listener, stop, &desk, &admission);
         ended.store(true, Ordering::SeqCst);
         accepted
     })?;
     // Let the requests in hand finish (their reads have deadlines).
     let deadline = Instant::now() + Duration::from_secs(5);
-    while active.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+    while admission.open() > 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
     Ok(())
@@ -105,41 +112,36 @@ fn wake_address(address: SocketAddr) -> SocketAddr {
     to
 }
 
-/// Accepts connections, each served on a thread of its own, until `stop`.
+/// Accepts connections, each served on a thread of its own, until `stop`:
+/// as many as the admission allows, running out of descriptors waited out.
 fn accept_until(
     listener: &TcpListener,
     stop: &AtomicBool,
     desk: &Arc<Desk>,
-    active: &Arc<AtomicUsize>,
+    admission: &Arc<Admission>,
 ) -> anyhow::Result<()> {
+    let mut backoff = AcceptBackoff::default();
     loop {
-        let stream = match listener.accept() {
-            Ok((stream, _)) => stream,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                if stop.load(Ordering::SeqCst) {
-                    return Ok(());
-                }
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let accepted = listener.accept();
         if stop.load(Ordering::SeqCst) {
             return Ok(());
         }
-        let _ = stream.set_nonblocking(false);
-        let in_hand = active.load(Ordering::SeqCst);
-        // Past the limit a connection is answered 503 on a short-lived
-        // thread; past five times the limit, it is just closed.
-        if in_hand >= 5 * desk.options.max_connections {
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                backoff.failed(e)?;
+                continue;
+            }
+        };
+        backoff.succeeded();
+        // Too many open, or too many of this client's: closed at once.
+        let Some(ticket) = admission.connect(peer.ip()) else {
             continue;
-        }
-        let busy = in_hand >= desk.options.max_connections;
-        active.fetch_add(1, Ordering::SeqCst);
-        let (desk, active) = (Arc::clone(desk), Arc::clone(active));
-        std::thread::spawn(move || {
-            serve_connection(stream, &desk, busy);
-            active.fetch_sub(1, Ordering::SeqCst);
-        });
+        };
+        let _ = stream.set_nonblocking(false);
+        let desk = Arc::clone(desk);
+        std::thread::spawn(move || serve_connection(stream, &desk, ticket));
     }
 }
 
@@ -188,13 +190,10 @@ impl Answer {
     }
 }
 
-fn serve_connection(stream: TcpStream, desk: &Desk, busy: bool) {
-    let patience = if busy {
-        desk.options.read_timeout.min(Duration::from_millis(250))
-    } else {
-        desk.options.read_timeout
-    };
-    let deadline = Instant::now() + patience;
+/// One connection: its head read under the deadline, a place among the
+/// requests in hand taken (503 when there is none), handled, answered.
+fn serve_connection(stream: TcpStream, desk: &Desk, mut ticket: Ticket) {
+    let deadline = Instant::now() + desk.options.read_timeout;
     let Ok(reader) = stream.try_clone() else {
         return;
     };
@@ -202,14 +201,17 @@ fn serve_connection(stream: TcpStream, desk: &Desk, busy: bool) {
         Ok(request) => request,
         Err(e) => return refuse_unread(stream, &e, desk),
     };
-    let answer = if busy {
-        let _ = request.read_body(desk.options.max_bytes, deadline);
+    let answer = if ticket.start() {
+        handle(&mut request, desk, deadline)
+    } else {
+        // Its body read for a moment first: a connection closed with
+        // unread data is reset, and the page would never see the answer.
+        let patience = Instant::now() + desk.options.read_timeout.min(Duration::from_millis(250));
+        let _ = request.read_body(desk.options.max_bytes, patience);
         Answer::error(
             503,
             format!("busy: {} requests in hand", desk.options.max_connections),
         )
-    } else {
-        handle(&mut request, desk, deadline)
     };
     if desk.options.log {
         eprintln!("{} {} → {}", request.method, request.path, answer.status);

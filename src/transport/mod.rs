@@ -12,6 +12,7 @@
 //! | `clipboard`                 | all messages, one paste       | the clipboard, or `--watch` it|
 //! | `email:ADDRESS`             | a mail per message            | —                             |
 
+pub mod admission;
 pub mod clipboard;
 mod clipboard_targets;
 pub mod email;

@@ -7,10 +7,11 @@
 
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::admission::{AcceptBackoff, Admission, Limits, Ticket};
 use super::http_conn::{self, ReadError, Request};
 
 /// The largest request body accepted by default.
@@ -87,10 +88,13 @@ pub struct ServeOptions {
     pub exchange: Arc<dyn Exchange>,
     /// Bodies larger than this are refused with 413.
     pub max_bytes: usize,
-    /// Requests per second allowed (a token bucket of this size); None: no limit.
+    /// Requests per second allowed from one client address (a token
+    /// bucket of this size); None: no limit.
     pub rate: Option<u32>,
-    /// Requests handled at once; more get 503 at once.
+    /// Requests handled at once (their head arrived); more get 503.
     pub max_connections: usize,
+    /// Connections one client address may hold open; more are closed.
+    pub max_per_client: usize,
     /// How long a client may take to send its request headers, and its
     /// body: past it, 408 and the connection is closed.
     pub read_timeout: Duration,
@@ -108,6 +112,7 @@ impl Default for ServeOptions {
             max_bytes: MAX_BYTES,
             rate: None,
             max_connections: MAX_CONNECTIONS,
+            max_per_client: super::admission::MAX_PER_CLIENT,
             read_timeout: Duration::from_secs(READ_TIMEOUT_SECS),
         }
     }
@@ -137,10 +142,12 @@ struct Job {
     done: mpsc::Sender<Result<bool, String>>,
 }
 
-/// Serves until `until` says stop. Each request is read, checked and
-/// stored on a worker thread of its own (at most `max_connections` at
-/// once), so a slow client holds up nobody else; every read has a deadline
-/// (408 past it). The receiver gets each message on this thread, in the
+/// Serves until `until` says stop. Each connection is read, checked and
+/// stored on a worker thread of its own, so a slow client holds up nobody
+/// else: its head is read under a deadline (408 past it), then it takes
+/// one of `max_connections` places (503 when none is free); connections
+/// open at once, and per client address, are bounded ([`super::admission`]),
+/// and running out of descriptors is waited out. The receiver gets each message on this thread, in the
 /// order the workers finish. `ready` is told the bound address; `log`
 /// prints a line per request on stderr. A receiver that fails gets its
 /// request answered 502 and ends the server with its error. On stop, the
@@ -157,17 +164,20 @@ pub fn serve(
         .map_err(|e| std::io::Error::other(format!("cannot listen on {listen}: {e}")))?;
     listener.set_nonblocking(true)?;
     ready(listener.local_addr()?);
+    let admission = Admission::new(Limits {
+        max_connections: options.max_connections,
+        max_per_client: options.max_per_client,
+        rate: options.rate,
+    });
     let shared = Arc::new(Shared {
         options: options.clone(),
-        bucket: Mutex::new(options.rate.map(|r| (f64::from(r), Instant::now()))),
         log,
     });
-    let active = Arc::new(AtomicUsize::new(0));
-    let refusing = Arc::new(AtomicUsize::new(0));
     let (jobs, job_queue) = mpsc::channel::<Job>();
     let mut stop = false;
     let mut failed: Option<anyhow::Error> = None;
     let mut ended = Served::Stopped;
+    let mut backoff = AcceptBackoff::default();
     loop {
         // The receiver, for every message the workers have finished.
         while let Ok(job) = job_queue.try_recv() {
@@ -192,32 +202,36 @@ pub fn serve(
             ended = Served::Timeout;
         }
         if stop {
-            if active.load(Ordering::SeqCst) == 0 {
+            if admission.open() == 0 {
                 break;
             }
             std::thread::sleep(Duration::from_millis(5));
             continue;
         }
-        let stream = match listener.accept() {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match listener.accept() {
+            Ok(accepted) => accepted,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(5));
                 continue;
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
+            // Out of descriptors (and the like): wait, and keep serving.
+            Err(e) => {
+                backoff.failed(e)?;
+                continue;
+            }
+        };
+        backoff.succeeded();
+        // Too many open, or too many of this client's: closed at once.
+        let Some(ticket) = admission.connect(peer.ip()) else {
+            if log {
+                eprintln!("(connection from {}) → closed: too many open", peer.ip());
+            }
+            continue;
         };
         let _ = stream.set_nonblocking(false);
-        if active.load(Ordering::SeqCst) >= options.max_connections {
-            refuse_busy(stream, &shared, &refusing);
-            continue;
-        }
-        active.fetch_add(1, Ordering::SeqCst);
-        let (shared, active, jobs) = (Arc::clone(&shared), Arc::clone(&active), jobs.clone());
-        std::thread::spawn(move || {
-            serve_connection(stream, &shared, &jobs);
-            active.fetch_sub(1, Ordering::SeqCst);
-        });
+        let (shared, jobs) = (Arc::clone(&shared), jobs.clone());
+        std::thread::spawn(move || serve_connection(stream, ticket, &shared, &jobs));
     }
     match failed {
         Some(e) => Err(e),
@@ -228,13 +242,18 @@ pub fn serve(
 /// What the workers share.
 struct Shared {
     options: ServeOptions,
-    /// The `--rate` token bucket: tokens left, and when it was last filled.
-    bucket: Mutex<Option<(f64, Instant)>>,
     log: bool,
 }
 
-/// One connection: its request read under the deadline, handled, answered.
-fn serve_connection(stream: TcpStream, shared: &Shared, jobs: &mpsc::Sender<Job>) {
+/// One connection: its request head read under the deadline (the whole
+/// head: a byte a second does not extend it), a place among the requests
+/// in hand taken (503 when there is none), handled, answered.
+fn serve_connection(
+    stream: TcpStream,
+    mut ticket: Ticket,
+    shared: &Shared,
+    jobs: &mpsc::Sender<Job>,
+) {
     let deadline = Instant::now() + shared.options.read_timeout;
     let Ok(reader) = stream.try_clone() else {
         return;
@@ -243,7 +262,19 @@ fn serve_connection(stream: TcpStream, shared: &Shared, jobs: &mpsc::Sender<Job>
         Ok(request) => request,
         Err(e) => return refuse_unread(stream, e, shared),
     };
-    let answer = handle(&mut request, shared, jobs);
+    let answer = if !ticket.start() {
+        busy(&mut request, shared)
+    } else if ticket.over_rate() {
+        let rate = shared.options.rate.unwrap_or_default();
+        shared.options.exchange.refuse(
+            &request.path,
+            429,
+            "E-RATE",
+            &format!("more than {rate} requests per second from this client"),
+        )
+    } else {
+        handle(&mut request, shared, jobs)
+    };
     if shared.log {
         eprintln!("{} {} → {}", request.method, request.path, answer.status);
     }
@@ -272,61 +303,22 @@ fn refuse_unread(stream: TcpStream, e: ReadError, shared: &Shared) {
     http_conn::respond_raw(stream, answer.status, answer.content_type, &answer.body);
 }
 
-/// How long a refused connection's request is read before the answer.
+/// How long a refused request's body is read before the answer.
 const REFUSAL_PATIENCE: Duration = Duration::from_millis(250);
 
-/// Answers 503 to a connection over `max_connections`, on a short-lived
-/// thread of its own that first reads the request for a moment (a
-/// connection closed with unread data is reset, and the client would never
-/// see the answer). Past four times `max_connections` refusals at once, the
-/// connection is just closed.
-fn refuse_busy(stream: TcpStream, shared: &Arc<Shared>, refusing: &Arc<AtomicUsize>) {
-    if refusing.load(Ordering::SeqCst) >= 4 * shared.options.max_connections {
-        return;
-    }
-    refusing.fetch_add(1, Ordering::SeqCst);
-    let (shared, refusing) = (Arc::clone(shared), Arc::clone(refusing));
-    std::thread::spawn(move || {
-        let deadline = Instant::now() + shared.options.read_timeout.min(REFUSAL_PATIENCE);
-        if let Ok(reader) = stream.try_clone()
-            && let Ok(mut request) = Request::read_head(reader, deadline)
-        {
-            let _ = request.read_body(shared.options.max_bytes, deadline);
-            let max = shared.options.max_connections;
-            let answer = shared.options.exchange.refuse(
-                &request.path,
-                503,
-                "E-RATE",
-                &format!("busy: {max} requests in hand"),
-            );
-            if shared.log {
-                eprintln!("{} {} → 503", request.method, request.path);
-            }
-            request.respond(answer.status, answer.content_type, &answer.body);
-        }
-        refusing.fetch_sub(1, Ordering::SeqCst);
-    });
-}
-
-/// The token bucket: `Some(429)` when this request is one too many.
-fn rate_limited(shared: &Shared, path: &str) -> Option<Answer> {
-    let rate = shared.options.rate?;
-    let mut guard = shared.bucket.lock().ok()?;
-    let (tokens, last) = guard.as_mut()?;
-    let now = Instant::now();
-    *tokens =
-        (*tokens + now.duration_since(*last).as_secs_f64() * f64::from(rate)).min(f64::from(rate));
-    *last = now;
-    if *tokens < 1.0 {
-        return Some(shared.options.exchange.refuse(
-            path,
-            429,
-            "E-RATE",
-            &format!("more than {rate} requests per second"),
-        ));
-    }
-    *tokens -= 1.0;
-    None
+/// The 503 of a request that arrived while `max_connections` were in hand.
+/// Its body is read for a moment first (a connection closed with unread
+/// data is reset, and the client would never see the answer).
+fn busy(request: &mut Request, shared: &Shared) -> Answer {
+    let deadline = Instant::now() + shared.options.read_timeout.min(REFUSAL_PATIENCE);
+    let _ = request.read_body(shared.options.max_bytes, deadline);
+    let max = shared.options.max_connections;
+    shared.options.exchange.refuse(
+        &request.path,
+        503,
+        "E-RATE",
+        &format!("busy: {max} requests in hand"),
+    )
 }
 
 /// A request whose head was read: refused for its path, method, rate,
@@ -345,9 +337,6 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
     }
     if request.method != "POST" {
         return exchange.refuse(&path, 405, "E-UNSUPPORTED", "only POST is accepted");
-    }
-    if let Some(answer) = rate_limited(shared, &path) {
-        return answer;
     }
     let deadline = Instant::now() + options.read_timeout;
     let body = match request.read_body(options.max_bytes, deadline) {

@@ -353,22 +353,36 @@ fn signing_uses_the_keystore_without_showing_a_private_key() {
 }
 
 #[test]
-fn connections_over_the_limit_get_503() {
+fn requests_over_the_limit_get_503_and_slow_heads_take_no_place() {
     let h = home();
     let desk = start(
         h.path(),
         &h.path().join("a.crosstalk"),
         &["--max-connections", "1", "--read-timeout", "5"],
     );
-    // One client holds the only place, sending its head slowly…
+    // Clients sending their head a byte at a time hold no place…
+    let slow: Vec<TcpStream> = (0..50)
+        .map(|_| {
+            let mut s = TcpStream::connect(&desk.address).unwrap();
+            s.write_all(b"P").unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    ok(&desk, "info", &json!({}));
+    // …a request whose head arrived and whose body is slow holds the only one…
     let mut stalled = TcpStream::connect(&desk.address).unwrap();
-    stalled.write_all(b"POST /api/info HTTP/1.1\r\n").unwrap();
+    let head = format!(
+        "POST /api/info HTTP/1.1\r\nHost: {0}\r\nOrigin: http://{0}\r\nX-Aiproto-Token: {1}\r\nContent-Length: 100\r\n\r\n{{",
+        desk.address, desk.token
+    );
+    stalled.write_all(head.as_bytes()).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     // …so the next is refused at once, and told why.
     let (status, answer) = call(&desk, "info", &json!({}));
     assert_eq!(status, 503, "{answer}");
     assert!(answer["error"].as_str().unwrap().contains("busy"));
-    drop(stalled);
+    drop((stalled, slow));
 }
 
 #[test]

@@ -26,6 +26,7 @@ mod relay_loop;
 mod reports;
 mod send;
 mod serve_handler;
+mod serve_limits;
 mod sign;
 mod streaming;
 mod transcripts;

@@ -54,4 +54,8 @@ pub struct DeskArgs {
     /// Requests handled at once (503 beyond), as `serve`.
     #[arg(long, value_name = "N", default_value_t = crate::transport::server::MAX_CONNECTIONS)]
     pub max_connections: usize,
+
+    /// Connections one client address may hold open (closed beyond), as `serve`.
+    #[arg(long, value_name = "N", default_value_t = crate::transport::admission::MAX_PER_CLIENT)]
+    pub max_per_client: usize,
 }

@@ -241,14 +241,20 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
     pub max_bytes: usize,
 
-    /// Requests per second allowed (beyond: 429 E-RATE).
+    /// Requests per second allowed from one client address (beyond: 429 E-RATE).
     #[arg(long, value_name = "N")]
     pub rate: Option<u32>,
 
-    /// Requests handled at once (beyond: 503 at once); a slow client holds
-    /// up only its own.
+    /// Requests handled at once, counted once their headers arrived
+    /// (beyond: 503); a slow client holds up only its own connection.
     #[arg(long, value_name = "N", default_value_t = crate::transport::server::MAX_CONNECTIONS)]
     pub max_connections: usize,
+
+    /// Connections one client address may hold open at once (beyond:
+    /// closed at once). All connections open: 16 × --max-connections, at
+    /// least 1024.
+    #[arg(long, value_name = "N", default_value_t = crate::transport::admission::MAX_PER_CLIENT)]
+    pub max_per_client: usize,
 
     /// Seconds a client may take to send its headers, and its body (beyond: 408).
     #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS)]

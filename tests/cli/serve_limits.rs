@@ -1,0 +1,103 @@
+//! The listening faces under load: clients that send their request head a
+//! byte at a time do not take the places of requests that arrived, and
+//! running out of descriptors does not end the server.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crate::http::{Server, raw_post};
+use crate::{REQUEST, home};
+
+/// A client sending its request head one byte a second, for as long as
+/// the test holds it.
+fn slowloris(url: &str) -> std::net::TcpStream {
+    let mut stream = std::net::TcpStream::connect(url.trim_start_matches("http://")).unwrap();
+    stream.write_all(b"P").unwrap();
+    stream
+}
+
+#[test]
+fn slow_heads_do_not_take_the_places_of_requests_that_arrived() {
+    let h = home();
+    // Fewer places than slow clients: they would all be taken if a slow
+    // head held one.
+    let server = Server::start(
+        h.path(),
+        &["--read-timeout", "8", "--max-connections", "16"],
+    );
+    let mut slow: Vec<_> = (0..100).map(|_| slowloris(&server.url)).collect();
+    let started = Instant::now();
+    let trickle = std::thread::spawn(move || {
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_secs(1));
+            for s in &mut slow {
+                let _ = s.write_all(b"O");
+            }
+        }
+        slow
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let answered: Vec<u16> = (0..20)
+        .map(|_| raw_post(&server.url, "/crosstalk/receive", REQUEST))
+        .collect();
+    assert_eq!(
+        answered,
+        vec![200; 20],
+        "every request that arrived is answered"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "while the slow ones still hold on"
+    );
+    drop(trickle.join().unwrap());
+}
+
+#[test]
+fn one_client_address_holds_only_its_share() {
+    let h = home();
+    let server = Server::start(h.path(), &["--max-per-client", "5"]);
+    let held: Vec<_> = (0..5).map(|_| slowloris(&server.url)).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // The sixth connection from this address is closed without an answer.
+    assert_eq!(raw_post(&server.url, "/crosstalk/receive", REQUEST), 0);
+    drop(held);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(raw_post(&server.url, "/crosstalk/receive", REQUEST), 200);
+}
+
+#[test]
+fn running_out_of_descriptors_is_waited_out() {
+    let h = home();
+    let binary = assert_cmd::cargo::cargo_bin("aiproto");
+    // A descriptor limit a few hundred idle connections exceed.
+    let script = format!(
+        "ulimit -n 64 && exec '{}' serve --listen 127.0.0.1:0",
+        binary.display()
+    );
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .env("AIPROTO_HOME", h.path())
+        .env("NO_COLOR", "1")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = crate::wait_for(&mut child, "http://");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    let mut child = crate::Running(child);
+    let idle: Vec<_> = (0..150)
+        .filter_map(|_| std::net::TcpStream::connect(url.trim_start_matches("http://")).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        child.0.try_wait().unwrap().is_none(),
+        "the server is still running with its descriptors used up"
+    );
+    drop(idle);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(raw_post(&url, "/crosstalk/receive", REQUEST), 200);
+    assert!(child.0.try_wait().unwrap().is_none());
+}
