@@ -126,20 +126,9 @@ fn accept_until(
         if stop.load(Ordering::SeqCst) {
             return Ok(());
         }
-        let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                backoff.failed(e)?;
-                continue;
-            }
-        };
-        backoff.succeeded();
-        // Too many open, or too many of this client's: closed at once.
-        let Some(ticket) = admission.connect(peer.ip()) else {
+        let Some((stream, ticket)) = admission.take(accepted, &mut backoff)? else {
             continue;
         };
-        let _ = stream.set_nonblocking(false);
         let desk = Arc::clone(desk);
         std::thread::spawn(move || serve_connection(stream, &desk, ticket));
     }

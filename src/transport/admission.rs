@@ -75,6 +75,29 @@ impl Admission {
         self.open.load(Ordering::SeqCst)
     }
 
+    /// What `accept` gave, admitted: the connection (blocking) and its
+    /// ticket, or `None` to go on — an error that passes waited out
+    /// ([`AcceptBackoff`]), or a connection closed at once because the
+    /// server or its client holds too many. `Err` for an error that does
+    /// not pass.
+    pub fn take(
+        self: &Arc<Self>,
+        accepted: std::io::Result<(std::net::TcpStream, std::net::SocketAddr)>,
+        backoff: &mut AcceptBackoff,
+    ) -> std::io::Result<Option<(std::net::TcpStream, Ticket)>> {
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(None),
+            Err(e) => return backoff.failed(e).map(|()| None),
+        };
+        backoff.succeeded();
+        let Some(ticket) = self.connect(peer.ip()) else {
+            return Ok(None);
+        };
+        stream.set_nonblocking(false)?;
+        Ok(Some((stream, ticket)))
+    }
+
     /// A connection from `peer`: its ticket, or `None` (close it at once)
     /// when the server holds as many as it may, or this client does.
     pub fn connect(self: &Arc<Self>, peer: IpAddr) -> Option<Ticket> {

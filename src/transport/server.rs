@@ -208,28 +208,16 @@ pub fn serve(
             std::thread::sleep(Duration::from_millis(5));
             continue;
         }
-        let (stream, peer) = match listener.accept() {
-            Ok(accepted) => accepted,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(5));
-                continue;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            // Out of descriptors (and the like): wait, and keep serving.
-            Err(e) => {
-                backoff.failed(e)?;
-                continue;
-            }
-        };
-        backoff.succeeded();
-        // Too many open, or too many of this client's: closed at once.
-        let Some(ticket) = admission.connect(peer.ip()) else {
-            if log {
-                eprintln!("(connection from {}) → closed: too many open", peer.ip());
-            }
+        let accepted = listener.accept();
+        if matches!(&accepted, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock) {
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        }
+        // An error that passes (no descriptor left) is waited out; a
+        // connection over the bounds is closed at once.
+        let Some((stream, ticket)) = admission.take(accepted, &mut backoff)? else {
             continue;
         };
-        let _ = stream.set_nonblocking(false);
         let (shared, jobs) = (Arc::clone(&shared), jobs.clone());
         std::thread::spawn(move || serve_connection(stream, ticket, &shared, &jobs));
     }
