@@ -520,12 +520,13 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;mcp' {
-            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'A directory whose files the tools may read (and `send` may append to); repeatable. Default: the working directory')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/` or the home directory itself (refused: name one)')
             [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The largest text or file a tool takes, in bytes')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--allow-network', '--allow-network', [CompletionResultType]::ParameterName, 'Offer the `send` and `recv` tools (file archive, HTTP, MQTT)')
+            [CompletionResult]::new('--allow-signing', '--allow-signing', [CompletionResultType]::ParameterName, 'Offer the `sign` tool: the assistant may then sign text with your key, speaking as you (without it, it is not listed and refused)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')

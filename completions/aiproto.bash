@@ -1997,7 +1997,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__mcp)
-            opts="-q -v -h -V --root --archive --allow-network --max-bytes --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --root --archive --allow-network --allow-signing --max-bytes --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

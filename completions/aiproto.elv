@@ -489,12 +489,13 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;mcp'= {
-            cand --root 'A directory whose files the tools may read (and `send` may append to); repeatable. Default: the working directory'
+            cand --root 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/` or the home directory itself (refused: name one)'
             cand --archive 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else'
             cand --max-bytes 'The largest text or file a tool takes, in bytes'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand --allow-network 'Offer the `send` and `recv` tools (file archive, HTTP, MQTT)'
+            cand --allow-signing 'Offer the `sign` tool: the assistant may then sign text with your key, speaking as you (without it, it is not listed and refused)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'

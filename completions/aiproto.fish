@@ -492,7 +492,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s q -l quiet -d 
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l root -d 'A directory whose files the tools may read (and `send` may append to); repeatable. Default: the working directory' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l root -d 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/` or the home directory itself (refused: name one)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l archive -d 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l max-bytes -d 'The largest text or file a tool takes, in bytes' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
@@ -505,6 +505,7 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l allow-network -d 'Offer the `send` and `recv` tools (file archive, HTTP, MQTT)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l allow-signing -d 'Offer the `sign` tool: the assistant may then sign text with your key, speaking as you (without it, it is not listed and refused)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'

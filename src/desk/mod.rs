@@ -65,6 +65,8 @@ pub fn serve(
             sandbox: crate::operations::Sandbox::new(&[]).map_err(anyhow::Error::msg)?,
             archive: Some(options.archive.clone()),
             allow_network: false,
+            // The person's own page: they sign with a click.
+            allow_signing: true,
             max_bytes: options.max_bytes,
         },
         guard,

@@ -20,14 +20,23 @@ use serde_json::{Value, json};
 use super::resources;
 use crate::operations::{self as tools, Context, OpError, OpResult, params};
 
+/// What a tool needs the person's leave for, given when they start the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    Nothing,
+    /// Reaches the network or writes files: `--allow-network`.
+    Network,
+    /// Speaks as the person, with their key: `--allow-signing`.
+    Signing,
+}
+
 /// One tool: its name, what it does (its effect included), whether it
-/// changes anything, and how it runs.
+/// changes anything, what it needs leave for, and how it runs.
 struct Spec {
     name: &'static str,
     description: &'static str,
     read_only: bool,
-    /// Reaches the network or writes files: offered only with `--allow-network`.
-    network: bool,
+    needs: Needs,
     schema: fn() -> Arc<serde_json::Map<String, Value>>,
     run: fn(&Context, Value) -> OpResult,
 }
@@ -53,7 +62,7 @@ const TOOLS: &[Spec] = &[
             reply, HSP/CSDL/MSP JSON): a verdict per message with findings (code, line, column, and \
             the code point of an invisible character). Reads only.",
         read_only: true,
-        network: false,
+        needs: Needs::Nothing,
         schema: schema::<params::Validate>,
         run: |c, a| call(c, a, tools::validate),
     },
@@ -62,7 +71,7 @@ const TOOLS: &[Spec] = &[
         description: "Shows each message in the shared model (sender, receiver, intent, ids, meta, \
             body); CSDL in full names and MSP signals as themselves. Reads only.",
         read_only: true,
-        network: false,
+        needs: Needs::Nothing,
         schema: schema::<params::Messages>,
         run: |c, a| call(c, a, tools::inspect),
     },
@@ -72,7 +81,7 @@ const TOOLS: &[Spec] = &[
             reply_to (same thread, parent set, route reversed), with fresh ids; returns it only when \
             it validates. Writes nothing anywhere.",
         read_only: true,
-        network: false,
+        needs: Needs::Nothing,
         schema: schema::<params::Compose>,
         run: |c, a| call(c, a, tools::compose),
     },
@@ -82,17 +91,20 @@ const TOOLS: &[Spec] = &[
             crosstalk@1.0, csdl, msp) and reports every field the target could not hold. Returns \
             the text; writes nothing.",
         read_only: true,
-        network: false,
+        needs: Needs::Nothing,
         schema: schema::<params::Convert>,
         run: |c, a| call(c, a, tools::convert),
     },
     Spec {
         name: "sign",
-        description: "Signs every message with a key of the keystore (AIPROTO_HOME) and returns the \
-            signed text, with whether this keystore would verify it (the key must be bound to each \
-            message's sender). The private key never leaves the keystore; nothing is written.",
-        read_only: true,
-        network: false,
+        description: "Speaks as the person: signs every message with their key from the keystore \
+            (AIPROTO_HOME), so that others trust it as theirs, and returns the signed text with \
+            whether this keystore would verify it (the key must be bound to each message's \
+            sender). Offered only when the person started the server with --allow-signing; sign \
+            only what they asked for. The private key never leaves the keystore; nothing is \
+            written.",
+        read_only: false,
+        needs: Needs::Signing,
         schema: schema::<params::Sign>,
         run: |c, a| call(c, a, tools::sign),
     },
@@ -102,7 +114,7 @@ const TOOLS: &[Spec] = &[
             the signer, the sender, whether the key is bound to that sender, and the verdict. Never \
             pins a key. Reads only.",
         read_only: true,
-        network: false,
+        needs: Needs::Nothing,
         schema: schema::<params::Messages>,
         run: |c, a| call(c, a, tools::verify),
     },
@@ -112,7 +124,7 @@ const TOOLS: &[Spec] = &[
             the archive the server was started with), with orphans, cycles and duplicate ids. Reads \
             only.",
         read_only: true,
-        network: false,
+        needs: Needs::Nothing,
         schema: schema::<params::Conversation>,
         run: |c, a| call(c, a, tools::thread),
     },
@@ -122,18 +134,19 @@ const TOOLS: &[Spec] = &[
             archive): answers per option, who has not answered, replies not counted and why. Reads \
             only.",
         read_only: true,
-        network: false,
+        needs: Needs::Nothing,
         schema: schema::<params::Conversation>,
         run: |c, a| call(c, a, tools::poll_collate),
     },
     Spec {
         name: "send",
         description: "Delivers every message of the text, all or nothing (each must be whole and \
-            valid): appends to an archive file inside the roots (file:PATH; a message already there \
-            is not added twice), POSTs to an http(s) URL, or publishes to an MQTT broker. Reaches \
-            the network.",
+            valid): appends to the server's --archive or to a message file inside the roots \
+            (file:PATH ending in .crosstalk, .aict, .json, .jsonl or .ndjson; a message already \
+            there is not added twice), POSTs to an http(s) URL, or publishes to an MQTT broker. \
+            Reaches the network.",
         read_only: false,
-        network: true,
+        needs: Needs::Network,
         schema: schema::<params::Send>,
         run: |c, a| call(c, a, tools::send),
     },
@@ -143,7 +156,7 @@ const TOOLS: &[Spec] = &[
             until `count` arrive or the timeout passes; returns each with its verdict. Reaches the \
             network.",
         read_only: true,
-        network: true,
+        needs: Needs::Network,
         schema: schema::<params::Recv>,
         run: |c, a| call(c, a, tools::recv),
     },
@@ -161,9 +174,11 @@ impl Server {
     }
 
     fn offered(&self) -> impl Iterator<Item = &'static Spec> + '_ {
-        TOOLS
-            .iter()
-            .filter(|t| !t.network || self.ctx.allow_network)
+        TOOLS.iter().filter(|t| match t.needs {
+            Needs::Nothing => true,
+            Needs::Network => self.ctx.allow_network,
+            Needs::Signing => self.ctx.allow_signing,
+        })
     }
 
     fn tool(spec: &Spec) -> Tool {
@@ -172,7 +187,7 @@ impl Server {
                 .read_only(spec.read_only)
                 .destructive(false)
                 .idempotent(spec.name != "send")
-                .open_world(spec.network),
+                .open_world(spec.needs == Needs::Network),
         )
     }
 }

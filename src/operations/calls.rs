@@ -239,6 +239,11 @@ fn store_trust() -> Result<Trust, OpError> {
 }
 
 pub fn sign(ctx: &Context, p: params::Sign) -> OpResult {
+    if !ctx.allow_signing {
+        return Err(OpError::new(
+            "signing speaks as the person and is not allowed here: they start `aiproto mcp --allow-signing` to allow it",
+        ));
+    }
     let doc = read(
         ctx,
         p.text,

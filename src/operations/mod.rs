@@ -29,6 +29,9 @@ pub struct Context {
     pub archive: Option<PathBuf>,
     /// Offer `send` and `recv`.
     pub allow_network: bool,
+    /// Sign with the person's key (the desk is the person's own page; an
+    /// MCP server needs `--allow-signing`).
+    pub allow_signing: bool,
     /// The largest text or file an operation takes.
     pub max_bytes: usize,
 }

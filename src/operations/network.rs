@@ -44,17 +44,20 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
     let count = doc.messages.len();
     match destination {
         Endpoint::File(path) => {
-            let path = ctx
-                .sandbox
-                .writable_file(&path.to_string_lossy())
-                .map_err(|e| OpError::new(e.to_string()))?;
+            let path = archive_target(ctx, &path)?;
             let mut appended = archive::append_checked(&path, doc)?;
             appended["via"] = json!(p.via);
             Ok(appended)
         }
         Endpoint::Http(_) | Endpoint::Mqtt(_) => {
+            let qos = p.qos.unwrap_or(1);
+            if qos > 2 {
+                return Err(OpError::new(format!(
+                    "qos {qos}: MQTT's quality of service is 0, 1 or 2"
+                )));
+            }
             let settings = Settings {
-                qos: p.qos.unwrap_or(1).min(2),
+                qos,
                 ..Settings::default()
             };
             let outgoing: Vec<Outgoing> = doc
@@ -149,4 +152,47 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
         Ended::Interrupted => "interrupted",
     };
     Ok(json!({ "via": p.via, "ended": ended, "messages": received }))
+}
+
+/// The extensions of the files `send file:` may append to inside the roots.
+const MESSAGE_FILES: [&str; 5] = ["crosstalk", "aict", "json", "jsonl", "ndjson"];
+
+/// Where `send file:PATH` may append: the server's own `--archive`, or a
+/// message file inside the roots — never any other file (a shell's
+/// startup file would run the envelope's lines).
+fn archive_target(ctx: &Context, path: &std::path::Path) -> Result<std::path::PathBuf, OpError> {
+    if let Some(archive) = &ctx.archive {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        if &absolute == archive {
+            return Ok(archive.clone());
+        }
+    }
+    let is_message_file = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| MESSAGE_FILES.contains(&e.to_ascii_lowercase().as_str()));
+    if !is_message_file {
+        return Err(OpError::new(format!(
+            "{}: send appends only to the server's --archive or to a message file (.{}) inside the roots",
+            path.display(),
+            MESSAGE_FILES.join(", .")
+        )));
+    }
+    let target = ctx
+        .sandbox
+        .writable_file(&path.to_string_lossy())
+        .map_err(|e| OpError::new(e.to_string()))?;
+    // A symlink inside the roots to another kind of file is refused too.
+    let resolved_is_message = target
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| MESSAGE_FILES.contains(&e.to_ascii_lowercase().as_str()));
+    if !resolved_is_message {
+        return Err(OpError::new(format!(
+            "{}: it leads to {}, which is not a message file",
+            path.display(),
+            target.display()
+        )));
+    }
+    Ok(target)
 }

@@ -75,7 +75,8 @@ pub struct Compose {
     pub from: Option<String>,
     /// The receiver (Crosstalk name, HSP recipient DID or topic).
     pub to: Option<String>,
-    /// Crosstalk: the intent (REQUEST, RESPOND, INFORM, POLL, ERROR, …).
+    /// Crosstalk: the intent (REQUEST, RESPOND, ESCALATE, HANDOFF, POLL,
+    /// ACK, NACK, ERROR, BROADCAST, REVOKE, CLOSE).
     pub intent: Option<String>,
     /// Crosstalk: the context line.
     pub context: Option<String>,
@@ -150,6 +151,7 @@ pub struct Send {
     /// `mqtt(s)://HOST[:PORT]/TOPIC` (published).
     pub via: String,
     /// MQTT quality of service (0, 1 or 2; default 1).
+    #[schemars(range(max = 2))]
     pub qos: Option<u8>,
 }
 

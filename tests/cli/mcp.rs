@@ -79,7 +79,6 @@ async fn tools_prompts_and_resources_are_listed_and_send_only_when_allowed() {
             "convert",
             "inspect",
             "poll_collate",
-            "sign",
             "thread",
             "validate",
             "verify"
@@ -149,7 +148,7 @@ async fn validate_answers_as_the_command_line_does() {
 #[tokio::test]
 async fn compose_replies_in_the_thread_and_sign_binds_the_key_to_the_sender() {
     let (root, h) = (home(), home());
-    let client = start(root.path(), h.path(), &[]).await;
+    let client = start(root.path(), h.path(), &["--allow-signing"]).await;
     let reply = call(
         &client,
         "compose",
@@ -390,4 +389,89 @@ async fn hostile_input_gets_a_tool_error_or_a_finding_never_a_crash() {
     let ok = call(&client, "validate", json!({"text": REQUEST})).await;
     assert_eq!(structured(&ok)["valid"], true);
     client.cancel().await.unwrap();
+}
+
+/// What an assistant may not do unless the person allowed it: sign with
+/// their key, append to a file that is not a message file, ask for a QoS
+/// MQTT has not.
+#[tokio::test]
+async fn the_assistant_signs_and_writes_only_what_the_person_allowed() {
+    let (root, h) = (home(), home());
+    aiproto(h.path())
+        .args(["keygen", "-q", "--id", "CLAUDE"])
+        .assert()
+        .code(0);
+    let client = start(root.path(), h.path(), &["--allow-network"]).await;
+    assert!(!tool_names(&client).await.contains(&"sign".to_string()));
+    let refused = client
+        .call_tool(
+            CallToolRequestParams::new("sign").with_arguments(
+                json!({"text": REQUEST, "key": "CLAUDE"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await;
+    assert!(refused.is_err(), "an unlisted sign cannot be called");
+    std::fs::write(root.path().join(".bashrc"), "# shell\n").unwrap();
+    for via in ["file:.bashrc", "file:notes.txt", "file:run.sh"] {
+        let sent = call(&client, "send", json!({"text": REQUEST, "via": via})).await;
+        assert!(is_error(&sent), "{via}");
+        assert!(
+            error_text(&sent).contains("message file"),
+            "{}",
+            error_text(&sent)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.path().join(".bashrc")).unwrap(),
+        "# shell\n"
+    );
+    assert!(!root.path().join("notes.txt").exists());
+    // A message file inside the roots takes it.
+    let sent = call(
+        &client,
+        "send",
+        json!({"text": REQUEST, "via": "file:kept.crosstalk"}),
+    )
+    .await;
+    assert!(!is_error(&sent), "{}", error_text(&sent));
+    let qos = call(
+        &client,
+        "send",
+        json!({"text": REQUEST, "via": "mqtt://127.0.0.1:1/t", "qos": 7}),
+    )
+    .await;
+    assert!(is_error(&qos));
+    client.cancel().await.unwrap();
+    let tools = {
+        let client = start(root.path(), h.path(), &["--allow-signing"]).await;
+        let listed = client.list_all_tools().await.unwrap();
+        client.cancel().await.unwrap();
+        listed
+    };
+    let sign = tools.iter().find(|t| t.name == "sign").unwrap();
+    let annotations = sign.annotations.as_ref().unwrap();
+    assert_eq!(annotations.read_only_hint, Some(false));
+    assert!(
+        sign.description
+            .as_deref()
+            .unwrap()
+            .starts_with("Speaks as the person")
+    );
+}
+
+#[test]
+fn a_root_of_slash_or_home_is_refused_unless_named() {
+    let h = home();
+    for dir in [std::path::PathBuf::from("/"), h.path().to_path_buf()] {
+        aiproto(h.path())
+            .current_dir(&dir)
+            .env("HOME", h.path())
+            .arg("mcp")
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("--root DIR"));
+    }
 }

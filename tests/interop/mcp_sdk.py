@@ -90,7 +90,9 @@ async def main():
         print("protocol version:", init.protocol_version)
         tools = {t.name: t for t in (await session.list_tools()).tools}
         check(sorted(tools) == ["compose", "convert", "inspect", "poll_collate", "sign", "thread", "validate", "verify"],
-              f"tools without --allow-network: {sorted(tools)}")
+              f"tools with --allow-signing, without --allow-network: {sorted(tools)}")
+        check(not tools["sign"].annotations.read_only_hint and "Speaks as the person" in tools["sign"].description,
+              "sign says it speaks as the person and is not read-only")
         check(all(t.description and t.input_schema.get("type") == "object" for t in tools.values()),
               "every tool has a description and an object input schema")
         prompts = (await session.list_prompts()).prompts
@@ -219,11 +221,22 @@ async def main():
               f"p95 {times[int(len(times) * 0.95)] * 1000:.2f} ms ({len(times)} calls, {len(request)} bytes); "
               f"`aiproto validate -` as a new process: median {spawned * 1000:.2f} ms ({spawned / median:.1f}x)")
 
-    await session_run(root, home, [], default_server)
+    await session_run(root, home, ["--allow-signing"], default_server)
 
     async def networked(session, init):
         tools = {t.name for t in (await session.list_tools()).tools}
         check({"send", "recv"} <= tools, "send and recv with --allow-network")
+        check("sign" not in tools, "sign only with --allow-signing")
+        try:
+            got = await session.call_tool("sign", {"text": request, "key": "claude-key"})
+            refused = got.is_error
+        except Exception as error:  # the SDK raises the server's "no tool sign"
+            refused = "sign" in str(error)
+        check(refused, "an unlisted sign is refused")
+        (root / ".bashrc").write_text("# shell\n")
+        got = await session.call_tool("send", {"text": request, "via": "file:.bashrc"})
+        check(got.is_error and (root / ".bashrc").read_text() == "# shell\n",
+              "send appends to no file but message files and the archive")
         for expected in [1, 0]:
             got = await session.call_tool("send", {"text": request, "via": "file:archive.crosstalk"})
             check(not got.is_error and structured(got)["appended"] == expected, f"send to the archive appends {expected}")

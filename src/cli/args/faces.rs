@@ -8,7 +8,8 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// A directory whose files the tools may read (and `send` may append
-    /// to); repeatable. Default: the working directory.
+    /// to, message files only); repeatable. Default: the working directory,
+    /// unless it is `/` or the home directory itself (refused: name one).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
 
@@ -20,6 +21,11 @@ pub struct McpArgs {
     /// Offer the `send` and `recv` tools (file archive, HTTP, MQTT).
     #[arg(long)]
     pub allow_network: bool,
+
+    /// Offer the `sign` tool: the assistant may then sign text with your
+    /// key, speaking as you (without it, it is not listed and refused).
+    #[arg(long)]
+    pub allow_signing: bool,
 
     /// The largest text or file a tool takes, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
