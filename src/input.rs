@@ -60,6 +60,23 @@ pub enum InputError {
 }
 
 impl InputError {
+    /// The same error about the input called `name` (a file read through
+    /// another path to it).
+    pub fn named(self, name: &str) -> Self {
+        match self {
+            InputError::Io { error, .. } => InputError::Io {
+                path: name.into(),
+                error,
+            },
+            InputError::NotUtf8 { line, column, .. } => InputError::NotUtf8 {
+                path: name.into(),
+                line,
+                column,
+            },
+            InputError::NoInput => InputError::NoInput,
+        }
+    }
+
     /// The input this error is about.
     pub fn path(&self) -> &str {
         match self {

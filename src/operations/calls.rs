@@ -49,20 +49,20 @@ fn text_source(ctx: &Context, name: &str, text: String) -> Result<Source, OpErro
 
 /// A file inside the roots, within the size limit.
 pub fn file_source(ctx: &Context, path: &str) -> Result<Source, OpError> {
-    let resolved = ctx
+    let opened = ctx
         .sandbox
         .existing_file(path)
         .map_err(|e| OpError::new(e.to_string()))?;
-    let size = std::fs::metadata(&resolved).map_or(0, |m| m.len());
+    let size = std::fs::metadata(opened.path()).map_or(0, |m| m.len());
     if size > ctx.max_bytes as u64 {
         return Err(OpError::new(format!(
             "{path}: {size} bytes, over this server's limit of {} (--max-bytes)",
             ctx.max_bytes
         )));
     }
-    let mut source = Input::File(resolved)
+    let mut source = Input::File(opened.path().to_path_buf())
         .read()
-        .map_err(|e| OpError::new(e.to_string()))?;
+        .map_err(|e| OpError::new(e.named(path).to_string()))?;
     source.name = path.into();
     Ok(source)
 }

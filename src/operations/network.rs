@@ -44,8 +44,9 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
     let count = doc.messages.len();
     match destination {
         Endpoint::File(path) => {
-            let path = archive_target(ctx, &path)?;
-            let mut appended = archive::append_checked(&path, doc)?;
+            let target = archive_target(ctx, &path)?;
+            let mut appended = archive::append_checked(target.path(), doc)?;
+            appended["archive"] = json!(target.resolved().display().to_string());
             appended["via"] = json!(p.via);
             Ok(appended)
         }
@@ -87,13 +88,20 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
 
 pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
     let source = endpoint(&p.via)?;
+    // The file stays open while it is read: its path names it, not a name
+    // that could be swapped meanwhile.
+    let mut held = None;
     let source = match source {
         Endpoint::Mqtt(_) => source,
-        Endpoint::File(path) => Endpoint::File(
-            ctx.sandbox
+        Endpoint::File(path) => {
+            let opened = ctx
+                .sandbox
                 .existing_file(&path.to_string_lossy())
-                .map_err(|e| OpError::new(e.to_string()))?,
-        ),
+                .map_err(|e| OpError::new(e.to_string()))?;
+            let source = Endpoint::File(opened.path().to_path_buf());
+            held = Some(opened);
+            source
+        }
         _ => {
             return Err(OpError::new(
                 "this server receives from mqtt(s):// and file:PATH",
@@ -110,12 +118,17 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
     };
     let mut received = Vec::new();
     let max_bytes = ctx.max_bytes;
+    // A file is named where it is, not by the open file's path.
+    let shown: Option<String> = held
+        .as_ref()
+        .map(|o: &crate::operations::sandbox::Opened| o.resolved().display().to_string());
     let mut peer = transport::open(source, Settings::default());
     let ended = peer
         .receive(&listen, &mut |arrival| {
+            let origin = shown.as_deref().unwrap_or(arrival.origin);
             if arrival.text.len() > max_bytes {
                 received.push(json!({
-                    "origin": arrival.origin,
+                    "origin": origin,
                     "topic": arrival.topic,
                     "error": format!("{} bytes, over this server's limit of {max_bytes}; left out", arrival.text.len()),
                 }));
@@ -123,7 +136,7 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
             }
             let doc = Document::from_source(
                 Source {
-                    name: arrival.origin.to_string(),
+                    name: origin.to_string(),
                     text: arrival.text.to_string(),
                 },
                 None,
@@ -131,9 +144,9 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
             );
             for found in &doc.messages {
                 let (errors, warnings) = diag::partition(&found.diagnostics, false);
-                let record = ValidateRecord::message(arrival.origin, found, errors, warnings, None);
+                let record = ValidateRecord::message(origin, found, errors, warnings, None);
                 received.push(json!({
-                    "origin": arrival.origin,
+                    "origin": origin,
                     "topic": arrival.topic,
                     "text": found.render(),
                     "verdict": record,
@@ -151,6 +164,8 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
         Ended::Timeout => "timeout",
         Ended::Interrupted => "interrupted",
     };
+    // Read to the end: the file may close now.
+    drop(held);
     Ok(json!({ "via": p.via, "ended": ended, "messages": received }))
 }
 
@@ -160,39 +175,59 @@ const MESSAGE_FILES: [&str; 5] = ["crosstalk", "aict", "json", "jsonl", "ndjson"
 /// Where `send file:PATH` may append: the server's own `--archive`, or a
 /// message file inside the roots — never any other file (a shell's
 /// startup file would run the envelope's lines).
-fn archive_target(ctx: &Context, path: &std::path::Path) -> Result<std::path::PathBuf, OpError> {
+fn archive_target(ctx: &Context, path: &std::path::Path) -> Result<Target, OpError> {
+    let is_message_file = |p: &std::path::Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| MESSAGE_FILES.contains(&e.to_ascii_lowercase().as_str()))
+    };
     if let Some(archive) = &ctx.archive {
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         if &absolute == archive {
-            return Ok(archive.clone());
+            return Ok(Target::Archive(archive.clone()));
         }
     }
-    let is_message_file = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| MESSAGE_FILES.contains(&e.to_ascii_lowercase().as_str()));
-    if !is_message_file {
+    if !is_message_file(path) {
         return Err(OpError::new(format!(
             "{}: send appends only to the server's --archive or to a message file (.{}) inside the roots",
             path.display(),
             MESSAGE_FILES.join(", .")
         )));
     }
-    let target = ctx
+    let opened = ctx
         .sandbox
         .writable_file(&path.to_string_lossy())
         .map_err(|e| OpError::new(e.to_string()))?;
     // A symlink inside the roots to another kind of file is refused too.
-    let resolved_is_message = target
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| MESSAGE_FILES.contains(&e.to_ascii_lowercase().as_str()));
-    if !resolved_is_message {
+    if !is_message_file(opened.resolved()) {
         return Err(OpError::new(format!(
             "{}: it leads to {}, which is not a message file",
             path.display(),
-            target.display()
+            opened.resolved().display()
         )));
     }
-    Ok(target)
+    Ok(Target::Opened(opened))
+}
+
+/// Where `send file:` appends: the archive the person named, or a file
+/// opened inside the roots.
+enum Target {
+    Archive(std::path::PathBuf),
+    Opened(crate::operations::sandbox::Opened),
+}
+
+impl Target {
+    fn path(&self) -> &std::path::Path {
+        match self {
+            Target::Archive(path) => path,
+            Target::Opened(opened) => opened.path(),
+        }
+    }
+
+    fn resolved(&self) -> &std::path::Path {
+        match self {
+            Target::Archive(path) => path,
+            Target::Opened(opened) => opened.resolved(),
+        }
+    }
 }
