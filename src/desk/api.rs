@@ -89,7 +89,7 @@ fn refusal(e: OpError) -> Value {
 fn archive(ctx: &Context, p: Archive) -> OpResult {
     if p.text.len() > ctx.max_bytes {
         return Err(OpError::new(format!(
-            "{} bytes, over this desk's limit of {} (--max-bytes)",
+            "{} bytes, over this desk's limit of {}: start `aiproto desk --max-bytes N` to take more",
             p.text.len(),
             ctx.max_bytes
         )));
@@ -110,17 +110,9 @@ fn archived(ctx: &Context, id: &str) -> OpResult {
     let Some(path) = &ctx.archive else {
         return Err(OpError::new("this desk keeps no archive"));
     };
-    let source = operations::archive_source(ctx, path)?;
-    let doc = Document::from_source(source, None, &ReadOptions::default());
-    let found = doc
-        .messages
-        .iter()
-        .find(|f| f.id() == Some(id))
+    let (line, text) = operations::archived_message(path, id)?
         .ok_or_else(|| OpError::new(format!("no message {id} in {}", path.display())))?;
-    let text = found
-        .render()
-        .ok_or_else(|| OpError::new(format!("message {id} cannot be written back")))?;
-    Ok(json!({ "id": id, "line": found.line, "text": text }))
+    Ok(json!({ "id": id, "line": line, "text": text }))
 }
 
 /// What the page shows about the desk itself.

@@ -1,7 +1,11 @@
 //! Who may drive the desk: a request must name this server by its address
-//! (no DNS rebinding), and an API call must carry the token of the printed
-//! URL and come from the page's own origin (no other local user, no other
-//! web page in the same browser).
+//! (no DNS rebinding), and an API call must carry the session cookie the
+//! page got for the token of the printed URL, and come from the page's own
+//! origin (no other local user, no other web page in the same browser).
+//!
+//! The token is used once: the page exchanges it (`POST /api/login`) for
+//! an HttpOnly, SameSite=Strict cookie, and the URL stops working, so the
+//! copy a browser keeps in its history opens nothing.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -9,25 +13,66 @@ use base64::Engine;
 
 use crate::transport::http_conn::Request;
 
-/// The header an API call carries the token in.
+/// The header the login call carries the token in.
 pub const TOKEN_HEADER: &str = "X-Aiproto-Token";
 
-/// The token and the port the desk answers on.
+/// The name of the session cookie.
+pub const COOKIE: &str = "aiproto_desk";
+
+/// The token, whether it was used, the sessions it opened, and the port
+/// the desk answers on.
 pub struct Guard {
     token: String,
     port: u16,
+    used: std::sync::atomic::AtomicBool,
+    sessions: std::sync::Mutex<Vec<String>>,
+}
+
+/// 256 random bits, base64url.
+fn random_secret() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for the token: {e}"))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
 impl Guard {
     /// A fresh token of 256 random bits.
     pub fn new(port: u16) -> anyhow::Result<Guard> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes)
-            .map_err(|e| anyhow::anyhow!("no randomness for the token: {e}"))?;
         Ok(Guard {
-            token: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes),
+            token: random_secret()?,
             port,
+            used: std::sync::atomic::AtomicBool::new(false),
+            sessions: std::sync::Mutex::default(),
         })
+    }
+
+    /// `POST /api/login`: the URL's token, the first time it comes, opens a
+    /// session; the answer is the `Set-Cookie` value. A second use is
+    /// refused (the URL a browser's history keeps opens nothing).
+    pub fn login(&self, request: &Request) -> Result<String, String> {
+        self.check_origin(request)?;
+        let Some(given) = request.header(TOKEN_HEADER) else {
+            return Err(format!(
+                "no {TOKEN_HEADER} header: open the URL `aiproto desk` printed"
+            ));
+        };
+        if !same_bytes(given.as_bytes(), self.token.as_bytes()) {
+            return Err("wrong token: open the URL `aiproto desk` printed".into());
+        }
+        if self.used.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Err(
+                "this desk's address was used already: go back to the tab that opened it, or restart `aiproto desk` for a new one"
+                    .into(),
+            );
+        }
+        let session = random_secret().map_err(|e| e.to_string())?;
+        self.sessions
+            .lock()
+            .map_err(|_| "the desk's sessions were poisoned".to_string())?
+            .push(session.clone());
+        Ok(format!(
+            "{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/"
+        ))
     }
 
     /// The page's URL: the token rides in the fragment, which browsers
@@ -72,17 +117,34 @@ impl Guard {
         name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok()
     }
 
-    /// An API call needs the token, and, when a browser says where the
-    /// call comes from (`Origin`), this desk's own origin.
+    /// An API call needs a session cookie of this desk, and, when a
+    /// browser says where the call comes from (`Origin`), this desk's own
+    /// origin.
     pub fn check_api(&self, request: &Request) -> Result<(), String> {
-        let Some(given) = request.header(TOKEN_HEADER) else {
-            return Err(format!(
-                "no {TOKEN_HEADER} header: open the URL `aiproto desk` printed"
-            ));
+        let session = request.header("Cookie").and_then(|cookies| {
+            cookies
+                .split(';')
+                .filter_map(|c| c.trim().split_once('='))
+                .find(|(name, _)| *name == COOKIE)
+                .map(|(_, value)| value.to_string())
+        });
+        let Some(session) = session else {
+            return Err("no session: open the URL `aiproto desk` printed".into());
         };
-        if !same_bytes(given.as_bytes(), self.token.as_bytes()) {
-            return Err("wrong token: open the URL `aiproto desk` printed".into());
+        let known = self
+            .sessions
+            .lock()
+            .map_err(|_| "the desk's sessions were poisoned".to_string())?
+            .iter()
+            .any(|s| same_bytes(s.as_bytes(), session.as_bytes()));
+        if !known {
+            return Err("an unknown session: open the URL `aiproto desk` printed".into());
         }
+        self.check_origin(request)
+    }
+
+    /// A call from another origin or site is refused.
+    fn check_origin(&self, request: &Request) -> Result<(), String> {
         if let Some(origin) = request.header("Origin") {
             let host = request.header("Host").unwrap_or_default();
             if origin != format!("http://{host}") {
@@ -113,6 +175,8 @@ mod tests {
         Guard {
             token: "secret".into(),
             port: 4000,
+            used: Default::default(),
+            sessions: Default::default(),
         }
     }
 

@@ -151,11 +151,12 @@ const SECURITY_HEADERS: [(&str, &str); 7] = [
     ("Cache-Control", "no-store"),
 ];
 
-/// An answer: status, content type, body.
+/// An answer: status, content type, body, and a cookie to set.
 struct Answer {
     status: u16,
     content_type: &'static str,
     body: Vec<u8>,
+    set_cookie: Option<String>,
 }
 
 impl Answer {
@@ -164,6 +165,7 @@ impl Answer {
             status,
             content_type: "application/json",
             body: value.to_string().into_bytes(),
+            set_cookie: None,
         }
     }
 
@@ -172,12 +174,11 @@ impl Answer {
     }
 
     fn send(self, request: Request) {
-        request.respond_with(
-            self.status,
-            self.content_type,
-            &SECURITY_HEADERS,
-            &self.body,
-        );
+        let mut headers = SECURITY_HEADERS.to_vec();
+        if let Some(cookie) = &self.set_cookie {
+            headers.push(("Set-Cookie", cookie));
+        }
+        request.respond_with(self.status, self.content_type, &headers, &self.body);
     }
 }
 
@@ -238,11 +239,24 @@ fn handle(request: &mut Request, desk: &Desk, deadline: Instant) -> Answer {
             status: 200,
             content_type: asset.content_type,
             body: asset.body.to_vec(),
+            set_cookie: None,
         };
     }
     let Some(operation) = request.path.strip_prefix("/api/").map(str::to_string) else {
         return Answer::error(404, format!("nothing at {}", request.path));
     };
+    if operation == "login" {
+        if request.method != "POST" {
+            return Answer::error(405, "login takes POST");
+        }
+        return match desk.guard.login(request) {
+            Ok(cookie) => Answer {
+                set_cookie: Some(cookie),
+                ..Answer::json(200, &json!({ "session": "open" }))
+            },
+            Err(why) => Answer::error(403, why),
+        };
+    }
     if let Err(why) = desk.guard.check_api(request) {
         return Answer::error(403, why);
     }
@@ -255,7 +269,7 @@ fn handle(request: &mut Request, desk: &Desk, deadline: Instant) -> Answer {
             return Answer::error(
                 413,
                 format!(
-                    "the request is over this desk's limit of {} bytes (--max-bytes)",
+                    "the paste is over this desk's limit of {} bytes: restart it with `aiproto desk --max-bytes N` to take more",
                     desk.options.max_bytes
                 ),
             );

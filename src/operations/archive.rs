@@ -12,28 +12,50 @@ use crate::input::{Input, Source};
 use crate::reader::Document;
 use crate::records::validate::ValidateRecord;
 
-/// The archive's text (empty while it does not exist yet), within the size limit.
-pub fn archive_source(ctx: &Context, archive: &Path) -> Result<Source, OpError> {
+/// The archive's text (empty while it does not exist yet), whatever its
+/// size: `--max-bytes` bounds what a page or an assistant hands over, not
+/// the person's own archive, which grows with every message kept (an
+/// archive that opened at 1 MB still opens at 2).
+pub fn archive_source(_ctx: &Context, archive: &Path) -> Result<Source, OpError> {
     let name = archive.display().to_string();
-    match std::fs::metadata(archive) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Source {
-                name,
-                text: String::new(),
-            });
-        }
-        Ok(meta) if meta.len() > ctx.max_bytes as u64 => {
-            return Err(OpError::new(format!(
-                "{name}: {} bytes, over this server's limit of {} (--max-bytes)",
-                meta.len(),
-                ctx.max_bytes
-            )));
-        }
-        _ => {}
+    if let Err(e) = std::fs::metadata(archive)
+        && e.kind() == std::io::ErrorKind::NotFound
+    {
+        return Ok(Source {
+            name,
+            text: String::new(),
+        });
     }
     Input::File(archive.to_path_buf())
         .read()
         .map_err(|e| OpError::new(e.to_string()))
+}
+
+/// The first message with this id in the archive, and its line: read
+/// piece by piece (memory bounded whatever the archive's size).
+pub fn archived_message(archive: &Path, id: &str) -> Result<Option<(usize, String)>, OpError> {
+    use crate::reader::pieces::{self, Item};
+    if !archive.exists() {
+        return Ok(None);
+    }
+    let input = Input::File(archive.to_path_buf());
+    let options = crate::protocols::ReadOptions::default();
+    let all = pieces::pieces(&input, None, &options, pieces::PIECE_BYTES)
+        .map_err(|e| OpError::new(e.to_string()))?;
+    for item in all {
+        match item.map_err(|e| OpError::new(e.to_string()))? {
+            Item::Piece(piece) => {
+                if let Some(found) = piece.messages.iter().find(|f| f.id() == Some(id)) {
+                    let text = found.render().ok_or_else(|| {
+                        OpError::new(format!("message {id} cannot be written back"))
+                    })?;
+                    return Ok(Some((found.line, text)));
+                }
+            }
+            Item::Skipped(..) => break,
+        }
+    }
+    Ok(None)
 }
 
 /// Appends the messages of `doc` to the archive at `path`, each once (a

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-pub use archive::{append_checked, archive_source, refuse_unsendable};
+pub use archive::{append_checked, archive_source, archived_message, refuse_unsendable};
 pub use calls::{
     compose, convert, examine, file_source, inspect, keys, poll_collate, primer, registry, sign,
     thread, validate, verify,

@@ -12,11 +12,13 @@ use serde_json::{Value, json};
 
 use super::{REQUEST, Running, aiproto, home, spawn};
 
-/// A running desk: its address (`127.0.0.1:PORT`) and token.
+/// A running desk: its address (`127.0.0.1:PORT`), the token of its URL
+/// (used once, to log in) and the session cookie that got.
 struct Desk {
     child: Running,
     address: String,
     token: String,
+    cookie: String,
 }
 
 fn start(home: &Path, archive: &Path, extra: &[&str]) -> Desk {
@@ -32,11 +34,33 @@ fn start(home: &Path, archive: &Path, extra: &[&str]) -> Desk {
         .unwrap();
     let url = line.trim();
     let (base, token) = url.split_once("/#token=").expect("the URL carries a token");
-    Desk {
+    let mut desk = Desk {
         child: Running(child),
         address: base.trim_start_matches("http://").to_string(),
         token: token.to_string(),
-    }
+        cookie: String::new(),
+    };
+    let (status, head, body) = login(&desk);
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let set = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Set-Cookie: "))
+        .expect("a session cookie");
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+        "{set}"
+    );
+    desk.cookie = set.split(';').next().unwrap().to_string();
+    desk
+}
+
+/// `POST /api/login` with the URL's token, as the page sends it.
+fn login(desk: &Desk) -> (u16, String, Vec<u8>) {
+    let head = format!(
+        "POST /api/login HTTP/1.1\r\nHost: {0}\r\nOrigin: http://{0}\r\nX-Aiproto-Token: {1}\r\n",
+        desk.address, desk.token
+    );
+    raw(desk, &head, b"")
 }
 
 /// One request on a fresh connection, headers as given: status, headers, body.
@@ -59,11 +83,11 @@ fn raw(desk: &Desk, head: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
     (status, head, answer[split + 4..].to_vec())
 }
 
-/// `POST /api/NAME` as the page sends it: token, Host, same Origin.
+/// `POST /api/NAME` as the page sends it: session cookie, Host, same Origin.
 fn call(desk: &Desk, name: &str, body: &Value) -> (u16, Value) {
     let head = format!(
-        "POST /api/{name} HTTP/1.1\r\nHost: {0}\r\nOrigin: http://{0}\r\nX-Aiproto-Token: {1}\r\nContent-Type: application/json\r\n",
-        desk.address, desk.token
+        "POST /api/{name} HTTP/1.1\r\nHost: {0}\r\nOrigin: http://{0}\r\nCookie: {1}\r\nContent-Type: application/json\r\n",
+        desk.address, desk.cookie
     );
     let (status, _, body) = raw(desk, &head, body.to_string().as_bytes());
     (
@@ -79,10 +103,11 @@ fn ok(desk: &Desk, name: &str, body: &Value) -> Value {
 }
 
 #[test]
-fn api_calls_need_the_token_the_host_and_the_origin() {
+fn api_calls_need_the_session_the_host_and_the_origin() {
     let h = home();
     let desk = start(h.path(), &h.path().join("a.crosstalk"), &[]);
     let a = &desk.address;
+    let c = &desk.cookie;
     let t = &desk.token;
     let post = |headers: &str| {
         raw(
@@ -91,45 +116,52 @@ fn api_calls_need_the_token_the_host_and_the_origin() {
             b"{}",
         )
     };
+    assert_eq!(post(&format!("Host: {a}\r\nCookie: {c}\r\n")).0, 200);
     assert_eq!(
-        post(&format!("Host: {a}\r\nX-Aiproto-Token: {t}\r\n")).0,
+        post(&format!("Host: {a}\r\nCookie: other=1; {c}; more=2\r\n")).0,
         200
     );
     let refused = [
-        ("no token", format!("Host: {a}\r\n")),
+        ("no session", format!("Host: {a}\r\n")),
         (
-            "a wrong token",
-            format!("Host: {a}\r\nX-Aiproto-Token: {t}x\r\n"),
+            "the token instead of a session",
+            format!("Host: {a}\r\nX-Aiproto-Token: {t}\r\n"),
         ),
+        ("a wrong session", format!("Host: {a}\r\nCookie: {c}x\r\n")),
         (
-            "an empty token",
-            format!("Host: {a}\r\nX-Aiproto-Token: \r\n"),
+            "an empty session",
+            format!("Host: {a}\r\nCookie: aiproto_desk=\r\n"),
         ),
         (
             "a foreign Origin",
-            format!("Host: {a}\r\nOrigin: http://evil.example\r\nX-Aiproto-Token: {t}\r\n"),
+            format!("Host: {a}\r\nOrigin: http://evil.example\r\nCookie: {c}\r\n"),
         ),
         (
             "an opaque Origin",
-            format!("Host: {a}\r\nOrigin: null\r\nX-Aiproto-Token: {t}\r\n"),
+            format!("Host: {a}\r\nOrigin: null\r\nCookie: {c}\r\n"),
         ),
         (
             "a cross-site fetch",
-            format!("Host: {a}\r\nSec-Fetch-Site: cross-site\r\nX-Aiproto-Token: {t}\r\n"),
+            format!("Host: {a}\r\nSec-Fetch-Site: cross-site\r\nCookie: {c}\r\n"),
         ),
         (
             "a rebound host name",
             format!(
-                "Host: evil.example:{}\r\nX-Aiproto-Token: {t}\r\n",
+                "Host: evil.example:{}\r\nCookie: {c}\r\n",
                 a.rsplit(':').next().unwrap()
             ),
         ),
-        ("no Host", format!("X-Aiproto-Token: {t}\r\n")),
+        ("no Host", format!("Cookie: {c}\r\n")),
     ];
     for (what, headers) in refused {
         let (status, _, body) = post(&headers);
         assert_eq!(status, 403, "{what}: {}", String::from_utf8_lossy(&body));
     }
+    // The URL's token opened one session: the copy in a browser's history
+    // opens nothing.
+    let (status, _, body) = login(&desk);
+    assert_eq!(status, 403);
+    assert!(String::from_utf8_lossy(&body).contains("used already"));
     // The page itself holds no data but is not served under another name either.
     let get = |host: &str| raw(&desk, &format!("GET / HTTP/1.1\r\nHost: {host}\r\n"), b"").0;
     assert_eq!(get(a), 200);
@@ -193,8 +225,8 @@ fn limits_are_serves() {
     stream
         .write_all(
             format!(
-                "POST /api/read HTTP/1.1\r\nHost: {}\r\nX-Aiproto-Token: {}\r\nContent-Length: 100\r\n\r\n{{",
-                desk.address, desk.token
+                "POST /api/read HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\nContent-Length: 100\r\n\r\n{{",
+                desk.address, desk.cookie
             )
             .as_bytes(),
         )
@@ -216,8 +248,8 @@ fn wrong_calls_get_their_status() {
     let (status, answer) = call(&desk, "read", &json!({ "path": "/etc/passwd" }));
     assert_eq!(status, 422, "{answer}");
     let head = format!(
-        "GET /api/info HTTP/1.1\r\nHost: {}\r\nX-Aiproto-Token: {}\r\n",
-        desk.address, desk.token
+        "GET /api/info HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\n",
+        desk.address, desk.cookie
     );
     assert_eq!(raw(&desk, &head, b"").0, 405);
 }
@@ -373,8 +405,8 @@ fn requests_over_the_limit_get_503_and_slow_heads_take_no_place() {
     // …a request whose head arrived and whose body is slow holds the only one…
     let mut stalled = TcpStream::connect(&desk.address).unwrap();
     let head = format!(
-        "POST /api/info HTTP/1.1\r\nHost: {0}\r\nOrigin: http://{0}\r\nX-Aiproto-Token: {1}\r\nContent-Length: 100\r\n\r\n{{",
-        desk.address, desk.token
+        "POST /api/info HTTP/1.1\r\nHost: {0}\r\nOrigin: http://{0}\r\nCookie: {1}\r\nContent-Length: 100\r\n\r\n{{",
+        desk.address, desk.cookie
     );
     stalled.write_all(head.as_bytes()).unwrap();
     std::thread::sleep(Duration::from_millis(300));
@@ -413,5 +445,29 @@ fn ctrl_c_stops_it() {
     assert!(
         TcpStream::connect(&desk.address).is_err(),
         "nothing listens any more"
+    );
+}
+
+/// An archive that grew past --max-bytes still opens: its tree and each
+/// message in it, at any size; a paste over the limit names the flag.
+#[test]
+fn an_archive_past_the_request_limit_still_opens() {
+    let h = home();
+    let archive = h.path().join("big.crosstalk");
+    let (text, _) = crate::big_archive(4000, None, str::to_string);
+    assert!(text.len() > 2 * 1024 * 1024, "{}", text.len());
+    std::fs::write(&archive, &text).unwrap();
+    let desk = start(h.path(), &archive, &[]);
+    let thread = ok(&desk, "thread", &json!({}));
+    assert_eq!(thread["records"].as_array().unwrap().len(), 4000);
+    let last = crate::big_archive_id(3999);
+    let opened = ok(&desk, "archived", &json!({ "id": last }));
+    assert!(opened["text"].as_str().unwrap().contains(&last));
+    // A paste over the request limit is refused, saying how to take it.
+    let (status, refused) = call(&desk, "archive", &json!({ "text": "x".repeat(1_100_000) }));
+    assert_eq!(status, 413, "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("--max-bytes"),
+        "{refused}"
     );
 }

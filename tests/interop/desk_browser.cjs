@@ -129,6 +129,20 @@ async function main() {
   await page.goto(url);
   check(!page.url().includes('token='), 'the token leaves the address bar once read');
   await page.waitForFunction(() => document.body.dataset.ready === '1');
+  const cookies = await context.cookies(origin);
+  const session = cookies.find((c) => c.name === 'aiproto_desk');
+  check(session && session.httpOnly && session.sameSite === 'Strict', 'the token was exchanged for an HttpOnly, SameSite=Strict cookie');
+  // The printed URL works once: the copy a browser's history keeps opens nothing.
+  const second = await browser.newContext();
+  const again = await second.newPage();
+  await again.goto(url);
+  await again.waitForFunction(() => !document.querySelector('#no-token').hidden);
+  check((await again.locator('#no-token').innerText()).includes('used already'), 'the token URL opened a second time is refused');
+  await second.close();
+  // A reload keeps the session (the cookie), with no token in sight.
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  check(!page.url().includes('token='), 'a reload works on the cookie alone');
   check((await page.locator('#archive-name').innerText()).endsWith('project.crosstalk'), 'the header names the archive');
   check(await page.evaluate(() => document.activeElement.id === 'paste'), 'the paste area has the focus on load');
 
@@ -201,6 +215,14 @@ async function main() {
   check((await page.locator('#compose-verdict').innerText()).includes('verifies here for CHATGPT'), 'the signed reply verifies with the keystore');
   const signed = await page.locator('#composed').innerText();
   const replyId = signed.match(/^message: (\S+)$/m)[1];
+  // Checked again when it goes out: with its key gone from the keystore
+  // meanwhile, Copy asks first (the test says no) and copies nothing.
+  const publicKey = path.join(home, 'keys', 'chatgpt-key.pub');
+  fs.renameSync(publicKey, publicKey + '.away');
+  await page.keyboard.press('Alt+KeyC');
+  await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Not copied'));
+  check(dialogs.length === 1 && dialogs[0].includes('does not verify here'), `a reply that does not verify here is copied only if the person says so (${dialogs.join('; ')})`);
+  fs.renameSync(publicKey + '.away', publicKey);
   await page.keyboard.press('Alt+KeyC');
   await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Copied'));
   const copied = await page.evaluate(() => navigator.clipboard.readText());
@@ -235,6 +257,18 @@ async function main() {
   check((await page.locator('#paste').inputValue()).includes(replyId), 'Alt+T, arrows and Enter open the reply from the tree');
   check((await page.locator('.message').innerText()).includes('verified: signed by chatgpt-key for CHATGPT'), 'a tree node opens the archived message, its signature verified');
 
+  // 6b. A message to someone else: the reply asks who you are instead of
+  // writing as its receiver.
+  await paste(REQUEST.replace('[[CLAUDE→CHATGPT v1]]', '[[CLAUDE→GEMINI v1]]'));
+  await page.keyboard.press('Alt+KeyR');
+  await page.waitForFunction(() => document.querySelector('#compose-verdict').textContent.includes('who do you reply as'));
+  check((await page.locator('#composed').innerText()).trim() === '', 'nothing is written as GEMINI');
+  check(await page.evaluate(() => document.activeElement.id === 'c-from'), 'the cursor waits in From');
+  await page.keyboard.type('CHATGPT');
+  await page.waitForFunction(() => document.querySelector('#composed').textContent.startsWith('[[CHATGPT→CLAUDE v1]]'));
+  check(true, 'once the person names themselves, the reply is theirs');
+  await shot('5b-who-are-you');
+
   // 7. Convert: an HSP message shown as the Crosstalk a chat can read.
   const hsp = cli(home, ['convert', '--to', 'hsp', '-'], REQUEST);
   await paste(hsp);
@@ -260,7 +294,7 @@ async function main() {
   check(await page.evaluate(() => window.__pwned) === undefined, 'replying to it runs nothing either');
   await shot('6-hostile');
 
-  check(dialogs.length === 0, `no dialog opened (${dialogs.join('; ')})`);
+  check(dialogs.length === 1, `no other dialog opened (${dialogs.join('; ')})`);
   check(pageErrors.length === 0, `no script error (${pageErrors.join('; ')})`);
   check(violations.length === 0, `no Content-Security-Policy violation (${violations.join('; ')})`);
   const foreign = requests.filter((r) => !r.startsWith(origin + '/'));

@@ -4,16 +4,28 @@
 
 const $ = (id) => document.getElementById(id);
 
-/** The token of the printed URL: taken from the fragment once, kept for reloads. */
-const token = (() => {
+/** The token of the printed URL, taken from the fragment and the address
+ * bar at once: it is exchanged, once, for the session cookie (login). */
+const loginToken = (() => {
   const match = location.hash.match(/token=([A-Za-z0-9_-]+)/);
-  if (match) {
-    sessionStorage.setItem('aiproto-desk-token', match[1]);
-    history.replaceState(null, '', location.pathname);
-    return match[1];
-  }
-  return sessionStorage.getItem('aiproto-desk-token');
+  if (match) history.replaceState(null, '', location.pathname);
+  return match ? match[1] : null;
 })();
+
+/** Opens the session with the URL's token (a reload has its cookie already). */
+async function login() {
+  if (!loginToken) return true;
+  try {
+    const response = await fetch('/api/login', { method: 'POST', headers: { 'X-Aiproto-Token': loginToken } });
+    if (response.ok) return true;
+    const data = await response.json().catch(() => ({}));
+    $('no-token').textContent = data.error || 'This address was refused.';
+  } catch (e) {
+    $('no-token').textContent = 'the desk does not answer (was it stopped?)';
+  }
+  $('no-token').hidden = false;
+  return false;
+}
 
 /** An element with text children only. `props`: className, title, type, tabIndex, dataset, aria. */
 function el(tag, props, ...children) {
@@ -43,7 +55,7 @@ async function api(name, body) {
   try {
     response = await fetch('/api/' + name, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Aiproto-Token': token || '' },
+      headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body || {}),
     });
   } catch (e) {
@@ -69,6 +81,9 @@ const state = {
   replying: false,     // the composer answers state.selected
   composed: '',        // the composed envelope
   signed: '',          // the composed envelope, signed ('' when not)
+  signedVerifies: false, // whether the signed envelope verifies here
+  myNames: new Set(),  // whom the keystore's keys sign for (upper case)
+  askWho: '',          // the receiver of the message answered, when it is not you
   readSeq: 0,
   composeSeq: 0,
   composing: null,    // the compose in flight
@@ -301,10 +316,22 @@ async function compose() {
 
 async function composeOnce() {
   const seq = ++state.composeSeq;
+  const verdict = $('compose-verdict');
+  // A message to someone else is never answered as them without a word:
+  // the person says who they reply as.
+  if (state.replying && state.askWho && !$('c-from').value.trim()) {
+    state.signed = '';
+    state.composed = '';
+    $('composed').textContent = '';
+    const names = [...state.myNames].join(', ') || 'no one yet';
+    verdict.className = 'verdict bad who';
+    verdict.textContent = `This message is to ${state.askWho}, not to you: who do you reply as? ` +
+      `Write your name in From (your keys sign for ${names}).`;
+    return;
+  }
   const answer = await api('compose', composeRequest());
   if (seq !== state.composeSeq) return;
   state.signed = '';
-  const verdict = $('compose-verdict');
   verdict.replaceChildren();
   if (answer.ok) {
     state.composed = answer.data.text;
@@ -357,10 +384,14 @@ function startReply(index, focus) {
     (m.complete ? '' : ' — it was cut off: ask for it whole');
   $('c-from').value = '';
   $('c-to').value = '';
+  // Addressed to one of the names your keys sign for: you answer as it.
+  // Otherwise (or with no key) the composer asks who you are.
+  const receiver = model && model.recipient ? String(model.recipient) : '';
+  state.askWho = receiver && !state.myNames.has(receiver.toUpperCase()) ? receiver : '';
   clearTimeout(composeTimer);
   composeTimer = null;
   compose();
-  if (focus) $('c-body').focus();
+  if (focus) (state.askWho ? $('c-from') : $('c-body')).focus();
 }
 
 async function sign() {
@@ -373,18 +404,35 @@ async function sign() {
   state.signed = answer.data.text;
   $('composed').textContent = state.signed;
   const here = (answer.data.verified_here || [])[0];
+  state.signedVerifies = Boolean(here && here.valid);
   const verdict = $('compose-verdict');
   verdict.className = 'verdict ' + (here && here.valid ? 'ok' : 'bad');
   verdict.textContent = here && here.valid
     ? `signed with ${key}; verifies here for ${here.sender}`
     : `signed with ${key}, but it would not verify here: ${here ? here.error : ''}`;
-  setStatus('Signed', 'ok');
+  setStatus(state.signedVerifies ? 'Signed' : 'Signed, but it would not verify here', state.signedVerifies ? 'ok' : 'bad');
+}
+
+/** A signed reply that does not verify here now (checked again at the
+ * moment: the keystore may have changed since it was signed) goes out only
+ * when the person says so. */
+async function unverifiedConfirmed(what) {
+  if (!state.signed) return true;
+  const answer = await api('verify', { text: state.signed });
+  const first = answer.ok && answer.data.messages && answer.data.messages[0];
+  state.signedVerifies = Boolean(answer.ok && answer.data.valid);
+  if (state.signedVerifies) return true;
+  const why = (first && first.error) || answer.data.error || 'it does not verify';
+  if (window.confirm(`This signed reply does not verify here (${why}). ${what} it anyway?`)) return true;
+  setStatus(`Not ${what === 'Copy' ? 'copied' : 'archived'}: the signature does not verify here`, 'bad');
+  return false;
 }
 
 async function copy() {
   await composeSettled();
   const envelope = state.signed || state.composed;
   if (!envelope) { setStatus('Nothing composed to copy', 'bad'); return; }
+  if (!(await unverifiedConfirmed('Copy'))) return;
   let text = envelope;
   if ($('with-primer').checked) {
     const answer = await api('primer', { reply_to: envelope });
@@ -410,6 +458,7 @@ async function archiveText(text, what) {
 
 async function archiveReply() {
   await composeSettled();
+  if (!(await unverifiedConfirmed('Archive'))) return;
   await archiveText(state.signed || state.composed, 'the reply');
 }
 
@@ -475,6 +524,7 @@ async function loadKeys() {
   if (!answer.ok) return;
   const select = $('sign-key');
   for (const key of answer.data.keys) {
+    for (const name of key.signs_for) state.myNames.add(String(name).toUpperCase());
     const label = key.signs_for.length ? `${key.id} (signs for ${key.signs_for.join(', ')})` : key.id;
     select.append(el('option', { value: key.id }, label));
   }
@@ -515,7 +565,7 @@ document.addEventListener('keydown', (e) => {
 });
 
 document.addEventListener('DOMContentLoaded', async () => {
-  if (!token) { $('no-token').hidden = false; return; }
+  if (!(await login())) return;
   const readSoon = debounce(readPaste, 150);
   $('paste').addEventListener('input', readSoon);
   $('composer').addEventListener('input', composeSoon);
