@@ -96,7 +96,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         }
         'aiproto;compose' {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The protocol version to write (same as PROTOCOL@VERSION)')
-            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID. With --reply-to it is by default the receiver of the message answered; when you answer as yourself, say who you are (--from HUMAN)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Receiver: a name or address, or for HSP a DID or an hsp/… topic (HSP fills in the conventional topic of the kind when not given)')
             [CompletionResult]::new('--intent', '--intent', [CompletionResultType]::ParameterName, 'Crosstalk intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Topic of the conversation (`context:` header)')
@@ -152,7 +152,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;primer' {
             [CompletionResult]::new('--reply-to', '--reply-to', [CompletionResultType]::ParameterName, 'The envelope the assistant answers: a file, `-` (stdin) or `clipboard:`; the last envelope in it unless --pick says which')
             [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With --reply-to: which envelope, by place (1 first, -1 last) or message id')
-            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'The assistant''s name in the example (with --reply-to: one of the receivers of the envelope answered; needed when it has several)')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Who the assistant writes as in the example. With --reply-to it is by default the receiver of the envelope answered (needed when that went to several: then one of them)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Who the assistant writes to (without --reply-to)')
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Where the primer goes: `-` (stdout) or `clipboard`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')

@@ -91,7 +91,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;compose'= {
             cand --version 'The protocol version to write (same as PROTOCOL@VERSION)'
-            cand --from 'Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID'
+            cand --from 'Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID. With --reply-to it is by default the receiver of the message answered; when you answer as yourself, say who you are (--from HUMAN)'
             cand --to 'Receiver: a name or address, or for HSP a DID or an hsp/… topic (HSP fills in the conventional topic of the kind when not given)'
             cand --intent 'Crosstalk intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND)'
             cand --context 'Topic of the conversation (`context:` header)'
@@ -146,7 +146,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;primer'= {
             cand --reply-to 'The envelope the assistant answers: a file, `-` (stdin) or `clipboard:`; the last envelope in it unless --pick says which'
             cand --pick 'With --reply-to: which envelope, by place (1 first, -1 last) or message id'
-            cand --from 'The assistant''s name in the example (with --reply-to: one of the receivers of the envelope answered; needed when it has several)'
+            cand --from 'Who the assistant writes as in the example. With --reply-to it is by default the receiver of the envelope answered (needed when that went to several: then one of them)'
             cand --to 'Who the assistant writes to (without --reply-to)'
             cand --via 'Where the primer goes: `-` (stdout) or `clipboard`'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'

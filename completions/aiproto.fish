@@ -97,7 +97,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s v -l verbos
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l version -d 'The protocol version to write (same as PROTOCOL@VERSION)' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l from -d 'Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l from -d 'Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID. With --reply-to it is by default the receiver of the message answered; when you answer as yourself, say who you are (--from HUMAN)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l to -d 'Receiver: a name or address, or for HSP a DID or an hsp/… topic (HSP fills in the conventional topic of the kind when not given)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l intent -d 'Crosstalk intent, e.g. REQUEST, RESPOND, BROADCAST, POLL, ERROR (a reply defaults to RESPOND)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l context -d 'Topic of the conversation (`context:` header)' -r
@@ -154,7 +154,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s v -l verbose
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l reply-to -d 'The envelope the assistant answers: a file, `-` (stdin) or `clipboard:`; the last envelope in it unless --pick says which' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l pick -d 'With --reply-to: which envelope, by place (1 first, -1 last) or message id' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l from -d 'The assistant\'s name in the example (with --reply-to: one of the receivers of the envelope answered; needed when it has several)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l from -d 'Who the assistant writes as in the example. With --reply-to it is by default the receiver of the envelope answered (needed when that went to several: then one of them)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l to -d 'Who the assistant writes to (without --reply-to)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l via -d 'Where the primer goes: `-` (stdout) or `clipboard`' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'

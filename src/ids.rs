@@ -24,6 +24,44 @@ pub fn classify(id: &str) -> Option<IdKind> {
     None
 }
 
+/// Why an id that [`classify`] refuses is not a ULID, when it was meant to
+/// be one (not 36 characters long, the length of a UUID): the first
+/// character outside Crockford's base32 and its 0-based place (`I`, `L`,
+/// `O` and `U` are left out of it), a wrong length, or a first character
+/// past 7 (a time beyond the year 10889).
+pub fn why_not_ulid(id: &str) -> Option<(String, usize)> {
+    if classify(id).is_some() || id.chars().count() == 36 {
+        return None;
+    }
+    const CROCKFORD: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    if let Some((place, c)) = id
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !CROCKFORD.contains(c.to_ascii_uppercase()))
+    {
+        let why = match c.to_ascii_uppercase() {
+            'I' | 'L' | 'O' | 'U' => format!(
+                "character {} is `{c}`, which ULIDs leave out (no I, L, O or U: they look like 1, 1, 0 and V)",
+                place + 1
+            ),
+            _ => format!(
+                "character {} is `{}`, not one of a ULID's (0-9 and A-Z without I, L, O, U)",
+                place + 1,
+                crate::chars::describe(c)
+            ),
+        };
+        return Some((why, place));
+    }
+    let length = id.chars().count();
+    if length != 26 {
+        return Some((format!("it has {length} characters; a ULID has 26"), 0));
+    }
+    Some((
+        "its first character is past 7 (a ULID's time would overflow)".into(),
+        0,
+    ))
+}
+
 /// The creation time (milliseconds since the Unix epoch) carried by an id.
 pub fn timestamp_ms(id: &str) -> Option<u64> {
     match classify(id)? {
@@ -128,6 +166,22 @@ pub fn is_made_up_session(session: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ulid_that_is_not_one_says_where() {
+        let (why, place) = why_not_ulid("01J9J3DBC4N7P2Q3R5S7T9WLV2").unwrap();
+        assert_eq!(place, 23);
+        assert!(
+            why.starts_with("character 24 is `L`, which ULIDs leave out"),
+            "{why}"
+        );
+        let (why, _) = why_not_ulid("01J9J3DBC4N7P2Q3R5S7T9W1V").unwrap();
+        assert_eq!(why, "it has 25 characters; a ULID has 26");
+        let (why, place) = why_not_ulid("01J9J3DBC4N7-2Q3R5S7T9W1V2").unwrap();
+        assert_eq!(place, 12);
+        assert!(why.contains("U+002D HYPHEN-MINUS"), "{why}");
+        assert!(why_not_ulid("01J9J3DBC4N7P2Q3R5S7T9W1V2").is_none());
+    }
 
     #[test]
     fn a_made_up_session_comes_from_the_message_when_it_can() {

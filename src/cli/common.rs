@@ -385,3 +385,37 @@ pub fn archive_path(path: &Path) -> Result<std::path::PathBuf, CliError> {
         .map_err(|e| CliError::usage(format!("--archive {}: its folder: {e}", path.display())))?;
     Ok(folder.join(path.file_name().unwrap_or_default()))
 }
+
+/// Says on stderr which envelope of `envelopes` (read from `name`) a reply
+/// answers — where a pipe on stdout cannot hide it — and, when quoted
+/// envelopes after it were passed over, that they were.
+pub fn say_answered(
+    name: &str,
+    envelopes: &[crate::protocols::crosstalk::ParsedEnvelope],
+    index: usize,
+) {
+    let Some(answered) = envelopes.get(index) else {
+        return;
+    };
+    let env = &answered.envelope;
+    let esc = output::escape_controls;
+    let message = env
+        .message
+        .as_deref()
+        .map_or_else(String::new, |m| format!(", message {}", esc(m)));
+    eprintln!(
+        "aiproto: answering envelope {} of {} in {} (line {}, {}→{}{message})",
+        index + 1,
+        envelopes.len(),
+        name,
+        answered.start_line,
+        esc(&env.sender),
+        esc(&env.receiver),
+    );
+    let quoted_after = envelopes[index + 1..].iter().filter(|e| e.quoted).count();
+    if quoted_after > 0 {
+        eprintln!(
+            "aiproto: note: {quoted_after} quoted (`> `) envelope(s) after it were passed over: a reply's own envelopes come before what it quotes (--pick N answers another)"
+        );
+    }
+}

@@ -15,9 +15,12 @@ pub fn run(args: &PrimerArgs, g: &GlobalArgs) -> CmdResult {
         Some(path) => {
             let source = common::input_of(Some(path))?.read()?;
             let envelopes = crosstalk::parse_all(&source.text);
-            let (_, original) = reply::pick(&envelopes, args.pick.as_deref()).map_err(|e| {
+            let (index, original) = reply::pick(&envelopes, args.pick.as_deref()).map_err(|e| {
                 CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: {e}", source.name))
             })?;
+            if !g.quiet {
+                common::say_answered(&source.name, &envelopes, index);
+            }
             if !original.complete {
                 return Err(CliError::new(
                     ExitStatus::Invalid,

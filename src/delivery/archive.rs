@@ -32,7 +32,11 @@ pub enum ArchiveError {
     #[error(transparent)]
     Input(#[from] InputError),
     #[error(
-        "{source_name}: message {id} is already in {} (line {line}) with different content; nothing written",
+        "{source_name}: message {id} is already in {} (line {line}) with different content; nothing written. \
+         The archived one came first under that id; this is another message under the same id. \
+         If it is a new message (an assistant reused or invented an id), give it a fresh `message:` id \
+         (`aiproto id` prints one) and send it again; if the archived one is wrong (aiproto's primer \
+         example, archived by an older version), remove it from the archive first",
         archive.display()
     )]
     Conflict {

@@ -83,6 +83,10 @@ pub const CODES: &[Code] = &[
     ),
     code("CT-BODY-MISSING", "The envelope has no `body: |` block."),
     code(
+        "CT-PRIMER-EXAMPLE",
+        "The example envelope of aiproto's primer, not an answer: copy the assistant's reply.",
+    ),
+    code(
         "CT-BODY-INLINE",
         "The body is written on the `body:` line instead of an indented block.",
     ),

@@ -11,13 +11,18 @@ use std::time::{Duration, Instant};
 use super::{REQUEST, aiproto, home, installed, json_lines, repo, spawn};
 
 /// A private X display for one test; the server stops when it is dropped.
-struct Display {
+pub struct Display {
     name: String,
     server: Child,
 }
 
 impl Display {
-    fn start(test: &str) -> Option<Display> {
+    /// The `DISPLAY` of this server.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn start(test: &str) -> Option<Display> {
         let install = "apt-get install xvfb xclip";
         if !installed(test, "Xvfb", &["-help"], install)
             || !installed(test, "xclip", &["-version"], install)
@@ -58,7 +63,7 @@ impl Display {
         None
     }
 
-    fn xclip_out(&self) -> String {
+    pub fn xclip_out(&self) -> String {
         let out = Command::new("xclip")
             .args(["-o", "-selection", "clipboard"])
             .env("DISPLAY", &self.name)
@@ -67,7 +72,7 @@ impl Display {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn xclip_in(&self, text: &str) {
+    pub fn xclip_in(&self, text: &str) {
         self.xclip_in_typed(text.as_bytes(), "UTF8_STRING");
     }
 
@@ -379,15 +384,42 @@ fn the_primer_with_the_envelope_goes_on_the_clipboard() {
         .code(0);
     let primer = display.xclip_out();
     assert!(primer.contains("Never stop before [[END]]"), "{primer}");
-    // The example reply and the envelope to answer, both valid.
+    // The example reply is marked as the primer's, never a message; the
+    // envelope to answer is valid.
     let out = aiproto(h.path())
         .args(["validate", "--format", "json", "-"])
-        .write_stdin(primer)
+        .write_stdin(primer.clone())
         .assert()
-        .code(0);
+        .code(1);
     let found = json_lines(&out.get_output().stdout);
     assert_eq!(found.len(), 2);
+    assert_eq!(found[0]["valid"], false);
+    assert_eq!(found[0]["errors"][0]["code"], "CT-PRIMER-EXAMPLE");
     assert_eq!(found[1]["id"], "01J9J3DBC4N7P2Q3R5S7T9W1V2");
+    assert_eq!(found[1]["valid"], true);
+    // The person forgot to copy the assistant's answer: the clipboard still
+    // holds the primer, and the loop archives nothing.
+    let archive = h.path().join("chat.crosstalk");
+    let received = aiproto(h.path())
+        .args(["recv", "--via", "clipboard"])
+        .env("DISPLAY", &display.name)
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(received.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&received.stderr);
+    assert!(
+        said.contains("CT-PRIMER-EXAMPLE") && said.contains("copy the assistant's answer"),
+        "{said}"
+    );
+    aiproto(h.path())
+        .args(["send", "--via"])
+        .arg(format!("file:{}", archive.display()))
+        .write_stdin(primer)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("CT-PRIMER-EXAMPLE"));
+    assert!(!archive.exists(), "nothing archived");
 }
 
 #[test]

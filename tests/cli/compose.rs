@@ -248,3 +248,36 @@ fn trailing_spaces_of_the_body_are_kept_trailing_blank_lines_are_not() {
         "{text:?}"
     );
 }
+
+/// A reply holding its own envelope and, quoted below it, the message it
+/// answers: `--reply-to` answers the reply's own envelope, and says it
+/// passed over the quoted one, for compose and the primer alike.
+#[test]
+fn a_quoted_envelope_below_a_reply_is_not_the_one_answered() {
+    let h = home();
+    let own = REQUEST
+        .replace("[[CLAUDE→CHATGPT v1]]", "[[CHATGPT→CLAUDE v1]]")
+        .replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DF8WQ0R2T4V6X8Z0B2D4");
+    let quoted: String = REQUEST.lines().map(|l| format!("> {l}\n")).collect();
+    let reply = format!("My answer:\n\n{own}\nYou wrote:\n\n{quoted}");
+    let file = h.path().join("reply.txt");
+    std::fs::write(&file, reply).unwrap();
+    for args in [
+        vec!["compose", "--body", "ok", "--reply-to"],
+        vec!["primer", "--reply-to"],
+    ] {
+        let out = aiproto(h.path()).args(&args).arg(&file).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("parent: 01J9J3DF8WQ0R2T4V6X8Z0B2D4"),
+            "{args:?} answers the reply's own envelope: {stdout}"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("answering envelope 1 of 2")
+                && stderr.contains("1 quoted (`> `) envelope(s) after it were passed over"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

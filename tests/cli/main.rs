@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bad_input;
-mod clipboard;
+pub mod clipboard;
 mod completions;
 mod compose;
 mod compose_hsp;
@@ -21,6 +21,7 @@ mod mqtt;
 mod msp;
 mod msp_remote;
 mod project;
+mod readme_loop;
 mod relay;
 mod relay_loop;
 mod reports;

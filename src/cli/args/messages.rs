@@ -81,8 +81,9 @@ pub struct PrimerArgs {
     )]
     pub pick: Option<String>,
 
-    /// The assistant's name in the example (with --reply-to: one of the
-    /// receivers of the envelope answered; needed when it has several).
+    /// Who the assistant writes as in the example. With --reply-to it is
+    /// by default the receiver of the envelope answered (needed when that
+    /// went to several: then one of them).
     #[arg(long, value_name = "NAME")]
     pub from: Option<String>,
 
@@ -109,7 +110,9 @@ pub struct ComposeArgs {
     #[arg(long = "version", value_name = "VERSION")]
     pub version: Option<String>,
 
-    /// Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID.
+    /// Sender: a name or address (CLAUDE, claude://session/abc), or for HSP
+    /// a DID. With --reply-to it is by default the receiver of the message
+    /// answered; when you answer as yourself, say who you are (--from HUMAN).
     #[arg(long, value_name = "ADDRESS")]
     pub from: Option<String>,
 

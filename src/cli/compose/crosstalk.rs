@@ -8,7 +8,6 @@ use crate::cli::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::ids::IdKind;
 use crate::input::Input;
-use crate::output::escape_controls as esc;
 use crate::protocols::crosstalk::compose::{self, ComposeError, Fields, ReplyBase};
 use crate::protocols::crosstalk::{self, Version, reply};
 use crate::protocols::{Protocol, ProtocolSpec};
@@ -77,18 +76,7 @@ fn reply_base(path: &Path, args: &ComposeArgs, quiet: bool) -> Result<ReplyBase,
         })?;
     let env = &base.original;
     if !quiet {
-        eprintln!(
-            "aiproto: answering envelope {} of {} in {} (line {}, {}→{}{})",
-            base.index + 1,
-            base.count,
-            source.name,
-            base.line,
-            esc(&env.sender),
-            esc(&env.receiver),
-            env.message
-                .as_deref()
-                .map_or_else(String::new, |m| format!(", message {}", esc(m)))
-        );
+        common::say_answered(&source.name, &envelopes, base.index);
     }
     if !base.complete {
         eprintln!(

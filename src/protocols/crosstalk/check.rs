@@ -21,6 +21,7 @@ pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
     check_route(parsed, &mut diags);
     check_required(parsed, &mut diags);
     check_placeholders(parsed, &mut diags);
+    check_primer_example(parsed, &mut diags);
     check_intent(parsed, &mut diags);
     check_ids(parsed, &mut diags);
     check_sig(parsed, &mut diags);
@@ -235,6 +236,30 @@ fn check_placeholders(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The example envelope of aiproto's primer (its body is the primer's
+/// placeholder text) is never a message: what is on the clipboard is the
+/// primer, not the assistant's answer, when the person forgot to copy it.
+fn check_primer_example(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    let Some(body) = parsed.envelope.body.as_deref() else {
+        return;
+    };
+    if body.trim_end() != super::primer::EXAMPLE_BODY {
+        return;
+    }
+    let at = parsed
+        .locations
+        .body
+        .unwrap_or(parsed.locations.header_line);
+    diags.push(
+        Diagnostic::error(
+            "CT-PRIMER-EXAMPLE",
+            "this is the example envelope of aiproto's primer, not a reply: its body is the primer's placeholder",
+        )
+        .at(at, 1)
+        .with_hint("copy the assistant's answer (the clipboard still holds the primer you pasted into the chat)"),
+    );
+}
+
 fn check_intent(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
     let Some(value) = parsed.envelope.intent.as_deref() else {
         return;
@@ -281,15 +306,24 @@ fn check_ids(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
             continue; // reported as a placeholder
         }
         if ids::classify(value).is_none() {
+            let at = parsed.locations.header(name);
+            let mut message = format!("`{name}` is not a ULID or a UUIDv7: `{value}`");
+            // Where it goes wrong, for an id meant as a ULID, the caret on it.
+            let (at, length) =
+                match ids::why_not_ulid(value).filter(|_| chars::explain(value).is_none()) {
+                    Some((why, place)) if place > 0 || why.starts_with("character") => {
+                        message = format!("{message}: {why}");
+                        (crate::diag::Pos::new(at.line, at.column + place), 1)
+                    }
+                    Some((why, _)) => {
+                        message = format!("{message}: {why}");
+                        (at, value.chars().count())
+                    }
+                    None => (at, value.chars().count()),
+                };
             diags.push(
-                Diagnostic::error(
-                    "CT-ID-INVALID",
-                    chars::with_explanation(
-                        format!("`{name}` is not a ULID or a UUIDv7: `{value}`"),
-                        value,
-                    ),
-                )
-                    .at(parsed.locations.header(name), value.chars().count())
+                Diagnostic::error("CT-ID-INVALID", chars::with_explanation(message, value))
+                    .at(at, length)
                     .with_hint("ids are 26-character ULIDs (01J9J3D3M6A4M3WQX8G1ZQ0S7K) or UUIDv7; `aiproto id` makes one"),
             );
         }

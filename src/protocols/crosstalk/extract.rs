@@ -52,6 +52,9 @@ pub struct Block<'a> {
     pub terminated: bool,
     /// What was repaired to find the header line and `[[END]]`.
     pub repairs: Repairs,
+    /// Whether its lines were quoted (`> `): a message quoted in a reply,
+    /// not one of the reply's own.
+    pub quoted: bool,
 }
 
 /// Splits a text into lines, accepting `\n` and `\r\n` line ends.
@@ -90,6 +93,7 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
             lines: vec![header],
             terminated: false,
             repairs,
+            quoted: prefix.contains('>'),
         };
         i += 1;
         while i < lines.len() {

@@ -27,6 +27,8 @@ pub struct ParsedEnvelope {
     /// The body lines as written, indentation included (the detached JWS
     /// form of the canonicalization appendix signs them so).
     pub body_raw: Option<String>,
+    /// Whether it was quoted (`> `) in the text it was read from.
+    pub quoted: bool,
 }
 
 enum State {
@@ -93,6 +95,7 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         complete: block.terminated,
         legacy_response: p.legacy_response,
         body_raw: p.body_raw,
+        quoted: block.quoted,
     }
 }
 

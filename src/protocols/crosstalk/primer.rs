@@ -106,16 +106,32 @@ mod tests {
         read(primer, Utc::now(), usize::MAX)
     }
 
+    /// The errors of an example envelope but the one that marks it as the
+    /// primer's (it is in the right shape; it is just not an answer).
+    fn shape_errors(
+        found: &crate::protocols::crosstalk::ParsedEnvelope,
+    ) -> Vec<&crate::diag::Diagnostic> {
+        assert!(
+            found
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "CT-PRIMER-EXAMPLE"),
+            "the example is marked as the primer's: {:?}",
+            found.diagnostics
+        );
+        found
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error() && d.code != "CT-PRIMER-EXAMPLE")
+            .collect()
+    }
+
     #[test]
-    fn the_example_of_a_new_message_validates() {
+    fn the_example_of_a_new_message_has_the_shape_and_is_marked() {
         let text = primer(&example(None, "CLAUDE", "HUMAN"), None);
         let found = example_in(&text);
         assert_eq!(found.len(), 1, "{text}");
-        let errors: Vec<_> = found[0]
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .collect();
+        let errors = shape_errors(&found[0]);
         assert!(errors.is_empty(), "{errors:?}\n{text}");
         assert!(text.lines().count() < 40, "short enough to paste");
     }
@@ -129,10 +145,11 @@ mod tests {
         let found = example_in(&text);
         assert_eq!(found.len(), 2);
         let reply = &found[0];
+        assert!(shape_errors(reply).is_empty(), "{:?}", reply.diagnostics);
         assert!(
-            reply.diagnostics.iter().all(|d| !d.is_error()),
-            "{:?}",
-            reply.diagnostics
+            found[1].diagnostics.iter().all(|d| !d.is_error()),
+            "the original is a message: {:?}",
+            found[1].diagnostics
         );
         let env = &reply.envelope;
         assert_eq!(env.parent.as_deref(), Some("01J9J3DBC4N7P2Q3R5S7T9V1V2"));

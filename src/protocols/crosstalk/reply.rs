@@ -27,8 +27,10 @@ pub enum ReplyError {
 }
 
 /// Picks the envelope to answer: by place (1-based; negative counts from
-/// the end) or by message id; the last one (the newest of a transcript)
-/// when `pick` is `None`. Returns its 0-based index too.
+/// the end) or by message id; when `pick` is `None`, the last one (the
+/// newest of a transcript) of those not quoted (`> `) — a reply that
+/// quotes the message it answers below its own envelopes means its own —
+/// or the last one when all are quoted. Returns its 0-based index too.
 pub fn pick<'a>(
     envelopes: &'a [ParsedEnvelope],
     pick: Option<&str>,
@@ -38,7 +40,11 @@ pub fn pick<'a>(
         return Err(ReplyError::NoEnvelope);
     }
     let Some(pick) = pick.map(str::trim) else {
-        return Ok((count - 1, &envelopes[count - 1]));
+        let index = envelopes
+            .iter()
+            .rposition(|e| !e.quoted)
+            .unwrap_or(count - 1);
+        return Ok((index, &envelopes[index]));
     };
     if let Ok(place) = pick.parse::<i64>() {
         let index = match place {
@@ -112,6 +118,22 @@ mod tests {
     use crate::protocols::crosstalk::parse_all;
 
     const TWO: &str = "[[A→B v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V2\nintent: REQUEST\nbody: |\n  one\nsig: none\n[[END]]\n\n[[HUMAN→CLAUDE,GPT v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V3\nintent: POLL\nbody: |\n  two?\nsig: none\n[[END]]\n";
+
+    #[test]
+    fn a_quoted_envelope_is_not_answered_when_the_reply_has_its_own() {
+        let quoted: String = TWO.lines().take(7).map(|l| format!("> {l}\n")).collect();
+        let reply = format!("{TWO}\nYou asked:\n\n{quoted}");
+        let envelopes = parse_all(&reply);
+        assert_eq!(envelopes.len(), 3);
+        assert!(envelopes[2].quoted);
+        let (index, _) = pick(&envelopes, None).unwrap();
+        assert_eq!(index, 1, "the reply's own last envelope");
+        // Asked for by place, the quoted one is still there to answer.
+        assert_eq!(pick(&envelopes, Some("3")).unwrap().0, 2);
+        // Nothing but quotes: the last of them.
+        let only = parse_all(&quoted);
+        assert_eq!(pick(&only, None).unwrap().0, 0);
+    }
 
     #[test]
     fn picks_the_last_by_default_and_by_place_or_id() {
