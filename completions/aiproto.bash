@@ -1525,7 +1525,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__id)
-            opts="-n -q -v -h -V --uuid7 --count --color --format --quiet --verbose --help --version"
+            opts="-n -q -v -h -V --uuid7 --count --reissue --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1536,6 +1536,10 @@ _aiproto() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reissue)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

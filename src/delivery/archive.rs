@@ -34,8 +34,8 @@ pub enum ArchiveError {
     #[error(
         "{source_name}: message {id} is already in {} (line {line}) with different content; nothing written. \
          The archived one came first under that id; this is another message under the same id. \
-         If it is a new message (an assistant reused or invented an id), give it a fresh `message:` id \
-         (`aiproto id` prints one) and send it again; if the archived one is wrong (aiproto's primer \
+         If it is a new message (an assistant reused or invented an id), give it a fresh id \
+         (`aiproto id --reissue FILE`) and send it again; if the archived one is wrong (aiproto's primer \
          example, archived by an older version), remove it from the archive first",
         archive.display()
     )]

@@ -197,3 +197,57 @@ fn sign_in_place_keeps_the_transcript_around_the_envelopes() {
         .assert()
         .code(0);
 }
+
+/// An assistant's second message reused the id of its first: the archive
+/// refuses it and says what to do, `id --reissue` gives it a fresh id
+/// (thread and parent kept), and then it is archived.
+#[test]
+fn a_reused_id_is_one_command_from_archivable() {
+    let h = home();
+    let archive = h.path().join("chat.crosstalk");
+    let via = format!("file:{}", archive.display());
+    aiproto(h.path())
+        .args(["send", "--via", &via])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let second = REQUEST.replace("Please review.", "One more thing.");
+    aiproto(h.path())
+        .args(["send", "--via", &via])
+        .write_stdin(second.clone())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("aiproto id --reissue"));
+    let out = aiproto(h.path())
+        .args(["id", "--reissue", "-"])
+        .write_stdin(second)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "message 01J9J3DBC4N7P2Q3R5S7T9W1V2 is now ",
+        ));
+    let fresh = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        !fresh.contains("message: 01J9J3DBC4N7P2Q3R5S7T9W1V2"),
+        "{fresh}"
+    );
+    assert!(
+        fresh.contains("thread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K"),
+        "{fresh}"
+    );
+    aiproto(h.path())
+        .args(["send", "--via", &via])
+        .write_stdin(fresh)
+        .assert()
+        .code(0);
+    let kept = std::fs::read_to_string(&archive).unwrap();
+    assert_eq!(kept.matches("[[END]]").count(), 2);
+    // A signed envelope is not given a new id behind its signature's back.
+    let signed = REQUEST.replace("sig: none", "sig: ed25519:pkid=k;sig=AAAA");
+    aiproto(h.path())
+        .args(["id", "--reissue", "-"])
+        .write_stdin(signed)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("sign it again"));
+}

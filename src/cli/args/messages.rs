@@ -420,6 +420,14 @@ pub struct IdArgs {
     /// How many ids to print.
     #[arg(short = 'n', long = "count", default_value_t = 1, value_name = "N")]
     pub count: usize,
+
+    /// Give every Crosstalk envelope of FILE (`-` for stdin, `clipboard:`)
+    /// a fresh `message` id instead, keeping its thread and parent, and
+    /// print them once they validate: for an assistant's follow-up message
+    /// that reused or invented an id. A signed envelope is refused (its
+    /// signature covers the id: sign it again after).
+    #[arg(long, value_name = "FILE", conflicts_with = "count")]
+    pub reissue: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

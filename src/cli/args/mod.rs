@@ -168,7 +168,10 @@ pub enum Command {
     #[command(subcommand)]
     Schema(SchemaCommand),
 
-    /// Print fresh message ids (ULID by default).
+    /// Print fresh message ids (ULID by default), or give the envelopes of
+    /// a text fresh ones (--reissue).
+    ///
+    /// Example: aiproto id --reissue clipboard: | aiproto send --via file:project.crosstalk
     Id(IdArgs),
 
     /// Deliver messages to a destination: `file:PATH`, `http(s)://…`, `mqtt(s)://…`, `clipboard`, `email:ADDRESS` or `-`.

@@ -7,6 +7,9 @@ use super::envelope::Envelope;
 use super::render::render;
 use crate::ids::{self, IdKind};
 
+/// How many ids the primer gives for the assistant's follow-up messages.
+pub const SPARE_IDS: usize = 3;
+
 /// What the example envelope's body says.
 pub const EXAMPLE_BODY: &str =
     "Your answer goes here, in plain text.\nEvery body line is indented by two spaces.";
@@ -52,6 +55,9 @@ pub fn primer(example: &Envelope, original: Option<&str>) -> String {
         format!("The first line is `{header}` (sender → receiver, then v1)."),
         "Then one `name: value` header per line, lowercase names, in the order shown.".into(),
     ];
+    // Ids for the messages after this one: an assistant cannot make a ULID
+    // it can be sure of, so it is given some.
+    let spare: Vec<String> = (0..SPARE_IDS).map(|_| ids::new_id(IdKind::Ulid)).collect();
     if replying {
         rules.push(
             "Keep session, thread and parent exactly as shown: they link your reply to the \
@@ -59,12 +65,13 @@ pub fn primer(example: &Envelope, original: Option<&str>) -> String {
                 .into(),
         );
     } else {
-        rules.push(
-            "Keep the thread and message ids as shown; each new message gets a new 26-character \
-             ULID (0-9 and A-Z without I, L, O, U)."
-                .into(),
-        );
+        rules.push("Keep the thread and message ids as shown.".into());
     }
+    rules.push(format!(
+        "Every message has its own id, never reused: for your next messages in this thread, use \
+         these in turn: {}.",
+        spare.join(", ")
+    ));
     rules.extend([
         "intent is one of REQUEST (ask), RESPOND (answer), BROADCAST (inform), POLL (ask several), \
          ACK, NACK, ERROR."
