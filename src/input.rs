@@ -4,11 +4,20 @@ use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 /// File extensions read when a directory is walked.
-pub const MESSAGE_EXTENSIONS: [&str; 7] =
-    ["crosstalk", "aict", "txt", "md", "json", "jsonl", "ndjson"];
+pub const MESSAGE_EXTENSIONS: [&str; 8] = [
+    "crosstalk",
+    "aict",
+    "txt",
+    "md",
+    "eml",
+    "json",
+    "jsonl",
+    "ndjson",
+];
 
-/// The extensions of the text files Crosstalk envelopes are kept or pasted in.
-pub const TEXT_EXTENSIONS: [&str; 4] = ["crosstalk", "aict", "txt", "md"];
+/// The extensions of the text files Crosstalk envelopes are kept or pasted
+/// in (a saved mail among them).
+pub const TEXT_EXTENSIONS: [&str; 5] = ["crosstalk", "aict", "txt", "md", "eml"];
 
 /// The extensions of JSON messages (HSP, CSDL, MSP).
 pub const JSON_EXTENSIONS: [&str; 3] = ["json", "jsonl", "ndjson"];

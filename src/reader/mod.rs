@@ -2,6 +2,7 @@
 //! the one forced by `--protocol`), parse and check; whole, or piece by
 //! piece in bounded memory (`pieces`).
 
+pub mod mail;
 pub mod pieces;
 
 use crate::chars;
@@ -18,7 +19,9 @@ pub struct Document {
 impl Document {
     /// Reads a source text that is already in memory.
     /// A byte-order mark at the start is dropped (editors and some
-    /// clipboards add one) and reported on the first message as `INPUT-BOM`.
+    /// clipboards add one) and reported on the first message as `INPUT-BOM`;
+    /// a mail whose body is transfer-encoded or in parts is read as its
+    /// decoded text ([`mail`]: lines then count in that text).
     pub fn from_source(
         mut source: Source,
         forced: Option<ProtocolSpec>,
@@ -27,6 +30,10 @@ impl Document {
         let bom = source.text.starts_with(chars::BOM);
         if bom {
             source.text.drain(..chars::BOM.len_utf8());
+        }
+        // A saved mail whose body is encoded: read as the text it carries.
+        if let Some(text) = mail::decoded(&source.text) {
+            source.text = text;
         }
         let protocol = forced
             .map(|s| s.protocol)

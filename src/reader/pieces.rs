@@ -75,7 +75,11 @@ pub fn pieces_from(
     let bom = head.starts_with(chars::BOM.to_string().as_bytes());
     let json = looks_like_json(&String::from_utf8_lossy(head));
     let forced_protocol = forced.map(|s| s.protocol);
-    let mode = if json
+    // A saved mail is read whole, so that its encoded body can be decoded.
+    let mail = super::mail::needs_decoding(&String::from_utf8_lossy(head));
+    let mode = if mail {
+        Mode::Whole(Some(reader))
+    } else if json
         && matches!(forced_protocol, None | Some(Protocol::Hsp))
         && crate::stream::looks_like_hsp_json_lines(head)
     {

@@ -133,10 +133,21 @@ pub fn build(mail: &Mail, from: &str, to: &str) -> Result<Message, EmailError> {
             .in_reply_to(parent.clone())
             .references(parent.clone());
     }
-    // 8bit keeps the envelope readable (and parseable) in the raw mail; a
-    // line over 998 bytes needs an encoding, which lettre then picks.
-    let body = Body::new_with_encoding(mail.body.clone(), ContentTransferEncoding::EightBit)
-        .unwrap_or_else(|_| Body::new(mail.body.clone()));
+    // 8bit keeps the envelope readable in the raw mail, a signature line
+    // whole: RFC 5322 allows lines up to 998 bytes (lettre would pick
+    // quoted-printable past 76, splitting the `sig:` line). A longer line,
+    // or a bare CR, needs an encoding, which lettre then picks; aiproto's
+    // readers decode it either way.
+    let eight_bit = !mail.body.contains('\r') && mail.body.lines().all(|l| l.len() <= 998);
+    let body = if eight_bit {
+        let mut crlf = mail.body.replace('\n', "\r\n");
+        if !crlf.ends_with("\r\n") {
+            crlf.push_str("\r\n");
+        }
+        Body::dangerous_pre_encoded(crlf.into_bytes(), ContentTransferEncoding::EightBit)
+    } else {
+        Body::new(mail.body.clone())
+    };
     builder
         .body(body)
         .map_err(|e| EmailError::Build(e.to_string()))

@@ -144,4 +144,83 @@ fn mail_is_delivered_to_a_real_smtp_server() {
         "{mail}"
     );
     assert!(mail.contains("[[CLAUDE→CHATGPT v1]]"), "{mail}");
+    // What the server stored reads back as the message.
+    aiproto(h.path())
+        .arg("validate")
+        .arg(delivered[0].path())
+        .assert()
+        .code(0);
+}
+
+/// A signed envelope survives the mail both ways: aiproto's own mail (8bit,
+/// the `sig:` line whole), and the same
+/// envelope as Python's `email` package writes it — quoted-printable,
+/// base64, and a multipart mail with an HTML part — each read back and
+/// verified.
+#[test]
+fn a_signed_envelope_is_read_back_out_of_any_mail() {
+    let available = Command::new("python3")
+        .args(["-c", "import email"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        eprintln!("SKIPPED a_signed_envelope_is_read_back_out_of_any_mail: no python3");
+        return;
+    }
+    let h = home();
+    aiproto(h.path())
+        .args(["keygen", "-q", "--id", "CLAUDE"])
+        .assert()
+        .code(0);
+    let signed = crate::sign(h.path(), "CLAUDE", REQUEST);
+    let envelope = h.path().join("signed.crosstalk");
+    std::fs::write(&envelope, &signed).unwrap();
+    let eml = h.path().join("out.eml");
+    aiproto(h.path())
+        .args(["send", "--via", "email:kalle@example.com", "--out"])
+        .arg(&eml)
+        .arg(&envelope)
+        .assert()
+        .code(0);
+    let mail = std::fs::read_to_string(&eml).unwrap();
+    assert!(mail.contains("Content-Transfer-Encoding: 8bit"), "{mail}");
+    let sig_line = signed.lines().find(|l| l.starts_with("sig: ")).unwrap();
+    assert!(mail.contains(sig_line), "the sig: line whole: {mail}");
+    let script = r#"
+import sys, email.charset
+from email.mime.text import MIMEText
+from email.mime.multipart import MIMEMultipart
+text = open(sys.argv[1], encoding="utf-8").read()
+out = sys.argv[2]
+for name, encoding in (("qp", email.charset.QP), ("base64", email.charset.BASE64)):
+    charset = email.charset.Charset("utf-8")
+    charset.body_encoding = encoding
+    part = MIMEText(text, "plain", charset)
+    part["Subject"] = "re"
+    open(f"{out}/{name}.eml", "w").write(part.as_string())
+both = MIMEMultipart("alternative")
+both["Subject"] = "re"
+plain = email.charset.Charset("utf-8")
+plain.body_encoding = email.charset.QP
+both.attach(MIMEText(text, "plain", plain))
+both.attach(MIMEText("<p>" + text.replace("\n", "<br>") + "</p>", "html", "utf-8"))
+open(f"{out}/multipart.eml", "w").write(both.as_string())
+"#;
+    let written = Command::new("python3")
+        .args(["-c", script])
+        .arg(&envelope)
+        .arg(h.path())
+        .status()
+        .unwrap();
+    assert!(written.success());
+    let qp = std::fs::read_to_string(h.path().join("qp.eml")).unwrap();
+    assert!(qp.contains("=E2=86=92"), "really quoted-printable: {qp}");
+    for name in ["out.eml", "qp.eml", "base64.eml", "multipart.eml"] {
+        aiproto(h.path())
+            .arg("verify")
+            .arg(h.path().join(name))
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains("ok signed by CLAUDE"));
+    }
 }
