@@ -240,6 +240,10 @@ pub const CODES: &[Code] = &[
         "CT-REPAIR-LINE-END",
         "Extra carriage returns before a line end (\\r\\r\\n) were read as part of it.",
     ),
+    code(
+        "CT-REPAIR-CASE",
+        "A header name a chat capitalised (`Session:`, `Body: |`) was read in lower case.",
+    ),
     // HSP.
     code("HSP-JSON", "The HSP message is not well-formed JSON."),
     code(

@@ -609,3 +609,35 @@ fn csdl_signatures_live_in_m_and_survive_a_change_of_spelling() {
         .code(2)
         .stderr(predicate::str::contains("--detached"));
 }
+
+/// What the relay loop repairs without touching content keeps a signature
+/// good: here header names a chat capitalised (the envelope read back out of
+/// a quoted-printable or base64 mail is in `email.rs`).
+#[test]
+fn a_signature_survives_the_repairs_of_structure() {
+    let h = home();
+    keygen(h.path(), "CLAUDE", "ed25519");
+    let signed = sign(h.path(), "CLAUDE", REQUEST);
+    let capitalised: String = signed
+        .lines()
+        .map(|l| {
+            for name in [
+                "session:", "thread:", "message:", "intent:", "body:", "sig:",
+            ] {
+                if let Some(rest) = l.strip_prefix(name) {
+                    let mut upper = name.to_string();
+                    upper[..1].make_ascii_uppercase();
+                    return format!("{upper}{rest}\n");
+                }
+            }
+            format!("{l}\n")
+        })
+        .collect();
+    assert!(capitalised.contains("Sig: ed25519"), "{capitalised}");
+    aiproto(h.path())
+        .args(["verify", "-"])
+        .write_stdin(capitalised)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("ok signed by CLAUDE"));
+}

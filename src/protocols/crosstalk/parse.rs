@@ -208,7 +208,12 @@ impl Parser {
                     .push((content.into_owned(), line.text.to_string()));
                 return State::Body { unindented };
             }
-            if unindented && !line.text.starts_with("sig:") {
+            if unindented
+                && !line
+                    .text
+                    .get(..4)
+                    .is_some_and(|k| k.eq_ignore_ascii_case("sig:"))
+            {
                 self.body_lines
                     .push((line.text.to_string(), line.text.to_string()));
                 return State::Body { unindented };
@@ -264,11 +269,26 @@ impl Parser {
     }
 
     /// A structural line with Unicode spaces read as spaces and invisible
-    /// characters removed (each reported).
+    /// characters removed, and a header name a chat capitalised
+    /// (`Session:`, `Body: |`) read in lower case (each reported).
     fn clean<'l>(&mut self, line: &'l Line<'_>) -> Line<'l> {
         let cleaned = repair::clean(&line.text, false, |o| line.pos(o), &mut self.repairs);
+        let text = match capitalised_header(&cleaned.text) {
+            Some(name) => {
+                let lower = name.to_ascii_lowercase();
+                self.repairs.note(
+                    "CT-REPAIR-CASE",
+                    String::new(),
+                    line.pos(0),
+                    name.chars().count(),
+                    format!("header name `{name}` read as `{lower}` (header names are lower case)"),
+                );
+                Cow::Owned(format!("{lower}{}", &cleaned.text[name.len()..]))
+            }
+            None => cleaned.text,
+        };
         Line {
-            text: cleaned.text,
+            text,
             number: line.number,
             indent: line.indent,
             removed: cleaned.removed,
@@ -514,9 +534,29 @@ fn starts_top_level(text: &str) -> bool {
     ["meta:", "body:", "sig:", "response:"]
         .iter()
         .any(|k| text.starts_with(k))
+        // Capitalised by a chat: `Body: |` and `Sig:` end a meta block too
+        // (other capitalised names are meta keys there).
+        || text
+            .get(..5)
+            .is_some_and(|k| k.eq_ignore_ascii_case("body:"))
+        || text.get(..4).is_some_and(|k| k.eq_ignore_ascii_case("sig:"))
         || HEADER_ORDER
             .iter()
             .any(|h| text.strip_prefix(h).is_some_and(|r| r.starts_with(':')))
+}
+
+/// The name of a line's header when a chat capitalised it: `Session` of
+/// `Session: …`, `BODY` of `BODY: |`; `None` when the line has none, or
+/// writes it in lower case already.
+fn capitalised_header(text: &str) -> Option<&str> {
+    let (key, _) = text.split_once(':')?;
+    if key.is_empty() || is_header_name(key) || !key.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let lower = key.to_ascii_lowercase();
+    let known = HEADER_ORDER.contains(&lower.as_str())
+        || ["meta", "body", "sig", "response"].contains(&lower.as_str());
+    known.then_some(key)
 }
 
 /// Header names are lowercase words (`user`, `x-trace`); PascalCase keys belong to meta blocks.

@@ -167,6 +167,7 @@ struct Damage {
     crlf: bool,
     quote: bool,
     fence: bool,
+    title_case: bool,
 }
 
 fn damage() -> impl Strategy<Value = Damage> {
@@ -176,13 +177,13 @@ fn damage() -> impl Strategy<Value = Damage> {
     (
         (any::<bool>(), markdown.clone(), markdown),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
-        (any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
     )
         .prop_map(
             |(
                 (bom, header_markdown, end_markdown),
                 (nbsp_in_structure, zero_width_in_structure, nbsp_indentation, lost_indentation),
-                (crlf, quote, fence),
+                (crlf, quote, fence, title_case),
             )| Damage {
                 bom,
                 header_markdown,
@@ -194,6 +195,7 @@ fn damage() -> impl Strategy<Value = Damage> {
                 crlf,
                 quote,
                 fence,
+                title_case,
             },
         )
 }
@@ -208,6 +210,7 @@ impl Damage {
             || self.zero_width_in_structure
             || self.nbsp_indentation
             || self.lost_indentation
+            || self.title_case
     }
 
     /// The damaged text, and the repair codes that must be reported. A
@@ -280,6 +283,34 @@ impl Damage {
             if target < lines.len() && lines[target].contains(':') {
                 lines[target] = lines[target].replacen(':', "\u{200b}:", 1);
                 expected.push("CT-REPAIR-INVISIBLE");
+            }
+        }
+        if self.title_case {
+            // The header names, `body: |` and `sig:`, as a chat capitalises them.
+            let mut any = false;
+            let names: Vec<usize> = header_lines
+                .clone()
+                .chain(body_start.map(|b| b - 1))
+                .chain(std::iter::once(sig))
+                .collect();
+            for i in names {
+                let Some((name, _)) = lines[i].split_once(':') else {
+                    continue;
+                };
+                let known = super::envelope::HEADER_ORDER.contains(&name)
+                    || ["body", "sig"].contains(&name);
+                if known {
+                    let mut chars = name.chars();
+                    let first = chars
+                        .next()
+                        .map(|c| c.to_ascii_uppercase())
+                        .unwrap_or_default();
+                    lines[i] = format!("{first}{}{}", chars.as_str(), &lines[i][name.len()..]);
+                    any = true;
+                }
+            }
+            if any {
+                expected.push("CT-REPAIR-CASE");
             }
         }
         if let Some(wrap) = self.header_markdown {
