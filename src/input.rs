@@ -56,16 +56,48 @@ pub enum InputError {
     /// (which `{:#}` would print a second time).
     #[error("cannot read {path}: {error}")]
     Io { path: String, error: std::io::Error },
-    #[error("{path}:{line}:{column}: not UTF-8 text (a binary file?)")]
+    #[error("{path}:{line}:{column}: {}", what.describe())]
     NotUtf8 {
         path: String,
         line: usize,
         column: usize,
+        what: NotText,
     },
     #[error(
         "no input: give files or directories, or pipe messages on stdin (`-` reads the terminal)"
     )]
     NoInput,
+}
+
+/// What text that is not UTF-8 seems to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotText {
+    /// It holds NUL bytes: not text at all.
+    Binary,
+    /// Text in a legacy 8-bit encoding: this byte is not UTF-8.
+    Legacy(u8),
+}
+
+impl NotText {
+    /// What `bytes`, which are not UTF-8 from `at` on, seem to be.
+    pub fn of(bytes: &[u8], at: usize) -> NotText {
+        if bytes.contains(&0) {
+            NotText::Binary
+        } else {
+            NotText::Legacy(bytes.get(at).copied().unwrap_or_default())
+        }
+    }
+
+    /// The finding's words.
+    pub fn describe(self) -> String {
+        match self {
+            NotText::Binary => "not UTF-8 text (a binary file?)".into(),
+            NotText::Legacy(byte) => format!(
+                "not UTF-8 text: byte 0x{byte:02X} is not UTF-8; the file looks saved in a legacy 8-bit \
+                 encoding (Windows-1252, Latin-1): save it as UTF-8"
+            ),
+        }
+    }
 }
 
 impl InputError {
@@ -77,10 +109,13 @@ impl InputError {
                 path: name.into(),
                 error,
             },
-            InputError::NotUtf8 { line, column, .. } => InputError::NotUtf8 {
+            InputError::NotUtf8 {
+                line, column, what, ..
+            } => InputError::NotUtf8 {
                 path: name.into(),
                 line,
                 column,
+                what,
             },
             InputError::NoInput => InputError::NoInput,
         }
@@ -177,7 +212,7 @@ impl Input {
                 .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead>)
                 .map_err(|error| InputError::Io {
                     path: self.name(),
-                    error,
+                    error: clipboard_hint(p, error),
                 }),
             Input::Text(source) => Ok(Box::new(std::io::Cursor::new(
                 source.text.clone().into_bytes(),
@@ -213,6 +248,20 @@ impl Input {
     }
 }
 
+/// A missing file named `clipboard` (or `clip`, `clipboard::`…) was meant
+/// as the system clipboard: the error says how to name it.
+fn clipboard_hint(path: &Path, error: std::io::Error) -> std::io::Error {
+    let name = path.as_os_str().to_string_lossy();
+    let meant = ["clipboard", "clip", "clipboard::", "clipboard/"].contains(&name.as_ref());
+    if error.kind() != std::io::ErrorKind::NotFound || !meant {
+        return error;
+    }
+    std::io::Error::new(
+        error.kind(),
+        format!("{error}; the system clipboard is named `{CLIPBOARD}`, with the colon"),
+    )
+}
+
 /// Reads the rest of an open input (after the bytes already taken from it,
 /// `head`) as UTF-8 text.
 pub fn read_from(
@@ -226,8 +275,49 @@ pub fn read_from(
             path: name.clone(),
             error,
         })?;
-    let text = decode_utf8(head, &name)?;
+    let text = decode_text(head, &name)?;
     Ok(Source { name, text })
+}
+
+/// The UTF-16 encoding a byte-order mark at the start of `head` names (what
+/// Notepad's "Unicode" and Windows PowerShell 5 save), if any.
+pub fn utf16_bom(head: &[u8]) -> Option<&'static str> {
+    match head {
+        [0xFF, 0xFE, ..] => Some("UTF-16LE"),
+        [0xFE, 0xFF, ..] => Some("UTF-16BE"),
+        _ => None,
+    }
+}
+
+/// Decodes `bytes` as UTF-8, or as UTF-16 when a byte-order mark says so
+/// (the mark dropped).
+pub fn decode_text(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
+    let Some(encoding) = utf16_bom(&bytes) else {
+        return decode_utf8(bytes, name);
+    };
+    let units = bytes[2..].chunks(2).map(|pair| match (encoding, pair) {
+        ("UTF-16LE", [a, b]) => u16::from_le_bytes([*a, *b]),
+        (_, [a, b]) => u16::from_be_bytes([*a, *b]),
+        // An odd last byte: not a code unit.
+        _ => 0xD800,
+    });
+    let mut text = String::with_capacity(bytes.len() / 2);
+    for c in char::decode_utf16(units) {
+        match c {
+            Ok(c) => text.push(c),
+            Err(_) => {
+                let line = text.matches('\n').count() + 1;
+                let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                return Err(InputError::NotUtf8 {
+                    path: name.to_string(),
+                    line,
+                    column,
+                    what: NotText::Binary,
+                });
+            }
+        }
+    }
+    Ok(text)
 }
 
 /// Decodes `bytes` as UTF-8; the error names the line and column of the
@@ -243,6 +333,7 @@ pub fn decode_utf8(bytes: Vec<u8>, name: &str) -> Result<String, InputError> {
             path: name.to_string(),
             line,
             column,
+            what: NotText::of(e.as_bytes(), good.len()),
         }
     })
 }

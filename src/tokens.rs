@@ -74,6 +74,7 @@ impl Encoding {
                     path: name.to_string(),
                     line: number,
                     column,
+                    what: crate::input::NotText::of(&line, e.valid_up_to()),
                 }
             })?;
             let cut_here = text.chars().next().is_some_and(|c| !c.is_whitespace());

@@ -40,6 +40,10 @@ pub const CODES: &[Code] = &[
         "The input cannot be read (missing, a directory, no permission).",
     ),
     code(
+        "INPUT-UTF16",
+        "The file is UTF-16 (a Windows \"Unicode\" save), decoded by its byte-order mark.",
+    ),
+    code(
         "INPUT-BOM",
         "A byte order mark at the start of the input was skipped.",
     ),

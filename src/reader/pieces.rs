@@ -75,9 +75,11 @@ pub fn pieces_from(
     let bom = head.starts_with(chars::BOM.to_string().as_bytes());
     let json = looks_like_json(&String::from_utf8_lossy(head));
     let forced_protocol = forced.map(|s| s.protocol);
-    // A saved mail is read whole, so that its encoded body can be decoded.
+    // A saved mail is read whole, so that its encoded body can be decoded;
+    // so is a UTF-16 file (its lines do not end in a lone newline byte).
     let mail = super::mail::needs_decoding(&String::from_utf8_lossy(head));
-    let mode = if mail {
+    let utf16 = input::utf16_bom(head);
+    let mode = if mail || utf16.is_some() {
         Mode::Whole(Some(reader))
     } else if json
         && matches!(forced_protocol, None | Some(Protocol::Hsp))
@@ -89,7 +91,9 @@ pub fn pieces_from(
     } else {
         Mode::Whole(Some(reader))
     };
-    Ok(Pieces::new(input, forced, options, piece_bytes, mode, bom))
+    let mut pieces = Pieces::new(input, forced, options, piece_bytes, mode, bom);
+    pieces.utf16 = utf16;
+    Ok(pieces)
 }
 
 /// Whether the start of an input is JSON (a byte-order mark before it allowed).
@@ -123,6 +127,8 @@ pub struct Pieces {
     messages_before: usize,
     /// A byte-order mark began the input: the first message is told so.
     bom: bool,
+    /// The UTF-16 encoding the input was decoded from, said on its first message.
+    utf16: Option<&'static str>,
     /// The start of the first piece, to say why an input holds no message.
     head: String,
     done: bool,
@@ -147,6 +153,7 @@ impl Pieces {
             lines_before: 0,
             messages_before: 0,
             bom,
+            utf16: None,
             head: String::new(),
             done: false,
         }
@@ -190,7 +197,15 @@ impl Pieces {
                 };
                 return Ok(Some(
                     match super::read_or_skip(&self.input, source, self.forced, &self.options) {
-                        Ok(Document { source, messages }) => {
+                        Ok(Document {
+                            source,
+                            mut messages,
+                        }) => {
+                            if let (Some(encoding), Some(first)) =
+                                (self.utf16, messages.first_mut())
+                            {
+                                first.diagnostics.insert(0, utf16_warning(encoding));
+                            }
                             self.messages_before = messages.len();
                             if messages.is_empty() {
                                 self.head.clone_from(&source.text);
@@ -222,10 +237,16 @@ impl Pieces {
                     return Ok(self.end());
                 };
                 let mut text = input::decode_utf8(bytes, &self.name).map_err(|e| match e {
-                    InputError::NotUtf8 { path, line, column } => InputError::NotUtf8 {
+                    InputError::NotUtf8 {
+                        path,
+                        line,
+                        column,
+                        what,
+                    } => InputError::NotUtf8 {
                         path,
                         line: self.lines_before + line,
                         column,
+                        what,
                     },
                     other => other,
                 })?;
@@ -285,6 +306,16 @@ fn head_of(text: &str) -> String {
 }
 
 /// The warning the first message of an input with a byte-order mark gets.
+/// The finding on the first message of a file decoded from UTF-16.
+pub fn utf16_warning(encoding: &str) -> Diagnostic {
+    Diagnostic::warning(
+        "INPUT-UTF16",
+        format!("the file is {encoding} (a Windows \"Unicode\" or PowerShell 5 save), decoded"),
+    )
+    .at(Pos::new(1, 1), 1)
+    .with_hint("save it as UTF-8 (in Notepad: Save as, Encoding UTF-8)")
+}
+
 pub fn bom_warning() -> Diagnostic {
     Diagnostic::warning(
         "INPUT-BOM",

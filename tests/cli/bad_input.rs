@@ -127,3 +127,18 @@ fn closed_stdout_ends_quietly_with_0() {
         );
     }
 }
+
+/// `clipboard` without its colon is a file that does not exist: the error
+/// says how the clipboard is named.
+#[test]
+fn clipboard_without_the_colon_is_told_the_name() {
+    let h = home();
+    aiproto(h.path())
+        .current_dir(h.path())
+        .args(["validate", "clipboard"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "the system clipboard is named `clipboard:`, with the colon",
+        ));
+}

@@ -118,8 +118,13 @@ fn validate_input<W: std::io::Write>(
                 reporter.skip_input(&source.name, &why.to_string());
                 return Ok(ExitStatus::Ok);
             }
-            Err(InputError::NotUtf8 { path, line, column }) => {
-                let d = Diagnostic::error("INPUT-NOT-UTF8", "not UTF-8 text (a binary file?)")
+            Err(InputError::NotUtf8 {
+                path,
+                line,
+                column,
+                what,
+            }) => {
+                let d = Diagnostic::error("INPUT-NOT-UTF8", what.describe())
                     .at(Pos::new(line, column), 1);
                 reporter.input_invalid(&path, None, &d)?;
                 return Ok(ExitStatus::Invalid);
