@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use super::envelope::{Envelope, HEADER_ORDER, Locations};
 use super::extract::{Block, Line};
 use super::repair::{self, Repairs};
+use super::sig_line::ALGORITHMS;
 use crate::chars;
 use crate::diag::{Diagnostic, Pos};
 use crate::model::MetaBlock;
@@ -534,15 +535,27 @@ fn starts_top_level(text: &str) -> bool {
     ["meta:", "body:", "sig:", "response:"]
         .iter()
         .any(|k| text.starts_with(k))
-        // Capitalised by a chat: `Body: |` and `Sig:` end a meta block too
-        // (other capitalised names are meta keys there).
-        || text
-            .get(..5)
-            .is_some_and(|k| k.eq_ignore_ascii_case("body:"))
-        || text.get(..4).is_some_and(|k| k.eq_ignore_ascii_case("sig:"))
+        // Capitalised by a chat: `Body: |` and a `Sig:` line end a meta
+        // block too; other capitalised names (`Body: json`) are meta keys.
+        || capitalised_body_or_sig(text)
         || HEADER_ORDER
             .iter()
             .any(|h| text.strip_prefix(h).is_some_and(|r| r.starts_with(':')))
+}
+
+/// `Body: |`, or a `Sig:` line holding `none` or `ALGORITHM:…`, whatever the
+/// case of the name.
+fn capitalised_body_or_sig(text: &str) -> bool {
+    let Some((name, value)) = text.split_once(':') else {
+        return false;
+    };
+    let value = value.trim();
+    (name.eq_ignore_ascii_case("body") && value == "|")
+        || (name.eq_ignore_ascii_case("sig")
+            && (value == "none"
+                || ALGORITHMS
+                    .iter()
+                    .any(|a| value.starts_with(&format!("{a}:")))))
 }
 
 /// The name of a line's header when a chat capitalised it: `Session` of
