@@ -185,12 +185,43 @@ fn header_at(line: &str, number: usize) -> Option<(&str, Line<'_>, Repairs)> {
     Some((prefix, header, repairs))
 }
 
-/// Reads `text` (the quote prefix already removed) as a header line.
+/// Reads `text` (the quote prefix already removed) as a header line; a
+/// label a chat put before it (`**Reply:** [[A→B v1]]`, `Answer: [[…]]`) is
+/// taken off and named.
 fn header_view(text: &str, number: usize, indent: usize) -> Option<(Line<'_>, Repairs)> {
-    if !text.contains("[[") {
+    let at = text.find("[[")?;
+    if let Some(found) = structural_view(text, number, indent, "header line", is_header_line) {
+        return Some(found);
+    }
+    let label = &text[..at];
+    let core = label.trim_end().trim_matches(|c| c == '*' || c == '_');
+    let plausible = at > 0
+        && !label.starts_with(char::is_whitespace)
+        && label.chars().count() <= 40
+        && core.len() > 1
+        && core.ends_with(':');
+    if !plausible {
         return None;
     }
-    structural_view(text, number, indent, "header line", is_header_line)
+    let width = label.chars().count();
+    let (view, mut repairs) = structural_view(
+        &text[at..],
+        number,
+        indent + width,
+        "header line",
+        is_header_line,
+    )?;
+    repairs.note(
+        "CT-REPAIR-MARKDOWN",
+        "label".into(),
+        Pos::new(number, indent + 1),
+        width,
+        format!(
+            "the label `{}` before the header line taken off",
+            label.trim_end()
+        ),
+    );
+    Some((view, repairs))
 }
 
 /// Reads `text` as an `[[END]]` line. An indented `[[END]]` is body text.
