@@ -94,7 +94,7 @@ pub fn stored_before(dir: &Path, found: &Found, text: &str) -> Result<bool, Stor
     }
 }
 
-/// Writes a message into the inbox `dir` under its [`Name`]: `Ok(true)`
+/// Writes a message into the inbox `dir` under its `Name`: `Ok(true)`
 /// when stored, `Ok(false)` when the same message is there already. The
 /// text goes to a temporary file first, linked into place (never over
 /// another file) and removed in every case, so a failed write (a full
@@ -215,7 +215,7 @@ fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
 const REMEMBERED: usize = 100_000;
 
 /// The ids received by a server without an inbox, with a digest of each
-/// message (the last [`REMEMBERED`]).
+/// message (the last `REMEMBERED`).
 #[derive(Debug, Default)]
 pub struct Seen {
     inner: Mutex<Remembered>,

@@ -245,6 +245,10 @@ pub const CODES: &[Code] = &[
         "Extra carriage returns before a line end (\\r\\r\\n) were read as part of it.",
     ),
     code(
+        "CT-REPAIR-WRAP",
+        "A sig: line hard-wrapped by a mail client was joined back into one value.",
+    ),
+    code(
         "CT-REPAIR-CASE",
         "A header name a chat capitalised (`Session:`, `Body: |`) was read in lower case.",
     ),

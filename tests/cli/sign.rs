@@ -611,8 +611,9 @@ fn csdl_signatures_live_in_m_and_survive_a_change_of_spelling() {
 }
 
 /// What the relay loop repairs without touching content keeps a signature
-/// good: here header names a chat capitalised (the envelope read back out of
-/// a quoted-printable or base64 mail is in `email.rs`).
+/// good: here header names a chat capitalised and a `sig:` line a mail
+/// client hard-wrapped (the envelope read back out of a quoted-printable or
+/// base64 mail is in `email.rs`).
 #[test]
 fn a_signature_survives_the_repairs_of_structure() {
     let h = home();
@@ -634,10 +635,29 @@ fn a_signature_survives_the_repairs_of_structure() {
         })
         .collect();
     assert!(capitalised.contains("Sig: ed25519"), "{capitalised}");
-    aiproto(h.path())
-        .args(["verify", "-"])
-        .write_stdin(capitalised)
-        .assert()
-        .code(0)
-        .stdout(predicates::str::contains("ok signed by CLAUDE"));
+    // The sig: line hard-wrapped at 76 columns, as a mail client does.
+    let wrapped: String = signed
+        .lines()
+        .map(|l| {
+            if l.starts_with("sig: ") && l.chars().count() > 76 {
+                let (head, tail) = l.split_at(76);
+                format!("{head}\n{tail}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    assert!(
+        wrapped.lines().count() > signed.lines().count(),
+        "{wrapped}"
+    );
+    for (what, text) in [("capitalised", capitalised), ("wrapped", wrapped)] {
+        aiproto(h.path())
+            .args(["verify", "-"])
+            .write_stdin(text)
+            .assert()
+            .code(0)
+            .stdout(predicates::str::contains("ok signed by CLAUDE"))
+            .append_context("damage", what);
+    }
 }

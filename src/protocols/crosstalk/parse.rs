@@ -296,6 +296,31 @@ impl Parser {
         }
     }
 
+    /// Whether `line` continues a `sig:` line that was hard-wrapped (a mail
+    /// client at 72 or 76 columns): nothing but the characters of a
+    /// signature value, right after a signature that is not `none`. It is
+    /// joined to the value and the repair named.
+    fn sig_continued(&mut self, line: &Line<'_>) -> bool {
+        let piece = line.text.trim();
+        let Some(sig) = self.env.sig.as_mut() else {
+            return false;
+        };
+        let signature_chars = |c: char| c.is_ascii_alphanumeric() || "+/=;:,._-".contains(c);
+        if sig == "none" || piece.is_empty() || !piece.chars().all(signature_chars) {
+            return false;
+        }
+        sig.push_str(piece);
+        self.repairs.note(
+            "CT-REPAIR-WRAP",
+            String::new(),
+            line.pos(0),
+            piece.chars().count(),
+            "the sig: line was hard-wrapped (by a mail client?): its continuation is joined back"
+                .into(),
+        );
+        true
+    }
+
     fn meta_entry(&mut self, line: &Line<'_>) {
         let text = &*line.text;
         let (Some(block), Some((_, keys))) = (self.env.meta.last_mut(), self.loc.meta.last_mut())
@@ -333,6 +358,11 @@ impl Parser {
     fn top_level(&mut self, line: &Line<'_>, state: State, next: Option<&Line<'_>>) -> State {
         let text = &*line.text;
         if text.trim().is_empty() {
+            return state;
+        }
+        // A `sig:` line a mail client hard-wrapped: its continuation is
+        // joined back (the signature is one unbroken value).
+        if self.sig_continued(line) {
             return state;
         }
         // The signature closes the envelope: what follows it (but [[END]])

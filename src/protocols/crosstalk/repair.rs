@@ -98,6 +98,9 @@ fn hint(code: &str) -> &'static str {
         }
         "CT-REPAIR-ARROW" => "write the arrow as → or ->",
         "CT-REPAIR-LINE-END" => "save the file with one line-end convention (LF or CRLF)",
+        "CT-REPAIR-WRAP" => {
+            "send signed envelopes as attachments or in a code block, not re-wrapped text"
+        }
         "CT-REPAIR-CASE" => {
             "write header names in lower case, as the primer shows (`session:`, `body: |`)"
         }
