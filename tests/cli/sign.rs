@@ -652,12 +652,13 @@ fn a_signature_survives_the_repairs_of_structure() {
         "{wrapped}"
     );
     for (what, text) in [("capitalised", capitalised), ("wrapped", wrapped)] {
-        aiproto(h.path())
+        let out = aiproto(h.path())
             .args(["verify", "-"])
             .write_stdin(text)
-            .assert()
-            .code(0)
-            .stdout(predicates::str::contains("ok signed by CLAUDE"))
-            .append_context("damage", what);
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{what}: {stdout}");
+        assert!(stdout.contains("ok signed by CLAUDE"), "{what}: {stdout}");
     }
 }
