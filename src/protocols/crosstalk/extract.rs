@@ -85,7 +85,11 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let Some((prefix, header, repairs)) = header_at(lines[i], i + 1) else {
+        // Every line of the envelope a list item (`- session: …`): the
+        // bullet is part of the prefix taken off each line, named once.
+        let Some((prefix, header, repairs)) =
+            header_in_list(&lines, i).or_else(|| header_at(lines[i], i + 1))
+        else {
             i += 1;
             continue;
         };
@@ -162,7 +166,10 @@ impl Cuts {
                 _ => self.open = None,
             }
         }
-        if let Some((prefix, _, _)) = header_at(line, 1) {
+        if let Some(prefix) = header_at(line, 1)
+            .map(|(prefix, _, _)| prefix)
+            .or_else(|| list_header(line))
+        {
             self.open = Some(prefix.to_string());
         }
         true
@@ -172,7 +179,39 @@ impl Cuts {
 /// Whether a source line holds an envelope header line (after any quote
 /// prefix, Markdown or invisible characters).
 pub fn is_header(line: &str) -> bool {
-    header_at(line, 1).is_some()
+    header_at(line, 1).is_some() || list_header(line).is_some()
+}
+
+/// The bulleted prefix of `line` when it is a header line inside a list
+/// item, judged on the line alone (as if the next line were a list item too).
+fn list_header(line: &str) -> Option<&str> {
+    header_in_list(&[line, line], 0).map(|(prefix, _, _)| prefix)
+}
+
+/// The header line at `at` when it and the line after it are Markdown list
+/// items (`- [[A→B v1]]`, `- session: …`): the prefix with the bullet (a
+/// slice of the line, taken off every line of the envelope), the header,
+/// and the repair named once.
+fn header_in_list<'a>(lines: &[&'a str], at: usize) -> Option<(&'a str, Line<'a>, Repairs)> {
+    let line = lines[at];
+    let quote = line.len() - line.trim_start_matches(['>', ' ', '\t']).len();
+    let bullet = ["- ", "* ", "+ ", "• "]
+        .into_iter()
+        .find(|b| line[quote..].starts_with(b))?;
+    let prefix = &line[..quote + bullet.len()];
+    let next = lines.get(at + 1)?;
+    if !next.starts_with(prefix) && next.trim_end() != prefix.trim_end() {
+        return None;
+    }
+    let (header, mut repairs) = header_view(&line[prefix.len()..], at + 1, prefix.chars().count())?;
+    repairs.note(
+        "CT-REPAIR-MARKDOWN",
+        "list".into(),
+        Pos::new(at + 1, line[..quote].chars().count() + 1),
+        1,
+        "every line of the envelope was a Markdown list item: the bullets taken off".into(),
+    );
+    Some((prefix, header, repairs))
 }
 
 /// If `line` is an envelope header line: the quote prefix before it (quote

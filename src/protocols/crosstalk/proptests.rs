@@ -168,6 +168,7 @@ struct Damage {
     quote: bool,
     fence: bool,
     title_case: bool,
+    bulleted: bool,
 }
 
 fn damage() -> impl Strategy<Value = Damage> {
@@ -177,13 +178,19 @@ fn damage() -> impl Strategy<Value = Damage> {
     (
         (any::<bool>(), markdown.clone(), markdown),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
-        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        ),
     )
         .prop_map(
             |(
                 (bom, header_markdown, end_markdown),
                 (nbsp_in_structure, zero_width_in_structure, nbsp_indentation, lost_indentation),
-                (crlf, quote, fence, title_case),
+                (crlf, quote, fence, title_case, bulleted),
             )| Damage {
                 bom,
                 header_markdown,
@@ -196,6 +203,7 @@ fn damage() -> impl Strategy<Value = Damage> {
                 quote,
                 fence,
                 title_case,
+                bulleted,
             },
         )
 }
@@ -211,6 +219,7 @@ impl Damage {
             || self.nbsp_indentation
             || self.lost_indentation
             || self.title_case
+            || self.bulleted
     }
 
     /// The damaged text, and the repair codes that must be reported. A
@@ -320,6 +329,17 @@ impl Damage {
         if let Some(wrap) = self.end_markdown {
             let last = lines.len() - 1;
             lines[last] = wrap.replace("{}", &lines[last]);
+            expected.push("CT-REPAIR-MARKDOWN");
+        }
+        if self.bulleted {
+            // Every line a Markdown list item, as a chat renders a list.
+            for l in &mut lines {
+                *l = if l.is_empty() {
+                    "-".into()
+                } else {
+                    format!("- {l}")
+                };
+            }
             expected.push("CT-REPAIR-MARKDOWN");
         }
         let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
