@@ -73,11 +73,12 @@ pub fn pieces_from(
     };
     let head = fill(&mut reader, &name)?;
     let bom = head.starts_with(chars::BOM.to_string().as_bytes());
-    let json = looks_like_json(&String::from_utf8_lossy(head));
+    let head_text = String::from_utf8_lossy(head);
+    let json = looks_like_json(&head_text);
     let forced_protocol = forced.map(|s| s.protocol);
     // A saved mail is read whole, so that its encoded body can be decoded;
     // so is a UTF-16 file (its lines do not end in a lone newline byte).
-    let mail = super::mail::needs_decoding(&String::from_utf8_lossy(head));
+    let mail = super::mail::needs_decoding(&head_text);
     let utf16 = input::utf16_bom(head);
     let mode = if mail || utf16.is_some() {
         Mode::Whole(Some(reader))
