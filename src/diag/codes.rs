@@ -246,11 +246,23 @@ pub const CODES: &[Code] = &[
     ),
     code(
         "CT-REPAIR-WRAP",
-        "A sig: line hard-wrapped by a mail client was joined back into one value.",
+        "A sig: line or body line hard-wrapped by a mail client was joined back.",
     ),
     code(
         "CT-REPAIR-CASE",
         "A header name a chat capitalised (`Session:`, `Body: |`) was read in lower case.",
+    ),
+    code(
+        "CT-REPAIR-NESTED",
+        "An example envelope inside a body that lost its indentation was read as the body's text.",
+    ),
+    code(
+        "CT-REPAIR-JOIN",
+        "An envelope split into parts (`Part 2/2`, `(continued)`) in separate code blocks was joined.",
+    ),
+    code(
+        "CT-LINES-JOINED",
+        "The envelope's lines were joined into one line; it cannot be read.",
     ),
     // HSP.
     code("HSP-JSON", "The HSP message is not well-formed JSON."),

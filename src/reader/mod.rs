@@ -6,6 +6,7 @@ pub mod mail;
 pub mod pieces;
 
 use crate::chars;
+use crate::diag::Pos;
 use crate::input::{Input, InputError, Source};
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 
@@ -87,13 +88,28 @@ pub enum NoMessage {
     ForeignJson,
     /// Text without an envelope header line (a README).
     NoEnvelope,
+    /// An envelope laid out so that its lines are lost (a Markdown table,
+    /// HTML source): where, and the cause.
+    Unreadable {
+        line: usize,
+        column: usize,
+        cause: String,
+    },
 }
 
 impl NoMessage {
     /// Whether a directory walk may pass the file over: it holds no message
     /// and is not one that broke (broken JSON is reported, never skipped).
     pub fn may_be_skipped(&self) -> bool {
-        !matches!(self, NoMessage::BrokenJson(_))
+        !matches!(self, NoMessage::BrokenJson(_) | NoMessage::Unreadable { .. })
+    }
+
+    /// Where the finding about it points.
+    pub fn pos(&self) -> Pos {
+        match self {
+            NoMessage::Unreadable { line, column, .. } => Pos::new(*line, *column),
+            _ => Pos::new(1, 1),
+        }
     }
 }
 
@@ -113,6 +129,9 @@ impl std::fmt::Display for NoMessage {
             NoMessage::NoEnvelope => {
                 f.write_str("no message found: no [[SENDER→RECEIVER v1]] header line")
             }
+            NoMessage::Unreadable { line, cause, .. } => {
+                write!(f, "no message read: line {line}: {cause}")
+            }
         }
     }
 }
@@ -128,6 +147,13 @@ pub fn why_no_message(text: &str) -> NoMessage {
                 NoMessage::BrokenJson(e.to_string())
             }
             _ => NoMessage::ForeignJson,
+        }
+    } else if let Some((line, column, cause)) = crate::protocols::crosstalk::unreadable_layout(t) {
+        let skipped = text[..text.len() - t.len()].matches('\n').count();
+        NoMessage::Unreadable {
+            line: line + skipped,
+            column,
+            cause,
         }
     } else {
         NoMessage::NoEnvelope

@@ -170,6 +170,11 @@ impl Pieces {
         self.head.lines().next()
     }
 
+    /// Line `n` (1-based) of the input's start, if it is in it.
+    pub fn head_line(&self, n: usize) -> Option<&str> {
+        self.head.lines().nth(n.checked_sub(1)?)
+    }
+
     /// At the end of a streamed input without any message: a file a walk
     /// met is passed over as [`super::read_or_skip`] passes it.
     fn end(&mut self) -> Option<Item> {

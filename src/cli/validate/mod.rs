@@ -143,9 +143,9 @@ fn validate_input<W: std::io::Write>(
         }
     }
     if !any {
-        let d = Diagnostic::error("NO-MESSAGE", pieces.why_no_message().to_string())
-            .at(Pos::new(1, 1), 1);
-        let first_line = pieces.first_line().filter(|l| !l.is_empty());
+        let why = pieces.why_no_message();
+        let d = Diagnostic::error("NO-MESSAGE", why.to_string()).at(why.pos(), 1);
+        let first_line = pieces.head_line(why.pos().line).filter(|l| !l.is_empty());
         reporter.input_invalid(&name, first_line, &d)?;
         return Ok(ExitStatus::Invalid);
     }

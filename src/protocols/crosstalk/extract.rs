@@ -99,21 +99,65 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
             repairs,
             quoted: prefix.contains('>'),
         };
+        let mut body = BodyWatch::default();
         i += 1;
         while i < lines.len() {
             let Some((text, indent)) = strip_prefix(lines[i], prefix) else {
                 break;
             };
-            if header_view(text, i + 1, indent).is_some() || is_fence(text) {
+            if header_view(text, i + 1, indent).is_some() {
+                // An example envelope in a body whose indentation a chat
+                // took off is the body's text, when the outer one closes.
+                if body.unindented() && nested_closes(&lines[i + 1..], prefix) == Some(true) {
+                    block.repairs.note(
+                        "CT-REPAIR-NESTED",
+                        String::new(),
+                        Pos::new(i + 1, indent + 1),
+                        text.trim_end().chars().count(),
+                        "an envelope inside the body, read as the body's text: the body lost its indentation (the outer envelope closes after it)".into(),
+                    );
+                    body.depth += 1;
+                    block.lines.push(Line::plain(text, i + 1, indent));
+                    i += 1;
+                    continue;
+                }
+                break;
+            }
+            if is_fence(text) {
+                // A reply split into parts, each in its own code block.
+                if !body.unindented()
+                    && let Some(Some(skip)) = part_gap(&lines[i..], prefix)
+                {
+                    block.repairs.note(
+                        "CT-REPAIR-JOIN",
+                        String::new(),
+                        Pos::new(i + 1, indent + 1),
+                        text.chars().count(),
+                        format!(
+                            "the envelope goes on after a break between parts (lines {}–{}, left out): the parts joined",
+                            i + 1,
+                            i + skip
+                        ),
+                    );
+                    i += skip;
+                    continue;
+                }
                 break;
             }
             if let Some((end, repairs)) = end_view(text, i + 1, indent) {
+                if body.depth > 0 {
+                    body.depth -= 1;
+                    block.lines.push(Line::plain(text, i + 1, indent));
+                    i += 1;
+                    continue;
+                }
                 block.lines.push(end);
                 block.repairs.merge(repairs);
                 block.terminated = true;
                 i += 1;
                 break;
             }
+            body.see(text);
             block.lines.push(Line::plain(text, i + 1, indent));
             i += 1;
         }
@@ -139,40 +183,270 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
     blocks
 }
 
+/// Where the body of the envelope being read stands, for the two readings
+/// that look past a line: an unindented body may hold an example envelope,
+/// an indented one may go on after a break between parts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum BodyState {
+    /// No `body: |` line yet.
+    #[default]
+    Before,
+    /// Right after `body: |`: the next line tells which.
+    Starting,
+    Indented,
+    /// The body's lines are not indented (a chat took it off).
+    Unindented,
+}
+
+/// The body of an envelope being read, line by line, and how deep inside
+/// example envelopes of an unindented body the reading is.
+#[derive(Debug, Clone, Copy, Default)]
+struct BodyWatch {
+    state: BodyState,
+    depth: usize,
+}
+
+impl BodyWatch {
+    fn unindented(&self) -> bool {
+        self.state == BodyState::Unindented
+    }
+
+    /// Takes a line of the envelope (prefix removed) that is neither a
+    /// header line nor `[[END]]`.
+    fn see(&mut self, text: &str) {
+        self.state = match self.state {
+            BodyState::Before if is_body_start(text) => BodyState::Starting,
+            BodyState::Starting if repair::is_body_line(text) || is_sig_line(text) => {
+                BodyState::Indented
+            }
+            BodyState::Starting => BodyState::Unindented,
+            other => other,
+        };
+    }
+}
+
+/// `body: |` (or `|-`, `|+`, the upstream's `response: |`), in any case.
+fn is_body_start(text: &str) -> bool {
+    text.split_once(':').is_some_and(|(key, value)| {
+        (key.eq_ignore_ascii_case("body") || key.eq_ignore_ascii_case("response"))
+            && matches!(value.trim(), "|" | "|-" | "|+")
+    })
+}
+
+/// A `sig:` line, in any case.
+pub fn is_sig_line(text: &str) -> bool {
+    text.get(..4).is_some_and(|k| k.eq_ignore_ascii_case("sig:"))
+}
+
+/// How far [`nested_closes`] looks ahead: an example envelope whose outer
+/// envelope closes further on is not recognised as one.
+const NESTED_LOOKAHEAD: usize = 1_000;
+/// How many lines [`part_gap`] reads between two parts of a reply.
+const GAP_LOOKAHEAD: usize = 12;
+
+/// Whether a header line inside an unindented body opens an example
+/// envelope: reading `after` (the lines after it), it closes with its own
+/// `[[END]]` and the outer envelope closes after it, before a fence or the
+/// end of the quote. `None` when `after` ends before that is known.
+fn nested_closes(after: &[&str], prefix: &str) -> Option<bool> {
+    let mut depth = 1usize;
+    for (n, line) in after.iter().enumerate().take(NESTED_LOOKAHEAD) {
+        let Some((text, indent)) = strip_prefix(line, prefix) else {
+            return Some(false);
+        };
+        if header_view(text, n + 1, indent).is_some() {
+            depth += 1;
+        } else if is_fence(text) {
+            return Some(false);
+        } else if end_view(text, n + 1, indent).is_some() {
+            if depth == 0 {
+                return Some(true);
+            }
+            depth -= 1;
+        }
+    }
+    (after.len() >= NESTED_LOOKAHEAD).then_some(false)
+}
+
+/// A line between the parts of a split reply: `Part 2/2`, `**Part 2 of
+/// 3:**`, `(continued)`, `Continued from part 1`, `(cont'd)`. Short, not
+/// indented, and saying nothing else.
+pub fn is_part_marker(text: &str) -> bool {
+    if text.starts_with(char::is_whitespace) || text.chars().count() > 60 {
+        return false;
+    }
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '/' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let continued = words
+        .iter()
+        .any(|w| w.starts_with("continu") || matches!(*w, "cont" | "cont'd" | "contd"));
+    let part = words
+        .windows(2)
+        .any(|pair| pair[0] == "part" && pair[1].starts_with(|c: char| c.is_ascii_digit()));
+    (continued || part) && words.len() <= 8
+}
+
+/// The break at a fence (`from[0]`) between two parts of one envelope:
+/// fences, blank lines and at least one part marker. `Some(Some(n))`: the
+/// envelope goes on at `from[n]`, an indented body line, a `name: value`
+/// line or `[[END]]`; `Some(None)`: it does not; `None`: `from` ends before
+/// that is known.
+fn part_gap(from: &[&str], prefix: &str) -> Option<Option<usize>> {
+    let mut marked = false;
+    for n in 1..GAP_LOOKAHEAD {
+        let line = from.get(n)?;
+        let stripped = strip_prefix(line, prefix);
+        let text = stripped.map_or(*line, |(text, _)| text);
+        if is_part_marker(text) {
+            marked = true;
+        } else if !(text.trim().is_empty() || is_fence(text)) {
+            let goes_on = text.starts_with([' ', '\t'])
+                || text.trim_end() == "[[END]]"
+                || text.split_once(':').is_some_and(|(k, _)| is_lower_name(k));
+            return Some((marked && goes_on && stripped.is_some()).then_some(n));
+        }
+    }
+    Some(None)
+}
+
+/// A lower-case header name (`sig`, `x-trace`).
+fn is_lower_name(key: &str) -> bool {
+    key.starts_with(|c: char| c.is_ascii_lowercase())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
 /// Where a text may be cut so that [`find_envelopes`] finds in the pieces
 /// what it finds in the whole: fed the lines in order, it follows the same
-/// steps and says whether a line starts outside any envelope.
+/// steps and says whether a line starts outside any envelope. Where
+/// `find_envelopes` looks ahead (an example envelope in an unindented body,
+/// a break between parts), the lines are kept until the answer is known,
+/// then read again as `find_envelopes` reads them; no cut falls among them.
 #[derive(Debug, Default)]
 pub struct Cuts {
-    /// The quote or indentation prefix of the envelope being read, if any.
-    open: Option<String>,
+    open: Option<OpenEnvelope>,
+    waiting: Option<Lookahead>,
+}
+
+/// The envelope being read: its quote or indentation prefix and its body.
+#[derive(Debug, Clone)]
+struct OpenEnvelope {
+    prefix: String,
+    body: BodyWatch,
+}
+
+/// Lines kept from a point where `find_envelopes` looks ahead.
+#[derive(Debug)]
+struct Lookahead {
+    /// A header line in an unindented body (else: a fence).
+    nested: bool,
+    envelope: OpenEnvelope,
+    lines: Vec<String>,
 }
 
 impl Cuts {
     /// Takes the next line (without its line end); true when no envelope
     /// is open before it, so the text may be cut there.
     pub fn before(&mut self, line: &str) -> bool {
-        if let Some(prefix) = &self.open {
-            match strip_prefix(line, prefix) {
-                Some((text, indent))
-                    if header_view(text, 1, indent).is_none() && !is_fence(text) =>
-                {
-                    if end_view(text, 1, indent).is_some() {
+        let Some(mut waiting) = self.waiting.take() else {
+            return self.step(line);
+        };
+        waiting.lines.push(line.to_string());
+        let lines: Vec<&str> = waiting.lines.iter().map(String::as_str).collect();
+        let prefix = &waiting.envelope.prefix;
+        let again = if waiting.nested {
+            match nested_closes(&lines[1..], prefix) {
+                None => None,
+                Some(true) => {
+                    let mut envelope = waiting.envelope.clone();
+                    envelope.body.depth += 1;
+                    self.open = Some(envelope);
+                    Some(1)
+                }
+                Some(false) => Some(0),
+            }
+        } else {
+            match part_gap(&lines, prefix) {
+                None => None,
+                Some(Some(skip)) => {
+                    self.open = Some(waiting.envelope.clone());
+                    Some(skip)
+                }
+                Some(None) => Some(0),
+            }
+        };
+        let Some(from) = again else {
+            self.waiting = Some(waiting);
+            return false;
+        };
+        if from == 0 {
+            // `find_envelopes` ended the envelope there.
+            self.open = None;
+        }
+        let mut cut = false;
+        for line in &waiting.lines[from..] {
+            cut = self.before(line);
+        }
+        cut
+    }
+
+    /// [`Cuts::before`] when no lines are kept.
+    fn step(&mut self, line: &str) -> bool {
+        if let Some(envelope) = &mut self.open {
+            match strip_prefix(line, &envelope.prefix) {
+                Some((text, indent)) if header_view(text, 1, indent).is_some() => {
+                    if envelope.body.unindented() {
+                        self.wait(true, line);
+                        return false;
+                    }
+                    self.open = None;
+                }
+                Some((text, _)) if is_fence(text) => {
+                    if !envelope.body.unindented() {
+                        self.wait(false, line);
+                        return false;
+                    }
+                    self.open = None;
+                }
+                Some((text, indent)) => {
+                    if end_view(text, 1, indent).is_none() {
+                        envelope.body.see(text);
+                    } else if envelope.body.depth > 0 {
+                        envelope.body.depth -= 1;
+                    } else {
                         self.open = None;
                     }
                     return false;
                 }
                 // The envelope ended before this line, which is read afresh.
-                _ => self.open = None,
+                None => self.open = None,
             }
         }
         if let Some(prefix) = header_at(line, 1)
             .map(|(prefix, _, _)| prefix)
             .or_else(|| list_header(line))
         {
-            self.open = Some(prefix.to_string());
+            self.open = Some(OpenEnvelope {
+                prefix: prefix.to_string(),
+                body: BodyWatch::default(),
+            });
         }
         true
+    }
+
+    /// Keeps lines from `line` on, until `find_envelopes`'s look ahead is answered.
+    fn wait(&mut self, nested: bool, line: &str) {
+        if let Some(envelope) = self.open.take() {
+            self.waiting = Some(Lookahead {
+                nested,
+                envelope,
+                lines: vec![line.to_string()],
+            });
+        }
     }
 }
 
@@ -323,6 +597,7 @@ fn note_markdown(repairs: &mut Repairs, what: Option<&str>, line: &str, at: Pos,
 /// header is reported rather than silently skipped.
 pub fn is_header_line(text: &str) -> bool {
     let t = text.trim_end();
+    let t = joined_header(t).map_or(t, |(head, _)| head);
     if !t.starts_with("[[") || !t.ends_with("]]") || t == "[[END]]" || t.len() < 5 {
         return false;
     }
@@ -331,6 +606,20 @@ pub fn is_header_line(text: &str) -> bool {
         v.starts_with('v') && v[1..].starts_with(|c: char| c.is_ascii_digit())
     });
     inner.contains('→') || inner.contains("->") || has_version
+}
+
+/// A header line with the rest of the envelope on the same line, as when
+/// a chat or an editor joined its lines (`[[A→B v1]] intent: REQUEST body:
+/// | … [[END]]`): the header and what follows it.
+pub fn joined_header(text: &str) -> Option<(&str, &str)> {
+    let close = text.find("]]")? + 2;
+    let (head, rest) = text.split_at(close);
+    let named = rest
+        .trim_start()
+        .split_once(':')
+        .is_some_and(|(key, _)| is_lower_name(key));
+    (head.starts_with("[[") && rest.starts_with(char::is_whitespace) && named)
+        .then_some((head, rest))
 }
 
 fn is_fence(text: &str) -> bool {

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::envelope::{Envelope, HEADER_ORDER, Locations};
-use super::extract::{Block, Line};
+use super::extract::{self, Block, Line};
 use super::repair::{self, Repairs};
 use super::sig_line::ALGORITHMS;
 use crate::chars;
@@ -30,6 +30,9 @@ pub struct ParsedEnvelope {
     pub body_raw: Option<String>,
     /// Whether it was quoted (`> `) in the text it was read from.
     pub quoted: bool,
+    /// Whether its lines were joined into one: nothing in it can be told
+    /// apart, so it is one finding and no checks.
+    pub lines_joined: bool,
 }
 
 enum State {
@@ -50,9 +53,16 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         repairs: block.repairs.clone(),
         body_lines: Vec::new(),
         discard_body: false,
+        nested_depth: 0,
+        last_line_chars: 0,
         legacy_response: false,
         body_raw: None,
     };
+    if let Some((head, rest)) = extract::joined_header(first.text.trim_end()) {
+        let mut joined = p.joined(first, head, rest);
+        joined.quoted = block.quoted;
+        return joined;
+    }
     p.header_line(first);
     let mut state = State::Headers;
     let rest = &block.lines[1..];
@@ -97,6 +107,59 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         legacy_response: p.legacy_response,
         body_raw: p.body_raw,
         quoted: block.quoted,
+        lines_joined: false,
+    }
+}
+
+impl Parser {
+    /// The envelope of a header line that holds the whole envelope, its
+    /// line breaks lost: the route read, and one finding naming the cause.
+    fn joined(mut self, line: &Line<'_>, head: &str, rest: &str) -> ParsedEnvelope {
+        let header = Line {
+            text: Cow::Borrowed(head),
+            ..line.clone()
+        };
+        self.header_line(&header);
+        let names: Vec<String> = rest
+            .split_whitespace()
+            .filter_map(|word| word.strip_suffix(':'))
+            .filter(|name| HEADER_ORDER.contains(name) || ["meta", "body", "sig"].contains(name))
+            .map(|name| format!("`{name}:`"))
+            .collect();
+        let mut follows = if names.is_empty() {
+            "more of the envelope".to_string()
+        } else {
+            names.join(", ")
+        };
+        if rest.contains("[[END]]") {
+            follows.push_str(" and [[END]]");
+        }
+        let at = line.pos(head.chars().count());
+        self.diags.push(
+            Diagnostic::error(
+                "CT-LINES-JOINED",
+                format!(
+                    "the envelope's line breaks were lost: {follows} follow the header on this line"
+                ),
+            )
+            .at(at, rest.trim_end().chars().count())
+            .with_hint(
+                "a chat UI or editor joined the lines into one; copy the envelope again from the \
+                 chat's code block or copy button, which keeps its lines",
+            ),
+        );
+        ParsedEnvelope {
+            envelope: self.env,
+            locations: self.loc,
+            diagnostics: self.diags,
+            start_line: line.number,
+            end_line: line.number,
+            complete: false,
+            legacy_response: false,
+            body_raw: None,
+            quoted: false,
+            lines_joined: true,
+        }
     }
 }
 
@@ -111,6 +174,10 @@ struct Parser {
     body_raw: Option<String>,
     /// Set while reading a second body, which is reported and dropped.
     discard_body: bool,
+    /// How deep inside example envelopes of an unindented body.
+    nested_depth: usize,
+    /// The length of the last body line as written, in characters.
+    last_line_chars: usize,
     legacy_response: bool,
 }
 
@@ -207,14 +274,20 @@ impl Parser {
                 }
                 self.body_lines
                     .push((content.into_owned(), line.text.to_string()));
+                self.last_line_chars = line.text.chars().count();
                 return State::Body { unindented };
             }
-            if unindented
-                && !line
-                    .text
-                    .get(..4)
-                    .is_some_and(|k| k.eq_ignore_ascii_case("sig:"))
-            {
+            if !unindented && self.body_line_wrapped(line) {
+                return State::Body { unindented };
+            }
+            // An example envelope in it (see `extract`) may have its own
+            // `sig:` line: only the outer one ends the body.
+            if unindented && (self.nested_depth > 0 || !extract::is_sig_line(&line.text)) {
+                if extract::is_header(&line.text) {
+                    self.nested_depth += 1;
+                } else if line.text.trim() == "[[END]]" {
+                    self.nested_depth = self.nested_depth.saturating_sub(1);
+                }
                 self.body_lines
                     .push((line.text.to_string(), line.text.to_string()));
                 return State::Body { unindented };
@@ -317,6 +390,47 @@ impl Parser {
             piece.chars().count(),
             "the sig: line was hard-wrapped (by a mail client?): its continuation is joined back"
                 .into(),
+        );
+        true
+    }
+
+    /// Whether `line`, not indented inside an indented body, continues the
+    /// body line before it that a mail client hard-wrapped: that line was
+    /// long and this line's first word would not have fitted after it at
+    /// 66 columns, the narrowest wrap mail clients use. It is joined back
+    /// with the space the wrap took, and the repair named. A line that can
+    /// end the body (`name: value`, `sig:`, `[[END]]`) is never joined.
+    fn body_line_wrapped(&mut self, line: &Line<'_>) -> bool {
+        let text = &*line.text;
+        let first_word = text.split_whitespace().next().map_or(0, |w| w.chars().count());
+        let ends_body = starts_top_level(text)
+            || capitalised_header(text).is_some()
+            || text.split_once(':').is_some_and(|(k, _)| is_header_name(k))
+            || extract::is_sig_line(text)
+            || text.trim_end() == "[[END]]";
+        if text.trim().is_empty()
+            || text.starts_with(char::is_whitespace)
+            || ends_body
+            || self.discard_body
+            || self.last_line_chars < 40
+            || self.last_line_chars + 1 + first_word <= 66
+        {
+            return false;
+        }
+        let Some((content, raw)) = self.body_lines.last_mut() else {
+            return false;
+        };
+        for joined in [content, raw] {
+            joined.push(' ');
+            joined.push_str(text);
+        }
+        self.last_line_chars = text.chars().count();
+        self.repairs.note(
+            "CT-REPAIR-WRAP",
+            "body".into(),
+            line.pos(0),
+            text.chars().count(),
+            "a body line was hard-wrapped (by a mail client?): this continuation is joined back to it with a space".into(),
         );
         true
     }

@@ -101,6 +101,12 @@ fn hint(code: &str) -> &'static str {
         "CT-REPAIR-WRAP" => {
             "send signed envelopes as attachments or in a code block, not re-wrapped text"
         }
+        "CT-REPAIR-NESTED" => {
+            "keep the body indented (a code block keeps it); `aiproto convert --canonical` writes it so"
+        }
+        "CT-REPAIR-JOIN" => {
+            "ask the assistant for the whole envelope in one code block; `aiproto convert --canonical` writes it whole"
+        }
         "CT-REPAIR-CASE" => {
             "write header names in lower case, as the primer shows (`session:`, `body: |`)"
         }
@@ -249,6 +255,13 @@ pub fn unwrap_markdown(text: &str) -> Unwrapped<'_> {
         before,
         what,
     }
+}
+
+/// Whether a line can be a line of an indented body: blank, or indented by
+/// two spaces or a tab (Unicode spaces counting as spaces).
+pub fn is_body_line(text: &str) -> bool {
+    let text = indentation(text).map_or(Cow::Borrowed(text), |(respaced, _)| Cow::Owned(respaced));
+    text.starts_with("  ") || text.starts_with('\t') || text.trim().is_empty()
 }
 
 /// The body indentation of a line whose leading spaces include non-breaking
