@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{Context, OpError, OpResult, params};
 use crate::convert::{self, Attempt, WriteOptions};
-use crate::diag::{self, Diagnostic, Pos};
+use crate::diag::{self, Diagnostic};
 use crate::ids::IdKind;
 use crate::input::{Input, Source};
 use crate::poll;
@@ -104,8 +104,8 @@ fn read_messages(ctx: &Context, p: params::Messages) -> Result<Document, OpError
 
 /// The error of a document without any message: `NO-MESSAGE` and why.
 fn no_message(doc: &Document) -> Diagnostic {
-    Diagnostic::error("NO-MESSAGE", reader::no_message_reason(&doc.source.text))
-        .at(Pos::new(1, 1), 1)
+    let why = reader::why_no_message(&doc.source.text);
+    Diagnostic::error("NO-MESSAGE", why.to_string()).at(why.pos(), 1)
 }
 
 fn require_messages(doc: &Document) -> Result<(), OpError> {

@@ -101,7 +101,10 @@ impl NoMessage {
     /// Whether a directory walk may pass the file over: it holds no message
     /// and is not one that broke (broken JSON is reported, never skipped).
     pub fn may_be_skipped(&self) -> bool {
-        !matches!(self, NoMessage::BrokenJson(_) | NoMessage::Unreadable { .. })
+        !matches!(
+            self,
+            NoMessage::BrokenJson(_) | NoMessage::Unreadable { .. }
+        )
     }
 
     /// Where the finding about it points.

@@ -144,12 +144,64 @@ fn mail_is_delivered_to_a_real_smtp_server() {
         "{mail}"
     );
     assert!(mail.contains("[[CLAUDE→CHATGPT v1]]"), "{mail}");
-    // What the server stored reads back as the message.
-    aiproto(h.path())
-        .arg("validate")
-        .arg(delivered[0].path())
-        .assert()
-        .code(0);
+    // The same envelope mailed through the same server by Python's
+    // smtplib, quoted-printable and base64 as a mail client may send it.
+    let script = r#"
+import sys, smtplib, email.charset
+from email.mime.text import MIMEText
+text = sys.stdin.read()
+with smtplib.SMTP("127.0.0.1", int(sys.argv[1])) as smtp:
+    for encoding in (email.charset.QP, email.charset.BASE64):
+        charset = email.charset.Charset("utf-8")
+        charset.body_encoding = encoding
+        mail = MIMEText(text, "plain", charset)
+        mail["Subject"] = "Re: review"
+        mail["From"] = "chatgpt@example.com"
+        mail["To"] = "kalle@example.com"
+        smtp.send_message(mail)
+"#;
+    let mut python = Command::new("python3")
+        .args(["-c", script, &port.to_string()])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut python.stdin.take().unwrap(), REQUEST.as_bytes()).unwrap();
+    assert!(python.wait().unwrap().success());
+    let delivered: Vec<_> = std::fs::read_dir(maildir.join("new"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(delivered.len(), 3);
+    let encodings: Vec<String> = delivered
+        .iter()
+        .map(|p| {
+            let mail = std::fs::read_to_string(p).unwrap();
+            ["8bit", "quoted-printable", "base64"]
+                .into_iter()
+                .find(|e| mail.contains(&format!("Content-Transfer-Encoding: {e}")))
+                .unwrap_or("none")
+                .to_string()
+        })
+        .collect();
+    for encoding in ["8bit", "quoted-printable", "base64"] {
+        assert!(encodings.iter().any(|e| e == encoding), "{encodings:?}");
+    }
+    // What the server stored reads back as the message, whatever its encoding.
+    for path in &delivered {
+        let out = aiproto(h.path())
+            .args(["convert", "--canonical"])
+            .arg(path)
+            .assert()
+            .code(0);
+        // aiproto's own mail adds its Message-ID in a `meta: email` block.
+        let read = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let without_mail_meta = read.replace(
+            "\nmeta: email\nMessage-ID: <01J9J3DBC4N7P2Q3R5S7T9W1V2@aiproto.invalid>\n\n",
+            "",
+        );
+        assert_eq!(without_mail_meta, REQUEST, "{}", path.display());
+    }
 }
 
 /// A signed envelope survives the mail both ways: aiproto's own mail (8bit,

@@ -662,3 +662,75 @@ fn a_signature_survives_the_repairs_of_structure() {
         assert!(stdout.contains("ok signed by CLAUDE"), "{what}: {stdout}");
     }
 }
+
+/// The repairs of whole replies keep a signature good where they give back
+/// the signed text: a reply split into two code blocks, an example
+/// envelope in a body whose indentation a chat took off, a long body line
+/// a mail client hard-wrapped. Where the text lost more than the repair
+/// gives back (the example's own indentation too), the signature fails.
+#[test]
+fn a_signature_survives_parts_examples_and_wrapped_body_lines() {
+    let h = home();
+    keygen(h.path(), "CLAUDE", "ed25519");
+    let text = "[[CLAUDE→CHATGPT v1]]\nsession: 2025-10-09T16Z abc123\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3DBC4N7P2Q3R5S7T9W1V2\nintent: REQUEST\nbody: |\n  Please review the pagination patch; the cursor encoding should stay stable across deploys and restarts.\n  A request to me looks like this:\n  [[HUMAN→CLAUDE v1]]\n  intent: REQUEST\n  body: |\n    Your question.\n  sig: none\n  [[END]]\n  Thanks.\nsig: none\n[[END]]\n";
+    let signed = sign(h.path(), "CLAUDE", text);
+    let lines: Vec<&str> = signed.lines().collect();
+    let body = lines.iter().position(|l| *l == "body: |").unwrap() + 1;
+    let sig = lines
+        .iter()
+        .rposition(|l| l.starts_with("sig: ed25519"))
+        .unwrap();
+    let joined = |lines: &[String]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let owned: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+
+    let mut parts = owned.clone();
+    parts.insert(body + 1, "```\n\n**Part 2/2 (continued)**\n\n```".into());
+    let parts = format!("```\n{}```\n", joined(&parts));
+
+    let unindent = |all: bool| {
+        let mut out = owned.clone();
+        for l in &mut out[body..sig] {
+            *l = if all {
+                l.trim_start().to_string()
+            } else {
+                l[2..].to_string()
+            };
+        }
+        joined(&out)
+    };
+
+    let mut wrapped = owned.clone();
+    let long = &wrapped[body];
+    let cut = long[..72].rfind(' ').unwrap();
+    let (head, tail) = (long[..cut].to_string(), long[cut + 1..].to_string());
+    wrapped.splice(body..=body, [head, tail]);
+    let wrapped = joined(&wrapped);
+
+    for (what, text, code) in [
+        ("parts", parts, "CT-REPAIR-JOIN"),
+        ("example", unindent(false), "CT-REPAIR-NESTED"),
+        ("wrapped", wrapped, "CT-REPAIR-WRAP"),
+    ] {
+        let out = aiproto(h.path())
+            .args(["verify", "-"])
+            .write_stdin(text.clone())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{what}: {stdout}\n{text}");
+        assert!(stdout.contains("ok signed by CLAUDE"), "{what}: {stdout}");
+        aiproto(h.path())
+            .args(["validate", "-"])
+            .write_stdin(text)
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains(code));
+    }
+    // The example's own body indentation lost too: read, but not what was signed.
+    aiproto(h.path())
+        .args(["verify", "-"])
+        .write_stdin(unindent(true))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("SIG-BAD"));
+}

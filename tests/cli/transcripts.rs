@@ -204,3 +204,53 @@ fn a_cut_off_reply_never_passes_a_pipeline() {
         .stderr(predicates::str::contains("cut off"));
     assert!(!archive.exists());
 }
+
+/// A reply the assistant split into two code blocks, and one whose body
+/// shows an example envelope once the chat took the body's indentation
+/// off: `recv | send` archives the one real envelope, whole — never the
+/// first part alone, never the example.
+#[test]
+fn split_replies_and_examples_in_bodies_archive_the_real_envelope() {
+    for (fixture, last_words) in [
+        ("reply-in-parts.md", "is it stable across deploys?"),
+        (
+            "example-in-body-unindented.md",
+            "Fill in the body and send it back.",
+        ),
+    ] {
+        let h = home();
+        let paste = std::fs::read_to_string(repo(&format!("tests/fixtures/chat-damage/{fixture}")))
+            .unwrap();
+        let received = aiproto(h.path())
+            .args(["recv", "--via", "-"])
+            .write_stdin(paste)
+            .assert()
+            .code(0);
+        let envelope = String::from_utf8_lossy(&received.get_output().stdout).into_owned();
+        let archive = h.path().join("project.crosstalk");
+        aiproto(h.path())
+            .args(["send", "--via", &format!("file:{}", archive.display())])
+            .write_stdin(envelope)
+            .assert()
+            .code(0);
+        let kept = std::fs::read_to_string(&archive).unwrap();
+        assert!(
+            kept.starts_with("[[CHATGPT→CLAUDE v1]]\n"),
+            "{fixture}: {kept}"
+        );
+        assert!(
+            kept.contains(&format!("  {last_words}\n")),
+            "{fixture}: {kept}"
+        );
+        let out = aiproto(h.path())
+            .args(["validate", "--strict", "--format", "json"])
+            .arg(&archive)
+            .assert()
+            .code(0);
+        assert_eq!(
+            json_lines(&out.get_output().stdout).len(),
+            1,
+            "{fixture}: {kept}"
+        );
+    }
+}

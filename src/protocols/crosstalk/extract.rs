@@ -233,9 +233,15 @@ fn is_body_start(text: &str) -> bool {
     })
 }
 
-/// A `sig:` line, in any case.
+/// A `sig:` line, in any case, invisible characters a chat put in its
+/// name not counting.
 pub fn is_sig_line(text: &str) -> bool {
-    text.get(..4).is_some_and(|k| k.eq_ignore_ascii_case("sig:"))
+    let name: String = text
+        .chars()
+        .filter(|c| !crate::chars::is_invisible(*c))
+        .take(4)
+        .collect();
+    name.eq_ignore_ascii_case("sig:")
 }
 
 /// How far [`nested_closes`] looks ahead: an example envelope whose outer
@@ -303,7 +309,7 @@ fn part_gap(from: &[&str], prefix: &str) -> Option<Option<usize>> {
         if is_part_marker(text) {
             marked = true;
         } else if !(text.trim().is_empty() || is_fence(text)) {
-            let goes_on = text.starts_with([' ', '\t'])
+            let goes_on = repair::is_body_line(text)
                 || text.trim_end() == "[[END]]"
                 || text.split_once(':').is_some_and(|(k, _)| is_lower_name(k));
             return Some((marked && goes_on && stripped.is_some()).then_some(n));
@@ -714,6 +720,91 @@ mod tests {
         assert_eq!(blocks.len(), 2);
         assert!(!blocks[0].terminated);
         assert_eq!(blocks[0].lines.len(), 3);
+    }
+
+    #[test]
+    fn an_example_in_an_unindented_body_is_the_body_when_the_outer_envelope_closes() {
+        let text =
+            "[[A→B v1]]\nbody: |\nlook:\n[[B→A v1]]\nbody: |\n  x\n[[END]]\nthat is all\n[[END]]\n";
+        let blocks = find_envelopes(text);
+        assert_eq!(blocks.len(), 1);
+        assert!(blocks[0].terminated);
+        assert_eq!(blocks[0].lines.len(), 9);
+        let noted = blocks[0].repairs.clone().into_diagnostics();
+        assert_eq!(noted[0].code, "CT-REPAIR-NESTED");
+        assert_eq!(noted[0].line, 4);
+        // The outer one never closes: the second is an envelope of its own.
+        let text = "[[A→B v1]]\nbody: |\ncut off here\n[[B→A v1]]\nbody: |\n  x\n[[END]]\n";
+        let blocks = find_envelopes(text);
+        assert_eq!(blocks.len(), 2);
+        assert!(!blocks[0].terminated && blocks[1].terminated);
+        // An indented body ends at a header line, as it always did.
+        let text = "[[A→B v1]]\nbody: |\n  x\n[[B→A v1]]\n[[END]]\n[[END]]\n";
+        assert_eq!(find_envelopes(text).len(), 2);
+    }
+
+    #[test]
+    fn parts_in_separate_code_blocks_are_joined_only_across_a_marker() {
+        let part = |marker: &str| {
+            format!(
+                "```\n[[A→B v1]]\nbody: |\n  one\n```\n\n{marker}\n\n```\n  two\n[[END]]\n```\n"
+            )
+        };
+        for marker in [
+            "**Part 2/2**",
+            "Part 2 of 2:",
+            "(continued)",
+            "_Continued from part 1_",
+            "(cont'd)",
+        ] {
+            let text = part(marker);
+            let blocks = find_envelopes(&text);
+            assert_eq!(blocks.len(), 1, "{marker}");
+            assert!(blocks[0].terminated, "{marker}");
+            assert_eq!(texts(&blocks[0])[3], "  two", "{marker}");
+            let noted = blocks[0].repairs.clone().into_diagnostics();
+            assert_eq!(noted[0].code, "CT-REPAIR-JOIN");
+            assert_eq!((noted[0].line, noted[0].column), (5, 1));
+        }
+        // No marker, or prose after it: not joined, the first part is cut off.
+        for gap in ["", "Here is more text about something else."] {
+            let text = part(gap);
+            let blocks = find_envelopes(&text);
+            assert!(!blocks[0].terminated, "{gap:?}");
+        }
+    }
+
+    #[test]
+    fn part_markers_are_short_lines_that_say_only_that() {
+        for yes in [
+            "Part 2/2",
+            "**Part 1 of 3**",
+            "(continued)",
+            "Continued in the next message:",
+            "[cont'd]",
+            "### Part 2",
+        ] {
+            assert!(is_part_marker(yes), "{yes}");
+        }
+        for no in [
+            "  (continued)",
+            "Part of the plan is to ship",
+            "The discussion continued for a long while after the meeting ended, as expected",
+            "part two",
+        ] {
+            assert!(!is_part_marker(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_header_with_the_envelope_on_its_line_is_joined_lines() {
+        assert_eq!(
+            joined_header("[[A→B v1]] intent: REQUEST body: | x [[END]]"),
+            Some(("[[A→B v1]]", " intent: REQUEST body: | x [[END]]"))
+        );
+        assert!(is_header_line("[[A→B v1]] intent: REQUEST"));
+        assert_eq!(joined_header("[[A→B v1]]"), None);
+        assert_eq!(joined_header("[[A→B v1]] (continued)"), None);
     }
 
     #[test]

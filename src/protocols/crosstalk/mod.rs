@@ -45,7 +45,9 @@ pub fn unreadable_layout(text: &str) -> Option<(usize, usize, String)> {
         let column = line[..at].chars().count() + 1;
         let trimmed = line.trim_start_matches(['>', ' ', '\t']);
         if trimmed.starts_with('|')
-            && trimmed.split('|').any(|cell| extract::is_header_line(cell.trim()))
+            && trimmed
+                .split('|')
+                .any(|cell| extract::is_header_line(cell.trim()))
         {
             return Some((
                 n + 1,
@@ -60,8 +62,13 @@ pub fn unreadable_layout(text: &str) -> Option<(usize, usize, String)> {
             .any(|tag| line.contains(tag));
         if html {
             let decoded = line.replace("&rarr;", "→").replace("-&gt;", "->");
-            let pieces = decoded.split('<').map(|p| p.split_once('>').map_or(p, |(_, rest)| rest));
-            if pieces.into_iter().any(|p| extract::is_header_line(p.trim())) {
+            let pieces = decoded
+                .split('<')
+                .map(|p| p.split_once('>').map_or(p, |(_, rest)| rest));
+            if pieces
+                .into_iter()
+                .any(|p| extract::is_header_line(p.trim()))
+            {
                 return Some((
                     n + 1,
                     column,

@@ -259,6 +259,20 @@ impl Parser {
 
     fn line(&mut self, line: &Line<'_>, mut state: State, next: Option<&Line<'_>>) -> State {
         if let State::Body { unindented } = state {
+            // A body that lost its indentation is read as it stands (a line
+            // still indented was indented deeper). An example envelope in
+            // it (see `extract`) may have its own `sig:` line: only the
+            // outer one ends the body.
+            if unindented && (self.nested_depth > 0 || !extract::is_sig_line(&line.text)) {
+                if extract::is_header(&line.text) {
+                    self.nested_depth += 1;
+                } else if line.text.trim() == "[[END]]" {
+                    self.nested_depth = self.nested_depth.saturating_sub(1);
+                }
+                self.body_lines
+                    .push((line.text.to_string(), line.text.to_string()));
+                return State::Body { unindented };
+            }
             if let Some((content, odd)) = indented_content(&line.text) {
                 if let Some(c) = odd {
                     self.repairs.note(
@@ -278,18 +292,6 @@ impl Parser {
                 return State::Body { unindented };
             }
             if !unindented && self.body_line_wrapped(line) {
-                return State::Body { unindented };
-            }
-            // An example envelope in it (see `extract`) may have its own
-            // `sig:` line: only the outer one ends the body.
-            if unindented && (self.nested_depth > 0 || !extract::is_sig_line(&line.text)) {
-                if extract::is_header(&line.text) {
-                    self.nested_depth += 1;
-                } else if line.text.trim() == "[[END]]" {
-                    self.nested_depth = self.nested_depth.saturating_sub(1);
-                }
-                self.body_lines
-                    .push((line.text.to_string(), line.text.to_string()));
                 return State::Body { unindented };
             }
             self.finish_body();
@@ -402,7 +404,10 @@ impl Parser {
     /// end the body (`name: value`, `sig:`, `[[END]]`) is never joined.
     fn body_line_wrapped(&mut self, line: &Line<'_>) -> bool {
         let text = &*line.text;
-        let first_word = text.split_whitespace().next().map_or(0, |w| w.chars().count());
+        let first_word = text
+            .split_whitespace()
+            .next()
+            .map_or(0, |w| w.chars().count());
         let ends_body = starts_top_level(text)
             || capitalised_header(text).is_some()
             || text.split_once(':').is_some_and(|(k, _)| is_header_name(k))
@@ -603,7 +608,7 @@ impl Parser {
         self.env.body = Some(String::new());
         let unindented = next.is_some_and(|n| {
             indented_content(&n.text).is_none()
-                && !n.text.starts_with("sig:")
+                && !extract::is_sig_line(&n.text)
                 && n.text.trim_end() != "[[END]]"
         });
         if let Some(n) = next.filter(|_| unindented) {

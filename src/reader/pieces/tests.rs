@@ -19,6 +19,17 @@ const PARTS: &[&str] = &[
     include_str!("../../../tests/fixtures/chat-damage/nbsp-everywhere.txt"),
     include_str!("../../../tests/fixtures/chat-damage/cut-off.txt"),
     include_str!("../../../tests/fixtures/chat-damage/heading-header.md"),
+    include_str!("../../../tests/fixtures/chat-damage/example-in-body-unindented.md"),
+    include_str!("../../../tests/fixtures/chat-damage/reply-in-parts.md"),
+    include_str!("../../../tests/fixtures/chat-damage/lines-joined.txt"),
+    include_str!("../../../tests/fixtures/chat-damage/mail-wrapped-body.txt"),
+    // Pieces of split replies and of bodies that lost their indentation,
+    // so that look-aheads meet each other and the ends of pieces.
+    "**Part 2/2**\n",
+    "(continued)\n",
+    "  a body line after a break\n",
+    UNINDENTED,
+    "[[END]]\n",
     "Here is my answer:\n\n```\n",
     "```\n",
     "> [[claude→gpt v1]]\n> intent: REQUEST\n> body: |\n>   quoted\n> [[END]]\n",
@@ -27,6 +38,9 @@ const PARTS: &[&str] = &[
     "\r\n",
     "line with an extra return\r\r\n",
 ];
+
+const UNINDENTED: &str = "[[a→b v1]]\nbody: |\nunindented text\n";
+const UNINDENTED_LEFT_OPEN: usize = 18;
 
 /// What a reader reports of a message, to compare two readings.
 fn summary(found: &Found) -> String {
@@ -88,6 +102,9 @@ proptest! {
         piece_bytes in 1usize..400,
     ) {
         let mut text = String::from(if bom { "\u{feff}" } else { "" });
+        // After an unindented body left open, no cut is known to be safe
+        // until the look-ahead for an example envelope in it is answered.
+        let may_wait = parts.contains(&UNINDENTED_LEFT_OPEN);
         for part in parts {
             text.push_str(PARTS[part]);
         }
@@ -96,11 +113,12 @@ proptest! {
         std::fs::write(&path, &text).unwrap();
         let (pieces, count) = in_pieces(&path, piece_bytes);
         let whole = whole(&path);
+        prop_assert_eq!(PARTS[UNINDENTED_LEFT_OPEN], UNINDENTED);
         prop_assert_eq!(&pieces, &whole);
         // Cut before the second envelope when what comes before it is long enough.
         let input = Input::File(path.clone());
         let doc = crate::reader::read(&input, None, &ReadOptions::default()).unwrap();
-        if let Some(second) = doc.messages.get(1) {
+        if let Some(second) = doc.messages.get(1).filter(|_| !may_wait) {
             let before: usize = doc.source.text.split_inclusive('\n').take(second.line - 1).map(str::len).sum();
             prop_assert!(before < piece_bytes || count > 1, "{} pieces", count);
         }
