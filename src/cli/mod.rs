@@ -1,6 +1,7 @@
 //! The command line: arguments (`args`), one module per subcommand, and one dispatch.
 
 pub mod args;
+mod broker;
 mod common;
 pub mod completions;
 mod compose;
@@ -68,7 +69,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Desk(a) => desk::run(a, g),
         Command::Recv(a) => recv::run(a, g),
         Command::Request(a) => recv::request(a, g),
-        Command::Broker(a) => recv::broker(a, g),
+        Command::Broker(a) => broker::broker(a, g),
         Command::Relay(a) => relay::run(a, g),
         Command::Directory(a) => directory::run(a, g),
         Command::ClipboardHold => crate::transport::clipboard::hold()

@@ -3,12 +3,11 @@
 //! (an embedded MQTT broker).
 
 use std::io::Write;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde::Serialize;
 
-use super::args::{BrokerArgs, GlobalArgs, RecvArgs, RequestArgs};
+use super::args::{GlobalArgs, RecvArgs, RequestArgs};
 use super::common::print_findings;
 use super::endpoints::{endpoint, failure, stop_on_signals};
 use crate::delivery::answer::{Asked, Judgement, judge};
@@ -18,7 +17,7 @@ use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::Value;
-use crate::transport::mqtt::{self, MqttTransport};
+use crate::transport::mqtt::MqttTransport;
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
 
 /// `--format json`: one line per message.
@@ -145,37 +144,6 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         _ if invalid => Ok(ExitStatus::Invalid),
         _ => Ok(ExitStatus::Ok),
     }
-}
-
-pub fn broker(args: &BrokerArgs, g: &GlobalArgs) -> CmdResult {
-    let stop = stop_on_signals()?;
-    let listen = args.listen;
-    // rumqttd's `start` blocks for ever: it gets its own thread, and the process ends with main.
-    let broker = std::thread::spawn(move || mqtt::run_broker(listen));
-    let started = std::time::Instant::now();
-    while std::net::TcpStream::connect_timeout(&listen, Duration::from_millis(100)).is_err() {
-        if broker.is_finished() || started.elapsed() > Duration::from_secs(10) {
-            let why = match broker.join() {
-                Ok(Err(e)) => e,
-                _ => "it did not start listening".into(),
-            };
-            return Err(CliError::new(
-                ExitStatus::Transport,
-                anyhow::anyhow!("cannot run the broker on {listen}: {why}"),
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    if !g.quiet {
-        eprintln!("aiproto: MQTT broker listening on mqtt://{listen}");
-    }
-    while !stop.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    if !g.quiet {
-        eprintln!("aiproto: broker stopped");
-    }
-    Ok(ExitStatus::Ok)
 }
 
 /// `aiproto request`: publishes a TaskRequest once the subscription to its

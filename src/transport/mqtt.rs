@@ -2,7 +2,6 @@
 //! and an embedded broker (rumqttd) so that nothing else has to be installed.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
@@ -662,41 +661,6 @@ impl Outbox {
         }
         Ok(())
     }
-}
-
-/// Runs an MQTT 3.1.1 broker on `listen` in this process; blocks.
-pub fn run_broker(listen: SocketAddr) -> Result<(), String> {
-    use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
-    let connections = ConnectionSettings {
-        connection_timeout_ms: 60_000,
-        max_payload_size: 16 * 1024 * 1024,
-        max_inflight_count: 1000,
-        auth: None,
-        external_auth: None,
-        dynamic_filters: true,
-    };
-    let server = ServerSettings {
-        name: "v4".into(),
-        listen,
-        tls: None,
-        next_connection_delay_ms: 1,
-        connections,
-    };
-    let router = RouterConfig {
-        // rumqttd's default of 0 connections refuses everyone.
-        max_connections: 10_000,
-        max_outgoing_packet_count: 1000,
-        max_segment_size: 100 * 1024 * 1024,
-        max_segment_count: 10,
-        ..RouterConfig::default()
-    };
-    let config = Config {
-        id: 0,
-        router,
-        v4: Some(HashMap::from([("v4".to_string(), server)])),
-        ..Config::default()
-    };
-    Broker::new(config).start().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bad_input;
+mod broker;
 pub mod clipboard;
 mod completions;
 mod compose;
@@ -17,7 +18,7 @@ mod hsp;
 pub mod http;
 mod keys;
 mod mcp;
-mod mqtt;
+pub mod mqtt;
 mod msp;
 mod msp_remote;
 mod project;

@@ -1344,7 +1344,7 @@ fn the_directory_answers_discovery_queries_with_the_matching_advertisements() {
 
 /// A private CA and a server certificate for 127.0.0.1 signed by it, as PEM
 /// files in `dir`: (CA, server certificate, server key).
-fn test_certificates(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
+pub fn test_certificates(dir: &std::path::Path) -> [std::path::PathBuf; 3] {
     use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);

@@ -250,10 +250,16 @@ pub enum Command {
     #[command(name = "clipboard-hold", hide = true)]
     ClipboardHold,
 
-    /// Run an MQTT broker in this process (no other software needed).
+    /// Run an MQTT 3.1.1 broker in this process (no other software needed).
     ///
-    /// Listens until SIGINT or SIGTERM. Point the same mqtt:// URIs at
-    /// Mosquitto or any MQTT 3.1.1 broker when you outgrow it.
+    /// Listens until SIGINT or SIGTERM. Beyond loopback it needs accounts
+    /// (--passwords, a Mosquitto password file: `aiproto broker passwd`)
+    /// and takes topic rules (--acl, a Mosquitto ACL file) and TLS
+    /// (--tls-cert, --tls-key). It keeps no message across restarts: for
+    /// that, MQTT 5 or clustering, point the same mqtt:// URIs at Mosquitto
+    /// or another broker.
+    ///
+    /// Example: aiproto broker --listen 0.0.0.0:8883 --passwords broker.passwd --acl broker.acl --tls-cert cert.pem --tls-key key.pem
     Broker(BrokerArgs),
 
     /// Receive messages over HTTP: POST /crosstalk/receive and /hsp.

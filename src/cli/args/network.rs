@@ -200,10 +200,68 @@ pub struct RequestArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct BrokerArgs {
-    /// Address and port of the MQTT (3.1.1) listener.
+    #[command(subcommand)]
+    pub action: Option<BrokerAction>,
+
+    /// Address and port of the MQTT (3.1.1) listener. An address beyond
+    /// loopback needs --passwords (or --allow-anonymous).
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:1883")]
     pub listen: std::net::SocketAddr,
+
+    /// Accounts: a Mosquitto password file (`name:$7$…` lines, written by
+    /// `aiproto broker passwd` or mosquitto_passwd). A client without a
+    /// valid account is refused.
+    #[arg(long, value_name = "FILE")]
+    pub passwords: Option<PathBuf>,
+
+    /// Topic rules: a Mosquitto ACL file (`user NAME`, `topic [read|write|
+    /// readwrite|deny] TOPIC`, `pattern read hsp/agents/%u/#`). Without
+    /// it, every client may read and write every topic.
+    #[arg(long, value_name = "FILE")]
+    pub acl: Option<PathBuf>,
+
+    /// Speak TLS on the listener with this certificate chain (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Listen beyond loopback without accounts: anyone who reaches the
+    /// port reads and writes every topic.
+    #[arg(long)]
+    pub allow_anonymous: bool,
+
+    /// The largest packet (message and topic) a client may send, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    pub max_packet: usize,
+
+    /// Messages sent to one client and not yet acknowledged; beyond, the
+    /// client waits for its acknowledgements.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_inflight: usize,
+
+    /// Bytes kept for the subscribers of one topic filter, offline ones
+    /// included; beyond, the oldest messages are dropped.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub max_queued_bytes: usize,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum BrokerAction {
+    /// Add an account to a password file, or change its password (read
+    /// from stdin, one line), as mosquitto_passwd does.
+    ///
+    /// Example: printf '%s\n' "$PASSWORD" | aiproto broker passwd broker.passwd alice
+    Passwd {
+        /// The password file (created, mode 0600, if missing).
+        file: PathBuf,
+        /// The account's name.
+        user: String,
+    },
 }
 
 #[derive(Debug, Args)]

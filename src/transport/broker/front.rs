@@ -1,0 +1,449 @@
+//! The built-in broker's front door: every client connects here, not to
+//! rumqttd. It reads the CONNECT (refusing MQTT 5 and 3.1 clients with the
+//! CONNACK their version understands, and a wrong account with "not
+//! authorised"), then passes packets both ways, judging each SUBSCRIBE and
+//! PUBLISH by the ACL. Each refusal is said on stderr.
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::BytesMut;
+use rumqttc::mqttbytes::QoS;
+use rumqttc::mqttbytes::v4::{Login, Packet, SubAck, Subscribe, SubscribeReasonCode};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+
+use super::acl::Acl;
+use super::passwd::Passwords;
+
+/// What every connection is judged by, and where rumqttd listens.
+pub struct Policy {
+    pub passwords: Option<Passwords>,
+    pub acl: Option<Acl>,
+    /// rumqttd's loopback port, and the account only this front knows.
+    pub upstream: SocketAddr,
+    pub internal: (String, String),
+    /// The largest packet a client may send.
+    pub max_packet: usize,
+    pub quiet: bool,
+}
+
+impl Policy {
+    fn say(&self, what: std::fmt::Arguments<'_>) {
+        if !self.quiet {
+            eprintln!("aiproto broker: {what}");
+        }
+    }
+}
+
+/// CONNACK return codes of MQTT 3.1.1 (and, for a 5 client, its reason code).
+const UNACCEPTABLE_VERSION: [u8; 4] = [0x20, 0x02, 0x00, 0x01];
+const UNSUPPORTED_VERSION_V5: [u8; 5] = [0x20, 0x03, 0x00, 0x84, 0x00];
+const BAD_CREDENTIALS: [u8; 4] = [0x20, 0x02, 0x00, 0x04];
+const NOT_AUTHORISED: [u8; 4] = [0x20, 0x02, 0x00, 0x05];
+
+/// Serves one client until it or rumqttd closes the connection.
+pub async fn serve<S>(stream: S, peer: SocketAddr, policy: Arc<Policy>)
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let (mut from_client, mut to_client) = tokio::io::split(stream);
+    let first = tokio::time::timeout(
+        Duration::from_secs(10),
+        read_packet(&mut from_client, policy.max_packet),
+    )
+    .await;
+    let Ok(Ok(Some(connect))) = first else {
+        policy.say(format_args!(
+            "{peer}: closed before a CONNECT (or not MQTT)"
+        ));
+        return;
+    };
+    let session = match admit(&connect, peer, &policy) {
+        Ok(session) => session,
+        Err(refusal) => {
+            let _ = to_client.write_all(&refusal).await;
+            let _ = to_client.shutdown().await;
+            return;
+        }
+    };
+    let Ok(upstream) = TcpStream::connect(policy.upstream).await else {
+        policy.say(format_args!("{peer}: the broker's core is not reachable"));
+        return;
+    };
+    let _ = upstream.set_nodelay(true);
+    let (mut from_core, mut to_core) = upstream.into_split();
+    if to_core.write_all(&session.connect).await.is_err() {
+        return;
+    }
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
+    let writer = tokio::spawn(async move {
+        while let Some(packet) = rx.recv().await {
+            if to_client.write_all(&packet).await.is_err() {
+                break;
+            }
+        }
+        let _ = to_client.shutdown().await;
+    });
+    // SUBSCRIBEs passed on in part: their SUBACK gets back the refusals.
+    let partial: Arc<Mutex<HashMap<u16, Vec<bool>>>> = Arc::default();
+    let down = {
+        let tx = tx.clone();
+        let partial = partial.clone();
+        let max = usize::MAX;
+        tokio::spawn(async move {
+            while let Ok(Some(packet)) = read_packet(&mut from_core, max).await {
+                let packet = merge_suback(packet, &partial);
+                if tx.send(packet).await.is_err() {
+                    break;
+                }
+            }
+        })
+    };
+    let mut judge = Judge {
+        policy: &policy,
+        session: &session,
+        refused_qos2: HashSet::new(),
+        said: HashSet::new(),
+    };
+    loop {
+        let packet = match read_packet(&mut from_client, policy.max_packet).await {
+            Ok(Some(packet)) => packet,
+            Ok(None) => break,
+            Err(e) => {
+                policy.say(format_args!("{}: {e}; disconnected", session.who));
+                break;
+            }
+        };
+        let (forward, reply) = judge.packet(packet, &partial);
+        if let Some(reply) = reply
+            && tx.send(reply).await.is_err()
+        {
+            break;
+        }
+        if let Some(packet) = forward
+            && to_core.write_all(&packet).await.is_err()
+        {
+            break;
+        }
+    }
+    let _ = to_core.shutdown().await;
+    down.abort();
+    drop(tx);
+    let _ = writer.await;
+}
+
+/// An admitted client: its account, client id, and the CONNECT to pass on.
+struct Session {
+    user: Option<String>,
+    client: String,
+    /// For messages: `client X (account Y) from PEER`.
+    who: String,
+    connect: Vec<u8>,
+}
+
+/// Reads a CONNECT: the client admitted, or the CONNACK refusing it.
+fn admit(packet: &[u8], peer: SocketAddr, policy: &Policy) -> Result<Session, Vec<u8>> {
+    let level = protocol_level(packet);
+    if level != Some(4) {
+        let (name, refusal) = match level {
+            Some(5) => ("MQTT 5", UNSUPPORTED_VERSION_V5.to_vec()),
+            Some(3) => ("MQTT 3.1", UNACCEPTABLE_VERSION.to_vec()),
+            _ => ("not an MQTT CONNECT", UNACCEPTABLE_VERSION.to_vec()),
+        };
+        policy.say(format_args!(
+            "{peer}: refused, {name}: this broker speaks MQTT 3.1.1 (for MQTT 5, run Mosquitto)"
+        ));
+        return Err(refusal);
+    }
+    let Ok(Packet::Connect(mut connect)) = Packet::read(&mut BytesMut::from(packet), usize::MAX)
+    else {
+        policy.say(format_args!(
+            "{peer}: refused, a CONNECT that cannot be read"
+        ));
+        return Err(UNACCEPTABLE_VERSION.to_vec());
+    };
+    let client = connect.client_id.clone();
+    let user = match (&policy.passwords, &connect.login) {
+        (Some(accounts), Some(login)) if accounts.verify(&login.username, &login.password) => {
+            Some(login.username.clone())
+        }
+        (Some(_), Some(login)) => {
+            policy.say(format_args!(
+                "{peer}: refused client `{client}`: wrong password or unknown account `{}`",
+                login.username
+            ));
+            return Err(BAD_CREDENTIALS.to_vec());
+        }
+        (Some(_), None) => {
+            policy.say(format_args!(
+                "{peer}: refused client `{client}`: no account given, and this broker has accounts"
+            ));
+            return Err(NOT_AUTHORISED.to_vec());
+        }
+        (None, _) => None,
+    };
+    let who = match &user {
+        Some(user) => format!("client `{client}` (account `{user}`) from {peer}"),
+        None => format!("client `{client}` from {peer}"),
+    };
+    if let (Some(acl), Some(will)) = (&policy.acl, &connect.last_will)
+        && !acl.may_publish(user.as_deref(), &client, &will.topic)
+    {
+        policy.say(format_args!(
+            "{who}: refused, its will's topic `{}` is not one it may publish to",
+            will.topic
+        ));
+        return Err(NOT_AUTHORISED.to_vec());
+    }
+    // Sessions are per account: another account's client with the same
+    // id cannot take this one's session (and its queued messages) over.
+    // (An empty id is the broker's to choose: each such client is new.)
+    if let Some(user) = user.as_ref().filter(|_| !client.is_empty()) {
+        connect.client_id = format!("{user}:{client}");
+    }
+    connect.login = Some(Login::new(&policy.internal.0, &policy.internal.1));
+    let mut out = BytesMut::new();
+    Packet::Connect(connect)
+        .write(&mut out, usize::MAX)
+        .map_err(|_| UNACCEPTABLE_VERSION.to_vec())?;
+    Ok(Session {
+        user,
+        client,
+        who,
+        connect: out.to_vec(),
+    })
+}
+
+/// The protocol level byte of a CONNECT packet (4: 3.1.1, 5: MQTT 5, 3: 3.1).
+fn protocol_level(packet: &[u8]) -> Option<u8> {
+    if packet.first()? >> 4 != 1 {
+        return None;
+    }
+    let header = 1 + packet[1..].iter().position(|b| b & 0x80 == 0)? + 1;
+    let name_len = u16::from_be_bytes([*packet.get(header)?, *packet.get(header + 1)?]) as usize;
+    packet.get(header + 2 + name_len).copied()
+}
+
+/// Judges the packets one client sends.
+struct Judge<'a> {
+    policy: &'a Policy,
+    session: &'a Session,
+    /// QoS 2 PUBLISHes refused (answered PUBREC here): their PUBREL is
+    /// answered here too.
+    refused_qos2: HashSet<u16>,
+    /// Refusals said already (a publisher refused in a loop is said once).
+    said: HashSet<String>,
+}
+
+impl Judge<'_> {
+    /// What to pass on to rumqttd, and what to answer the client.
+    fn packet(
+        &mut self,
+        packet: Vec<u8>,
+        partial: &Mutex<HashMap<u16, Vec<bool>>>,
+    ) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+        let Some(acl) = &self.policy.acl else {
+            return (Some(packet), None);
+        };
+        let user = self.session.user.as_deref();
+        let client = self.session.client.as_str();
+        match packet[0] >> 4 {
+            3 => {
+                let Ok(Packet::Publish(publish)) =
+                    Packet::read(&mut BytesMut::from(&packet[..]), usize::MAX)
+                else {
+                    return (Some(packet), None);
+                };
+                let topic = publish.topic.clone();
+                if acl.may_publish(user, client, &topic) {
+                    return (Some(packet), None);
+                }
+                self.refused(format!("publish to `{topic}`"));
+                let [hi, lo] = publish.pkid.to_be_bytes();
+                match publish.qos {
+                    QoS::AtMostOnce => (None, None),
+                    QoS::AtLeastOnce => (None, Some(vec![0x40, 0x02, hi, lo])),
+                    QoS::ExactlyOnce => {
+                        self.refused_qos2.insert(publish.pkid);
+                        (None, Some(vec![0x50, 0x02, hi, lo]))
+                    }
+                }
+            }
+            6 if packet.len() >= 4 => {
+                let pkid = u16::from_be_bytes([packet[2], packet[3]]);
+                if self.refused_qos2.remove(&pkid) {
+                    let [hi, lo] = pkid.to_be_bytes();
+                    (None, Some(vec![0x70, 0x02, hi, lo]))
+                } else {
+                    (Some(packet), None)
+                }
+            }
+            8 => {
+                let Ok(Packet::Subscribe(subscribe)) =
+                    Packet::read(&mut BytesMut::from(&packet[..]), usize::MAX)
+                else {
+                    return (Some(packet), None);
+                };
+                let refused: Vec<bool> = subscribe
+                    .filters
+                    .iter()
+                    .map(|f| !acl.may_subscribe(user, client, &f.path))
+                    .collect();
+                for (f, _) in subscribe.filters.iter().zip(&refused).filter(|(_, r)| **r) {
+                    self.refused(format!("subscription to `{}`", f.path));
+                }
+                if !refused.contains(&true) {
+                    return (Some(packet), None);
+                }
+                if !refused.contains(&false) {
+                    let codes = vec![SubscribeReasonCode::Failure; refused.len()];
+                    return (
+                        None,
+                        Some(write(Packet::SubAck(SubAck::new(subscribe.pkid, codes)))),
+                    );
+                }
+                let allowed = subscribe
+                    .filters
+                    .iter()
+                    .zip(&refused)
+                    .filter(|(_, r)| !**r)
+                    .map(|(f, _)| f.clone())
+                    .collect();
+                if let Ok(mut partial) = partial.lock() {
+                    partial.insert(subscribe.pkid, refused);
+                }
+                let part = Subscribe {
+                    pkid: subscribe.pkid,
+                    filters: allowed,
+                };
+                (Some(write(Packet::Subscribe(part))), None)
+            }
+            _ => (Some(packet), None),
+        }
+    }
+
+    fn refused(&mut self, what: String) {
+        if self.said.insert(what.clone()) {
+            self.policy.say(format_args!(
+                "{}: refused {what}: the ACL does not allow it",
+                self.session.who
+            ));
+        }
+    }
+}
+
+/// A SUBACK for a SUBSCRIBE passed on in part, with the refused filters
+/// put back in their places as failures.
+fn merge_suback(packet: Vec<u8>, partial: &Mutex<HashMap<u16, Vec<bool>>>) -> Vec<u8> {
+    if packet.first().map(|b| b >> 4) != Some(9) || packet.len() < 4 {
+        return packet;
+    }
+    let pkid = u16::from_be_bytes([packet[2], packet[3]]);
+    let Some(refused) = partial.lock().ok().and_then(|mut p| p.remove(&pkid)) else {
+        return packet;
+    };
+    let Ok(Packet::SubAck(ack)) = Packet::read(&mut BytesMut::from(&packet[..]), usize::MAX) else {
+        return packet;
+    };
+    let mut granted = ack.return_codes.into_iter();
+    let codes = refused
+        .iter()
+        .map(|r| {
+            if *r {
+                SubscribeReasonCode::Failure
+            } else {
+                granted.next().unwrap_or(SubscribeReasonCode::Failure)
+            }
+        })
+        .collect();
+    write(Packet::SubAck(SubAck::new(pkid, codes)))
+}
+
+fn write(packet: Packet) -> Vec<u8> {
+    let mut out = BytesMut::new();
+    // Packets built here from packets read are always writable.
+    let _ = packet.write(&mut out, usize::MAX);
+    out.to_vec()
+}
+
+/// Reads one whole MQTT packet (fixed header included); `None` at a clean
+/// end of the stream.
+async fn read_packet<R: AsyncRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
+    let mut first = [0u8; 1];
+    match reader.read_exact(&mut first).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let mut packet = vec![first[0]];
+    let mut length = 0usize;
+    for shift in [0, 7, 14, 21] {
+        let byte = reader.read_u8().await?;
+        packet.push(byte);
+        length |= ((byte & 0x7f) as usize) << shift;
+        if byte & 0x80 == 0 {
+            break;
+        }
+        if shift == 21 {
+            return Err(std::io::Error::other("a malformed packet length"));
+        }
+    }
+    if length > max {
+        return Err(std::io::Error::other(format!(
+            "a packet of {length} bytes, over --max-packet ({max})"
+        )));
+    }
+    let start = packet.len();
+    packet.resize(start + length, 0);
+    reader.read_exact(&mut packet[start..]).await?;
+    Ok(Some(packet))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_protocol_level_is_read_from_the_connect() {
+        let mut out = BytesMut::new();
+        Packet::Connect(rumqttc::mqttbytes::v4::Connect::new("c"))
+            .write(&mut out, usize::MAX)
+            .unwrap();
+        assert_eq!(protocol_level(&out), Some(4));
+        let mut v5 = out.to_vec();
+        v5[2 + 2 + 4] = 5;
+        assert_eq!(protocol_level(&v5), Some(5));
+        assert_eq!(protocol_level(&[0x30, 0x00]), None);
+        assert_eq!(protocol_level(&[0x10]), None);
+    }
+
+    #[test]
+    fn a_suback_gets_back_the_refused_filters() {
+        let partial = Mutex::new(HashMap::from([(7u16, vec![true, false, true])]));
+        let ack = write(Packet::SubAck(SubAck::new(
+            7,
+            vec![SubscribeReasonCode::Success(QoS::AtLeastOnce)],
+        )));
+        let merged = merge_suback(ack, &partial);
+        let Ok(Packet::SubAck(ack)) = Packet::read(&mut BytesMut::from(&merged[..]), 1 << 20)
+        else {
+            panic!("not a SUBACK");
+        };
+        assert_eq!(
+            ack.return_codes,
+            vec![
+                SubscribeReasonCode::Failure,
+                SubscribeReasonCode::Success(QoS::AtLeastOnce),
+                SubscribeReasonCode::Failure
+            ]
+        );
+        assert!(partial.lock().unwrap().is_empty());
+    }
+}

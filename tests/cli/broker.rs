@@ -1,0 +1,336 @@
+//! `aiproto broker` on a shared network: accounts from a password file
+//! (its own and mosquitto_passwd's), topic rules from a Mosquitto ACL,
+//! TLS, and a refusal that every client understands and the log names —
+//! driven by Mosquitto's own clients and by aiproto's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use super::support::{Running, aiproto, free_port, home, installed, spawn, subscribed};
+use super::{REQUEST, mqtt::test_certificates};
+
+/// Accounts alice (s3cret), bob (hunter2) and carol (c4rol), and rules:
+/// anyone reads the public facts, each account reads its own inbox and
+/// writes to every inbox, nobody reads another's.
+fn accounts_and_rules(dir: &Path) -> (PathBuf, PathBuf) {
+    let passwords = dir.join("broker.passwd");
+    for (user, password) in [("alice", "s3cret"), ("bob", "hunter2"), ("carol", "c4rol")] {
+        aiproto(dir)
+            .args(["broker", "passwd"])
+            .arg(&passwords)
+            .arg(user)
+            .write_stdin(format!("{password}\n"))
+            .assert()
+            .code(0);
+    }
+    let acl = dir.join("broker.acl");
+    std::fs::write(
+        &acl,
+        "topic read hsp/public/#\n\npattern read hsp/agents/%u/#\npattern write hsp/agents/#\n",
+    )
+    .unwrap();
+    (passwords, acl)
+}
+
+/// `aiproto broker ARGS` on a free port with its stderr in `log`, once it listens.
+fn broker(dir: &Path, args: &[&str], log: &Path) -> (Running, u16) {
+    let port = free_port();
+    let child = spawn(dir, &["broker", "--listen", &format!("127.0.0.1:{port}")])
+        .args(args)
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap();
+    let running = Running(child);
+    let started = Instant::now();
+    while !std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .contains("listening")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the broker did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (running, port)
+}
+
+fn mosquitto_clients(test: &str) -> bool {
+    installed(
+        test,
+        "mosquitto_pub",
+        &["--help"],
+        "apt-get install mosquitto-clients",
+    )
+}
+
+fn sub(port: u16, args: &[&str]) -> Output {
+    Command::new("mosquitto_sub")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-W", "3"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn accounts_and_topic_rules_keep_strangers_and_agents_out_of_others_messages() {
+    if !mosquitto_clients(
+        "accounts_and_topic_rules_keep_strangers_and_agents_out_of_others_messages",
+    ) {
+        return;
+    }
+    let h = home();
+    let (passwords, acl) = accounts_and_rules(h.path());
+    let log = h.path().join("broker.log");
+    let (_broker, port) = broker(
+        h.path(),
+        &[
+            "--passwords",
+            passwords.to_str().unwrap(),
+            "--acl",
+            acl.to_str().unwrap(),
+        ],
+        &log,
+    );
+    // No account, a wrong password: refused at CONNECT, each said in the log.
+    let out = sub(port, &["-t", "#"]);
+    assert!(text(&out).contains("not authorised"), "{}", text(&out));
+    let out = sub(port, &["-u", "alice", "-P", "wrong", "-t", "x"]);
+    assert!(
+        text(&out).contains("bad user name or password"),
+        "{}",
+        text(&out)
+    );
+    // An account subscribing to everything, or to another's inbox: refused.
+    let out = sub(port, &["-u", "carol", "-P", "c4rol", "-t", "#"]);
+    assert!(text(&out).contains("denied"), "{}", text(&out));
+    let out = sub(
+        port,
+        &["-u", "carol", "-P", "c4rol", "-t", "hsp/agents/alice/#"],
+    );
+    assert!(text(&out).contains("denied"), "{}", text(&out));
+    // alice reads her inbox through aiproto recv; bob writes to it with aiproto send.
+    let alice = format!("mqtt://alice:s3cret@127.0.0.1:{port}/hsp/agents/alice/#");
+    let recv = subscribed(
+        h.path(),
+        &["--via", &alice, "--count", "1", "--timeout", "20"],
+    );
+    aiproto(h.path())
+        .args([
+            "send",
+            "--via",
+            &format!("mqtt://bob:hunter2@127.0.0.1:{port}/hsp/agents/alice/inbox"),
+            "--qos",
+            "1",
+        ])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let got = recv.wait_with_output().unwrap();
+    assert_eq!(
+        got.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+    assert!(String::from_utf8_lossy(&got.stdout).starts_with("[[CLAUDE→CHATGPT v1]]"));
+    // A publish outside the rules is dropped (acknowledged, never delivered).
+    let out = Command::new("mosquitto_pub")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-u",
+            "bob",
+            "-P",
+            "hunter2",
+        ])
+        .args(["-t", "hsp/public/facts", "-m", "forged", "-q", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = std::fs::read_to_string(&log).unwrap();
+    for refusal in [
+        "refused client ``: no account given",
+        "wrong password or unknown account `alice`",
+        "(account `carol`)",
+        "refused subscription to `#`",
+        "refused subscription to `hsp/agents/alice/#`",
+        "(account `bob`)",
+        "refused publish to `hsp/public/facts`",
+    ] {
+        assert!(said.contains(refusal), "{refusal} not in the log:\n{said}");
+    }
+}
+
+/// A password file written by Mosquitto's own tool is read as it is.
+#[test]
+fn a_mosquitto_passwd_file_is_read() {
+    if !mosquitto_clients("a_mosquitto_passwd_file_is_read")
+        || !installed(
+            "a_mosquitto_passwd_file_is_read",
+            "mosquitto_passwd",
+            &["-h"],
+            "apt-get install mosquitto",
+        )
+    {
+        return;
+    }
+    let h = home();
+    let passwords = h.path().join("mosquitto.passwd");
+    let made = Command::new("mosquitto_passwd")
+        .arg("-c")
+        .arg("-b")
+        .arg(&passwords)
+        .args(["dave", "d4ve"])
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let log = h.path().join("broker.log");
+    let (_broker, port) = broker(
+        h.path(),
+        &["--passwords", passwords.to_str().unwrap()],
+        &log,
+    );
+    let out = Command::new("mosquitto_pub")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-u",
+            "dave",
+            "-P",
+            "d4ve",
+            "-t",
+            "a",
+            "-m",
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = sub(port, &["-u", "dave", "-P", "dave", "-t", "a"]);
+    assert!(
+        text(&out).contains("bad user name or password"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// MQTT 5 and 3.1 clients get the CONNACK their version reads, and the log
+/// says why; a port in use is exit 3 with the cause; beyond loopback
+/// without accounts is refused before anything listens.
+#[test]
+fn refusals_are_said_and_understood() {
+    let h = home();
+    let log = h.path().join("broker.log");
+    let (_broker, port) = broker(h.path(), &[], &log);
+    if mosquitto_clients("refusals_are_said_and_understood") {
+        let out = sub(port, &["-V", "mqttv5", "-t", "x"]);
+        assert!(
+            text(&out).contains("Unsupported Protocol Version"),
+            "{}",
+            text(&out)
+        );
+        let out = sub(port, &["-V", "mqttv31", "-t", "x"]);
+        assert!(
+            text(&out).contains("unacceptable protocol version"),
+            "{}",
+            text(&out)
+        );
+        let said = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            said.contains("refused, MQTT 5: this broker speaks MQTT 3.1.1"),
+            "{said}"
+        );
+        assert!(said.contains("refused, MQTT 3.1:"), "{said}");
+    }
+    aiproto(h.path())
+        .args(["broker", "--listen", &format!("127.0.0.1:{port}")])
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("the port is in use"));
+    aiproto(h.path())
+        .args(["broker", "--listen", "0.0.0.0:0"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--passwords"));
+    // A password file in plain text is refused with its line.
+    let plain = h.path().join("plain.passwd");
+    std::fs::write(&plain, "alice:s3cret\n").unwrap();
+    aiproto(h.path())
+        .args(["broker", "--listen", "127.0.0.1:0", "--passwords"])
+        .arg(&plain)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "line 1: the password is not hashed",
+        ));
+}
+
+/// TLS on the listener with a certificate from a CA made here: aiproto
+/// with --cafile sends and receives through it; without, it is refused.
+#[test]
+fn a_tls_listener_with_a_private_ca() {
+    let h = home();
+    let [ca, cert, key] = test_certificates(h.path());
+    let (passwords, _) = accounts_and_rules(h.path());
+    let log = h.path().join("broker.log");
+    let (_broker, port) = broker(
+        h.path(),
+        &[
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+            "--passwords",
+            passwords.to_str().unwrap(),
+        ],
+        &log,
+    );
+    assert!(std::fs::read_to_string(&log).unwrap().contains("mqtts://"));
+    let uri = format!("mqtts://alice:s3cret@127.0.0.1:{port}/hsp/agents/alice/inbox");
+    let ca = ca.to_str().unwrap();
+    let recv = subscribed(
+        h.path(),
+        &[
+            "--via",
+            &uri,
+            "--cafile",
+            ca,
+            "--count",
+            "1",
+            "--timeout",
+            "20",
+        ],
+    );
+    aiproto(h.path())
+        .args(["send", "--via", &uri, "--cafile", ca])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let out = recv.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("[[CLAUDE→CHATGPT v1]]"));
+    aiproto(h.path())
+        .args(["send", "--via", &uri])
+        .write_stdin(REQUEST)
+        .assert()
+        .code(3);
+}
