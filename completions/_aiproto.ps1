@@ -46,7 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Move each message from one transport to another, optionally converted')
             [CompletionResult]::new('directory', 'directory', [CompletionResultType]::ParameterValue, 'Run a capability directory on a broker (HSP 0.1 §5.1)')
             [CompletionResult]::new('clipboard-hold', 'clipboard-hold', [CompletionResultType]::ParameterValue, 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits')
-            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
+            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT 3.1.1 broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve aiproto''s tools to an AI assistant over MCP (stdio)')
             [CompletionResult]::new('desk', 'desk', [CompletionResultType]::ParameterValue, 'Open the relay desk: a page in the browser for copy-paste relaying')
@@ -384,6 +384,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;recv' {
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'More topic filters on the same broker')
+            [CompletionResult]::new('--share', '--share', [CompletionResultType]::ParameterName, 'MQTT: one of a pool of workers sharing the messages: every filter is subscribed as `$share/GROUP/FILTER`, so the broker gives each message to one receiver of the GROUP (Mosquitto, EMQX, HiveMQ and the built-in broker do)')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Stop after N messages')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this many seconds; with --count, not reaching it by then exits 4')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service for the subscription')
@@ -483,7 +484,30 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;broker' {
-            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port of the MQTT (3.1.1) listener')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port of the MQTT (3.1.1) listener. An address beyond loopback needs --passwords (or --allow-anonymous)')
+            [CompletionResult]::new('--passwords', '--passwords', [CompletionResultType]::ParameterName, 'Accounts: a Mosquitto password file (`name:$7$…` lines, written by `aiproto broker passwd` or mosquitto_passwd). A client without a valid account is refused')
+            [CompletionResult]::new('--acl', '--acl', [CompletionResultType]::ParameterName, 'Topic rules: a Mosquitto ACL file (`user NAME`, `topic [read|write| readwrite|deny] TOPIC`, `pattern read hsp/agents/%u/#`). Without it, every client may read and write every topic')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Speak TLS on the listener with this certificate chain (PEM)')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The private key of --tls-cert (PEM)')
+            [CompletionResult]::new('--max-packet', '--max-packet', [CompletionResultType]::ParameterName, 'The largest packet (message and topic) a client may send, in bytes')
+            [CompletionResult]::new('--max-inflight', '--max-inflight', [CompletionResultType]::ParameterName, 'Messages sent to one client and not yet acknowledged; beyond, the client waits for its acknowledgements')
+            [CompletionResult]::new('--max-queued-bytes', '--max-queued-bytes', [CompletionResultType]::ParameterName, 'Bytes kept for the subscribers of one topic filter, offline ones included; beyond, the oldest messages are dropped')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--allow-anonymous', '--allow-anonymous', [CompletionResultType]::ParameterName, 'Listen beyond loopback without accounts: anyone who reaches the port reads and writes every topic')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('passwd', 'passwd', [CompletionResultType]::ParameterValue, 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;broker;passwd' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
@@ -494,6 +518,17 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;broker;help' {
+            [CompletionResult]::new('passwd', 'passwd', [CompletionResultType]::ParameterValue, 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;broker;help;passwd' {
+            break
+        }
+        'aiproto;broker;help;help' {
             break
         }
         'aiproto;serve' {
@@ -1024,7 +1059,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Move each message from one transport to another, optionally converted')
             [CompletionResult]::new('directory', 'directory', [CompletionResultType]::ParameterValue, 'Run a capability directory on a broker (HSP 0.1 §5.1)')
             [CompletionResult]::new('clipboard-hold', 'clipboard-hold', [CompletionResultType]::ParameterValue, 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits')
-            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT broker in this process (no other software needed)')
+            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT 3.1.1 broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve aiproto''s tools to an AI assistant over MCP (stdio)')
             [CompletionResult]::new('desk', 'desk', [CompletionResultType]::ParameterValue, 'Open the relay desk: a page in the browser for copy-paste relaying')
@@ -1097,6 +1132,10 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;broker' {
+            [CompletionResult]::new('passwd', 'passwd', [CompletionResultType]::ParameterValue, 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does')
+            break
+        }
+        'aiproto;help;broker;passwd' {
             break
         }
         'aiproto;help;serve' {

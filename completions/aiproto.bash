@@ -100,6 +100,18 @@ _aiproto() {
             aiproto,verify)
                 cmd="aiproto__subcmd__verify"
                 ;;
+            aiproto__subcmd__broker,help)
+                cmd="aiproto__subcmd__broker__subcmd__help"
+                ;;
+            aiproto__subcmd__broker,passwd)
+                cmd="aiproto__subcmd__broker__subcmd__passwd"
+                ;;
+            aiproto__subcmd__broker__subcmd__help,help)
+                cmd="aiproto__subcmd__broker__subcmd__help__subcmd__help"
+                ;;
+            aiproto__subcmd__broker__subcmd__help,passwd)
+                cmd="aiproto__subcmd__broker__subcmd__help__subcmd__passwd"
+                ;;
             aiproto__subcmd__config,help)
                 cmd="aiproto__subcmd__config__subcmd__help"
                 ;;
@@ -195,6 +207,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,verify)
                 cmd="aiproto__subcmd__help__subcmd__verify"
+                ;;
+            aiproto__subcmd__help__subcmd__broker,passwd)
+                cmd="aiproto__subcmd__help__subcmd__broker__subcmd__passwd"
                 ;;
             aiproto__subcmd__help__subcmd__config,show)
                 cmd="aiproto__subcmd__help__subcmd__config__subcmd__show"
@@ -387,7 +402,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__broker)
-            opts="-q -v -h -V --listen --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --listen --passwords --acl --tls-cert --tls-key --allow-anonymous --max-packet --max-inflight --max-queued-bytes --color --format --quiet --verbose --help --version passwd help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -397,6 +412,98 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --passwords)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --acl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-packet)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-inflight)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-queued-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__broker__subcmd__help)
+            opts="passwd help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__broker__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__broker__subcmd__help__subcmd__passwd)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__broker__subcmd__passwd)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -909,8 +1016,22 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__broker)
-            opts=""
+            opts="passwd"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__broker__subcmd__passwd)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2525,7 +2646,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --count --timeout --qos --session --cafile --state --no-ack --as --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --share --count --timeout --qos --session --cafile --state --no-ack --as --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2536,6 +2657,10 @@ _aiproto() {
                     return 0
                     ;;
                 --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --share)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

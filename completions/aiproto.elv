@@ -43,7 +43,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand relay 'Move each message from one transport to another, optionally converted'
             cand directory 'Run a capability directory on a broker (HSP 0.1 §5.1)'
             cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
-            cand broker 'Run an MQTT broker in this process (no other software needed)'
+            cand broker 'Run an MQTT 3.1.1 broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio)'
             cand desk 'Open the relay desk: a page in the browser for copy-paste relaying'
@@ -360,6 +360,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;recv'= {
             cand --via 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin)'
             cand --filter 'More topic filters on the same broker'
+            cand --share 'MQTT: one of a pool of workers sharing the messages: every filter is subscribed as `$share/GROUP/FILTER`, so the broker gives each message to one receiver of the GROUP (Mosquitto, EMQX, HiveMQ and the built-in broker do)'
             cand --count 'Stop after N messages'
             cand --timeout 'Stop after this many seconds; with --count, not reaching it by then exits 4'
             cand --qos 'MQTT quality of service for the subscription'
@@ -454,7 +455,29 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;broker'= {
-            cand --listen 'Address and port of the MQTT (3.1.1) listener'
+            cand --listen 'Address and port of the MQTT (3.1.1) listener. An address beyond loopback needs --passwords (or --allow-anonymous)'
+            cand --passwords 'Accounts: a Mosquitto password file (`name:$7$…` lines, written by `aiproto broker passwd` or mosquitto_passwd). A client without a valid account is refused'
+            cand --acl 'Topic rules: a Mosquitto ACL file (`user NAME`, `topic [read|write| readwrite|deny] TOPIC`, `pattern read hsp/agents/%u/#`). Without it, every client may read and write every topic'
+            cand --tls-cert 'Speak TLS on the listener with this certificate chain (PEM)'
+            cand --tls-key 'The private key of --tls-cert (PEM)'
+            cand --max-packet 'The largest packet (message and topic) a client may send, in bytes'
+            cand --max-inflight 'Messages sent to one client and not yet acknowledged; beyond, the client waits for its acknowledgements'
+            cand --max-queued-bytes 'Bytes kept for the subscribers of one topic filter, offline ones included; beyond, the oldest messages are dropped'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --allow-anonymous 'Listen beyond loopback without accounts: anyone who reaches the port reads and writes every topic'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand passwd 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;broker;passwd'= {
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand -q 'Print only findings and data: no summary lines'
@@ -465,6 +488,14 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'aiproto;broker;help'= {
+            cand passwd 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;broker;help;passwd'= {
+        }
+        &'aiproto;broker;help;help'= {
         }
         &'aiproto;serve'= {
             cand --listen 'Address and port to listen on (port 0: any free port, printed on stderr)'
@@ -951,7 +982,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand relay 'Move each message from one transport to another, optionally converted'
             cand directory 'Run a capability directory on a broker (HSP 0.1 §5.1)'
             cand clipboard-hold 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
-            cand broker 'Run an MQTT broker in this process (no other software needed)'
+            cand broker 'Run an MQTT 3.1.1 broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
             cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio)'
             cand desk 'Open the relay desk: a page in the browser for copy-paste relaying'
@@ -1005,6 +1036,9 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;clipboard-hold'= {
         }
         &'aiproto;help;broker'= {
+            cand passwd 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does'
+        }
+        &'aiproto;help;broker;passwd'= {
         }
         &'aiproto;help;serve'= {
         }

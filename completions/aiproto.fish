@@ -52,7 +52,7 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "request" -d 'Send a
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "relay" -d 'Move each message from one transport to another, optionally converted'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "directory" -d 'Run a capability directory on a broker (HSP 0.1 §5.1)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "clipboard-hold" -d 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
-complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "broker" -d 'Run an MQTT broker in this process (no other software needed)'
+complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "broker" -d 'Run an MQTT 3.1.1 broker in this process (no other software needed)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "mcp" -d 'Serve aiproto\'s tools to an AI assistant over MCP (stdio)'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "desk" -d 'Open the relay desk: a page in the browser for copy-paste relaying'
@@ -356,6 +356,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s h -l help -d 'P
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l via -d 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l filter -d 'More topic filters on the same broker' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l share -d 'MQTT: one of a pool of workers sharing the messages: every filter is subscribed as `$share/GROUP/FILTER`, so the broker gives each message to one receiver of the GROUP (Mosquitto, EMQX, HiveMQ and the built-in broker do)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l count -d 'Stop after N messages' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l timeout -d 'Stop after this many seconds; with --count, not reaching it by then exits 4' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l qos -d 'MQTT quality of service for the subscription' -r
@@ -455,20 +456,45 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s q -l 
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l listen -d 'Address and port of the MQTT (3.1.1) listener' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l listen -d 'Address and port of the MQTT (3.1.1) listener. An address beyond loopback needs --passwords (or --allow-anonymous)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l passwords -d 'Accounts: a Mosquitto password file (`name:$7$…` lines, written by `aiproto broker passwd` or mosquitto_passwd). A client without a valid account is refused' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l acl -d 'Topic rules: a Mosquitto ACL file (`user NAME`, `topic [read|write| readwrite|deny] TOPIC`, `pattern read hsp/agents/%u/#`). Without it, every client may read and write every topic' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l tls-cert -d 'Speak TLS on the listener with this certificate chain (PEM)' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l tls-key -d 'The private key of --tls-cert (PEM)' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l max-packet -d 'The largest packet (message and topic) a client may send, in bytes' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l max-inflight -d 'Messages sent to one client and not yet acknowledged; beyond, the client waits for its acknowledgements' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l max-queued-bytes -d 'Bytes kept for the subscribers of one topic filter, offline ones included; beyond, the oldest messages are dropped' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
-complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
 json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s q -l quiet -d 'Print only findings and data: no summary lines'
-complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s v -l verbose -d 'Also report messages that have no findings'
-complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c aiproto -n "__fish_aiproto_using_subcommand broker" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l allow-anonymous -d 'Listen beyond loopback without accounts: anyone who reaches the port reads and writes every topic'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -f -a "passwd" -d 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
+always\t''
+never\t''"
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -l format -d 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab' -r -f -a "human\t'Readable text, colored on a terminal'
+json\t'One JSON object per line (JSON Lines), stable field names'
+github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
+sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
+junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -s q -l quiet -d 'Print only findings and data: no summary lines'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -s v -l verbose -d 'Also report messages that have no findings'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from help" -f -a "passwd" -d 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does'
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l listen -d 'Address and port to listen on (port 0: any free port, printed on stderr)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l inbox -d 'Directory where each received message is stored (as ID.crosstalk or ID.json; a message without an id under the digest of its text)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-inbox-bytes -d 'The most bytes the --inbox may hold, what is there already counted (beyond: 507, nothing stored)' -r
@@ -947,7 +973,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "relay" -d 'Move each message from one transport to another, optionally converted'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "directory" -d 'Run a capability directory on a broker (HSP 0.1 §5.1)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "clipboard-hold" -d 'Internal: keeps copied text on the clipboard after `send --via clipboard` exits'
-complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "broker" -d 'Run an MQTT broker in this process (no other software needed)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "broker" -d 'Run an MQTT 3.1.1 broker in this process (no other software needed)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "serve" -d 'Receive messages over HTTP: POST /crosstalk/receive and /hsp'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "mcp" -d 'Serve aiproto\'s tools to an AI assistant over MCP (stdio)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_seen_subcommand_from validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help" -f -a "desk" -d 'Open the relay desk: a page in the browser for copy-paste relaying'
@@ -963,6 +989,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand help; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from poll" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'Name and title of every embedded schema'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print one schema, e.g. `hsp/0.1/fact` or `aiproto/validate-report`'
+complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from broker" -f -a "passwd" -d 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'Your own keys, the keys you trust for others, the retired and the revoked ones, with fingerprints, senders and dates'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "export" -d 'Print a public key'
 complete -c aiproto -n "__fish_aiproto_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "import" -d 'Pin the keys of a file of keystore lines (as `export` writes)'

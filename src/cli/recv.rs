@@ -37,11 +37,15 @@ struct Received<'a> {
 }
 
 pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
-    let source = endpoint(&args.via)?;
+    let mut source = endpoint(&args.via)?;
     let stdin = source == Endpoint::Stdio;
     let keep_reading = args.watch || args.follow;
+    let mut filters = args.filters.clone();
+    if let Some(group) = &args.share {
+        share(group, &mut source, &mut filters)?;
+    }
     let mut listen = args.listen.listen(&source, keep_reading, g.quiet)?;
-    listen.filters = args.filters.clone();
+    listen.filters = filters;
     let mut transport = transport::open(source, args.listen.settings());
     let mut inbox = Inbox::new(args.listen.count);
     if let Some(state) = &args.state {
@@ -144,6 +148,31 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         _ if invalid => Ok(ExitStatus::Invalid),
         _ => Ok(ExitStatus::Ok),
     }
+}
+
+/// `--share GROUP`: every filter subscribed as `$share/GROUP/FILTER`.
+fn share(group: &str, source: &mut Endpoint, filters: &mut [String]) -> Result<(), CliError> {
+    let Endpoint::Mqtt(uri) = source else {
+        return Err(CliError::usage("--share is for MQTT: --via mqtt://HOST/FILTER"));
+    };
+    if group.is_empty() || group.contains(['/', '+', '#']) {
+        return Err(CliError::usage(format!(
+            "--share `{group}`: a group name is one topic level, without `/`, `+` or `#`"
+        )));
+    }
+    let shared = |filter: &str| format!("$share/{group}/{filter}");
+    if let Some(topic) = uri.topic.as_mut() {
+        *topic = shared(topic);
+    }
+    for filter in filters.iter_mut() {
+        *filter = shared(filter);
+    }
+    if uri.topic.is_none() && filters.is_empty() {
+        return Err(CliError::usage(
+            "--share needs a topic filter: --via mqtt://HOST/FILTER or --filter FILTER",
+        ));
+    }
+    Ok(())
 }
 
 /// `aiproto request`: publishes a TaskRequest once the subscription to its

@@ -334,3 +334,56 @@ fn a_tls_listener_with_a_private_ca() {
         .assert()
         .code(3);
 }
+
+/// A pool of three `recv --share workers` on one topic: the built-in broker
+/// (and Mosquitto, where installed) gives each message to one of them —
+/// all 300 taken, none twice, every worker busy.
+#[test]
+fn a_worker_pool_shares_the_messages() {
+    let h = home();
+    let log = h.path().join("broker.log");
+    let (_broker, port) = broker(h.path(), &[], &log);
+    let mut brokers = vec![port];
+    let mosquitto = super::mqtt::mosquitto("a_worker_pool_shares_the_messages");
+    let mut _running = None;
+    if let Some(binary) = mosquitto {
+        let port = free_port();
+        let conf = h.path().join("mosquitto.conf");
+        std::fs::write(&conf, format!("listener {port} 127.0.0.1\nallow_anonymous true\n")).unwrap();
+        _running = Some(super::mqtt::start_mosquitto(binary, &conf, port));
+        brokers.push(port);
+    }
+    let (archive, _) = super::support::big_archive(300, None, str::to_string);
+    let archive_path = h.path().join("tasks.crosstalk");
+    std::fs::write(&archive_path, archive).unwrap();
+    for port in brokers {
+        let uri = format!("mqtt://127.0.0.1:{port}/pool/tasks");
+        let workers: Vec<_> = (0..3)
+            .map(|_| {
+                subscribed(
+                    h.path(),
+                    &["--via", &uri, "--share", "workers", "--format", "json", "--timeout", "8"],
+                )
+            })
+            .collect();
+        aiproto(h.path())
+            .args(["send", "--via", &uri, "--qos", "1"])
+            .arg(&archive_path)
+            .assert()
+            .code(0);
+        let mut ids = std::collections::HashSet::new();
+        let mut shares = Vec::new();
+        for worker in workers {
+            let out = worker.wait_with_output().unwrap();
+            let lines = super::json_lines(&out.stdout);
+            shares.push(lines.len());
+            for line in lines {
+                let message = line["message"].as_str().unwrap();
+                let id = message.lines().find(|l| l.starts_with("message: ")).unwrap().to_string();
+                assert!(ids.insert(id), "taken twice on port {port}");
+            }
+        }
+        assert_eq!(ids.len(), 300, "port {port}: {shares:?}");
+        assert!(shares.iter().all(|n| *n > 0), "port {port}: {shares:?}");
+    }
+}

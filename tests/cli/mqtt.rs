@@ -458,7 +458,7 @@ fn timeouts_and_unreachable_brokers() {
 }
 
 /// The Mosquitto binary, or `None` (with a SKIPPED line) when it is not installed.
-fn mosquitto(test: &str) -> Option<&'static str> {
+pub fn mosquitto(test: &str) -> Option<&'static str> {
     // Debian installs it in /usr/sbin, which a CI PATH may lack.
     let found = ["mosquitto", "/usr/sbin/mosquitto"]
         .into_iter()
@@ -470,7 +470,7 @@ fn mosquitto(test: &str) -> Option<&'static str> {
 }
 
 /// Starts Mosquitto with `conf` (its listener on `port`) and waits until it listens.
-fn start_mosquitto(binary: &str, conf: &std::path::Path, port: u16) -> Running {
+pub fn start_mosquitto(binary: &str, conf: &std::path::Path, port: u16) -> Running {
     let broker = Command::new(binary)
         .arg("-c")
         .arg(conf)

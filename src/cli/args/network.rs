@@ -69,6 +69,13 @@ pub struct RecvArgs {
     #[arg(long = "filter", value_name = "FILTER")]
     pub filters: Vec<String>,
 
+    /// MQTT: one of a pool of workers sharing the messages: every filter
+    /// is subscribed as `$share/GROUP/FILTER`, so the broker gives each
+    /// message to one receiver of the GROUP (Mosquitto, EMQX, HiveMQ and
+    /// the built-in broker do).
+    #[arg(long, value_name = "GROUP")]
+    pub share: Option<String>,
+
     #[command(flatten)]
     pub listen: ListenArgs,
 
