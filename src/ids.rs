@@ -109,6 +109,23 @@ pub fn as_crosstalk_id(id: &str) -> Option<String> {
     (uuid.hyphenated().to_string() == id).then(|| ulid::Ulid::from(uuid.as_u128()).to_string())
 }
 
+/// The ULID that stands for an id Crosstalk cannot carry (neither a ULID
+/// nor a UUID): the time it was sent (RFC 3339; none: 0) and 80 bits of
+/// the id's SHA-256. The same id sent at the same time gives the same
+/// ULID, so converting a message again gives the same envelope, and an
+/// answer's `parent:` leads back to the request.
+pub fn derived_ulid(id: &str, sent: Option<&str>) -> String {
+    use sha2::Digest;
+    let ms = sent
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .and_then(|t| u64::try_from(t.timestamp_millis()).ok())
+        .unwrap_or(0);
+    let digest = sha2::Sha256::digest(id.as_bytes());
+    let mut random = [0u8; 16];
+    random[6..].copy_from_slice(&digest[..10]);
+    ulid::Ulid::from_parts(ms, u128::from_be_bytes(random)).to_string()
+}
+
 /// An id as a UUID: a UUID as it is, a ULID as the UUID of the same 128 bits;
 /// `None` for anything else.
 pub fn as_uuid(id: &str) -> Option<String> {

@@ -3,17 +3,17 @@
 //! written before the next is read, so memory stays bounded by the largest
 //! message and a piece (`reader::pieces`), whatever the input's size.
 
-use std::collections::HashMap;
 use std::io::Write;
 
 use super::args::{ConvertArgs, GlobalArgs, InputArgs};
 use super::common;
+use crate::convert::answers::{Pointed, Requests};
 use crate::convert::{self, Attempt, WriteOptions};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
 use crate::model::Loss;
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, hsp};
+use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 use crate::reader::{self, pieces::Item};
 use crate::records::convert::LossRecord;
 
@@ -183,9 +183,7 @@ impl Pass<'_> {
             && let Ok(mut json) = serde_json::from_str::<serde_json::Value>(&converted.text)
             && json.get("message_type").is_some()
         {
-            if is_task_request(&json) {
-                remember(&mut self.requests, &json);
-            }
+            self.requests.remember(&json);
             let place = format!("{name}:{}", found.line);
             if point_at_requests(&mut json, &self.requests, &place, report) {
                 converted.text = format!("{json}\n");
@@ -199,40 +197,6 @@ const HSP: ProtocolSpec = ProtocolSpec {
     protocol: Protocol::Hsp,
     version: None,
 };
-
-/// TaskRequests by message id, each cut to what an answer takes from it
-/// ([`hsp::compose::reply_to`]): a long stream of requests costs little.
-type Requests = HashMap<String, serde_json::Value>;
-
-fn remember(requests: &mut Requests, request: &serde_json::Value) {
-    let Some(id) = request
-        .get("message_id")
-        .and_then(serde_json::Value::as_str)
-    else {
-        return;
-    };
-    let pick =
-        |from: &serde_json::Value, keys: &[&str]| -> serde_json::Map<String, serde_json::Value> {
-            keys.iter()
-                .filter_map(|k| from.get(*k).map(|v| ((*k).to_string(), v.clone())))
-                .collect()
-        };
-    let mut slim = pick(
-        request,
-        &[
-            "message_id",
-            "message_type",
-            "hsp_envelope_version",
-            "sender_ai_id",
-            "recipient_ai_id",
-        ],
-    );
-    if let Some(payload) = request.get("payload") {
-        let payload = pick(payload, &["request_id", "callback_address"]);
-        slim.insert("payload".into(), payload.into());
-    }
-    requests.insert(id.to_string(), slim.into());
-}
 
 /// The HSP TaskRequests of `--answers FILE`, in HSP form whatever their protocol.
 fn requests_in(
@@ -248,8 +212,7 @@ fn requests_in(
         .filter(|f| f.is_valid(false))
         .filter_map(|f| convert::convert(f, HSP, options))
         .filter_map(|c| serde_json::from_str(&c.text).ok())
-        .filter(is_task_request)
-        .for_each(|request| remember(&mut requests, &request));
+        .for_each(|request| requests.remember(&request));
     if requests.is_empty() {
         return Err(CliError::usage(format!(
             "--answers {}: no valid TaskRequest in it",
@@ -258,12 +221,6 @@ fn requests_in(
         .with_hint("give the HSP TaskRequest, or the Crosstalk envelope it was converted to"));
     }
     Ok(requests)
-}
-
-fn is_task_request(json: &serde_json::Value) -> bool {
-    json.get("message_type")
-        .and_then(serde_json::Value::as_str)
-        .is_some_and(|t| t.starts_with("HSP::TaskRequest_"))
 }
 
 /// Points an HSP answer written from another protocol at the request it
@@ -275,26 +232,19 @@ fn point_at_requests(
     place: &str,
     report: bool,
 ) -> bool {
-    let request = json
-        .get("correlation_id")
-        .and_then(serde_json::Value::as_str)
-        .and_then(|id| requests.get(id));
-    if let Some(request) = request
-        && hsp::compose::point_at_request(json, request)
-    {
-        return true;
+    match requests.point_at(json) {
+        Pointed::Pointed => true,
+        Pointed::Unknown => {
+            if report {
+                eprintln!(
+                    "aiproto: note: {place}: the TaskResult's request_id is its parent's message id and it goes to the parent's sender; \
+                     give --answers REQUEST to take the request's request_id and callback_address"
+                );
+            }
+            false
+        }
+        Pointed::Unchanged => false,
     }
-    let is_result = json
-        .get("message_type")
-        .and_then(serde_json::Value::as_str)
-        .is_some_and(|t| t.starts_with("HSP::TaskResult_"));
-    if is_result && request.is_none() && report {
-        eprintln!(
-            "aiproto: note: {place}: the TaskResult's request_id is its parent's message id and it goes to the parent's sender; \
-             give --answers REQUEST to take the request's request_id and callback_address"
-        );
-    }
-    false
 }
 
 /// `--to` as given (its version defaulting to the protocol's newest), or

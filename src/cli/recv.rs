@@ -153,7 +153,9 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
 /// `--share GROUP`: every filter subscribed as `$share/GROUP/FILTER`.
 fn share(group: &str, source: &mut Endpoint, filters: &mut [String]) -> Result<(), CliError> {
     let Endpoint::Mqtt(uri) = source else {
-        return Err(CliError::usage("--share is for MQTT: --via mqtt://HOST/FILTER"));
+        return Err(CliError::usage(
+            "--share is for MQTT: --via mqtt://HOST/FILTER",
+        ));
     };
     if group.is_empty() || group.contains(['/', '+', '#']) {
         return Err(CliError::usage(format!(

@@ -12,6 +12,7 @@
 //!   up and listed as generated (`meta: aiproto` / `Generated:`, `x_aiproto`,
 //!   `m.aiproto`), and reading B again forgets it ([`crate::model::notes::forget_generated`]).
 
+pub mod answers;
 mod attempt;
 pub mod promise;
 

@@ -239,3 +239,81 @@ proptest! {
         check(&text, Protocol::Msp)?;
     }
 }
+
+/// An HSP message id of any form an agent uses: a UUID of any version, a
+/// ULID, or any string.
+fn any_hsp_id() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<u128>().prop_map(|n| uuid::Uuid::from_u128(n).hyphenated().to_string()),
+        uuid7(),
+        ulid(),
+        "[A-Za-z0-9_.:-]{1,30}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config::config(128))]
+
+    /// Any TaskRequest, whatever its id's form, converted to Crosstalk,
+    /// answered with a reply and converted back with the request known:
+    /// the TaskResult takes the request's `request_id`, goes to its
+    /// `callback_address` and correlates to the `message_id` it was sent.
+    #[test]
+    fn an_answer_finds_its_request_whatever_its_id(
+        id in any_hsp_id(),
+        request_id in "[A-Za-z0-9_-]{1,20}",
+        callback in "hsp/results/[a-z0-9_]{1,12}",
+        answer in "[A-Za-z][A-Za-z0-9 ]{0,30}",
+    ) {
+        use crate::protocols::ProtocolSpec;
+        let request = json!({
+            "hsp_envelope_version": "0.1",
+            "message_id": id,
+            "correlation_id": null,
+            "sender_ai_id": "did:hsp:ai_alpha",
+            "recipient_ai_id": "did:hsp:ai_gamma",
+            "timestamp_sent": "2024-07-05T14:00:00Z",
+            "message_type": "HSP::TaskRequest_v0.1",
+            "protocol_version": "0.1",
+            "communication_pattern": "request",
+            "payload": {
+                "request_id": request_id,
+                "requester_ai_id": "did:hsp:ai_alpha",
+                "target_ai_id": "did:hsp:ai_gamma",
+                "capability_id_filter": "translate",
+                "parameters": {"text": "Hello"},
+                "callback_address": callback,
+            }
+        });
+        let read = Protocol::Hsp.read(&request.to_string(), &ReadOptions::default());
+        prop_assert!(read[0].is_valid(false), "{:?}", read[0].diagnostics);
+        let to = |protocol| ProtocolSpec { protocol, version: None };
+        let envelope = super::convert(&read[0], to(Protocol::Crosstalk), super::WriteOptions::default())
+            .expect("a TaskRequest converts to Crosstalk");
+        let original = crosstalk::parse_all(&envelope.text).remove(0).envelope;
+        let mut reply = crosstalk::reply::skeleton(&original, None).expect("one receiver");
+        reply.body = Some(answer.clone());
+        reply.message = Some(crate::ids::new_ulid());
+        let reply_text = crosstalk::render(&reply);
+        let reply_read = Protocol::Crosstalk.read(&reply_text, &ReadOptions::default());
+        let converted = super::convert(&reply_read[0], to(Protocol::Hsp), super::WriteOptions::default())
+            .expect("a reply converts to HSP");
+        let mut result: Value = serde_json::from_str(&converted.text).unwrap();
+        // The request as given (HSP), and as the Crosstalk envelope it became.
+        for known in [request.clone(), serde_json::from_str(&super::convert(
+            &Protocol::Crosstalk.read(&envelope.text, &ReadOptions::default())[0],
+            to(Protocol::Hsp),
+            super::WriteOptions::default(),
+        ).unwrap().text).unwrap()] {
+            let mut requests = super::answers::Requests::new();
+            requests.remember(&known);
+            let mut pointed = result.clone();
+            prop_assert_eq!(requests.point_at(&mut pointed), super::answers::Pointed::Pointed, "{}", envelope.text);
+            prop_assert_eq!(&pointed["payload"]["request_id"], &json!(request_id));
+            prop_assert_eq!(&pointed["recipient_ai_id"], &json!(callback));
+            prop_assert_eq!(&pointed["correlation_id"], &json!(id));
+        }
+        result["correlation_id"] = json!("someone-else");
+        prop_assert_eq!(super::answers::Requests::new().point_at(&mut result), super::answers::Pointed::Unknown);
+    }
+}

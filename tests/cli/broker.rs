@@ -349,7 +349,11 @@ fn a_worker_pool_shares_the_messages() {
     if let Some(binary) = mosquitto {
         let port = free_port();
         let conf = h.path().join("mosquitto.conf");
-        std::fs::write(&conf, format!("listener {port} 127.0.0.1\nallow_anonymous true\n")).unwrap();
+        std::fs::write(
+            &conf,
+            format!("listener {port} 127.0.0.1\nallow_anonymous true\n"),
+        )
+        .unwrap();
         _running = Some(super::mqtt::start_mosquitto(binary, &conf, port));
         brokers.push(port);
     }
@@ -362,7 +366,16 @@ fn a_worker_pool_shares_the_messages() {
             .map(|_| {
                 subscribed(
                     h.path(),
-                    &["--via", &uri, "--share", "workers", "--format", "json", "--timeout", "8"],
+                    &[
+                        "--via",
+                        &uri,
+                        "--share",
+                        "workers",
+                        "--format",
+                        "json",
+                        "--timeout",
+                        "8",
+                    ],
                 )
             })
             .collect();
@@ -379,7 +392,11 @@ fn a_worker_pool_shares_the_messages() {
             shares.push(lines.len());
             for line in lines {
                 let message = line["message"].as_str().unwrap();
-                let id = message.lines().find(|l| l.starts_with("message: ")).unwrap().to_string();
+                let id = message
+                    .lines()
+                    .find(|l| l.starts_with("message: "))
+                    .unwrap()
+                    .to_string();
                 assert!(ids.insert(id), "taken twice on port {port}");
             }
         }

@@ -484,3 +484,50 @@ fn an_archive_larger_than_a_piece_converts_in_order() {
     assert_eq!(strict.status.code(), Some(0));
     assert_eq!(json_lines(&strict.stdout).len(), count);
 }
+
+/// The documented answer path with ids Crosstalk cannot carry as they are
+/// (a UUID v4, any string): the request converted to Crosstalk, answered
+/// with `compose --reply-to`, converted back with `--answers`, correlates
+/// to the id the requester sent, with its request_id and callback_address.
+#[test]
+fn an_answer_finds_its_request_whatever_the_id_became() {
+    let h = home();
+    let template: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(super::repo("examples/hsp/valid/0.1/task-request.json")).unwrap(),
+    )
+    .unwrap();
+    for id in ["3f2b8c1e-9a4d-4e7b-8c2a-1d5e6f7a8b9c", "msg-0042"] {
+        let mut request = template.clone();
+        request["message_id"] = id.into();
+        request["payload"]["callback_address"] = "hsp/results/ai_alpha".into();
+        let request_path = h.path().join("request.json");
+        std::fs::write(&request_path, request.to_string()).unwrap();
+        let envelope = aiproto(h.path())
+            .args(["convert", "--to", "crosstalk"])
+            .arg(&request_path)
+            .assert()
+            .code(0);
+        let envelope_path = h.path().join("request.crosstalk");
+        std::fs::write(&envelope_path, &envelope.get_output().stdout).unwrap();
+        let reply = aiproto(h.path())
+            .args(["compose", "--reply-to"])
+            .arg(&envelope_path)
+            .args(["--from", "did:hsp:ai_gamma", "--body", "Bonjour le monde"])
+            .assert()
+            .code(0);
+        let reply = String::from_utf8_lossy(&reply.get_output().stdout).into_owned();
+        for answers in [&request_path, &envelope_path] {
+            let out = aiproto(h.path())
+                .args(["convert", "--to", "hsp", "--format", "json", "--answers"])
+                .arg(answers)
+                .write_stdin(reply.clone())
+                .assert()
+                .code(0)
+                .stderr("");
+            let result = &json_lines(&out.get_output().stdout)[0];
+            assert_eq!(result["correlation_id"], id, "{id} {}", answers.display());
+            assert_eq!(result["payload"]["request_id"], "taskreq_uuid_abcde");
+            assert_eq!(result["recipient_ai_id"], "hsp/results/ai_alpha");
+        }
+    }
+}

@@ -291,8 +291,9 @@ fn foreign_address(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> 
 }
 
 /// A model id as a Crosstalk id (ULID or UUIDv7). Another id is kept in the
-/// source's extension; the envelope gets the ULID of a UUID's bits, or a
-/// fresh one for `message`, which 1.1 requires.
+/// source's extension; the envelope gets the ULID of a UUID's bits, or for
+/// `message`, which 1.1 requires, one derived from the id and its time
+/// ([`ids::derived_ulid`]: the same each time, so an answer finds it).
 fn foreign_id(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> Option<String> {
     let Some(value) = msg.slot(slot) else {
         if slot == Slot::Id {
@@ -309,11 +310,14 @@ fn foreign_id(msg: &mut Message, slot: Slot, generated: &mut Vec<Slot>) -> Optio
     let undone = msg.protocol == Protocol::Msp
         && mapped.as_deref().and_then(ids::as_uuid).as_deref() == Some(value.as_str());
     if !undone {
-        protocols::stash(msg, slot, value);
+        protocols::stash(msg, slot, value.clone());
     }
     match (mapped, slot) {
         (Some(id), _) => Some(id),
-        (None, Slot::Id) => Some(ids::new_ulid()),
+        (None, Slot::Id) => Some(ids::derived_ulid(
+            &value,
+            msg.slot(Slot::Timestamp).as_deref(),
+        )),
         (None, _) => None,
     }
 }
