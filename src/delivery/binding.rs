@@ -1,6 +1,7 @@
 //! The HTTP binding of the protocols, on the receiving side: `POST
 //! /crosstalk/receive` (or `/crosstalk`) takes Crosstalk envelopes and
-//! `POST /hsp` HSP messages. Each request is validated as its route's
+//! `POST /hsp` (or the upstream connector's `/message`) HSP messages;
+//! `GET /health` answers 200. Each request is validated as its route's
 //! protocol; each message new to the server is handed to the `--exec`
 //! handler, then stored (in an inbox directory, or remembered) and handed
 //! to the receiver, and answered with its ACK, the handler's reply, or an
@@ -23,8 +24,10 @@ use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 use crate::reader::Document;
 use crate::transport::server::{Answer, Deliver, Exchange};
 
-/// The paths served, the first of each protocol its own.
-const ROUTES: &[&str] = &["/crosstalk/receive", "/hsp"];
+/// The paths served, the first of each protocol its own; `/message` is
+/// where the upstream HSP connector (Unified-AI-Project's
+/// `ExternalConnector`) POSTs an HSP envelope.
+const ROUTES: &[&str] = &["/crosstalk/receive", "/hsp", "/message"];
 
 /// What the binding does with the messages it takes.
 #[derive(Debug, Default)]
@@ -104,7 +107,7 @@ impl Binding {
 fn route(path: &str) -> Option<Protocol> {
     match path {
         "/crosstalk/receive" | "/crosstalk" => Some(Protocol::Crosstalk),
-        "/hsp" => Some(Protocol::Hsp),
+        "/hsp" | "/message" => Some(Protocol::Hsp),
         _ => None,
     }
 }
@@ -116,6 +119,16 @@ impl Exchange for Binding {
 
     fn serves(&self, path: &str) -> bool {
         route(path).is_some()
+    }
+
+    /// `GET /health`: 200 while the server takes messages (the upstream
+    /// connector's `connect()` probes it).
+    fn health(&self) -> Option<Answer> {
+        Some(Answer {
+            status: 200,
+            content_type: "application/json",
+            body: "{\"status\":\"ok\"}\n".into(),
+        })
     }
 
     /// An ERROR envelope, or a NACK on `/hsp`.

@@ -40,6 +40,11 @@ pub trait Exchange: std::fmt::Debug + Send + Sync {
     /// could not be read) with `status`, a short `code` and why.
     fn refuse(&self, path: &str, status: u16, code: &str, why: &str) -> Answer;
 
+    /// The answer to `GET /health` (a liveness probe); `None`: 404.
+    fn health(&self) -> Option<Answer> {
+        None
+    }
+
     /// The answer to `body`, POSTed to a served `path`. Each message in it
     /// that the receiver should get goes to `deliver`, which waits for the
     /// receiver and says whether it failed (then the request is answered
@@ -316,6 +321,12 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
     let options = &shared.options;
     let exchange = &*options.exchange;
     let path = request.path.clone();
+    if path == "/health"
+        && matches!(request.method.as_str(), "GET" | "HEAD")
+        && let Some(answer) = exchange.health()
+    {
+        return answer;
+    }
     if !exchange.serves(&path) {
         let why = format!(
             "nothing at {path}: POST to {}",

@@ -405,3 +405,41 @@ fn a_full_disk_answers_507_and_leaves_no_file() {
     assert_eq!(status, 507);
     assert_eq!(left, vec!["filler".to_string()]);
 }
+
+/// The upstream HSP connector's paths: `GET /health` answers 200 while the
+/// server runs, and `POST /message` takes an HSP envelope as `/hsp` does
+/// (the connector's own code drives them in tests/interop/hsp_connector.py).
+#[test]
+fn the_upstream_connectors_health_and_message_paths_are_served() {
+    use std::io::{Read, Write};
+    let h = home();
+    let server = Server::start(h.path(), &["--inbox", "inbox"]);
+    let address = server.url.trim_start_matches("http://").to_string();
+    let exchange = |request: String| {
+        let mut stream = std::net::TcpStream::connect(&address).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    let health = exchange("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".into());
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    assert!(health.ends_with("{\"status\":\"ok\"}\n"), "{health}");
+    let message =
+        std::fs::read_to_string(repo("examples/hsp/valid/0.1/task-request.json")).unwrap();
+    let posted = exchange(format!(
+        "POST /message HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{message}",
+        message.len()
+    ));
+    assert!(posted.starts_with("HTTP/1.1 200"), "{posted}");
+    assert!(posted.contains("HSP::Acknowledgement_v0.1"), "{posted}");
+    assert!(
+        h.path()
+            .join("inbox/018f4a6e-8c1b-7d2a-9e3f-00000000a001.json")
+            .exists()
+    );
+    let broken = exchange(
+        "POST /message HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"x\":1}".into(),
+    );
+    assert!(broken.starts_with("HTTP/1.1 400"), "{broken}");
+}

@@ -262,7 +262,10 @@ pub enum Command {
     /// Example: aiproto broker --listen 0.0.0.0:8883 --passwords broker.passwd --acl broker.acl --tls-cert cert.pem --tls-key key.pem
     Broker(BrokerArgs),
 
-    /// Receive messages over HTTP: POST /crosstalk/receive and /hsp.
+    /// Receive messages over HTTP: POST /crosstalk/receive and /hsp (or /message).
+    ///
+    /// /message is where the upstream HSP connector (Unified-AI-Project)
+    /// posts; GET /health answers 200 while the server runs.
     ///
     /// Each request is validated, stored in --inbox under a name made from
     /// its id, and answered 200 with an ACK (or what --exec CMD prints, given
