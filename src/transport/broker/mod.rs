@@ -1,6 +1,6 @@
 //! `aiproto broker`: an MQTT 3.1.1 broker in this process, for agents on
 //! one machine or a trusted network. rumqttd routes the messages on a
-//! loopback port only the front ([`front`]) can log in to; the front takes
+//! loopback port only the front (`front.rs`) can log in to; the front takes
 //! the clients: accounts from a Mosquitto password file ([`passwd`]), topic
 //! rules from a Mosquitto ACL file ([`acl`]), TLS, and a refusal said for
 //! every client turned away. It keeps nothing across restarts.
