@@ -119,7 +119,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l param -d 'A 
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l statement -d 'fact, belief, opinion: the statement in natural language' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l triple -d 'fact, belief, opinion: a semantic triple SUBJECT,PREDICATE,OBJECT' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l confidence -d 'fact, belief, opinion: confidence in [0, 1]' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l tags -d 'Tags, comma-separated (fact, belief, capability, discovery-query)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l tags -d 'Tags, comma-separated (fact, belief, capability, discovery-query; discovery: the capabilities it announces)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l capability-id -d 'capability: its id; task-request: the capability asked for' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l name -d 'capability: its name; task-request, discovery-query: the capability\'s name' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l description -d 'capability: what it does' -r
@@ -128,7 +128,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l parameters-s
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l returns-schema -d 'capability (required in 1.0): the JSON Schema of its output' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l callback -d 'task-request: where the TaskResult should go' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l priority -d 'task-request: priority 1–10' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l status -d 'task-result: success, failure, in_progress, queued or rejected' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l status -d 'task-result: success, failure, in_progress, queued or rejected; heartbeat: healthy (the default), degraded or unhealthy' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l result -d 'task-result: the result data, as JSON' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l request-id -d 'task-result: the request answered (filled by --reply-to)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l phenomenon -d 'context-update: the phenomenon, e.g. hsp:event:UserMoodShift' -r

@@ -414,3 +414,98 @@ fn a_1_0_capability_asks_for_its_schemas_and_string_fields_stay_text() {
     assert_eq!(cap["payload"]["version"], "0.9");
     assert_eq!(cap["payload"]["returns"]["type"], "string");
 }
+
+/// The upstream's Heartbeat, Discovery and Error payloads: composed with
+/// their defaults and flags, validated by their schemas (a status outside
+/// the three, an Error without its message refused), and converted to
+/// Crosstalk and back unchanged.
+#[test]
+fn heartbeat_discovery_and_error_compose_validate_and_round_trip() {
+    let h = home();
+    let heartbeat = compose(h.path(), &["heartbeat", "--from", "did:hsp:ai_gamma"]);
+    assert_eq!(heartbeat["message_type"], "HSP::Heartbeat_v1.0");
+    assert_eq!(heartbeat["recipient_ai_id"], "hsp/heartbeats");
+    assert_eq!(heartbeat["payload"]["status"], "healthy");
+    assert_eq!(heartbeat["payload"]["sender_ai_id"], "did:hsp:ai_gamma");
+    let discovery = compose(
+        h.path(),
+        &[
+            "discovery",
+            "--from",
+            "did:hsp:ai_gamma",
+            "--tags",
+            "translate,summarize",
+        ],
+    );
+    assert_eq!(
+        discovery["payload"]["capabilities"],
+        serde_json::json!(["translate", "summarize"])
+    );
+    let error = compose(
+        h.path(),
+        &[
+            "error",
+            "--from",
+            "did:hsp:ai_gamma",
+            "--to",
+            "did:hsp:ai_alpha",
+            "--correlation-id",
+            "018f4a6e-8c1b-7d2a-9e3f-00000000a001",
+            "--error-code",
+            "processing_failed",
+            "--reason",
+            "timed out",
+        ],
+    );
+    assert_eq!(error["communication_pattern"], "response");
+    assert_eq!(error["payload"]["error_message"], "timed out");
+    aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "error",
+            "--from",
+            "did:hsp:ai_gamma",
+            "--to",
+            "did:hsp:ai_alpha",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--correlation-id"));
+    for bad in [
+        ("status", serde_json::json!("asleep")),
+        ("status", serde_json::json!(null)),
+    ] {
+        let mut broken = heartbeat.clone();
+        broken["payload"][bad.0] = bad.1;
+        aiproto(h.path())
+            .args(["validate", "-"])
+            .write_stdin(broken.to_string())
+            .assert()
+            .code(1);
+    }
+    let mut broken = error.clone();
+    broken["payload"]
+        .as_object_mut()
+        .unwrap()
+        .remove("error_message");
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(broken.to_string())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("error_message"));
+    for message in [heartbeat, discovery, error] {
+        let crosstalk = aiproto(h.path())
+            .args(["convert", "--to", "crosstalk"])
+            .write_stdin(message.to_string())
+            .assert()
+            .code(0);
+        let back = aiproto(h.path())
+            .args(["convert", "--to", "hsp", "--format", "json"])
+            .write_stdin(crosstalk.get_output().stdout.clone())
+            .assert()
+            .code(0);
+        assert_eq!(json_lines(&back.get_output().stdout)[0], message);
+    }
+}

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""The upstream HSP connector's own HTTP code against `aiproto serve`.
+"""The upstream HSP code against aiproto: its connector's HTTP sending
+code against `aiproto serve`, and its payload types against what `aiproto
+compose hsp` writes.
 
 Unified-AI-Project's `ExternalConnector` (vendored unchanged in
 tests/interop/upstream/) probes `GET /health` in `connect()` and POSTs an
@@ -8,6 +10,11 @@ Driven here over loopback: connect succeeds while serve runs and fails once
 it stopped; a valid TaskRequest is taken (stored in the inbox) and a
 broken envelope refused (send() is False, nothing stored); a retry of the
 same message is acknowledged again without a second copy.
+
+The upstream's `types.py` (vendored unchanged too) defines the Heartbeat,
+Discovery and Error payloads the spec lacks, as TypedDicts: pydantic
+validates, strictly, every such payload aiproto composes (and the shipped
+examples), and the envelopes' communication patterns against its Literal.
 
 Usage: hsp_connector.py AIPROTO_BIN REPO_ROOT
 """
@@ -83,9 +90,54 @@ async def main(binary, repo):
         check(not await connector.connect(), "connect() fails once serve stopped")
 
 
+def check_payload_types(binary, repo):
+    from pydantic import TypeAdapter
+
+    spec = importlib.util.spec_from_file_location(
+        "hsp_types", repo / "tests/interop/upstream/unified_ai_hsp_types.py"
+    )
+    types = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(types)
+    composed = {
+        "Heartbeat": ["heartbeat", "--from", "did:hsp:ai_gamma", "--status", "degraded"],
+        "Discovery": ["discovery", "--from", "did:hsp:ai_gamma", "--tags", "translate,summarize"],
+        "Error": ["error", "--from", "did:hsp:ai_gamma", "--to", "did:hsp:ai_alpha",
+                  "--correlation-id", "018f4a6e-8c1b-7d2a-9e3f-00000000a001",
+                  "--error-code", "processing_failed", "--reason", "the model timed out"],
+    }
+    adapters = {
+        "Heartbeat": TypeAdapter(types.HSPHeartbeatPayload),
+        "Discovery": TypeAdapter(types.HSPDiscoveryPayload),
+        "Error": TypeAdapter(types.HSPErrorPayload),
+    }
+    pattern = TypeAdapter(types.HSPMessageEnvelope.__annotations__["communication_pattern"])
+    for name, args in composed.items():
+        for version in ["hsp@0.1", "hsp@1.0"]:
+            out = subprocess.run([binary, "compose", version, *args], capture_output=True, text=True)
+            check(out.returncode == 0, f"compose {version} {args[0]} exits 0 ({out.stderr.strip()})")
+            if out.returncode != 0:
+                continue
+            envelope = json.loads(out.stdout)
+            check(envelope["message_type"].startswith(f"HSP::{name}_v"), f"{name}: message_type {envelope['message_type']}")
+            try:
+                adapters[name].validate_python(envelope["payload"], strict=True)
+                pattern.validate_python(envelope["communication_pattern"], strict=True)
+                check(True, f"{version} {name}: the upstream's HSP{name}Payload takes aiproto's payload")
+            except Exception as e:
+                check(False, f"{version} {name}: the upstream refuses it: {e}")
+    for name, stem in [("Heartbeat", "heartbeat"), ("Discovery", "discovery"), ("Error", "error")]:
+        example = json.loads((repo / f"examples/hsp/valid/0.1/{stem}.json").read_text())
+        try:
+            adapters[name].validate_python(example["payload"], strict=True)
+            check(True, f"examples/hsp/valid/0.1/{stem}.json: the upstream takes its payload")
+        except Exception as e:
+            check(False, f"examples/hsp/valid/0.1/{stem}.json: the upstream refuses it: {e}")
+
+
 if __name__ == "__main__":
     asyncio.run(main(sys.argv[1], Path(sys.argv[2])))
+    check_payload_types(sys.argv[1], Path(sys.argv[2]))
     if failures:
         print(f"hsp_connector: {failures} check(s) failed")
         sys.exit(1)
-    print("hsp_connector: the upstream connector's HTTP code and aiproto serve agree")
+    print("hsp_connector: the upstream connector and payload types agree with aiproto")

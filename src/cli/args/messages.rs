@@ -229,7 +229,8 @@ pub struct HspComposeArgs {
     #[arg(long, value_name = "SCORE")]
     pub confidence: Option<f64>,
 
-    /// Tags, comma-separated (fact, belief, capability, discovery-query).
+    /// Tags, comma-separated (fact, belief, capability, discovery-query;
+    /// discovery: the capabilities it announces).
     #[arg(long, value_name = "TAGS", value_delimiter = ',')]
     pub tags: Vec<String>,
 
@@ -266,7 +267,8 @@ pub struct HspComposeArgs {
     #[arg(long)]
     pub priority: Option<i64>,
 
-    /// task-result: success, failure, in_progress, queued or rejected.
+    /// task-result: success, failure, in_progress, queued or rejected;
+    /// heartbeat: healthy (the default), degraded or unhealthy.
     #[arg(long)]
     pub status: Option<String>,
 

@@ -171,10 +171,10 @@ fn apply_flags(
     }
     put("confidence_score", f.confidence.map(Value::from));
     if !f.tags.is_empty() {
-        let key = if kind == Kind::DiscoveryQuery {
-            "capability_tags"
-        } else {
-            "tags"
+        let key = match kind {
+            Kind::DiscoveryQuery => "capability_tags",
+            Kind::Discovery => "capabilities",
+            _ => "tags",
         };
         put(key, Some(json!(f.tags)));
     }
@@ -220,7 +220,7 @@ fn apply_flags(
     put("state_data_format", f.data_format.clone().map(Value::from));
     put("min_trust_score", f.min_trust.map(Value::from));
     match kind {
-        Kind::Nack => {
+        Kind::Nack | Kind::Error => {
             put("error_code", args.error_code.clone().map(Value::from));
             put("error_message", args.reason.clone().map(Value::from));
         }

@@ -24,6 +24,12 @@ pub enum Kind {
     Nack,
     DiscoveryQuery,
     DiscoveryResponse,
+    /// The upstream's Heartbeat: an agent saying it is alive (not in the spec).
+    Heartbeat,
+    /// The upstream's Discovery: an agent announcing its capabilities.
+    Discovery,
+    /// The upstream's Error: what went wrong, answering a message.
+    Error,
 }
 
 impl Kind {
@@ -42,6 +48,9 @@ impl Kind {
             Kind::Nack => "NegativeAcknowledgement",
             Kind::DiscoveryQuery => "CapabilityDiscoveryQuery",
             Kind::DiscoveryResponse => "CapabilityDiscoveryResponse",
+            Kind::Heartbeat => "Heartbeat",
+            Kind::Discovery => "Discovery",
+            Kind::Error => "Error",
         }
     }
 
@@ -49,11 +58,15 @@ impl Kind {
     /// queries requested, results and ACKs are responses, state is streamed.
     pub fn pattern(self) -> CommunicationPattern {
         match self {
-            Kind::Fact | Kind::Belief | Kind::Opinion | Kind::Capability | Kind::ContextUpdate => {
-                CommunicationPattern::Publish
-            }
+            Kind::Fact
+            | Kind::Belief
+            | Kind::Opinion
+            | Kind::Capability
+            | Kind::ContextUpdate
+            | Kind::Heartbeat
+            | Kind::Discovery => CommunicationPattern::Publish,
             Kind::TaskRequest | Kind::DiscoveryQuery => CommunicationPattern::Request,
-            Kind::TaskResult | Kind::Ack | Kind::Nack | Kind::DiscoveryResponse => {
+            Kind::TaskResult | Kind::Ack | Kind::Nack | Kind::DiscoveryResponse | Kind::Error => {
                 CommunicationPattern::Response
             }
             Kind::StateSync => CommunicationPattern::Stream,
@@ -67,6 +80,9 @@ impl Kind {
             Kind::Capability => Some("hsp/capabilities/advertisements/all"),
             Kind::ContextUpdate => Some("hsp/context/global"),
             Kind::DiscoveryQuery => Some("hsp/capabilities/discovery"),
+            // aiproto's choice: the upstream names no topic for these.
+            Kind::Heartbeat => Some("hsp/heartbeats"),
+            Kind::Discovery => Some("hsp/capabilities/announcements"),
             _ => None,
         }
     }
@@ -204,6 +220,18 @@ fn fill_payload(kind: Kind, from: &str, correlation: Option<&str>, p: &mut Map<S
             if let Some(c) = correlation {
                 default("target_message_id", json!(c));
             }
+        }
+        Kind::Heartbeat => {
+            default("status", json!("healthy"));
+            default("sender_ai_id", json!(from));
+            default("timestamp_sent", json!(now()));
+        }
+        Kind::Discovery => {
+            default("sender_ai_id", json!(from));
+            default("capabilities", json!([]));
+        }
+        Kind::Error => {
+            default("timestamp_error", json!(now()));
         }
         Kind::DiscoveryQuery | Kind::DiscoveryResponse => {}
     }

@@ -8,9 +8,10 @@ pub struct PayloadType {
 }
 
 /// Every payload type of HSP 0.1 and 1.0. `ContextUpdate` is the spec's second
-/// name for `EnvironmentalState`; `Opinion` is used by the upstream
-/// implementation although the spec does not define it.
-pub const PAYLOAD_TYPES: [PayloadType; 13] = [
+/// name for `EnvironmentalState`; `Opinion`, `Heartbeat`, `Discovery` and
+/// `Error` are used by the upstream implementation although the spec does
+/// not define them.
+pub const PAYLOAD_TYPES: [PayloadType; 16] = [
     PayloadType {
         name: "Fact",
         schema: "fact",
@@ -62,6 +63,18 @@ pub const PAYLOAD_TYPES: [PayloadType; 13] = [
     PayloadType {
         name: "CapabilityDiscoveryResponse",
         schema: "capability_discovery_response",
+    },
+    PayloadType {
+        name: "Heartbeat",
+        schema: "heartbeat",
+    },
+    PayloadType {
+        name: "Discovery",
+        schema: "discovery",
+    },
+    PayloadType {
+        name: "Error",
+        schema: "error",
     },
 ];
 

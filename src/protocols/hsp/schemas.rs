@@ -32,10 +32,10 @@ macro_rules! embed {
 embed! {
     V0_1 "0.1" ["envelope", "common", "fact", "belief", "opinion", "capability_advertisement", "task_request", "task_result",
         "environmental_state", "ai_state_synchronization", "acknowledgement", "negative_acknowledgement",
-        "capability_discovery_query", "capability_discovery_response"];
+        "capability_discovery_query", "capability_discovery_response", "heartbeat", "discovery", "error"];
     V1_0 "1.0" ["envelope", "common", "fact", "belief", "opinion", "capability_advertisement", "task_request", "task_result",
         "environmental_state", "ai_state_synchronization", "acknowledgement", "negative_acknowledgement",
-        "capability_discovery_query", "capability_discovery_response"];
+        "capability_discovery_query", "capability_discovery_response", "heartbeat", "discovery", "error"];
 }
 
 /// The `$id` base every HSP schema lives under.
