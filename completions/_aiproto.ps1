@@ -853,6 +853,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;msp;encode' {
+            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'The tokenizer the signal and the prose are counted with')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API root of an OpenAI-compatible server')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)')
@@ -864,6 +865,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Write every field, the spec''s defaults too (version, empty params, priority medium, parent_id null; the timestamp as ISO 8601). The default is the compact wire form, which any MSP reader fills back in')
+            [CompletionResult]::new('--if-smaller', '--if-smaller', [CompletionResultType]::ParameterName, 'Write the signal only when it has fewer tokens than the prose; otherwise write nothing (exit 1, said on stderr), so a script sends whichever is smaller: `aiproto msp encode --if-smaller "$T" > sig || send the prose`')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')

@@ -2236,12 +2236,16 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__encode)
-            opts="-q -v -h -V --full --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --full --if-smaller --encoding --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --backend)
                     COMPREPLY=($(compgen -W "offline openai groq" -- "${cur}"))
                     return 0

@@ -793,6 +793,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aiproto;msp;encode'= {
+            cand --encoding 'The tokenizer the signal and the prose are counted with'
             cand --backend 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)'
             cand --base-url 'The API root of an OpenAI-compatible server'
             cand --model 'The chat model (openai: gpt-4o-mini; groq: llama-3.3-70b-versatile)'
@@ -804,6 +805,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand --full 'Write every field, the spec''s defaults too (version, empty params, priority medium, parent_id null; the timestamp as ISO 8601). The default is the compact wire form, which any MSP reader fills back in'
+            cand --if-smaller 'Write the signal only when it has fewer tokens than the prose; otherwise write nothing (exit 1, said on stderr), so a script sends whichever is smaller: `aiproto msp encode --if-smaller "$T" > sig || send the prose`'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'

@@ -788,6 +788,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "judge" -d 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "pipeline" -d 'Encode, decode and judge one text, with token counts and timing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l encoding -d 'The tokenizer the signal and the prose are counted with' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t'No network: rules and the offline judge'
 openai\t'An OpenAI-compatible server'
 groq\t'Groq\'s OpenAI-compatible API'"
@@ -808,6 +809,7 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l full -d 'Write every field, the spec\'s defaults too (version, empty params, priority medium, parent_id null; the timestamp as ISO 8601). The default is the compact wire form, which any MSP reader fills back in'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l if-smaller -d 'Write the signal only when it has fewer tokens than the prose; otherwise write nothing (exit 1, said on stderr), so a script sends whichever is smaller: `aiproto msp encode --if-smaller "$T" > sig || send the prose`'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s h -l help -d 'Print help (see more with \'--help\')'

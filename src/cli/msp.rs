@@ -35,8 +35,26 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
             } else {
                 signal.to_wire()
             };
-            print_json(&json, g)?;
-            Ok(ExitStatus::Ok)
+            let m = pipeline::metrics(&text, &json.to_string(), "", a.encoding, 0.0);
+            if m.compresses {
+                print_json(&json, g)?;
+                return Ok(ExitStatus::Ok);
+            }
+            let sizes = format!(
+                "the signal has {} tokens, the prose {} ({})",
+                m.signal_tokens, m.original_tokens, a.encoding
+            );
+            if a.if_smaller {
+                eprintln!(
+                    "aiproto: {sizes}: the signal does not compress, nothing written; send the prose"
+                );
+            } else {
+                print_json(&json, g)?;
+                eprintln!(
+                    "aiproto: {sizes}: the signal does not compress; sending the prose costs fewer tokens (--if-smaller writes only a smaller signal)"
+                );
+            }
+            Ok(ExitStatus::Invalid)
         }
         MspCommand::Decode(a) => {
             let backend = backend(&a.backend, &cfg)?;
@@ -109,6 +127,13 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                     writeln!(out, "{}", p.bold("decoded"))?;
                     writeln!(out, "{}", result.decoded_text)?;
                     writeln!(out, "{}", verdict(&p, &result.judge, settings.threshold))?;
+                    if !m.compresses {
+                        writeln!(
+                            out,
+                            "{}",
+                            p.warning("the signal does not compress: it has no fewer tokens than the prose, so send the prose")
+                        )?;
+                    }
                     writeln!(
                         out,
                         "tokens: {} original, {} signal, {} decoded ({}); compression {:.2}; {:.1} ms",
@@ -121,7 +146,7 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                     )?;
                 }
             }
-            Ok(if result.judge.passed {
+            Ok(if result.judge.passed && result.metrics.compresses {
                 ExitStatus::Ok
             } else {
                 ExitStatus::Invalid

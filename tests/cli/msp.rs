@@ -16,7 +16,8 @@ fn encode_prints_a_valid_signal() {
         .args(["msp", "encode", "--format", "json"])
         .write_stdin("Please review the deployment checklist for the payments API by Friday. This is urgent.")
         .assert()
-        .success()
+        // Two short sentences: the signal has more tokens (said, exit 1).
+        .code(1)
         .get_output()
         .stdout
         .clone();
@@ -123,7 +124,8 @@ fn pipeline_json_has_the_spec_field_names() {
             text,
         ])
         .assert()
-        .success()
+        // Judged a pass, but the signal does not compress: exit 1.
+        .code(1)
         .get_output()
         .stdout
         .clone();
@@ -268,7 +270,10 @@ fn an_argument_that_names_a_file_is_prose_with_a_warning() {
         .args(["msp", "encode", "notes.txt"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.status.code() == Some(1) && !out.stdout.is_empty(),
+        "{out:?}"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("give @notes.txt"));
 }
 
@@ -409,4 +414,58 @@ fn a_model_folder_that_is_not_one_is_a_usage_error_naming_it() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("config.json"), "{err}");
+}
+
+/// A signal that does not compress is said, and exits 1; `--if-smaller`
+/// writes nothing then, and writes a signal only when it has fewer tokens
+/// than the prose (counted here with the same tokenizer).
+#[test]
+fn a_signal_larger_than_its_prose_is_said_and_if_smaller_writes_only_smaller() {
+    let h = home();
+    let short = "Is the build green?";
+    aiproto(h.path())
+        .args(["msp", "encode", "--if-smaller", short])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains("does not compress, nothing written"));
+    aiproto(h.path())
+        .args(["msp", "encode", short])
+        .assert()
+        .code(1)
+        .stdout(contains("\"intent\""))
+        .stderr(contains("sending the prose costs fewer tokens"));
+    let out = aiproto(h.path())
+        .args(["msp", "pipeline", "--format", "json", short])
+        .assert()
+        .code(1);
+    let result = &json_lines(&out.get_output().stdout)[0];
+    assert_eq!(result["metrics"]["compresses"], false);
+    let long = repo("examples/msp/prose/53_long_incident_report.txt");
+    let out = aiproto(h.path())
+        .args(["msp", "encode", "--if-smaller"])
+        .arg(format!("@{}", long.display()))
+        .assert()
+        .code(0);
+    let signal = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let prose = std::fs::read_to_string(&long).unwrap();
+    let count = |text: &str| {
+        let out = aiproto(h.path())
+            .args([
+                "tokens",
+                "--encoding",
+                "o200k_base",
+                "--format",
+                "json",
+                "-",
+            ])
+            .write_stdin(text.to_string())
+            .assert()
+            .code(0);
+        json_lines(&out.get_output().stdout)[0]["tokens"]
+            .as_u64()
+            .unwrap()
+    };
+    let compact: serde_json::Value = serde_json::from_str(&signal).unwrap();
+    assert!(count(&compact.to_string()) < count(&prose), "{signal}");
 }

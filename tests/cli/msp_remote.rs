@@ -145,7 +145,8 @@ fn encode_sends_a_json_mode_chat_and_validates_the_reply() {
         &["encode", "--format", "json", "Why did churn rise in Q3?"],
     )
     .assert()
-    .success()
+    // A one-line prose: the signal has more tokens (said, exit 1).
+    .code(1)
     .get_output()
     .stdout
     .clone();
@@ -275,7 +276,8 @@ fn a_429_is_retried_after_retry_after() {
         &["encode", "Uptime was 99.9% this week."],
     )
     .assert()
-    .success();
+    // A one-line prose: the signal has more tokens (said, exit 1).
+    .code(1);
     assert_eq!(server.seen().len(), 2);
     assert!(
         start.elapsed() >= Duration::from_millis(900),
@@ -310,7 +312,8 @@ fn server_errors_are_retried_then_reported() {
     ]);
     msp(dir.path(), &server, &["encode", "All good."])
         .assert()
-        .success();
+        // A one-line prose: the signal has more tokens (said, exit 1).
+        .code(1);
     assert_eq!(server.seen().len(), 2);
     let server = FakeLlm::start(vec![status(503)]);
     msp(
@@ -363,7 +366,8 @@ fn settings_come_from_config_toml() {
         .env_remove("AIPROTO_LLM_MODEL")
         .args(["msp", "encode", "Who is on call?"])
         .assert()
-        .success();
+        // A one-line prose: the signal has more tokens (said, exit 1).
+        .code(1);
     assert_eq!(server.seen()[0].body["model"], "from-config");
     std::fs::write(dir.path().join("config.toml"), "[msp]\nrmp = 3\n").unwrap();
     aiproto(dir.path())

@@ -94,6 +94,17 @@ pub struct MspEncodeArgs {
     #[arg(long)]
     pub full: bool,
 
+    /// Write the signal only when it has fewer tokens than the prose;
+    /// otherwise write nothing (exit 1, said on stderr), so a script sends
+    /// whichever is smaller: `aiproto msp encode --if-smaller "$T" > sig ||
+    /// send the prose`.
+    #[arg(long)]
+    pub if_smaller: bool,
+
+    /// The tokenizer the signal and the prose are counted with.
+    #[arg(long, default_value = "o200k_base")]
+    pub encoding: crate::tokens::Encoding,
+
     #[command(flatten)]
     pub backend: BackendArgs,
 }

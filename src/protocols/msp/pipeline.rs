@@ -17,6 +17,9 @@ pub struct PipelineMetrics {
     pub decoded_tokens: usize,
     /// signal_tokens / original_tokens (below 1 saves tokens).
     pub compression_ratio: f64,
+    /// Whether the signal has fewer tokens than the prose: when not,
+    /// sending the prose is cheaper (not in the spec's model).
+    pub compresses: bool,
     pub latency_ms: f64,
 }
 
@@ -97,6 +100,7 @@ pub fn metrics(
         signal_tokens,
         decoded_tokens,
         compression_ratio: signal_tokens as f64 / original_tokens as f64,
+        compresses: signal_tokens < original_tokens,
         latency_ms,
     }
 }
