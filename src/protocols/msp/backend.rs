@@ -182,7 +182,8 @@ pub struct JudgeResult {
 
 /// Judges whether `decoded` keeps the meaning of `original`: a similarity
 /// at or above `threshold`, and (whatever the similarity) the same
-/// polarity and the same intent ([`super::meaning`]).
+/// polarity and the same intent ([`super::meaning`]) and every number,
+/// time, date and name kept ([`super::facts`]).
 pub fn judge(
     backend: &dyn Backend,
     original: &str,
@@ -205,6 +206,7 @@ pub fn judge(
     }
     issues.extend(super::meaning::polarity_issue(original, decoded));
     issues.extend(super::meaning::intent_issue(original, decoded));
+    issues.extend(super::facts::fact_issues(original, decoded));
     Ok(JudgeResult {
         passed: issues.is_empty(),
         confidence: score,

@@ -10,6 +10,7 @@ pub mod backend;
 pub mod brief;
 #[cfg(feature = "minilm")]
 pub mod embedding;
+pub mod facts;
 pub mod meaning;
 pub mod model_map;
 pub mod offline;

@@ -174,7 +174,8 @@ proptest! {
         let r = backend::judge(&Offline, &a, &b, threshold).unwrap();
         prop_assert!((0.0..=1.0).contains(&r.similarity_score));
         let same_meaning = crate::protocols::msp::meaning::polarity_issue(&a, &b).is_none()
-            && crate::protocols::msp::meaning::intent_issue(&a, &b).is_none();
+            && crate::protocols::msp::meaning::intent_issue(&a, &b).is_none()
+            && crate::protocols::msp::facts::fact_issues(&a, &b).is_empty();
         prop_assert_eq!(r.passed, r.similarity_score >= threshold && same_meaning);
         prop_assert_eq!(r.issues.is_empty(), r.passed);
     }
@@ -186,6 +187,25 @@ proptest! {
         let r = backend::judge(&Offline, &text, &negated, threshold).unwrap();
         let already_negative = !crate::protocols::msp::meaning::negations(&text).is_empty();
         prop_assert!(already_negative || !r.passed, "{text} passed against {negated}");
+    }
+
+    /// Property 5c: a decoding that loses or changes a number (with its
+    /// unit) never passes, whatever the threshold and the rest of the text.
+    #[test]
+    fn p5c_a_lost_or_changed_number_never_passes(
+        text in prose(),
+        n in 2u32..100_000,
+        unit in prop::sample::select(vec!["ms", "GB", "%", "users", "days"]),
+        threshold in 0.0f64..=1.0,
+    ) {
+        let original = format!("{} within {n} {unit}.", text.trim_end());
+        for decoded in [
+            format!("{} within {} {unit}.", text.trim_end(), n + 1),
+            format!("{} within some {unit}.", text.trim_end()),
+        ] {
+            let r = backend::judge(&Offline, &original, &decoded, threshold).unwrap();
+            prop_assert!(!r.passed, "{original} passed against {decoded}");
+        }
     }
 
     /// Property 6: the ratio is signal over original, and counts are positive.

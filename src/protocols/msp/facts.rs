@@ -1,0 +1,533 @@
+//! The facts a decoding must keep, which a similarity score barely sees
+//! ("deploy at 14:00" and "deploy at 16:00" are 0.98 alike): numbers with
+//! their units, times, dates, and names — capitalised words that do not
+//! open a sentence, acronyms, identifiers (`orders_v2`, `PROJ-123`), file
+//! paths and URLs. The judge fails a decoding that drops or changes one and
+//! names it, as the upstream's loss analyzer does with a model ("MISSING:
+//! …"), here offline and exact.
+
+use std::collections::HashSet;
+
+use super::meaning::negations;
+
+/// What kind of fact a token states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Number,
+    Time,
+    Date,
+    Name,
+}
+
+impl Kind {
+    fn noun(self) -> &'static str {
+        match self {
+            Kind::Number => "number",
+            Kind::Time => "time",
+            Kind::Date => "date",
+            Kind::Name => "name",
+        }
+    }
+}
+
+/// One fact: its kind, how it was written, and the form compared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    pub kind: Kind,
+    pub text: String,
+    pub key: String,
+}
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+const WEEKDAYS: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+/// Number words read as digits, from two (`one` and `zero` are pronouns
+/// and idioms as often: "the one that", "zero-downtime").
+const NUMBER_WORDS: [&str; 13] = [
+    "", "", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve",
+];
+/// Units a number may be followed by, lowercased; the key keeps the unit.
+const UNITS: &[&str] = &[
+    "%", "percent", "ms", "s", "sec", "secs", "second", "seconds", "min", "mins", "minute",
+    "minutes", "h", "hr", "hrs", "hour", "hours", "day", "days", "week", "weeks", "month",
+    "months", "year", "years", "kb", "mb", "gb", "tb", "k", "m", "x", "usd", "eur", "users",
+    "requests", "rps", "qps", "gib", "mib", "px", "items", "tokens",
+];
+/// Capitalised words that are not names: they open clauses or are the
+/// decoder's and the prose's own framing.
+const NOT_NAMES: &[&str] = &[
+    "i",
+    "please",
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "we",
+    "you",
+    "they",
+    "he",
+    "she",
+    "our",
+    "my",
+    "your",
+    "their",
+    "and",
+    "or",
+    "but",
+    "if",
+    "when",
+    "then",
+    "also",
+    "note",
+    "notes",
+    "ok",
+    "okay",
+    "hi",
+    "hello",
+    "thanks",
+    "thank",
+    "yes",
+    "no",
+    "not",
+    "do",
+    "don't",
+    "dont",
+    "priority",
+    "intent",
+    "target",
+    "constraints",
+    "state",
+    "params",
+    "high",
+    "low",
+    "medium",
+    "critical",
+    "urgent",
+    "i'm",
+    "i'd",
+    "i'll",
+    "i've",
+    "which",
+    "what",
+    "who",
+    "whom",
+    "where",
+    "why",
+    "how",
+    "since",
+    "while",
+    "after",
+    "before",
+    "once",
+    "both",
+    "each",
+    "every",
+    "some",
+    "many",
+    "most",
+    "all",
+    "any",
+    "there",
+    "here",
+    "its",
+    "his",
+    "her",
+    "weekly",
+    "daily",
+    "monthly",
+    "today",
+    "tomorrow",
+    "yesterday",
+    "details",
+    "things",
+    "everything",
+    "nothing",
+    "someone",
+    "everyone",
+];
+/// Verbs after which a capitalised word opening a sentence is its subject.
+const REPORTING: &[&str] = &[
+    "says",
+    "said",
+    "asks",
+    "asked",
+    "reports",
+    "reported",
+    "wants",
+    "wanted",
+    "wrote",
+    "writes",
+    "thinks",
+    "thought",
+    "needs",
+    "needed",
+    "mentioned",
+    "confirmed",
+    "agreed",
+    "noticed",
+    "found",
+    "merged",
+    "approved",
+    "owns",
+    "leads",
+];
+
+/// The facts of a text, in order.
+pub fn facts(text: &str) -> Vec<Fact> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut sentence_start = true;
+    let mut i = 0;
+    while i < tokens.len() {
+        let raw = tokens[i];
+        let word = trim_punctuation(raw);
+        let next = tokens
+            .get(i + 1)
+            .map(|t| trim_punctuation(t).to_lowercase());
+        let ends_sentence = raw.ends_with(['.', '!', '?', ':']) && !is_path_or_url(word);
+        if let Some((fact, used)) = fact_at(word, next.as_deref(), sentence_start) {
+            out.push(fact);
+            i += used;
+        } else {
+            i += 1;
+        }
+        sentence_start = ends_sentence;
+    }
+    out
+}
+
+/// The fact a word states (with the word after it, for a unit, a day of a
+/// month or am/pm), and how many words it took.
+fn fact_at(word: &str, next: Option<&str>, sentence_start: bool) -> Option<(Fact, usize)> {
+    if word.is_empty() {
+        return None;
+    }
+    let lower = word.to_lowercase();
+    let fact = |kind, key: String, used| {
+        Some((
+            Fact {
+                kind,
+                text: word.to_string(),
+                key,
+            },
+            used,
+        ))
+    };
+    if is_path_or_url(word) {
+        return fact(Kind::Name, lower.trim_end_matches('/').to_string(), 1);
+    }
+    if let Some(time) = time_of(&lower, next) {
+        let used = if next.is_some_and(|n| n == "am" || n == "pm") && !lower.ends_with('m') {
+            2
+        } else {
+            1
+        };
+        return fact(Kind::Time, time, used);
+    }
+    if let Some(date) = iso_date(&lower) {
+        return fact(Kind::Date, date, 1);
+    }
+    if let Some(month) = MONTHS
+        .iter()
+        .position(|m| lower == *m || (lower.len() == 3 && m.starts_with(&lower)))
+        .filter(|_| lower != "may" || next.is_some_and(|n| day_of(n).is_some()))
+    {
+        let day = next.and_then(day_of);
+        let key = match day {
+            Some(d) => format!("{:02}-{d:02}", month + 1),
+            None => format!("{:02}", month + 1),
+        };
+        return fact(Kind::Date, key, if day.is_some() { 2 } else { 1 });
+    }
+    if let Some(day) = WEEKDAYS
+        .iter()
+        .find(|d| lower == **d || (lower.len() == 3 && d.starts_with(&lower)))
+    {
+        return fact(Kind::Date, (*day).to_string(), 1);
+    }
+    if let Some(number) = number_of(&lower) {
+        let unit = next
+            .map(|n| n.trim_end_matches(['.', ',']))
+            .filter(|n| UNITS.contains(n) && !number.contains(' '));
+        return match unit {
+            Some(unit) => fact(Kind::Number, format!("{number} {}", unit_key(unit)), 2),
+            None => fact(Kind::Number, number, 1),
+        };
+    }
+    if is_identifier(word) {
+        return fact(Kind::Name, lower, 1);
+    }
+    let acronym = word.len() >= 2
+        && word
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && word.chars().any(|c| c.is_ascii_uppercase());
+    let capitalised = word.chars().next().is_some_and(char::is_uppercase)
+        && word.chars().skip(1).any(char::is_lowercase);
+    // At a sentence's start a capitalised word is a name when a verb in
+    // the past or third person follows ("Alice reported", "Priya says"):
+    // an imperative ("Deploy the …") is followed by its object.
+    let subject = sentence_start && next.is_some_and(|n| REPORTING.contains(&n));
+    if (acronym || (capitalised && (!sentence_start || subject)))
+        && !NOT_NAMES.contains(&lower.as_str())
+    {
+        return fact(Kind::Name, lower, 1);
+    }
+    None
+}
+
+/// A word without the punctuation a sentence puts around it.
+fn trim_punctuation(word: &str) -> &str {
+    word.trim_start_matches(['(', '[', '"', '\'', '`', '“', '‘', '*'])
+        .trim_end_matches([
+            '.', ',', ';', ':', '!', '?', ')', ']', '"', '\'', '`', '”', '’', '*',
+        ])
+}
+
+fn is_path_or_url(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("www.") {
+        return true;
+    }
+    let has_letters = word.chars().any(char::is_alphabetic);
+    let path = (word.contains('/') && has_letters && !word.starts_with('/')
+        || word.starts_with('/'))
+        && word.len() > 1
+        && !word.split('/').any(str::is_empty);
+    let file = word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && stem.chars().any(char::is_alphabetic)
+            && (1..=5).contains(&ext.len())
+            && ext
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && ext.chars().any(|c| c.is_ascii_lowercase())
+            && !stem.contains(' ')
+            && stem
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_-./".contains(c))
+            && stem
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_lowercase() || c == '_' || c == '.')
+    });
+    path || file
+}
+
+/// `orders_v2`, `PROJ-123`, `v1.2.3`, `getUserById`, `Q3`: letters with
+/// digits, underscores, or a capital inside.
+fn is_identifier(word: &str) -> bool {
+    if !word.chars().any(char::is_alphabetic) {
+        return false;
+    }
+    let allowed = word
+        .chars()
+        .all(|c| c.is_alphanumeric() || "_-.#".contains(c));
+    let digits = word.chars().any(|c| c.is_ascii_digit());
+    let underscore = word.contains('_');
+    let inner_capital = word.chars().skip(1).any(char::is_uppercase)
+        && word.chars().any(char::is_lowercase)
+        && !word.contains('-');
+    allowed && (digits || underscore || inner_capital) && !word.ends_with('-')
+}
+
+/// `14:00`, `9:30am`, `3pm` (with `pm` as the next word too): `HH:MM`.
+fn time_of(word: &str, next: Option<&str>) -> Option<String> {
+    let (clock, suffix) = if let Some(c) = word.strip_suffix("am") {
+        (c, Some("am"))
+    } else if let Some(c) = word.strip_suffix("pm") {
+        (c, Some("pm"))
+    } else {
+        (word, next.filter(|n| *n == "am" || *n == "pm"))
+    };
+    let (h, m) = match clock.split_once(':') {
+        Some((h, m)) => (h, m.get(..2)?),
+        None if suffix.is_some() => (clock, "00"),
+        None => return None,
+    };
+    let mut hour: u32 = h.parse().ok().filter(|_| !h.is_empty() && h.len() <= 2)?;
+    let minute: u32 = m.parse().ok().filter(|m| *m < 60)?;
+    match suffix {
+        Some("pm") if hour < 12 => hour += 12,
+        Some("am") if hour == 12 => hour = 0,
+        _ => {}
+    }
+    (hour < 24).then(|| format!("{hour:02}:{minute:02}"))
+}
+
+/// `2025-10-09` (or `2025/10/09`): the date as written with dashes.
+fn iso_date(word: &str) -> Option<String> {
+    let parts: Vec<&str> = word.split(['-', '/']).collect();
+    let [y, m, d] = parts.as_slice() else {
+        return None;
+    };
+    let ok = y.len() == 4
+        && (1..=2).contains(&m.len())
+        && (1..=2).contains(&d.len())
+        && [y, m, d]
+            .iter()
+            .all(|p| p.chars().all(|c| c.is_ascii_digit()));
+    ok.then(|| format!("{y}-{:0>2}-{:0>2}", m, d))
+}
+
+/// A day of the month (`9`, `9th`, `21st`).
+fn day_of(word: &str) -> Option<u32> {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == ',');
+    digits.parse().ok().filter(|d| (1..=31).contains(d))
+}
+
+/// A number as compared: `1,000` and `1000` alike, `$5` as `$5`, `20%` as
+/// `20 %`, `three` as `3`.
+fn number_of(word: &str) -> Option<String> {
+    if let Some(n) = NUMBER_WORDS
+        .iter()
+        .position(|w| !w.is_empty() && *w == word)
+    {
+        return Some(n.to_string());
+    }
+    let (currency, rest) = match word.chars().next()? {
+        c @ ('$' | '€' | '£') => (c.to_string(), &word[c.len_utf8()..]),
+        _ => (String::new(), word),
+    };
+    let (rest, percent) = match rest.strip_suffix('%') {
+        Some(r) => (r, " %"),
+        None => (rest, ""),
+    };
+    // `5k`, `20ms`, `3x`: a number with its unit in one word.
+    let split = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .unwrap_or(rest.len());
+    let (digits, unit) = rest.split_at(split);
+    let plain = digits.replace(',', "");
+    if plain.is_empty() || plain.parse::<f64>().is_err() || plain.ends_with('.') {
+        return None;
+    }
+    let unit = unit.to_lowercase();
+    if !unit.is_empty() && !UNITS.contains(&unit.as_str()) {
+        return None;
+    }
+    let unit = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", unit_key(&unit))
+    };
+    Some(format!("{currency}{plain}{percent}{unit}"))
+}
+
+/// One spelling per unit: `seconds`, `sec` and `s` alike.
+fn unit_key(unit: &str) -> &str {
+    match unit {
+        "percent" => "%",
+        "sec" | "secs" | "second" | "seconds" => "s",
+        "min" | "mins" | "minute" | "minutes" => "min",
+        "h" | "hr" | "hrs" | "hour" | "hours" => "h",
+        "day" | "days" => "d",
+        "week" | "weeks" => "w",
+        "month" | "months" => "mo",
+        "year" | "years" => "y",
+        other => other,
+    }
+}
+
+/// Whether two number keys state the same number: the same value, and the
+/// same unit when both say one (`42 requests` and `42` alike, `250 ms` and
+/// `250 s` not).
+fn same_number(a: &str, b: &str) -> bool {
+    let (va, ua) = a.split_once(' ').map_or((a, None), |(v, u)| (v, Some(u)));
+    let (vb, ub) = b.split_once(' ').map_or((b, None), |(v, u)| (v, Some(u)));
+    va == vb && (ua.is_none() || ub.is_none() || ua == ub)
+}
+
+/// What `decoded` lost or changed of the facts `original` states, each
+/// named: "`14:00` became `16:00`", "the name `orders_v2` is missing".
+pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
+    let kept = facts(decoded);
+    let kept_keys: HashSet<(Kind, &str)> = kept.iter().map(|f| (f.kind, f.key.as_str())).collect();
+    let decoded_lower = decoded.to_lowercase();
+    let said: HashSet<(Kind, String)> = facts(original)
+        .into_iter()
+        .map(|f| (f.kind, f.key))
+        .collect();
+    let mut seen = HashSet::new();
+    let mut lost: Vec<Fact> = facts(original)
+        .into_iter()
+        .filter(|f| seen.insert((f.kind, f.key.clone())))
+        .filter(|f| {
+            let kept_as_fact = kept_keys.contains(&(f.kind, f.key.as_str()))
+                || (f.kind == Kind::Number
+                    && kept
+                        .iter()
+                        .any(|k| k.kind == Kind::Number && same_number(&f.key, &k.key)));
+            // A name may open a sentence of the decoding, or sit in a longer word.
+            let kept_as_text = f.kind == Kind::Name && decoded_lower.contains(&f.key);
+            !(kept_as_fact || kept_as_text)
+        })
+        .collect();
+    let mut new: Vec<&Fact> = kept
+        .iter()
+        .filter(|f| !said.contains(&(f.kind, f.key.clone())))
+        .filter(|f| {
+            f.kind != Kind::Number
+                || !said
+                    .iter()
+                    .any(|(kind, key)| *kind == Kind::Number && same_number(key, &f.key))
+        })
+        .collect();
+    let mut issues = Vec::new();
+    // A negation lost where others remain ("Never raise it without asking"
+    // → "Raise it without asking"): the polarity check sees both negate.
+    let (said_negations, kept_negations) = (negations(original).len(), negations(decoded).len());
+    if kept_negations > 0 && kept_negations < said_negations {
+        issues.push(format!(
+            "Negation lost: the original negates or forbids {said_negations} time(s), the decoded text {kept_negations}"
+        ));
+    }
+    for fact in lost.drain(..) {
+        let replaced = new.iter().position(|n| n.kind == fact.kind);
+        match replaced {
+            Some(at) => {
+                let other = new.remove(at);
+                issues.push(format!(
+                    "Fact changed: the {} `{}` became `{}`",
+                    fact.kind.noun(),
+                    fact.text,
+                    other.text
+                ));
+            }
+            None => issues.push(format!(
+                "Fact missing: the {} `{}` is not in the decoded text",
+                fact.kind.noun(),
+                fact.text
+            )),
+        }
+    }
+    issues
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,229 @@
+//! The fact check per kind, and measured on generated pairs: a sentence
+//! with one fact (or its negation) changed must be caught; a paraphrase
+//! that changes none must pass.
+
+use super::*;
+use crate::protocols::msp::meaning::polarity_issue;
+
+fn keys(text: &str) -> Vec<(Kind, String)> {
+    facts(text).into_iter().map(|f| (f.kind, f.key)).collect()
+}
+
+#[test]
+fn numbers_keep_their_units_and_spellings_compare_alike() {
+    assert_eq!(
+        keys("Cut it to 250 ms, then 1,500 users and 20% and $40."),
+        vec![
+            (Kind::Number, "250 ms".into()),
+            (Kind::Number, "1500 users".into()),
+            (Kind::Number, "20 %".into()),
+            (Kind::Number, "$40".into()),
+        ]
+    );
+    assert_eq!(keys("three retries"), keys("3 retries"));
+    assert_eq!(keys("wait 5 seconds"), keys("wait 5 sec"));
+    assert!(fact_issues("Retry 3 times.", "Retry three times.").is_empty());
+    let issues = fact_issues("Set the timeout to 250 ms.", "Set the timeout to 500 ms.");
+    assert_eq!(issues, vec!["Fact changed: the number `250` became `500`"]);
+}
+
+#[test]
+fn times_and_dates_in_their_usual_spellings() {
+    assert_eq!(keys("at 3pm"), keys("at 15:00"));
+    assert_eq!(keys("at 3 pm"), keys("at 15:00"));
+    assert_eq!(
+        keys("Ship it on March 3rd"),
+        vec![(Kind::Date, "03-03".into())]
+    );
+    assert_eq!(
+        keys("by 2025-10-09"),
+        vec![(Kind::Date, "2025-10-09".into())]
+    );
+    assert_eq!(keys("until Friday"), keys("until friday"));
+    let issues = fact_issues("Deploy at 14:00 on Friday.", "Deploy at 16:00 on Friday.");
+    assert_eq!(
+        issues,
+        vec!["Fact changed: the time `14:00` became `16:00`"]
+    );
+    // "may" is a month only before a day.
+    assert!(keys("it may fail").is_empty());
+}
+
+#[test]
+fn names_identifiers_paths_and_urls() {
+    assert_eq!(
+        keys("Ask Priya to check orders_v2, PROJ-123, src/main.rs and https://example.com/x."),
+        vec![
+            (Kind::Name, "priya".into()),
+            (Kind::Name, "orders_v2".into()),
+            (Kind::Name, "proj-123".into()),
+            (Kind::Name, "src/main.rs".into()),
+            (Kind::Name, "https://example.com/x".into()),
+        ]
+    );
+    // A capitalised word opening a sentence is not a name; an acronym is.
+    assert_eq!(
+        keys("Deploy the API. Then stop."),
+        vec![(Kind::Name, "api".into())]
+    );
+    let issues = fact_issues(
+        "Migrate orders_v2 tonight.",
+        "Migrate the orders table tonight.",
+    );
+    assert_eq!(
+        issues,
+        vec!["Fact missing: the name `orders_v2` is not in the decoded text"]
+    );
+    // A name that opens a sentence of the decoding is still there.
+    assert!(fact_issues("Tell Alice about it.", "Alice should be told about it.").is_empty());
+}
+
+/// Sentences with slots for a number, a time, a date, a person and an
+/// identifier ({N} {T} {D} {P} {I}).
+const TEMPLATES: &[&str] = &[
+    "Deploy the {I} service at {T} on {D}.",
+    "The error rate rose to {N} after {P} merged the change.",
+    "Please ask {P} to review {I} before {D}.",
+    "Cut the timeout to {N} and restart {I} at {T}.",
+    "{P} reported that {N} failed on {D}.",
+    "Move the {I} table to the new cluster by {D}, then tell {P}.",
+    "Keep the retry budget at {N} for the {I} job.",
+    "The meeting with {P} moved from {T} to the afternoon.",
+    "Do not touch {I} until {P} signs off on {D}.",
+    "We need {N} more before {D}, so ping {P} at {T}.",
+    "Summarize the incident in {I} for {P} by {T}.",
+    "Never raise the limit above {N} without asking {P}.",
+];
+const NUMBERS: &[&str] = &[
+    "250 ms",
+    "12%",
+    "1,500 users",
+    "$40",
+    "3 hours",
+    "99.9%",
+    "42 requests",
+];
+const TIMES: &[&str] = &["14:00", "9:30am", "3pm", "17:45"];
+const DATES: &[&str] = &["Friday", "2025-10-09", "March 3", "Monday"];
+const PEOPLE: &[&str] = &["Alice", "Priya", "Okafor", "Marta", "Kenji"];
+const IDS: &[&str] = &[
+    "orders_v2",
+    "PROJ-123",
+    "auth_service",
+    "getUserById",
+    "config.yaml",
+];
+/// What replaces a fact when it is dropped.
+const DROPPED: [(&str, &str); 5] = [
+    ("{N}", "a few"),
+    ("{T}", "later"),
+    ("{D}", "soon"),
+    ("{P}", "the team"),
+    ("{I}", "the system"),
+];
+/// Rewordings that keep every fact.
+const PARAPHRASES: &[(&str, &str)] = &[
+    ("Deploy", "Ship"),
+    ("Please ask", "Could you ask"),
+    ("rose to", "climbed to"),
+    ("Cut", "Reduce"),
+    ("restart", "reboot"),
+    ("reported that", "said that"),
+    ("Move", "Migrate"),
+    ("then tell", "and then inform"),
+    ("Keep", "Hold"),
+    ("moved from", "was moved from"),
+    ("Do not touch", "Don't touch"),
+    ("We need", "We still need"),
+    ("Summarize", "Write a summary of"),
+    ("Never raise", "Do not ever raise"),
+];
+
+fn fill(template: &str, pick: usize) -> String {
+    template
+        .replace("{N}", NUMBERS[pick % NUMBERS.len()])
+        .replace("{T}", TIMES[pick % TIMES.len()])
+        .replace("{D}", DATES[pick % DATES.len()])
+        .replace("{P}", PEOPLE[pick % PEOPLE.len()])
+        .replace("{I}", IDS[pick % IDS.len()])
+}
+
+fn caught(original: &str, changed: &str) -> bool {
+    !fact_issues(original, changed).is_empty() || polarity_issue(original, changed).is_some()
+}
+
+/// The figures in docs/msp.md: every template with several fillings; each
+/// fact changed to another of its kind, dropped, or its negation flipped
+/// (caught?), and each paraphrase (passed?).
+#[test]
+fn the_fact_check_catches_changes_and_passes_paraphrases() {
+    let (mut changes, mut missed) = (0usize, Vec::new());
+    let (mut rewordings, mut alarms) = (0usize, Vec::new());
+    for template in TEMPLATES {
+        for pick in 0..6 {
+            let original = fill(template, pick);
+            // One fact changed to another value of its kind, or dropped.
+            for (slot, values) in [
+                ("{N}", NUMBERS),
+                ("{T}", TIMES),
+                ("{D}", DATES),
+                ("{P}", PEOPLE),
+                ("{I}", IDS),
+            ] {
+                if !template.contains(slot) {
+                    continue;
+                }
+                let other = values[(pick + 1) % values.len()];
+                let changed = fill(&template.replace(slot, other), pick);
+                let dropped_word = DROPPED.iter().find(|(s, _)| *s == slot).map(|(_, w)| *w);
+                let dropped = fill(&template.replace(slot, dropped_word.unwrap_or("")), pick);
+                for variant in [changed, dropped] {
+                    changes += 1;
+                    if !caught(&original, &variant) {
+                        missed.push(format!("{original} → {variant}"));
+                    }
+                }
+            }
+            // The negation flipped.
+            let flipped = if original.starts_with("Do not ") {
+                Some(original.replacen("Do not touch", "Touch", 1))
+            } else if original.starts_with("Never ") {
+                Some(original.replacen("Never raise", "Raise", 1))
+            } else {
+                original
+                    .starts_with("Deploy ")
+                    .then(|| original.replacen("Deploy", "Do not deploy", 1))
+            };
+            if let Some(flipped) = flipped {
+                changes += 1;
+                if !caught(&original, &flipped) {
+                    missed.push(format!("{original} → {flipped}"));
+                }
+            }
+            for (from, to) in PARAPHRASES {
+                if original.contains(from) {
+                    rewordings += 1;
+                    let reworded = original.replacen(from, to, 1);
+                    if caught(&original, &reworded) {
+                        alarms.push(format!(
+                            "{original} → {reworded}: {:?}",
+                            fact_issues(&original, &reworded)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let catch_rate = 1.0 - missed.len() as f64 / changes as f64;
+    let alarm_rate = alarms.len() as f64 / rewordings as f64;
+    eprintln!(
+        "fact check: {} of {changes} changes caught ({:.1}%), {} false alarms in {rewordings} paraphrases ({:.1}%)",
+        changes - missed.len(),
+        catch_rate * 100.0,
+        alarms.len(),
+        alarm_rate * 100.0
+    );
+    assert!(changes > 300 && rewordings > 60, "{changes} {rewordings}");
+    assert!(catch_rate >= 0.95, "missed: {missed:#?}");
+    assert!(alarm_rate <= 0.05, "false alarms: {alarms:#?}");
+}
