@@ -124,6 +124,9 @@ const CUES: &[(Intent, &[&str])] = &[
             "paraphrase",
             "restructure",
             "port",
+            "fix",
+            "patch",
+            "repair",
             "deploy",
             "roll out",
             "roll back",
@@ -167,6 +170,8 @@ const CUES: &[(Intent, &[&str])] = &[
             "how much",
             "is there",
             "are there",
+            "questions about",
+            "question about",
         ],
     ),
     (
@@ -192,6 +197,22 @@ const CUES: &[(Intent, &[&str])] = &[
             "completed",
             "finished",
             "deployed",
+            // Events: what happened, said as done (see EVENTS).
+            "failed",
+            "broke",
+            "crashed",
+            "went down",
+            "is down",
+            "is done",
+            "are done",
+            "is complete",
+            "succeeded",
+            "went live",
+            "is live",
+            "merged",
+            "shipped",
+            "released",
+            "resolved",
             "fyi",
             "alert",
             "notify",
@@ -246,8 +267,19 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
     // ASCII lowercasing keeps byte offsets, so a cue found in `lower` can be
     // cut out of `text` (full Unicode lowercasing can change lengths).
     let lower = text.to_ascii_lowercase();
-    let (intent, cue_end) = find_intent(text, &lower);
-    let target = find_target(text, cue_end);
+    let (intent, cue_start, cue_end) = find_intent(text, &lower);
+    // "The API went down": an event's target is what it happened to.
+    let event = EVENTS.iter().any(|e| lower[cue_start..].starts_with(e));
+    let subject = if event {
+        subject_before(text, cue_start)
+    } else {
+        String::new()
+    };
+    let target = if subject.is_empty() {
+        find_target(text, cue_end)
+    } else {
+        subject
+    };
     let mut base = MinimalSignal::new(intent, target);
     base.trace_id = short_trace_id();
     base.timestamp = super::signal::now_seconds();
@@ -358,17 +390,47 @@ pub fn intent_of(text: &str) -> Intent {
     find_intent(text, &text.to_ascii_lowercase()).0
 }
 
-/// The intent of the earliest cue, and where the cue ends in `text`.
-fn find_intent(text: &str, lower: &str) -> (Intent, usize) {
+/// The words before `at` in its sentence, leading articles and pronouns
+/// dropped, at most eight: the subject of an event ("The API went down").
+fn subject_before(text: &str, at: usize) -> String {
+    let before = &text[..at];
+    let sentence = before
+        .rsplit(['.', '!', '?', ';', '\n'])
+        .next()
+        .unwrap_or(before);
+    const PRONOUNS: &[&str] = &["i", "we", "you", "they", "he", "she", "it", "someone"];
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .skip_while(|w| LEADING.contains(&w.to_lowercase().as_str()))
+        .collect();
+    // "We finished the migration": the event's target is its object.
+    if words
+        .iter()
+        .all(|w| PRONOUNS.contains(&w.to_lowercase().as_str()))
+    {
+        return String::new();
+    }
+    words[words.len().saturating_sub(8)..].join(" ")
+}
+
+/// The intent of the earliest cue, and where the cue starts and ends in `text`.
+fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
     if let Some(end) = question_word_end(text) {
-        return (Intent::Query, end);
+        return (Intent::Query, 0, end);
     }
     let mut best: Option<(usize, Intent, usize)> = None;
     for (intent, cues) in CUES {
         for cue in *cues {
             // "Do not deploy …" does not ask to deploy: a negated cue is
-            // a constraint, not the action.
-            let at = find_words(lower, cue).find(|&at| !negated_at(lower, at));
+            // a constraint, not the action. "The deploy failed": a cue
+            // after a determiner is a noun (or, for an event, an
+            // adjective: "the failed tests"). "When you have time, …": a
+            // question word asks only in a question.
+            let at = find_words(lower, cue).find(|&at| {
+                let noun = after_determiner(lower, at) && !REPORT_NOUNS.contains(cue);
+                let not_asked = QUESTION_WORDS.contains(cue) && !in_question(lower, at);
+                !(negated_at(lower, at) || noun || not_asked)
+            });
             if let Some(at) = at
                 && best.is_none_or(|(b, _, _)| at < b)
             {
@@ -377,9 +439,9 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize) {
         }
     }
     match best {
-        Some((_, intent, end)) => (intent, end),
-        None if text.trim_end().ends_with('?') => (Intent::Query, 0),
-        None => (Intent::Report, 0),
+        Some((start, intent, end)) => (intent, start, end),
+        None if text.trim_end().ends_with('?') => (Intent::Query, 0, 0),
+        None => (Intent::Report, 0, 0),
     }
 }
 
@@ -421,6 +483,53 @@ fn find_words<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> +
         let after = end >= bytes.len() || !bytes[end].is_ascii_alphanumeric();
         before && after
     })
+}
+
+/// Report cues that say an event happened: the target is its subject.
+const EVENTS: &[&str] = &[
+    "failed",
+    "broke",
+    "crashed",
+    "went down",
+    "is down",
+    "is done",
+    "are done",
+    "is complete",
+    "succeeded",
+    "went live",
+    "is live",
+    "merged",
+    "shipped",
+    "released",
+    "resolved",
+    "completed",
+    "finished",
+    "deployed",
+];
+
+/// Report cues that are nouns: "the status", "the results" still report.
+const REPORT_NOUNS: &[&str] = &["report", "status", "update", "results", "alert"];
+
+/// Query cues that ask only in a sentence that is a question.
+const QUESTION_WORDS: &[&str] = &["what", "which", "who", "where", "when"];
+
+/// Whether the word before `at` is a determiner (`the deploy`, `our review`).
+fn after_determiner(lower: &str, at: usize) -> bool {
+    const DETERMINERS: &[&str] = &[
+        "the", "a", "an", "our", "this", "that", "your", "my", "their", "its", "his", "her",
+        "these", "those",
+    ];
+    lower[..at]
+        .split_whitespace()
+        .next_back()
+        .is_some_and(|w| DETERMINERS.contains(&w))
+}
+
+/// Whether the sentence holding `at` ends with a question mark.
+fn in_question(lower: &str, at: usize) -> bool {
+    lower[at..]
+        .find(['.', '!', '?', '\n'])
+        .is_some_and(|end| lower[at + end..].starts_with('?'))
 }
 
 /// Whether one of the two words before `at`, in its sentence, negates.
@@ -973,6 +1082,77 @@ fn cosine_of(a: &HashMap<String, f64>, b: &HashMap<String, f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cue readings, both ways: the same word as the action asked for and
+    /// as something else (a noun after a determiner, an event reported, a
+    /// question word inside a request), and the target each gives.
+    #[test]
+    fn cues_read_as_the_action_only_where_they_are_one() {
+        for (text, intent, target) in [
+            // Events reported: REPORT, about their subject.
+            ("The deploy failed.", Intent::Report, "deploy"),
+            ("The migration is done.", Intent::Report, "migration"),
+            ("The API went down at 14:00.", Intent::Report, "API"),
+            (
+                "The billing job crashed twice overnight.",
+                Intent::Report,
+                "billing job",
+            ),
+            (
+                "We finished the migration of orders_v2.",
+                Intent::Report,
+                "migration of orders_v2",
+            ),
+            // The same words as requests.
+            ("Deploy the fix to staging.", Intent::Transform, "fix"),
+            (
+                "Fix the failed tests in the billing suite.",
+                Intent::Transform,
+                "failed tests",
+            ),
+            (
+                "Investigate why the deploy failed.",
+                Intent::Analyze,
+                "why the deploy failed",
+            ),
+            // A noun after a determiner is not the action.
+            (
+                "The review found two bugs in the parser.",
+                Intent::Report,
+                "review found two bugs",
+            ),
+            (
+                "Review the PR for the billing service.",
+                Intent::Evaluate,
+                "PR",
+            ),
+            // Hedged requests read by their verb; a question word asks only in a question.
+            (
+                "It is not urgent, but when you have time, please generate a FAQ page.",
+                Intent::Generate,
+                "FAQ page",
+            ),
+            (
+                "When you get a chance, summarize the incident notes.",
+                Intent::Transform,
+                "incident notes",
+            ),
+            (
+                "When does the deploy start?",
+                Intent::Query,
+                "does the deploy start",
+            ),
+            (
+                "I have a few questions about the renewal terms.",
+                Intent::Query,
+                "renewal terms",
+            ),
+        ] {
+            let signal = encode(text);
+            assert_eq!(signal.intent, intent, "{text}");
+            assert_eq!(signal.target, target, "{text}");
+        }
+    }
 
     #[test]
     fn finds_intent_target_params_constraints_priority() {
