@@ -140,6 +140,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--uuid7', '--uuid7', [CompletionResultType]::ParameterName, 'Make ids UUIDv7 instead of ULID')
+            [CompletionResult]::new('--hash', '--hash', [CompletionResultType]::ParameterName, 'Crosstalk: end the envelope with a `hash:` line (the CRC-32 of the envelope up to `sig:`, as the upstream proposes), so a reader can tell a paste that was cut or edited')
             [CompletionResult]::new('--requires-ack', '--requires-ack', [CompletionResultType]::ParameterName, 'Ask the receiver for an ACK (`qos_parameters.requires_ack`)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')

@@ -564,7 +564,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__compose)
-            opts="-q -v -h --version --from --to --intent --context --user --session --thread --parent --meta --body --body-file --reply-to --pick --error-code --reason --uuid7 --correlation-id --requires-ack --payload-file --set --param --statement --triple --confidence --tags --capability-id --name --description --availability --parameters-schema --returns-schema --callback --priority --status --result --request-id --phenomenon --component --chunk --sequence --data-format --min-trust --capability-file --color --format --quiet --verbose --help fact belief opinion capability task-request task-result context-update state-sync ack nack discovery-query discovery-response heartbeat discovery error"
+            opts="-q -v -h --version --from --to --intent --context --user --session --thread --parent --meta --body --body-file --reply-to --pick --error-code --reason --uuid7 --hash --correlation-id --requires-ack --payload-file --set --param --statement --triple --confidence --tags --capability-id --name --description --availability --parameters-schema --returns-schema --callback --priority --status --result --request-id --phenomenon --component --chunk --sequence --data-format --min-trust --capability-file --color --format --quiet --verbose --help fact belief opinion capability task-request task-result context-update state-sync ack nack discovery-query discovery-response heartbeat discovery error"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

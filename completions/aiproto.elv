@@ -135,6 +135,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand --uuid7 'Make ids UUIDv7 instead of ULID'
+            cand --hash 'Crosstalk: end the envelope with a `hash:` line (the CRC-32 of the envelope up to `sig:`, as the upstream proposes), so a reader can tell a paste that was cut or edited'
             cand --requires-ack 'Ask the receiver for an ACK (`qos_parameters.requires_ack`)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'

@@ -148,6 +148,7 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l uuid7 -d 'Make ids UUIDv7 instead of ULID'
+complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l hash -d 'Crosstalk: end the envelope with a `hash:` line (the CRC-32 of the envelope up to `sig:`, as the upstream proposes), so a reader can tell a paste that was cut or edited'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l requires-ack -d 'Ask the receiver for an ACK (`qos_parameters.requires_ack`)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -s v -l verbose -d 'Also report messages that have no findings'

@@ -261,6 +261,14 @@ pub const CODES: &[Code] = &[
         "An envelope split into parts (`Part 2/2`, `(continued)`) in separate code blocks was joined.",
     ),
     code(
+        "CT-HASH-MISMATCH",
+        "The hash: line does not match the envelope: the paste was cut or edited.",
+    ),
+    code(
+        "CT-RC1-FIELD",
+        "A field the 1.1-rc1 roadmap proposes (NONCE, TTL, DIGEST…), not in the 1.1 spec: kept.",
+    ),
+    code(
         "CT-LINES-JOINED",
         "The envelope's lines were joined into one line; it cannot be read.",
     ),

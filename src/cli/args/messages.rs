@@ -188,6 +188,12 @@ pub struct ComposeArgs {
     #[arg(long)]
     pub uuid7: bool,
 
+    /// Crosstalk: end the envelope with a `hash:` line (the CRC-32 of the
+    /// envelope up to `sig:`, as the upstream proposes), so a reader can
+    /// tell a paste that was cut or edited.
+    #[arg(long)]
+    pub hash: bool,
+
     #[command(flatten)]
     pub hsp: HspComposeArgs,
 }

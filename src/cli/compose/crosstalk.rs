@@ -46,8 +46,12 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
     if base.is_some() || (fields.from.is_some() && fields.to.is_some() && fields.intent.is_some()) {
         fields.body = read_body(args)?;
     }
-    let env =
+    let mut env =
         compose::compose(base.as_ref(), &fields, version, id_kind, compose::flag).map_err(usage)?;
+    if args.hash {
+        // Rendering writes the hash of what it writes.
+        env.hash = Some(String::new());
+    }
     super::emit_checked(&crosstalk::render(&env), Protocol::Crosstalk, g)
 }
 

@@ -13,6 +13,9 @@ use crate::protocols::hsp::{Version, payload_map};
 use crate::protocols::{Protocol, ProtocolSpec};
 
 pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
+    if args.hash {
+        return Err(CliError::usage("--hash is for Crosstalk envelopes"));
+    }
     let crosstalk_only = [
         ("--intent", args.intent.is_some()),
         ("--meta", !args.meta.is_empty()),

@@ -26,6 +26,7 @@ pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
     check_ids(parsed, &mut diags);
     check_sig(parsed, &mut diags);
     check_controls(parsed, &mut diags);
+    check_hash(parsed, &mut diags);
     meta_rules::check(parsed, now, &mut diags);
     if env.intent.as_deref() == Some("REVOKE") && matches!(env.sig.as_deref(), None | Some("none"))
     {
@@ -39,6 +40,38 @@ pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
         );
     }
     diags
+}
+
+/// The `hash:` line, when there is one: the CRC-32 of the envelope from its
+/// header line to its `sig:` line, in canonical form or as it came. A
+/// mismatch means the paste was cut or edited.
+fn check_hash(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    let env = &parsed.envelope;
+    let (Some(said), Some(at)) = (env.hash.as_deref(), parsed.locations.hash) else {
+        return;
+    };
+    // Over the canonical form, or over the lines as they came (a layout
+    // other than the canonical one, intact).
+    let expected = super::render::expected_hash(env);
+    let same = |hash: &str| {
+        u32::from_str_radix(said, 16)
+            .ok()
+            .zip(u32::from_str_radix(hash, 16).ok())
+            .is_some_and(|(a, b)| a == b)
+    };
+    let matches = same(&expected) || parsed.raw_hash.as_deref().is_some_and(same);
+    if !matches {
+        diags.push(
+            Diagnostic::error(
+                "CT-HASH-MISMATCH",
+                format!(
+                    "the hash: line says `{said}`, the envelope from its header line to its sig: line hashes to `{expected}` (CRC-32)"
+                ),
+            )
+            .at(at, said.chars().count().max(1))
+            .with_hint("the paste was cut or edited on the way: copy the whole reply again"),
+        );
+    }
 }
 
 /// Control characters in the text (an escape sequence can clear a line or

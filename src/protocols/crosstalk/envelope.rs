@@ -55,6 +55,11 @@ pub struct Envelope {
     pub body: Option<String>,
     /// The `sig:` value as written (`none`, `ed25519:pkid=…;sig=…`, a detached JWS).
     pub sig: Option<String>,
+    /// The `hash:` line after `sig:` (a proposal of the upstream: the CRC-32
+    /// of the envelope from its header line to its `sig:` line, against
+    /// truncated pastes), as written. Rendering writes the hash of what it
+    /// writes when this is set; it is not part of the message (no model slot).
+    pub hash: Option<String>,
 }
 
 impl Envelope {
@@ -149,6 +154,8 @@ pub struct Locations {
     pub meta: Vec<(Pos, Vec<Pos>)>,
     pub body: Option<Pos>,
     pub sig: Option<Pos>,
+    /// The value of the `hash:` line.
+    pub hash: Option<Pos>,
     /// The `[[END]]` line, or the last line of the envelope when it is missing.
     pub end: Pos,
 }

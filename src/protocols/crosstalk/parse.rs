@@ -33,6 +33,8 @@ pub struct ParsedEnvelope {
     /// Whether its lines were joined into one: nothing in it can be told
     /// apart, so it is one finding and no checks.
     pub lines_joined: bool,
+    /// With a `hash:` line: the hash of the lines as they came (see `check`).
+    pub raw_hash: Option<String>,
 }
 
 enum State {
@@ -75,6 +77,7 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         state = p.line(line, state, rest.get(i + 1));
     }
     p.finish_body();
+    let raw_hash = p.env.hash.as_ref().and_then(|_| raw_hash(block, p.loc.sig));
     p.diags
         .extend(std::mem::take(&mut p.repairs).into_diagnostics());
     if !block.terminated {
@@ -108,7 +111,23 @@ pub fn parse_block(block: &Block<'_>) -> ParsedEnvelope {
         body_raw: p.body_raw,
         quoted: block.quoted,
         lines_joined: false,
+        raw_hash,
     }
+}
+
+/// The `hash:` of an envelope's lines as they came (prefixes and line ends
+/// taken off, the header line as read), from its header line to its `sig:`
+/// line: the upstream computes it over the text as written, which a
+/// layout other than the canonical one changes.
+fn raw_hash(block: &Block<'_>, sig: Option<Pos>) -> Option<String> {
+    let sig_line = sig?.line;
+    let lines: Vec<&str> = block
+        .lines
+        .iter()
+        .take_while(|l| l.number <= sig_line)
+        .map(|l| &*l.text)
+        .collect();
+    Some(super::render::hash_of(&lines.join("\n")))
 }
 
 impl Parser {
@@ -159,6 +178,7 @@ impl Parser {
             body_raw: None,
             quoted: false,
             lines_joined: true,
+            raw_hash: None,
         }
     }
 }
@@ -484,6 +504,16 @@ impl Parser {
         if self.sig_continued(line) {
             return state;
         }
+        // The upstream's proposed `hash:` line, after `sig:` (checked in `check`).
+        if let Some(value) = text.strip_prefix("hash:") {
+            if self.env.hash.is_some() {
+                self.duplicate(line, "hash");
+            }
+            let value_pos = line.pos(5 + (value.len() - value.trim_start().len()));
+            self.env.hash = Some(value.trim().to_string());
+            self.loc.hash = Some(value_pos);
+            return state;
+        }
         // The signature closes the envelope: what follows it (but [[END]])
         // would be read without being signed.
         if self.env.sig.is_some() {
@@ -495,6 +525,24 @@ impl Parser {
                 .at(line.pos(0), text.trim_end().chars().count())
                 .with_hint("move it above the body, or remove it"),
             );
+        }
+        if let Some((key, value)) = text.split_once(':')
+            && RC1_FIELDS.contains(&key)
+        {
+            self.env
+                .extra_headers
+                .push((key.to_string(), value.trim().to_string()));
+            self.diags.push(
+                Diagnostic::warning(
+                    "CT-RC1-FIELD",
+                    format!(
+                        "`{key}` is a field the 1.1-rc1 roadmap proposes, not one of the 1.1 spec: kept as is"
+                    ),
+                )
+                .at(line.pos(0), key.chars().count())
+                .with_hint("kept through convert and relay; a 1.1 reader may not know it"),
+            );
+            return state;
         }
         let Some((key, rest)) = text.split_once(':').filter(|(k, _)| is_header_name(k)) else {
             self.diags.push(
@@ -678,6 +726,30 @@ fn indented_content(text: &str) -> Option<(Cow<'_, str>, Option<char>)> {
         None => body_content(text).map(|c| (Cow::Borrowed(c), None)),
     }
 }
+
+/// The header fields the upstream's 1.1-rc1 roadmap proposes (upper case,
+/// as it writes them): read, kept as extra headers and named.
+const RC1_FIELDS: &[&str] = &[
+    "VERSION",
+    "CAPS",
+    "ID",
+    "CORRELATION-ID",
+    "THREAD-ID",
+    "PARENT-ID",
+    "CAUSED-BY",
+    "TIMESTAMP",
+    "TTL",
+    "NONCE",
+    "REPLAY-WINDOW",
+    "DIGEST",
+    "PREV",
+    "CONSENT-ID",
+    "CODE",
+    "IDEMPOTENCY-KEY",
+    "RETRY",
+    "LANG",
+    "RETENTION",
+];
 
 /// Lines that end a meta block without a blank line before them.
 fn starts_top_level(text: &str) -> bool {

@@ -6,7 +6,8 @@
 //! unknown headers as read; `name: value` with one space; when there are meta
 //! blocks, a blank line before each block and one after the last; `body: |`
 //! with every non-empty line indented by two spaces and empty lines left
-//! empty; `sig:`; `[[END]]` and a final line end. For an envelope already in
+//! empty; `sig:`; `hash:` when the envelope has one (written afresh);
+//! `[[END]]` and a final line end. For an envelope already in
 //! this form, render(parse(x)) == x byte for byte.
 
 use super::envelope::{Envelope, HEADER_ORDER};
@@ -59,8 +60,33 @@ pub fn render(env: &Envelope) -> String {
     if let Some(sig) = &env.sig {
         field(&mut out, "sig", sig);
     }
+    if env.hash.is_some() {
+        let hash = hash_of(&out);
+        field(&mut out, "hash", &hash);
+    }
     out.push_str("[[END]]\n");
     out
+}
+
+/// The `hash:` of an envelope rendered up to its `sig:` line: the CRC-32 of
+/// that text without its last line end, in lower-case hex, as the upstream
+/// proposal computes it.
+pub fn hash_of(up_to_sig: &str) -> String {
+    format!(
+        "{:08x}",
+        crc32fast::hash(up_to_sig.strip_suffix('\n').unwrap_or(up_to_sig).as_bytes())
+    )
+}
+
+/// What the `hash:` of an envelope should be: the hash of its canonical
+/// form up to its `sig:` line.
+pub fn expected_hash(env: &Envelope) -> String {
+    let unhashed = Envelope {
+        hash: None,
+        ..env.clone()
+    };
+    let text = render(&unhashed);
+    hash_of(text.strip_suffix("[[END]]\n").unwrap_or(&text))
 }
 
 /// Renders many envelopes, separated by one blank line.
