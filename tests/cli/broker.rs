@@ -404,3 +404,85 @@ fn a_worker_pool_shares_the_messages() {
         assert!(shares.iter().all(|n| *n > 0), "port {port}: {shares:?}");
     }
 }
+
+/// `--max-queued-bytes` bounds what the broker keeps for a subscriber that
+/// is away: past it the oldest messages go and the newest are kept, where
+/// without the cap every message waits for it.
+#[test]
+fn a_queue_cap_keeps_the_newest_for_an_absent_subscriber() {
+    if !mosquitto_clients("a_queue_cap_keeps_the_newest_for_an_absent_subscriber") {
+        return;
+    }
+    let h = home();
+    for (cap, all_kept) in [(Some("100000"), false), (None, true)] {
+        let log = h.path().join("broker.log");
+        let mut args = vec!["--max-packet", "10000"];
+        if let Some(cap) = cap {
+            args.extend(["--max-queued-bytes", cap]);
+        }
+        let (_broker, port) = broker(h.path(), &args, &log);
+        let port_arg = port.to_string();
+        let session = [
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port_arg,
+            "-c",
+            "-i",
+            "away",
+            "-q",
+            "1",
+            "-t",
+            "queue/t",
+        ];
+        // Subscribe once with a persistent session, then go away.
+        let out = Command::new("mosquitto_sub")
+            .args(session)
+            .args(["-W", "1"])
+            .output()
+            .unwrap();
+        assert!(out.stdout.is_empty(), "{}", text(&out));
+        let padding = "x".repeat(5000);
+        let messages: String = (1..=100).map(|i| format!("{i:03} {padding}\n")).collect();
+        let mut publish = Command::new("mosquitto_pub")
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port_arg,
+                "-q",
+                "1",
+                "-t",
+                "queue/t",
+                "-l",
+            ])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut publish.stdin.take().unwrap(), messages.as_bytes()).unwrap();
+        assert!(publish.wait().unwrap().success());
+        let out = Command::new("mosquitto_sub")
+            .args(session)
+            .args(["-W", "4"])
+            .output()
+            .unwrap();
+        let got: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.get(..3)?.parse().ok())
+            .collect();
+        assert_eq!(got.last(), Some(&100), "the newest is kept: {got:?}");
+        assert!(
+            got.windows(2).all(|w| w[1] == w[0] + 1),
+            "in order, none skipped: {got:?}"
+        );
+        if all_kept {
+            assert_eq!(got.len(), 100, "{got:?}");
+        } else {
+            assert!(
+                got.len() < 100 && got.len() >= 20,
+                "{} kept of 100",
+                got.len()
+            );
+        }
+    }
+}
