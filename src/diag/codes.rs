@@ -265,6 +265,10 @@ pub const CODES: &[Code] = &[
         "The hash: line does not match the envelope: the paste was cut or edited.",
     ),
     code(
+        "CT-DIGEST-MISMATCH",
+        "A 1.1-rc1 DIGEST field does not match the body's SHA-256.",
+    ),
+    code(
         "CT-RC1-FIELD",
         "A field the 1.1-rc1 roadmap proposes (NONCE, TTL, DIGEST…), not in the 1.1 spec: kept.",
     ),

@@ -352,3 +352,31 @@ fn a_hash_line_catches_a_cut_or_edited_paste() {
     let back = String::from_utf8_lossy(&back.get_output().stdout).into_owned();
     assert!(back.contains("\nVERSION: 1.1\nNONCE: q1w2e3\n"), "{back}");
 }
+
+/// A 1.1-rc1 `DIGEST` (the body's SHA-256, `sha-256=:BASE64:`) is checked:
+/// the body as written passes, a changed body is named (a warning: the
+/// roadmap does not say over which bytes).
+#[test]
+fn a_digest_field_is_checked_against_the_body() {
+    use base64::Engine;
+    use predicates::prelude::PredicateBooleanExt;
+    use sha2::Digest;
+    let h = home();
+    let digest = base64::engine::general_purpose::STANDARD
+        .encode(sha2::Sha256::digest(b"Please review.\nThe second line."));
+    let envelope = format!(
+        "[[CLAUDE→CHATGPT v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9W1V2\nintent: REQUEST\nDIGEST: sha-256=:{digest}:\nbody: |\n  Please review.\n  The second line.\nsig: none\n[[END]]\n"
+    );
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(envelope.clone())
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("CT-DIGEST-MISMATCH").not());
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(envelope.replace("second", "third"))
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("CT-DIGEST-MISMATCH"));
+}

@@ -27,6 +27,7 @@ pub fn check(parsed: &ParsedEnvelope, now: DateTime<Utc>) -> Vec<Diagnostic> {
     check_sig(parsed, &mut diags);
     check_controls(parsed, &mut diags);
     check_hash(parsed, &mut diags);
+    check_digest(parsed, &mut diags);
     meta_rules::check(parsed, now, &mut diags);
     if env.intent.as_deref() == Some("REVOKE") && matches!(env.sig.as_deref(), None | Some("none"))
     {
@@ -70,6 +71,47 @@ fn check_hash(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
             )
             .at(at, said.chars().count().max(1))
             .with_hint("the paste was cut or edited on the way: copy the whole reply again"),
+        );
+    }
+}
+
+/// A `DIGEST:` field of the 1.1-rc1 roadmap (`sha-256=:BASE64:`, the
+/// SHA-256 of the body): checked against the body as aiproto reads it —
+/// its lines without their indentation, joined by LF, with or without a
+/// final line end. The roadmap does not say which bytes, so a mismatch is
+/// a warning; a digest in another algorithm is not checked.
+fn check_digest(parsed: &ParsedEnvelope, diags: &mut Vec<Diagnostic>) {
+    use base64::Engine;
+    use sha2::Digest;
+    let env = &parsed.envelope;
+    let Some((_, value)) = env.extra_headers.iter().find(|(k, _)| k == "DIGEST") else {
+        return;
+    };
+    let Some(encoded) = value
+        .strip_prefix("sha-256=:")
+        .and_then(|v| v.strip_suffix(':'))
+    else {
+        return;
+    };
+    let body = env.body.as_deref().unwrap_or("");
+    let matches = [body.to_string(), format!("{body}\n")].iter().any(|bytes| {
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(bytes.as_bytes()))
+            == encoded
+    });
+    if !matches {
+        let expected =
+            base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(body.as_bytes()));
+        diags.push(
+            Diagnostic::warning(
+                "CT-DIGEST-MISMATCH",
+                format!(
+                    "DIGEST does not match the body: the body's SHA-256 is `sha-256=:{expected}:`"
+                ),
+            )
+            .at(parsed.locations.header_line, 2)
+            .with_hint(
+                "the body was changed, or the DIGEST was computed over other bytes (the 1.1-rc1 roadmap does not say which)",
+            ),
         );
     }
 }
