@@ -79,10 +79,12 @@ where
     if to_core.write_all(&session.connect).await.is_err() {
         return;
     }
+    // Packets for the client; an empty one closes its connection (the
+    // broker's core closed its side: a session taken over, a protocol error).
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     let writer = tokio::spawn(async move {
         while let Some(packet) = rx.recv().await {
-            if to_client.write_all(&packet).await.is_err() {
+            if packet.is_empty() || to_client.write_all(&packet).await.is_err() {
                 break;
             }
         }
@@ -98,9 +100,10 @@ where
             while let Ok(Some(packet)) = read_packet(&mut from_core, max).await {
                 let packet = merge_suback(packet, &partial);
                 if tx.send(packet).await.is_err() {
-                    break;
+                    return;
                 }
             }
+            let _ = tx.send(Vec::new()).await;
         })
     };
     let mut judge = Judge {
