@@ -38,7 +38,8 @@ pub struct Fact {
     pub key: String,
 }
 
-const MONTHS: [&str; 12] = [
+/// Month and weekday names, lower case (the encoder reads them as dates too).
+pub const MONTHS: [&str; 12] = [
     "january",
     "february",
     "march",
@@ -52,7 +53,7 @@ const MONTHS: [&str; 12] = [
     "november",
     "december",
 ];
-const WEEKDAYS: [&str; 7] = [
+pub const WEEKDAYS: [&str; 7] = [
     "monday",
     "tuesday",
     "wednesday",

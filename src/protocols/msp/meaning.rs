@@ -3,7 +3,7 @@
 //! whatever the score (embeddings, lexical or neural, put a sentence and
 //! its negation close together).
 
-use super::offline;
+use super::cues;
 
 /// Words and phrases that negate or forbid what follows, lowercased.
 const NEGATIONS: &[&str] = &[
@@ -74,7 +74,7 @@ pub fn polarity_issue(original: &str, decoded: &str) -> Option<String> {
 /// Why `decoded` does something else than `original`: the two read as
 /// different intents (by the offline encoder's reading of each).
 pub fn intent_issue(original: &str, decoded: &str) -> Option<String> {
-    let (a, b) = (offline::intent_of(original), offline::intent_of(decoded));
+    let (a, b) = (cues::intent_of(original), cues::intent_of(decoded));
     (a != b).then(|| {
         format!(
             "Intent changed: the original reads as {}, the decoded text as {}",

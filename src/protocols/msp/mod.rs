@@ -8,6 +8,7 @@
 
 pub mod backend;
 pub mod brief;
+pub mod cues;
 #[cfg(feature = "minilm")]
 pub mod embedding;
 pub mod facts;

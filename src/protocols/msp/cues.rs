@@ -1,0 +1,474 @@
+//! How a prose message reads: the intent of its earliest cue word (a
+//! question is a QUERY, an event said as done a REPORT, a cue negated, used
+//! as a noun or as a question word outside a question is not the action)
+//! and the target phrase that goes with it. The offline encoder builds its
+//! signal on this; the judge compares the readings of two texts.
+
+use super::Intent;
+use super::meaning;
+
+/// Cue words of each intent, looked for as whole words; the earliest cue
+/// in the text wins. The events ([`EVENTS`]) are REPORT cues too.
+const CUES: &[(Intent, &[&str])] = &[
+    (
+        Intent::Delegate,
+        &[
+            "delegate",
+            "assign",
+            "hand off",
+            "hand over",
+            "handing off",
+            "handing over",
+            "handing this",
+            "take over",
+            "forward",
+            "dispatch",
+            "route",
+            "reassign",
+        ],
+    ),
+    (
+        Intent::Analyze,
+        &[
+            "analyze",
+            "analyse",
+            "investigate",
+            "examine",
+            "inspect",
+            "diagnose",
+            "audit",
+            "dig into",
+            "look into",
+            "break down",
+            "profile",
+            "compare",
+            "debug",
+            "trace",
+        ],
+    ),
+    (
+        Intent::Evaluate,
+        &[
+            "evaluate",
+            "assess",
+            "review",
+            "rate",
+            "score",
+            "grade",
+            "judge",
+            "critique",
+            "verify",
+            "validate",
+            "check",
+            "test",
+            "benchmark",
+            "approve",
+        ],
+    ),
+    (
+        Intent::Transform,
+        &[
+            "convert",
+            "translate",
+            "transform",
+            "rewrite",
+            "refactor",
+            "summarize",
+            "summarise",
+            "reformat",
+            "migrate",
+            "condense",
+            "shorten",
+            "paraphrase",
+            "restructure",
+            "port",
+            "fix",
+            "patch",
+            "repair",
+            "deploy",
+            "roll out",
+            "roll back",
+            "upgrade",
+            "restart",
+        ],
+    ),
+    (
+        Intent::Generate,
+        &[
+            "write",
+            "generate",
+            "create",
+            "draft",
+            "compose",
+            "produce",
+            "build",
+            "design",
+            "implement",
+            "prepare",
+            "make",
+            "develop",
+            "plan",
+        ],
+    ),
+    (
+        Intent::Query,
+        &[
+            "find",
+            "look up",
+            "search",
+            "fetch",
+            "retrieve",
+            "list",
+            "what",
+            "which",
+            "who",
+            "where",
+            "when",
+            "how many",
+            "how much",
+            "is there",
+            "are there",
+            "questions about",
+            "question about",
+        ],
+    ),
+    (
+        Intent::Respond,
+        &[
+            "in response",
+            "responding",
+            "replying",
+            "reply",
+            "respond",
+            "answer",
+            "here is",
+            "here are",
+            "as requested",
+        ],
+    ),
+    (
+        Intent::Report,
+        &[
+            "report", "status", "update", "fyi", "alert", "notify", "inform", "we found", "results",
+        ],
+    ),
+];
+
+/// Words that end a target phrase.
+pub(super) const STOP: &[&str] = &[
+    "for", "by", "with", "to", "before", "after", "within", "using", "and", "so", "because", "in",
+    "on", "from", "into", "that", "which", "if", "then", "while", "but", "as", "at", "under",
+    "without", "until", "per", "via", "asap", "please", "now", "today", "tomorrow",
+];
+
+/// Words dropped from the start of a target.
+const LEADING: &[&str] = &[
+    "for", "to", "the", "a", "an", "our", "your", "my", "this", "these", "those", "that", "their",
+    "its", "me", "us", "them", "it", "up", "out", "over", "on", "please", "some", "all", "of",
+    "is", "are", "was", "were", "about", "you", "can", "could", "would", "should", "do", "many",
+    "much", "there",
+];
+
+/// The intent of a text (`lower`: its ASCII lower case, which keeps byte
+/// offsets) and its target: the phrase after the cue, or for an event the
+/// subject it happened to ("The API went down" → `API`).
+pub fn reading(text: &str, lower: &str) -> (Intent, String) {
+    let (intent, cue_start, cue_end) = find_intent(text, lower);
+    let event = EVENTS.iter().any(|e| lower[cue_start..].starts_with(e));
+    let subject = if event {
+        subject_before(text, cue_start)
+    } else {
+        String::new()
+    };
+    let target = if subject.is_empty() {
+        find_target(text, cue_end)
+    } else {
+        subject
+    };
+    (intent, target)
+}
+
+pub(super) fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive(['.', '!', '?', '\n'])
+        .map(str::trim)
+        .filter(|s| s.len() > 1)
+}
+
+/// The intent a text reads as, by the cues the offline encoder uses.
+pub fn intent_of(text: &str) -> Intent {
+    find_intent(text, &text.to_ascii_lowercase()).0
+}
+
+/// The words before `at` in its sentence, leading articles and pronouns
+/// dropped, at most eight: the subject of an event ("The API went down").
+fn subject_before(text: &str, at: usize) -> String {
+    let before = &text[..at];
+    let sentence = before
+        .rsplit(['.', '!', '?', ';', '\n'])
+        .next()
+        .unwrap_or(before);
+    const PRONOUNS: &[&str] = &["i", "we", "you", "they", "he", "she", "it", "someone"];
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .skip_while(|w| LEADING.contains(&w.to_lowercase().as_str()))
+        .collect();
+    // "We finished the migration": the event's target is its object.
+    if words
+        .iter()
+        .all(|w| PRONOUNS.contains(&w.to_lowercase().as_str()))
+    {
+        return String::new();
+    }
+    words[words.len().saturating_sub(8)..].join(" ")
+}
+
+/// The intent of the earliest cue, and where the cue starts and ends in `text`.
+fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
+    if let Some(end) = question_word_end(text) {
+        return (Intent::Query, 0, end);
+    }
+    let mut best: Option<(usize, Intent, usize)> = None;
+    let events = [(Intent::Report, EVENTS)];
+    for (intent, cues) in CUES.iter().chain(&events) {
+        for cue in *cues {
+            // "Do not deploy …" does not ask to deploy: a negated cue is
+            // a constraint, not the action. "The deploy failed": a cue
+            // after a determiner is a noun (or, for an event, an
+            // adjective: "the failed tests"). "When you have time, …": a
+            // question word asks only in a question.
+            let at = find_words(lower, cue).find(|&at| {
+                let noun = after_determiner(lower, at) && !REPORT_NOUNS.contains(cue);
+                let not_asked = QUESTION_WORDS.contains(cue) && !in_question(lower, at);
+                !(negated_at(lower, at) || noun || not_asked)
+            });
+            if let Some(at) = at
+                && best.is_none_or(|(b, _, _)| at < b)
+            {
+                best = Some((at, *intent, at + cue.len()));
+            }
+        }
+    }
+    match best {
+        Some((start, intent, end)) => (intent, start, end),
+        None if text.trim_end().ends_with('?') => (Intent::Query, 0, 0),
+        None => (Intent::Report, 0, 0),
+    }
+}
+
+/// A first sentence that is a question ("Is the build green?", "What
+/// changed?", but not "Can you review this?", a request): where its first
+/// word ends.
+fn question_word_end(text: &str) -> Option<usize> {
+    const WH: &[&str] = &[
+        "what", "which", "who", "whom", "whose", "where", "when", "why", "how",
+    ];
+    const AUX: &[&str] = &[
+        "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could",
+        "will", "would", "should", "shall", "may", "might",
+    ];
+    let first = sentences(text).next()?;
+    if !first.ends_with('?') {
+        return None;
+    }
+    let mut words = first.split_whitespace();
+    let w0 = words.next()?.to_lowercase();
+    let w1 = words.next().unwrap_or("").to_lowercase();
+    let query =
+        WH.contains(&w0.as_str()) || (AUX.contains(&w0.as_str()) && w1 != "you" && w1 != "we");
+    let start = text.find(first)?;
+    query.then(|| start + first.split_whitespace().next().map_or(0, str::len))
+}
+
+/// The byte offset of `word` in `text` as a whole word (ASCII boundaries).
+pub(super) fn find_word(text: &str, word: &str) -> Option<usize> {
+    find_words(text, word).next()
+}
+
+/// Every whole-word occurrence of `word` in `text`.
+fn find_words<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let bytes = text.as_bytes();
+    text.match_indices(word).map(|(i, _)| i).filter(move |&i| {
+        let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        let end = i + word.len();
+        let after = end >= bytes.len() || !bytes[end].is_ascii_alphanumeric();
+        before && after
+    })
+}
+
+/// Report cues that say an event happened: the target is its subject.
+const EVENTS: &[&str] = &[
+    "failed",
+    "broke",
+    "crashed",
+    "went down",
+    "is down",
+    "is done",
+    "are done",
+    "is complete",
+    "succeeded",
+    "went live",
+    "is live",
+    "merged",
+    "shipped",
+    "released",
+    "resolved",
+    "completed",
+    "finished",
+    "deployed",
+];
+
+/// Report cues that are nouns: "the status", "the results" still report.
+const REPORT_NOUNS: &[&str] = &["report", "status", "update", "results", "alert"];
+
+/// Query cues that ask only in a sentence that is a question.
+const QUESTION_WORDS: &[&str] = &["what", "which", "who", "where", "when"];
+
+/// Whether the word before `at` is a determiner (`the deploy`, `our review`).
+fn after_determiner(lower: &str, at: usize) -> bool {
+    const DETERMINERS: &[&str] = &[
+        "the", "a", "an", "our", "this", "that", "your", "my", "their", "its", "his", "her",
+        "these", "those",
+    ];
+    lower[..at]
+        .split_whitespace()
+        .next_back()
+        .is_some_and(|w| DETERMINERS.contains(&w))
+}
+
+/// Whether the sentence holding `at` ends with a question mark.
+fn in_question(lower: &str, at: usize) -> bool {
+    lower[at..]
+        .find(['.', '!', '?', '\n'])
+        .is_some_and(|end| lower[at + end..].starts_with('?'))
+}
+
+/// Whether one of the two words before `at`, in its sentence, negates.
+fn negated_at(lower: &str, at: usize) -> bool {
+    let before = &lower[..at];
+    let clause = before
+        .rsplit(['.', '!', '?', ';', '\n'])
+        .next()
+        .unwrap_or(before);
+    clause.split_whitespace().rev().take(2).any(|w| {
+        meaning::is_negation(w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'')))
+    })
+}
+
+/// The phrase after the intent's cue: up to a stop word or punctuation,
+/// leading articles and pronouns dropped, at most eight words.
+fn find_target(text: &str, from: usize) -> String {
+    let phrase = |start: usize| -> String {
+        let rest = &text[start..];
+        let clause = rest
+            .split(['.', ',', ';', ':', '!', '?', '\n', '(', ')'])
+            .find(|c| !c.trim().is_empty())
+            .unwrap_or("");
+        let words: Vec<&str> = clause.split_whitespace().collect();
+        let mut out: Vec<&str> = Vec::new();
+        for w in words {
+            let lw = w.to_lowercase();
+            let lw = lw.trim_matches(|c: char| !c.is_alphanumeric());
+            if out.is_empty() && LEADING.contains(&lw) {
+                continue;
+            }
+            if !out.is_empty() && STOP.contains(&lw) {
+                break;
+            }
+            out.push(w.trim_matches(|c: char| c == '"' || c == '\''));
+            if out.len() == 8 {
+                break;
+            }
+        }
+        out.join(" ")
+    };
+    let target = phrase(from);
+    if !target.is_empty() {
+        return target;
+    }
+    // No phrase after the cue: the first words of the text.
+    let fallback = phrase(0);
+    if fallback.is_empty() {
+        text.split_whitespace()
+            .take(6)
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        fallback
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cue readings, both ways: the same word as the action asked for and
+    /// as something else (a noun after a determiner, an event reported, a
+    /// question word inside a request), and the target each gives.
+    #[test]
+    fn cues_read_as_the_action_only_where_they_are_one() {
+        for (text, intent, target) in [
+            // Events reported: REPORT, about their subject.
+            ("The deploy failed.", Intent::Report, "deploy"),
+            ("The migration is done.", Intent::Report, "migration"),
+            ("The API went down at 14:00.", Intent::Report, "API"),
+            (
+                "The billing job crashed twice overnight.",
+                Intent::Report,
+                "billing job",
+            ),
+            (
+                "We finished the migration of orders_v2.",
+                Intent::Report,
+                "migration of orders_v2",
+            ),
+            // The same words as requests.
+            ("Deploy the fix to staging.", Intent::Transform, "fix"),
+            (
+                "Fix the failed tests in the billing suite.",
+                Intent::Transform,
+                "failed tests",
+            ),
+            (
+                "Investigate why the deploy failed.",
+                Intent::Analyze,
+                "why the deploy failed",
+            ),
+            // A noun after a determiner is not the action.
+            (
+                "The review found two bugs in the parser.",
+                Intent::Report,
+                "review found two bugs",
+            ),
+            (
+                "Review the PR for the billing service.",
+                Intent::Evaluate,
+                "PR",
+            ),
+            // Hedged requests read by their verb; a question word asks only in a question.
+            (
+                "It is not urgent, but when you have time, please generate a FAQ page.",
+                Intent::Generate,
+                "FAQ page",
+            ),
+            (
+                "When you get a chance, summarize the incident notes.",
+                Intent::Transform,
+                "incident notes",
+            ),
+            (
+                "When does the deploy start?",
+                Intent::Query,
+                "does the deploy start",
+            ),
+            (
+                "I have a few questions about the renewal terms.",
+                Intent::Query,
+                "renewal terms",
+            ),
+        ] {
+            let (read_intent, read_target) = reading(text, &text.to_ascii_lowercase());
+            assert_eq!(read_intent, intent, "{text}");
+            assert_eq!(read_target, target, "{text}");
+        }
+    }
+}
