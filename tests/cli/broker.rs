@@ -8,7 +8,10 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use super::support::{Running, aiproto, free_port, home, installed, spawn, subscribed};
-use super::{REQUEST, mqtt::test_certificates};
+use super::{
+    REQUEST,
+    mqtt::{passes_through, test_certificates},
+};
 
 /// Accounts alice (s3cret), bob (hunter2) and carol (c4rol), and rules:
 /// anyone reads the public facts, each account reads its own inbox and
@@ -120,29 +123,8 @@ fn accounts_and_topic_rules_keep_strangers_and_agents_out_of_others_messages() {
     assert!(text(&out).contains("denied"), "{}", text(&out));
     // alice reads her inbox through aiproto recv; bob writes to it with aiproto send.
     let alice = format!("mqtt://alice:s3cret@127.0.0.1:{port}/hsp/agents/alice/#");
-    let recv = subscribed(
-        h.path(),
-        &["--via", &alice, "--count", "1", "--timeout", "20"],
-    );
-    aiproto(h.path())
-        .args([
-            "send",
-            "--via",
-            &format!("mqtt://bob:hunter2@127.0.0.1:{port}/hsp/agents/alice/inbox"),
-            "--qos",
-            "1",
-        ])
-        .write_stdin(REQUEST)
-        .assert()
-        .code(0);
-    let got = recv.wait_with_output().unwrap();
-    assert_eq!(
-        got.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&got.stderr)
-    );
-    assert!(String::from_utf8_lossy(&got.stdout).starts_with("[[CLAUDE→CHATGPT v1]]"));
+    let bob = format!("mqtt://bob:hunter2@127.0.0.1:{port}/hsp/agents/alice/inbox");
+    passes_through(h.path(), &alice, &bob, &[]);
     // A publish outside the rules is dropped (acknowledged, never delivered).
     let out = Command::new("mosquitto_pub")
         .args([
@@ -302,32 +284,7 @@ fn a_tls_listener_with_a_private_ca() {
     assert!(std::fs::read_to_string(&log).unwrap().contains("mqtts://"));
     let uri = format!("mqtts://alice:s3cret@127.0.0.1:{port}/hsp/agents/alice/inbox");
     let ca = ca.to_str().unwrap();
-    let recv = subscribed(
-        h.path(),
-        &[
-            "--via",
-            &uri,
-            "--cafile",
-            ca,
-            "--count",
-            "1",
-            "--timeout",
-            "20",
-        ],
-    );
-    aiproto(h.path())
-        .args(["send", "--via", &uri, "--cafile", ca])
-        .write_stdin(REQUEST)
-        .assert()
-        .code(0);
-    let out = recv.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("[[CLAUDE→CHATGPT v1]]"));
+    passes_through(h.path(), &uri, &uri, &["--cafile", ca]);
     aiproto(h.path())
         .args(["send", "--via", &uri])
         .write_stdin(REQUEST)

@@ -457,6 +457,28 @@ fn timeouts_and_unreachable_brokers() {
         .code(3);
 }
 
+/// [`REQUEST`] sent to `send_uri` arrives, whole, at a `recv` of
+/// `recv_uri` that subscribed first (`extra`: arguments both take).
+pub fn passes_through(h: &std::path::Path, recv_uri: &str, send_uri: &str, extra: &[&str]) {
+    let mut args = vec!["--via", recv_uri, "--count", "1", "--timeout", "20"];
+    args.extend_from_slice(extra);
+    let recv = subscribed(h, &args);
+    aiproto(h)
+        .args(["send", "--via", send_uri])
+        .args(extra)
+        .write_stdin(REQUEST)
+        .assert()
+        .code(0);
+    let out = recv.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("[[CLAUDE→CHATGPT v1]]"));
+}
+
 /// The Mosquitto binary, or `None` (with a SKIPPED line) when it is not installed.
 pub fn mosquitto(test: &str) -> Option<&'static str> {
     // Debian installs it in /usr/sbin, which a CI PATH may lack.
@@ -1396,27 +1418,7 @@ fn mqtts_with_a_private_ca() {
     let _broker = start_mosquitto(binary, &conf, port);
     let uri = format!("mqtts://127.0.0.1:{port}/tls/inbox");
     let ca = ca.to_str().unwrap();
-    let recv = subscribed(
-        h.path(),
-        &[
-            "--via",
-            &uri,
-            "--cafile",
-            ca,
-            "--count",
-            "1",
-            "--timeout",
-            "20",
-        ],
-    );
-    aiproto(h.path())
-        .args(["send", "--via", &uri, "--cafile", ca])
-        .write_stdin(REQUEST)
-        .assert()
-        .code(0);
-    let out = recv.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("[[CLAUDE→CHATGPT v1]]"));
+    passes_through(h.path(), &uri, &uri, &["--cafile", ca]);
     aiproto(h.path())
         .args(["send", "--via", &uri])
         .write_stdin(REQUEST)
