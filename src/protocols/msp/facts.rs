@@ -470,12 +470,10 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
     let kept = facts(decoded);
     let kept_keys: HashSet<(Kind, &str)> = kept.iter().map(|f| (f.kind, f.key.as_str())).collect();
     let decoded_lower = decoded.to_lowercase();
-    let said: HashSet<(Kind, String)> = facts(original)
-        .into_iter()
-        .map(|f| (f.kind, f.key))
-        .collect();
+    let stated = facts(original);
+    let said: HashSet<(Kind, String)> = stated.iter().map(|f| (f.kind, f.key.clone())).collect();
     let mut seen = HashSet::new();
-    let mut lost: Vec<Fact> = facts(original)
+    let mut lost: Vec<Fact> = stated
         .into_iter()
         .filter(|f| seen.insert((f.kind, f.key.clone())))
         .filter(|f| {
