@@ -405,19 +405,29 @@ fn requests_over_the_limit_get_503_and_slow_heads_take_no_place() {
     std::thread::sleep(Duration::from_millis(300));
     ok(&desk, "info", &json!({}));
     // …a request whose head arrived and whose body is slow holds the only one…
-    let mut stalled = TcpStream::connect(&desk.address).unwrap();
     let head = format!(
         "POST /api/info HTTP/1.1\r\nHost: {0}\r\nOrigin: http://{0}\r\nCookie: {1}\r\nContent-Length: 100\r\n\r\n{{",
         desk.address, desk.cookie
     );
-    stalled.write_all(head.as_bytes()).unwrap();
+    let stall = || {
+        let mut stalled = TcpStream::connect(&desk.address).unwrap();
+        stalled.write_all(head.as_bytes()).unwrap();
+        stalled.set_nonblocking(true).unwrap();
+        stalled
+    };
+    let mut stalled = stall();
     // …so, once its head is read (on a loaded machine that may take a
-    // moment), the next is refused at once, and told why.
+    // moment), the next is refused at once, and told why. A probe that
+    // held the place just when the stalled head was read made the stalled
+    // one the refused request (it was answered): it is sent again.
     let started = std::time::Instant::now();
     let (status, answer) = loop {
         let (status, answer) = call(&desk, "info", &json!({}));
         if status == 503 || started.elapsed() > Duration::from_secs(20) {
             break (status, answer);
+        }
+        if stalled.peek(&mut [0u8; 1]).is_ok_and(|n| n > 0) {
+            stalled = stall();
         }
         std::thread::sleep(Duration::from_millis(50));
     };
