@@ -13,7 +13,7 @@ use crate::{json_locate, poll, thread};
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target by name, as `fuzz/fuzz_targets/<name>.rs` calls it.
-pub const TARGETS: [(&str, Target); 7] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("read_any", read_any),
     ("crosstalk_canonical", crosstalk_canonical),
     ("convert_promise", convert_promise),
@@ -21,6 +21,7 @@ pub const TARGETS: [(&str, Target); 7] = [
     ("signatures", signatures),
     ("thread_and_poll", thread_and_poll),
     ("pieces_like_whole", pieces_like_whole),
+    ("cbp_frames", cbp_frames),
 ];
 
 /// Inputs larger than this are skipped by the costly targets: the fuzzer
@@ -58,6 +59,38 @@ pub fn read_any(data: &[u8]) {
         let at = json_locate::locate(rest, pointer);
         assert!(at <= rest.len());
         let _ = json_locate::line_column(rest, at);
+    }
+}
+
+/// Any bytes after a CBP frame's magic and version decode into JSON lines,
+/// one per frame read and each with the frame's facts; read as CSDL, every
+/// finding has a place and every valid message keeps `convert`'s promise.
+pub fn cbp_frames(data: &[u8]) {
+    use crate::protocols::csdl::upstream::cbp;
+    if data.len() > COSTLY_INPUT {
+        return;
+    }
+    let mut bytes = cbp::MAGIC.to_vec();
+    bytes.push(1);
+    bytes.extend_from_slice(data);
+    let text = cbp::to_text(&bytes, 1 << 16);
+    for line in text.lines() {
+        let value: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(
+            value.get("cbp").is_some(),
+            "a line without its frame: {line}"
+        );
+    }
+    for found in Protocol::Csdl.read(&text, &options()) {
+        for d in &found.diagnostics {
+            assert!(d.line >= 1 && d.column >= 1, "{d:?}");
+        }
+        if found.is_valid(false)
+            && let Err(e) = promise::check_message(&found)
+        {
+            panic!("{e}");
+        }
     }
 }
 

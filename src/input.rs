@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 /// File extensions read when a directory is walked.
-pub const MESSAGE_EXTENSIONS: [&str; 8] = [
+pub const MESSAGE_EXTENSIONS: [&str; 9] = [
     "crosstalk",
     "aict",
     "txt",
@@ -13,14 +13,16 @@ pub const MESSAGE_EXTENSIONS: [&str; 8] = [
     "json",
     "jsonl",
     "ndjson",
+    "cbp",
 ];
 
 /// The extensions of the text files Crosstalk envelopes are kept or pasted
 /// in (a saved mail among them).
 pub const TEXT_EXTENSIONS: [&str; 5] = ["crosstalk", "aict", "txt", "md", "eml"];
 
-/// The extensions of JSON messages (HSP, CSDL, MSP).
-pub const JSON_EXTENSIONS: [&str; 3] = ["json", "jsonl", "ndjson"];
+/// The extensions of JSON messages (HSP, CSDL, MSP), and of CBP frames
+/// (binary CSDL messages, read as the JSON they decode to).
+pub const JSON_EXTENSIONS: [&str; 4] = ["json", "jsonl", "ndjson", "cbp"];
 
 /// How a directory is walked: by default hidden entries are skipped,
 /// `.gitignore`, `.ignore` and `.git/info/exclude` honoured, and only

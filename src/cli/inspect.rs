@@ -40,6 +40,12 @@ fn inspect_json_document(
         found.version
     )?;
     if found.protocol == crate::protocols::Protocol::Csdl {
+        if let Some(shape) = records::shape_of(found) {
+            writeln!(
+                out,
+                "  shape: {shape} (E3's), shown as the CSDL 1.0 message it maps to"
+            )?;
+        }
         writeln!(out, "  signature: {signature}")?;
     }
     if found.protocol == crate::protocols::Protocol::Msp {

@@ -107,6 +107,16 @@ pub fn refusal(out: &Converted, target: Protocol, options: &ReadOptions) -> Opti
 /// signal with every field, HSP as compact JSON.
 fn canonical(found: &Found, options: WriteOptions) -> Option<String> {
     match &found.value {
+        // An E3 shape goes through the model, as a conversion from another
+        // protocol does: parties it does not name are written `unknown`
+        // and noted as generated.
+        Typed::Csdl(Some(doc)) if doc.spec.is_some() => {
+            let json = csdl::model_map::from_message(&found.to_message()?);
+            Some(format!(
+                "{}\n",
+                csdl::codes::to_form(&json, options.csdl_form())
+            ))
+        }
         Typed::Csdl(Some(doc)) => Some(format!(
             "{}\n",
             csdl::codes::to_form(&doc.json, options.csdl_form())

@@ -3,6 +3,7 @@
 
 use super::promise::{check_message, errors, read};
 use crate::protocols::Protocol;
+use crate::protocols::csdl::upstream::cbp;
 
 #[test]
 fn every_example_converts_to_every_protocol_and_back() {
@@ -29,7 +30,12 @@ fn every_example_converts_to_every_protocol_and_back() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for path in &files {
-        let text = std::fs::read_to_string(path).unwrap();
+        let bytes = std::fs::read(path).unwrap();
+        let text = if cbp::is_cbp(&bytes) {
+            cbp::to_text(&bytes, 1 << 20)
+        } else {
+            String::from_utf8(bytes).unwrap()
+        };
         let Some(protocol) = Protocol::detect(&text) else {
             continue;
         };

@@ -376,7 +376,39 @@ pub const CODES: &[Code] = &[
     ),
     code(
         "CSDL-DIALECT",
-        "An uncompressed agent message (the input CSDL is made from), not CSDL.",
+        "A JSON dialect called CSDL that is neither CSDL 1.0 nor one of E3's shapes.",
+    ),
+    code(
+        "CSDL-UPSTREAM",
+        "Read as one of E3's CSDL shapes (ANLT T/C/R, agent response, ANLT v2, embedding, CSDLMessage, CBP), not the 1.0 spec.",
+    ),
+    code(
+        "CSDL-UNMAPPED",
+        "A value of an E3 shape outside its own tables: its meaning, and its CSDL 1.0 form, are unknown.",
+    ),
+    code(
+        "CSDL-EMBEDDING",
+        "An ANLT embedding whose base64 does not decode, or holds another size than `dim` and `bits` say.",
+    ),
+    code(
+        "CSDL-CBP-FRAME",
+        "A CBP frame cut off, without its magic, of another version, or with flags CBP does not define.",
+    ),
+    code(
+        "CSDL-CBP-CRC",
+        "A CBP frame whose payload does not match the CRC-16 in its header.",
+    ),
+    code(
+        "CSDL-CBP-PAYLOAD",
+        "A CBP payload that is not LZ4 or MessagePack, or decompresses past --max-message-bytes.",
+    ),
+    code(
+        "CSDL-CBP-UNRESOLVED",
+        "A deduplicated CBP frame naming by hash a message no earlier frame of the input carried.",
+    ),
+    code(
+        "CSDL-CBP-DELTA",
+        "A CBP delta whose base no earlier frame of the input carried: read as the changed fields alone.",
     ),
     code(
         "CSDL-MIXED-SPELLING",

@@ -5,9 +5,12 @@
 pub mod mail;
 pub mod pieces;
 
+use std::io::Read;
+
 use crate::chars;
 use crate::diag::Pos;
-use crate::input::{Input, InputError, Source};
+use crate::input::{self, Input, InputError, Source};
+use crate::protocols::csdl::upstream::cbp;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 
 /// An input and the messages found in it (none when no protocol matched).
@@ -55,7 +58,38 @@ pub fn read(
     forced: Option<ProtocolSpec>,
     options: &ReadOptions,
 ) -> Result<Document, InputError> {
-    Ok(Document::from_source(input.read()?, forced, options))
+    let source = read_source(input, options.max_message_bytes)?;
+    Ok(Document::from_source(source, forced, options))
+}
+
+/// Reads an input whole as text: UTF-8 (or UTF-16 with a byte-order mark),
+/// or a stream of CBP frames decoded into the JSON lines of their messages.
+pub fn read_source(input: &Input, max_message_bytes: usize) -> Result<Source, InputError> {
+    if let Input::Text(source) = input {
+        return Ok(source.clone());
+    }
+    source_from(input.name(), input.open()?, max_message_bytes)
+}
+
+/// [`read_source`] of an input already open.
+pub fn source_from(
+    name: String,
+    mut reader: impl Read,
+    max_message_bytes: usize,
+) -> Result<Source, InputError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|error| InputError::Io {
+            path: name.clone(),
+            error,
+        })?;
+    let text = if cbp::is_cbp(&bytes) {
+        cbp::to_text(&bytes, max_message_bytes)
+    } else {
+        input::decode_text(bytes, &name)?
+    };
+    Ok(Source { name, text })
 }
 
 /// A message just written (by `compose`), read back as `validate` reads

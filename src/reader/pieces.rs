@@ -80,7 +80,9 @@ pub fn pieces_from(
     // so is a UTF-16 file (its lines do not end in a lone newline byte).
     let mail = super::mail::needs_decoding(&head_text);
     let utf16 = input::utf16_bom(head);
-    let mode = if mail || utf16.is_some() {
+    // CBP frames are binary: read whole, and decoded into their messages.
+    let frames = crate::protocols::csdl::upstream::cbp::is_cbp(head);
+    let mode = if mail || utf16.is_some() || frames {
         Mode::Whole(Some(reader))
     } else if json
         && matches!(forced_protocol, None | Some(Protocol::Hsp))
@@ -197,9 +199,10 @@ impl Pieces {
         let (text, lines, mut messages) = match &mut self.mode {
             Mode::Whole(reader) => {
                 self.done = true;
+                let max = self.options.max_message_bytes;
                 let source = match reader.take() {
-                    Some(reader) => input::read_from(self.name.clone(), reader, Vec::new())?,
-                    None => self.input.read()?,
+                    Some(reader) => super::source_from(self.name.clone(), reader, max)?,
+                    None => super::read_source(&self.input, max)?,
                 };
                 return Ok(Some(
                     match super::read_or_skip(&self.input, source, self.forced, &self.options) {

@@ -26,6 +26,10 @@ pub struct InspectedDocument<'a> {
     pub valid: bool,
     pub protocol: Protocol,
     pub version: &'a str,
+    /// CSDL written in one of E3's shapes: which (the document is then its
+    /// CSDL 1.0 form).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<&'static str>,
     pub document: serde_json::Value,
 }
 
@@ -43,12 +47,24 @@ pub enum View {
 /// names; the signal's fields) rather than as the shared model.
 pub fn view(found: &Found) -> View {
     match &found.value {
-        Value::Csdl(Some(d)) => View::Document(crate::protocols::csdl::codes::expand(&d.json)),
+        Value::Csdl(Some(d)) => {
+            View::Document(crate::protocols::csdl::codes::expand(d.spec_form()))
+        }
         Value::Msp(Some(d)) => View::Document(d.json.clone()),
         Value::Csdl(None) | Value::Msp(None) => View::Nothing,
         _ => found
             .to_message()
             .map_or(View::Nothing, |m| View::Model(Box::new(m))),
+    }
+}
+
+/// The E3 shape a CSDL message was written in, when it is not the 1.0 spec.
+pub fn shape_of(found: &Found) -> Option<&'static str> {
+    match &found.value {
+        Value::Csdl(Some(d)) if d.shape != crate::protocols::csdl::upstream::Shape::Spec => {
+            Some(d.shape.name())
+        }
+        _ => None,
     }
 }
 
@@ -72,6 +88,7 @@ pub fn record(source: &str, found: &Found) -> Option<serde_json::Value> {
             valid,
             protocol: found.protocol,
             version: &found.version,
+            shape: shape_of(found),
             document,
         })
         .ok(),

@@ -6,13 +6,16 @@
 //! embedded schema in `schemas/csdl/1.0/`), and its findings are placed in
 //! the text as written. Documents of the other dialects found in the wild
 //! (the uppercase T/C/R "CSDL Structured" format, a `t` that is a task, the
-//! uncompressed message CSDL is made from) get one finding that says so.
+//! uncompressed message CSDL is made from) get one finding that says so,
+//! unless they are one of the shapes E3 writes (`upstream`), which are read
+//! and mapped to a 1.0 message.
 
 pub mod checks;
 pub mod codes;
 pub mod model_map;
 #[cfg(test)]
 pub(crate) mod proptests;
+pub mod upstream;
 pub mod workflow;
 
 use std::sync::OnceLock;
@@ -21,6 +24,7 @@ use serde_json::{Map, Value};
 
 use super::json_doc::{self, Finding};
 use codes::Spelling;
+use upstream::Shape;
 
 /// The one CSDL version.
 pub const VERSION: &str = "1.0";
@@ -34,25 +38,45 @@ pub struct CsdlDoc {
     /// The document as written.
     pub json: Value,
     pub spelling: Spelling,
+    /// The shape it was written in: the 1.0 spec or one of E3's.
+    pub shape: Shape,
+    /// A document of one of E3's shapes, as the CSDL 1.0 message it maps to.
+    pub spec: Option<Value>,
 }
 
 impl CsdlDoc {
-    /// The document in the short codes.
+    /// The document in the short codes (an E3 shape: its 1.0 form).
     pub fn compact(&self) -> Value {
-        codes::compact(&self.json)
+        match &self.spec {
+            Some(spec) => spec.clone(),
+            None => codes::compact(&self.json),
+        }
+    }
+
+    /// The document as CSDL 1.0 writes it: itself, or an E3 shape's 1.0 form.
+    pub fn spec_form(&self) -> &Value {
+        self.spec.as_ref().unwrap_or(&self.json)
     }
 }
 
 /// Whether a text looks like CSDL: JSON whose first object has a `t` or
-/// `T` key, or a `type` that names a CSDL element.
+/// `T` key, or a `type` that names a CSDL element, or the keys of one of
+/// E3's shapes.
 pub fn detect(text: &str) -> bool {
     let t = text.trim_start();
     if !json_doc::starts_like_json(t) {
         return false;
     }
     let keys = json_doc::top_level_keys(t, 64 * 1024);
+    let has = |k: &str| keys.contains(&k);
     keys.iter().any(|k| *k == "t" || *k == "T")
-        || (keys.contains(&"type") && names_an_element_type(t))
+        || (has("type") && names_an_element_type(t))
+        || has("cbp")
+        || (has("type") && has("content") && (has("sender") || has("receiver")))
+        || (has("message_type")
+            && has("content")
+            && (has("sender_id") || has("recipient_id") || has("message_id")))
+        || (has("emb") && has("dim"))
 }
 
 /// Whether some `"type": "<element>"` occurs in the first 64 KiB.
@@ -79,11 +103,27 @@ pub fn read(text: &str, max_message_bytes: usize) -> Vec<json_doc::Read<CsdlDoc>
         too_large: "CSDL-TOO-LARGE",
     };
     json_doc::read_all(text, max_message_bytes, syntax, |value| {
+        let shape = match &value {
+            Value::Object(map) => upstream::shape_of(map),
+            _ => Shape::Spec,
+        };
+        if let (Value::Object(map), false) = (&value, shape == Shape::Spec) {
+            let mapped = upstream::to_spec(map, shape);
+            let doc = CsdlDoc {
+                json: value,
+                spelling: Spelling::Compact,
+                shape,
+                spec: Some(mapped.spec),
+            };
+            return (Some(doc), mapped.findings);
+        }
         let (spelling, findings) = check_as_written(&value);
         (
             Some(CsdlDoc {
                 json: value,
                 spelling,
+                shape,
+                spec: None,
             }),
             findings,
         )
@@ -272,14 +312,33 @@ mod tests {
 
     #[test]
     fn other_dialects_get_one_finding() {
+        // (E3's shapes are read before these checks: see `upstream`.)
         let upper = json!({"T": "auth", "C": [{"id": "jwt"}], "R": ["sec"], "cx": 0.7});
         assert_eq!(codes_of(upper), vec!["CSDL-DIALECT"]);
-        let context = json!({"T": "q", "C": {"i": "rk"}, "cx": {"d": "auth"}, "R": "d"});
+        let context = json!({"t": "q", "n": "x", "cx": {"d": "auth"}});
         assert_eq!(codes_of(context), vec!["CSDL-DIALECT"]);
-        let task = json!({"t": "task", "cx": 3});
+        let task = json!({"t": "task", "zz": 3});
         assert_eq!(codes_of(task), vec!["CSDL-DIALECT"]);
         let verbose = json!({"type": "analysis", "sender": "A", "receiver": "B", "content": {}});
         assert_eq!(codes_of(verbose), vec!["CSDL-DIALECT"]);
+    }
+
+    #[test]
+    fn e3_shapes_are_read_and_mapped() {
+        let text =
+            "{\"T\":\"q\",\"C\":{\"i\":\"rk\"},\"R\":\"d\",\"p\":1}\n{\"t\":\"auth\",\"a\":[99]}\n";
+        let read = read(text, 1 << 20);
+        let doc = read[0].doc.as_ref().unwrap();
+        assert_eq!(doc.shape, Shape::AnltStructured);
+        assert_eq!(doc.compact()["intent"], "query");
+        let codes: Vec<_> = read[0].diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, vec!["CSDL-UPSTREAM"]);
+        let d = read[1]
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "CSDL-UNMAPPED")
+            .unwrap();
+        assert_eq!((d.line, d.pointer.as_deref()), (2, Some("/a/0")));
     }
 
     #[test]
@@ -288,6 +347,13 @@ mod tests {
         assert!(detect("{\"T\":\"auth\"}"));
         assert!(detect("{\"type\": \"workflow\", \"name\": \"w\"}"));
         assert!(!detect("{\"type\": \"analysis\"}"));
+        assert!(detect(
+            "{\"type\": \"req\", \"sender\": \"a\", \"content\": {}}"
+        ));
+        assert!(detect(
+            "{\"message_type\": \"query\", \"message_id\": \"x\", \"content\": {}}"
+        ));
+        assert!(detect("{\"emb\": \"AAEC\", \"dim\": 3}"));
         assert!(!detect("t: function"));
     }
 
