@@ -18,6 +18,44 @@ pub fn map_owned<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync + Se
     items.into_par_iter().with_min_len(16).map(&f).collect()
 }
 
+/// Maps batches on the pool while the calling thread makes the next batch
+/// and consumes the one before: reading and reporting overlap checking
+/// instead of taking turns with it. Batches are consumed in order; at most
+/// two are in flight, so memory stays bounded by the batch size. `produce`
+/// gives `None` at the end; an error from either side stops the run (the
+/// batch being checked is finished and dropped).
+pub fn pipelined<T: Send + Sync, U: Send, E>(
+    mut produce: impl FnMut() -> Result<Option<Vec<T>>, E>,
+    f: impl Fn(&T) -> U + Sync + Send,
+    mut consume: impl FnMut(Vec<T>, Vec<U>) -> Result<(), E>,
+) -> Result<(), E> {
+    let f = &f;
+    rayon::in_place_scope(|scope| {
+        let mut in_flight = None;
+        loop {
+            let next = produce()?.map(|batch| {
+                let (done, result) = std::sync::mpsc::sync_channel(1);
+                scope.spawn(move |_| {
+                    let out = map(&batch, f);
+                    let _ = done.send((batch, out));
+                });
+                result
+            });
+            if let Some(result) = in_flight.take() {
+                // A job that panicked dropped its sender: the panic goes on
+                // when the scope ends.
+                if let Ok((batch, out)) = std::sync::mpsc::Receiver::recv(&result) {
+                    consume(batch, out)?;
+                }
+            }
+            match next {
+                Some(result) => in_flight = Some(result),
+                None => return Ok(()),
+            }
+        }
+    })
+}
+
 /// The cores available, asked once: the standard library reads the
 /// cgroup files under /proc and /sys on every call, which cost more than
 /// checking a small message when it was asked per message.
@@ -28,6 +66,42 @@ fn threads() -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn pipelined_batches_are_consumed_in_order_and_errors_stop_it() {
+        let mut next = 0;
+        let mut seen = Vec::new();
+        let produce = |next: &mut u64| {
+            *next += 1;
+            (*next <= 50).then(|| (0..100).map(|i| *next * 1000 + i).collect::<Vec<u64>>())
+        };
+        super::pipelined(
+            || Ok::<_, ()>(produce(&mut next)),
+            |x| x * 2,
+            |batch, out| {
+                assert_eq!(out, batch.iter().map(|x| x * 2).collect::<Vec<_>>());
+                seen.push(batch[0] / 1000);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, (1..=50).collect::<Vec<u64>>());
+        let mut consumed = 0;
+        let mut made = 0;
+        let stopped = super::pipelined(
+            || {
+                made += 1;
+                Ok(Some(vec![made; 10]))
+            },
+            |x| *x,
+            |_, _| {
+                consumed += 1;
+                if consumed == 3 { Err("stop") } else { Ok(()) }
+            },
+        );
+        assert_eq!(stopped, Err("stop"));
+        assert_eq!(consumed, 3);
+    }
+
     #[test]
     fn keeps_input_order() {
         let items: Vec<u64> = (0..10_000).collect();

@@ -18,7 +18,7 @@ use crate::protocols::{Found, ReadOptions};
 use crate::stream::{Line, LineReader};
 
 /// Lines checked together; bounds memory, keeps every core busy.
-const BATCH: usize = 4096;
+const BATCH: usize = 2048;
 /// Inputs at least this large (or of unknown size) get a progress bar on a terminal.
 const PROGRESS_FROM: u64 = 64 * 1024 * 1024;
 
@@ -58,23 +58,24 @@ pub fn validate<W: Write>(
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut status = ExitStatus::Ok;
     let mut index = 0;
-    loop {
+    // Lines are read and reports written on this thread while the batch
+    // before is checked on the pool.
+    let read_batch = || -> Result<Option<Vec<Line>>, Stop> {
         let mut batch = Vec::with_capacity(BATCH);
         while batch.len() < BATCH {
             match lines.next_line() {
                 Ok(Some(Line::Text(_, t))) if t.trim().is_empty() => {}
                 Ok(Some(line)) => batch.push(line),
                 Ok(None) => break,
-                Err(e) => {
-                    reporter.input_unreadable(name, &format!("cannot read {name}: {e}"))?;
-                    return Ok(ExitStatus::Usage);
-                }
+                Err(e) => return Err(Stop::Unreadable(e)),
             }
         }
-        if batch.is_empty() {
-            break;
+        if let Some(bar) = &progress {
+            bar.set_position(lines.consumed);
         }
-        let reads = parallel::map(&batch, |line| check_line(line, hsp_options));
+        Ok((!batch.is_empty()).then_some(batch))
+    };
+    let report_batch = |batch: Vec<Line>, reads: Vec<hsp::Read>| -> Result<(), Stop> {
         for (line, read) in batch.iter().zip(reads) {
             let mut found = Found::from_hsp(index, read);
             index += 1;
@@ -83,19 +84,42 @@ pub fn validate<W: Write>(
                 _ => None,
             };
             checks.check(&mut found, text.unwrap_or_default());
-            if !reporter.message(name, &found, |_| text)? {
+            if !reporter
+                .message(name, &found, |_| text)
+                .map_err(Stop::Write)?
+            {
                 status = ExitStatus::Invalid;
             }
         }
         if let Some(bar) = &progress {
-            bar.set_position(lines.consumed);
             bar.set_message(format!("{index} messages"));
+        }
+        Ok(())
+    };
+    match parallel::pipelined(
+        read_batch,
+        |line| check_line(line, hsp_options),
+        report_batch,
+    ) {
+        Ok(()) => {}
+        Err(Stop::Write(e)) => return Err(e),
+        Err(Stop::Unreadable(e)) => {
+            reporter.input_unreadable(name, &format!("cannot read {name}: {e}"))?;
+            return Ok(ExitStatus::Usage);
         }
     }
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
     Ok(status)
+}
+
+/// Why a pipelined run stopped early.
+enum Stop {
+    /// The input could not be read on.
+    Unreadable(std::io::Error),
+    /// The report could not be written.
+    Write(std::io::Error),
 }
 
 fn check_line(line: &Line, options: hsp::Options) -> hsp::Read {

@@ -27,14 +27,23 @@ pub fn inexact(text: &str) -> Vec<Finding> {
     out
 }
 
-/// A cheap first look: only a run of 16 digits or more, or an exponent,
-/// can be a number a double does not hold (15 significant digits always
-/// survive the trip).
+/// A cheap first look: only a number outside a string with 16 digits or
+/// more, or with an exponent, can be one a double does not hold (15
+/// significant digits always survive the trip). Digits inside strings (ids,
+/// dates, hex) are passed over.
 fn may_hold_inexact(bytes: &[u8]) -> bool {
     let mut digits = 0;
     let mut in_run = false;
-    for &b in bytes {
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        at += 1;
         match b {
+            b'"' => {
+                at = after_string(bytes, at);
+                in_run = false;
+                digits = 0;
+            }
             b'0'..=b'9' => {
                 in_run = true;
                 digits += 1;
@@ -51,6 +60,22 @@ fn may_hold_inexact(bytes: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// The index just past the closing quote of the string whose contents
+/// start at `at` (the end of the text if it is not closed).
+fn after_string(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'"' || b == b'\\') {
+        at += offset;
+        if bytes[at] == b'"' {
+            return at + 1;
+        }
+        at += 2;
+        if at >= bytes.len() {
+            return bytes.len();
+        }
+    }
+    bytes.len()
 }
 
 enum Step {
@@ -204,6 +229,23 @@ mod tests {
     }
 
     #[test]
+    fn the_first_look_passes_over_digits_in_strings_only() {
+        assert!(!may_hold_inexact(
+            br#"{"id": "550e8400-e29b-41d4-a716-446655440000"}"#
+        ));
+        assert!(!may_hold_inexact(
+            br#"{"t": "12345678901234567890", "c": 0.9}"#
+        ));
+        assert!(may_hold_inexact(br#"{"t": "x", "c": 1e5}"#));
+        assert!(may_hold_inexact(
+            br#"{"t": "a\"b", "c": 12345678901234567}"#
+        ));
+        assert!(may_hold_inexact(br#"["\\", 2E3]"#));
+        // Unclosed at the end (not reachable after a parse, but no panic).
+        assert!(!may_hold_inexact(br#"{"a": "\"#));
+    }
+
+    #[test]
     fn numbers_a_double_changes_are_named_by_pointer() {
         assert_eq!(
             pointers(r#"{"a":{"b/c":[1, 1234567890123456789]},"d":0.1}"#),
@@ -228,7 +270,48 @@ mod tests {
         ] {
             assert!(pointers(&format!("[{exact}]")).is_empty(), "{exact}");
         }
+        // A string that ends in an escaped quote or backslash does not hide
+        // the number after it.
+        assert_eq!(
+            pointers(r#"{"a": "q\"", "b": "\\", "n": 12345678901234567890}"#),
+            vec!["/n"]
+        );
         let found = inexact(r#"{"n": 1234567890123456789}"#);
         assert!(found[0].diagnostic.message.contains("1234567890123456800"));
+    }
+
+    fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            "[0-9a-f\"\\\\ e.-]{0,12}".prop_map(serde_json::Value::String),
+            any::<u64>().prop_map(|n| serde_json::json!(n)),
+            any::<i32>().prop_map(|n| serde_json::json!(n)),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| serde_json::json!(f)),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
+                prop::collection::btree_map("[a-z\"\\\\0-9]{1,4}", inner, 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+        .prop_map(|v| v.to_string())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::proptest_config::config(500))]
+
+        /// The first look never hides a number the full walk would name.
+        #[test]
+        fn the_first_look_never_hides_a_finding(text in json_text()) {
+            let found = {
+                let mut out = Vec::new();
+                Walk { bytes: text.as_bytes(), text: &text, at: 0, path: Vec::new() }.run(&mut out);
+                out
+            };
+            proptest::prop_assert!(found.is_empty() || may_hold_inexact(text.as_bytes()), "{}", text);
+        }
     }
 }
