@@ -104,25 +104,28 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 /// is a whole JSON object (or too long to be a pretty-printed document) and a
 /// second line that starts another object.
 pub fn looks_like_hsp_json_lines(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(head),
+    };
     let trimmed = text.trim_start();
     if !trimmed.starts_with('{')
         || !(trimmed.contains("\"hsp_envelope_version\"") || trimmed.contains("\"HSP::"))
     {
         return false;
     }
-    let mut lines = trimmed.split('\n');
-    let first = lines.next().unwrap_or("");
+    let first = trimmed.split('\n').next().unwrap_or("");
     let Some(rest) = trimmed.get(first.len() + 1..) else {
         // The first line does not end within the head: far longer than any
         // pretty-printed line, so a JSON Lines record.
         return true;
     };
-    serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.is_object())
-        && rest
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .is_some_and(|l| l.trim_start().starts_with('{'))
+    // A second object on a line of its own, and a first line that is a whole
+    // object (parsed last: it is the costly look).
+    rest.lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.trim_start().starts_with('{'))
+        && serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.is_object())
 }
 
 #[cfg(test)]

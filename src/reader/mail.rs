@@ -33,11 +33,16 @@ pub fn decoded(text: &str) -> Option<String> {
 /// Whether `text` starts with mail headers (up to the first blank line)
 /// that say its body is encoded or in parts (then [`decoded`] reads it).
 pub fn needs_decoding(text: &str) -> bool {
-    let head = text.split("\n\n").next().unwrap_or_default();
-    let head = head.split("\r\n\r\n").next().unwrap_or_default();
+    // JSON, or anything else whose first line is no header, is no mail: the
+    // common case, answered without walking the text.
+    let first = text.lines().next().unwrap_or_default();
+    if first.starts_with(['{', '[', ' ', '\t']) || !first.contains(':') {
+        return false;
+    }
     let mut headers = 0;
     let mut encoded = false;
-    for line in head.lines() {
+    // The header ends at the first blank line.
+    for line in text.lines().take_while(|l| !l.is_empty()) {
         if line.starts_with([' ', '\t']) {
             continue; // a folded header's continuation
         }

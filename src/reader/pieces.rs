@@ -73,7 +73,10 @@ pub fn pieces_from(
     };
     let head = fill(&mut reader, &name)?;
     let bom = head.starts_with(chars::BOM.to_string().as_bytes());
-    let head_text = String::from_utf8_lossy(head);
+    let head_text = match std::str::from_utf8(head) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(head),
+    };
     let json = looks_like_json(&head_text);
     let forced_protocol = forced.map(|s| s.protocol);
     // A saved mail is read whole, so that its encoded body can be decoded;

@@ -2,7 +2,9 @@
 //!
 //! HSP JSON Lines are streamed line by line and checked in parallel batches
 //! (`stream`); other inputs are read piece by piece (`reader::pieces`):
-//! memory stays bounded whatever the input's size.
+//! memory stays bounded whatever the input's size. Small files (one piece
+//! each) are read and checked on every core, a batch ahead of the reports,
+//! which are written in input order on this thread.
 
 mod report;
 pub mod settings;
@@ -19,6 +21,7 @@ use crate::input::{Input, InputError};
 use crate::output::SourceLines;
 use crate::project::checks::ProjectChecks;
 use crate::protocols::{Protocol, ReadOptions};
+use crate::reader::NoMessage;
 use crate::reader::pieces::{self, Item};
 use report::Reporter;
 
@@ -41,17 +44,23 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
     );
     let checks = &mut settings.project_checks;
     let mut status = ExitStatus::Ok;
-    for input in &inputs {
-        reporter.start_input();
-        status = status.max(validate_input(
-            input,
-            args,
-            g,
-            &options,
-            checks,
-            &mut reporter,
-        )?);
-    }
+    let mut next = inputs.iter();
+    let batch = || -> std::io::Result<Option<Vec<&Input>>> {
+        let batch: Vec<&Input> = next.by_ref().take(INPUTS_AHEAD).collect();
+        Ok((!batch.is_empty()).then_some(batch))
+    };
+    let read = |input: &&Input| read_small(input, args, &options);
+    crate::parallel::pipelined(batch, read, |batch, reads| {
+        for (input, read) in batch.into_iter().zip(reads) {
+            reporter.start_input();
+            let verdict = match read {
+                Some(read) => report_read(read, checks, &mut reporter)?,
+                None => validate_input(input, args, g, &options, checks, &mut reporter)?,
+            };
+            status = status.max(verdict);
+        }
+        Ok(())
+    })?;
     super::common::note_skipped(g, &skipped);
     if status == ExitStatus::Ok && reporter.messages() == 0 && !args.allow_empty {
         let why =
@@ -62,6 +71,73 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
     }
     reporter.finish()?;
     Ok(status)
+}
+
+/// Inputs read ahead of the reports, at most (twice this in memory).
+const INPUTS_AHEAD: usize = 64;
+
+/// A small file read and checked whole, ready to report.
+struct SmallRead {
+    name: String,
+    items: Vec<Result<Item, InputError>>,
+    /// When it held no message: why, and the line that says so.
+    no_message: Option<(NoMessage, Option<String>)>,
+}
+
+/// Reads and checks a file of one piece (on any thread); `None` for what
+/// is read as it is reported: stdin, a larger file, HSP JSON Lines (which
+/// are streamed and checked in parallel themselves), a file that cannot be
+/// opened (reported then).
+fn read_small(input: &Input, args: &ValidateArgs, options: &ReadOptions) -> Option<SmallRead> {
+    let small = matches!(input, Input::File(_) | Input::Walked(_))
+        && input.size().is_some_and(|s| s <= pieces::PIECE_BYTES as u64);
+    if !small {
+        return None;
+    }
+    let mut reader = input.open().ok()?;
+    let head = reader.fill_buf().ok()?;
+    let forced = args.input.protocol.map(|s| s.protocol);
+    if matches!(forced, None | Some(Protocol::Hsp)) && crate::stream::looks_like_hsp_json_lines(head)
+    {
+        return None;
+    }
+    let mut pieces = pieces::pieces_from(
+        input,
+        Some(reader),
+        args.input.protocol,
+        options,
+        pieces::PIECE_BYTES,
+    )
+    .ok()?;
+    let items: Vec<_> = pieces.by_ref().collect();
+    let any = items
+        .iter()
+        .any(|i| matches!(i, Ok(Item::Piece(p)) if !p.messages.is_empty()));
+    let no_message = (!any).then(|| {
+        let why = pieces.why_no_message();
+        let line = pieces.head_line(why.pos().line).map(str::to_string);
+        (why, line)
+    });
+    Some(SmallRead {
+        name: input.name(),
+        items,
+        no_message,
+    })
+}
+
+/// Reports a small file read ahead.
+fn report_read<W: std::io::Write>(
+    read: SmallRead,
+    checks: &mut ProjectChecks,
+    reporter: &mut Reporter<'_, W>,
+) -> std::io::Result<ExitStatus> {
+    match report_pieces(&read.name, read.items.into_iter(), checks, reporter)? {
+        Some(status) => Ok(status),
+        None => {
+            let (why, line) = read.no_message.unwrap_or((NoMessage::Empty, None));
+            report_no_message(reporter, &read.name, &why, line.as_deref())
+        }
+    }
 }
 
 fn validate_input<W: std::io::Write>(
@@ -107,16 +183,33 @@ fn validate_input<W: std::io::Write>(
         Ok(pieces) => pieces,
         Err(e) => return unreadable(reporter, &name, &e),
     };
+    match report_pieces(&name, &mut pieces, checks, reporter)? {
+        Some(status) => Ok(status),
+        None => {
+            let why = pieces.why_no_message();
+            let first_line = pieces.head_line(why.pos().line);
+            report_no_message(reporter, &name, &why, first_line)
+        }
+    }
+}
+
+/// Reports every message of an input's pieces; `None` when it held none.
+fn report_pieces<W: std::io::Write>(
+    name: &str,
+    items: impl Iterator<Item = Result<Item, InputError>>,
+    checks: &mut ProjectChecks,
+    reporter: &mut Reporter<'_, W>,
+) -> std::io::Result<Option<ExitStatus>> {
     let mut status = ExitStatus::Ok;
     let mut any = false;
-    for item in &mut pieces {
+    for item in items {
         let mut piece = match item {
             Ok(Item::Piece(piece)) => piece,
             Ok(Item::Skipped(source, why)) => {
                 // A file a walk met that is no message (a README, a package.json):
                 // skipped; named explicitly, it would be an error.
                 reporter.skip_input(&source.name, &why.to_string());
-                return Ok(ExitStatus::Ok);
+                return Ok(Some(ExitStatus::Ok));
             }
             Err(InputError::NotUtf8 {
                 path,
@@ -127,9 +220,9 @@ fn validate_input<W: std::io::Write>(
                 let d = Diagnostic::error("INPUT-NOT-UTF8", what.describe())
                     .at(Pos::new(line, column), 1);
                 reporter.input_invalid(&path, None, &d)?;
-                return Ok(ExitStatus::Invalid);
+                return Ok(Some(ExitStatus::Invalid));
             }
-            Err(e) => return unreadable(reporter, &name, &e),
+            Err(e) => return unreadable(reporter, name, &e).map(Some),
         };
         let lines = SourceLines::new(&piece.source.text);
         let before = piece.first_line;
@@ -142,14 +235,20 @@ fn validate_input<W: std::io::Write>(
             }
         }
     }
-    if !any {
-        let why = pieces.why_no_message();
-        let d = Diagnostic::error("NO-MESSAGE", why.to_string()).at(why.pos(), 1);
-        let first_line = pieces.head_line(why.pos().line).filter(|l| !l.is_empty());
-        reporter.input_invalid(&name, first_line, &d)?;
-        return Ok(ExitStatus::Invalid);
-    }
-    Ok(status)
+    Ok(any.then_some(status))
+}
+
+/// NO-MESSAGE for an input that held none.
+fn report_no_message<W: std::io::Write>(
+    reporter: &mut Reporter<'_, W>,
+    name: &str,
+    why: &NoMessage,
+    first_line: Option<&str>,
+) -> std::io::Result<ExitStatus> {
+    let d = Diagnostic::error("NO-MESSAGE", why.to_string()).at(why.pos(), 1);
+    let first_line = first_line.filter(|l| !l.is_empty());
+    reporter.input_invalid(name, first_line, &d)?;
+    Ok(ExitStatus::Invalid)
 }
 
 fn unreadable<W: std::io::Write>(
