@@ -90,14 +90,17 @@ struct SmallRead {
 /// opened (reported then).
 fn read_small(input: &Input, args: &ValidateArgs, options: &ReadOptions) -> Option<SmallRead> {
     let small = matches!(input, Input::File(_) | Input::Walked(_))
-        && input.size().is_some_and(|s| s <= pieces::PIECE_BYTES as u64);
+        && input
+            .size()
+            .is_some_and(|s| s <= pieces::PIECE_BYTES as u64);
     if !small {
         return None;
     }
     let mut reader = input.open().ok()?;
     let head = reader.fill_buf().ok()?;
     let forced = args.input.protocol.map(|s| s.protocol);
-    if matches!(forced, None | Some(Protocol::Hsp)) && crate::stream::looks_like_hsp_json_lines(head)
+    if matches!(forced, None | Some(Protocol::Hsp))
+        && crate::stream::looks_like_hsp_json_lines(head)
     {
         return None;
     }

@@ -27,36 +27,36 @@ pub fn inexact(text: &str) -> Vec<Finding> {
     out
 }
 
-/// A cheap first look: only a number outside a string with 16 digits or
-/// more, or with an exponent, can be one a double does not hold (15
-/// significant digits always survive the trip). Digits inside strings (ids,
-/// dates, hex) are passed over.
+/// A cheap first look: whether some number outside a string reads as
+/// another number. Only a literal of 16 digits or more, or with an
+/// exponent, can (15 significant digits always survive the trip), and only
+/// those are read; digits inside strings (ids, dates, hex) are passed over.
 fn may_hold_inexact(bytes: &[u8]) -> bool {
-    let mut digits = 0;
-    let mut in_run = false;
     let mut at = 0;
     while at < bytes.len() {
-        let b = bytes[at];
-        at += 1;
-        match b {
-            b'"' => {
-                at = after_string(bytes, at);
-                in_run = false;
-                digits = 0;
-            }
-            b'0'..=b'9' => {
-                in_run = true;
-                digits += 1;
-                if digits >= 16 {
+        match bytes[at] {
+            b'"' => at = after_string(bytes, at + 1),
+            b'-' | b'0'..=b'9' => {
+                let start = at;
+                let mut digits = 0;
+                let mut exponent = false;
+                while at < bytes.len() {
+                    match bytes[at] {
+                        b'0'..=b'9' => digits += 1,
+                        b'e' | b'E' => exponent = true,
+                        b'-' | b'+' | b'.' => {}
+                        _ => break,
+                    }
+                    at += 1;
+                }
+                if (digits >= 16 || exponent)
+                    && std::str::from_utf8(&bytes[start..at])
+                        .map_or(true, |literal| reads_otherwise(literal).is_some())
+                {
                     return true;
                 }
             }
-            b'.' if in_run => {}
-            b'e' | b'E' if in_run => return true,
-            _ => {
-                in_run = false;
-                digits = 0;
-            }
+            _ => at += 1,
         }
     }
     false
@@ -236,11 +236,14 @@ mod tests {
         assert!(!may_hold_inexact(
             br#"{"t": "12345678901234567890", "c": 0.9}"#
         ));
-        assert!(may_hold_inexact(br#"{"t": "x", "c": 1e5}"#));
+        // Long or exponent numbers a double holds are read, not walked.
+        assert!(!may_hold_inexact(
+            br#"{"t": "x", "c": 1e5, "d": 0.7234817326364827}"#
+        ));
         assert!(may_hold_inexact(
             br#"{"t": "a\"b", "c": 12345678901234567}"#
         ));
-        assert!(may_hold_inexact(br#"["\\", 2E3]"#));
+        assert!(may_hold_inexact(br#"["\\", 2E400]"#));
         // Unclosed at the end (not reachable after a parse, but no panic).
         assert!(!may_hold_inexact(br#"{"a": "\"#));
     }
