@@ -149,7 +149,8 @@ pub enum Input {
     /// the messages).
     Walked(PathBuf),
     Text(Source),
-    /// Stdin kept in a temporary file, to be read more than once.
+    /// Stdin, or a file named on the command line, copied to a private
+    /// temporary file, to be read more than once (the same bytes each time).
     Spooled(std::sync::Arc<Spool>),
     /// What a walk could not enter or read (a folder without permission):
     /// reading it gives the error, so it is reported at its path and the
@@ -165,28 +166,52 @@ pub struct Unreadable {
     pub why: String,
 }
 
-/// Stdin copied to a temporary file (deleted when the last handle goes).
+/// An input copied to a temporary file (deleted when the last handle goes),
+/// under the input's name.
 #[derive(Debug)]
 pub struct Spool {
     file: tempfile::NamedTempFile,
+    name: String,
 }
 
 /// Copies stdin to a temporary file, for a command that reads its input
 /// twice (an all-or-nothing promise kept without holding it in memory).
 pub fn spool_stdin() -> Result<Input, InputError> {
+    spool("<stdin>".into(), &mut std::io::stdin().lock())
+}
+
+/// Copies a file named on the command line to a private temporary file,
+/// read in its place by a command that checks its input in a first pass
+/// and acts on it in a second (`send`, `sign`): both passes then read the
+/// same bytes, so what was checked is what is sent or signed, whatever
+/// happens to the file in between. Any other input is returned as it is.
+pub fn spool_file(input: Input) -> Result<Input, InputError> {
+    let Input::File(path) = &input else {
+        return Ok(input);
+    };
+    let name = input.name();
+    let mut file = std::fs::File::open(path).map_err(|error| InputError::Io {
+        path: name.clone(),
+        error: clipboard_hint(path, error),
+    })?;
+    spool(name, &mut file)
+}
+
+fn spool(name: String, from: &mut impl Read) -> Result<Input, InputError> {
     let io = |error| InputError::Io {
-        path: "<stdin>".into(),
+        path: name.clone(),
         error,
     };
     let mut file = tempfile::NamedTempFile::new().map_err(io)?;
-    std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(io)?;
-    Ok(Input::Spooled(std::sync::Arc::new(Spool { file })))
+    std::io::copy(from, &mut file).map_err(io)?;
+    Ok(Input::Spooled(std::sync::Arc::new(Spool { file, name })))
 }
 
 impl Input {
     pub fn name(&self) -> String {
         match self {
-            Input::Stdin | Input::Spooled(_) => "<stdin>".to_string(),
+            Input::Stdin => "<stdin>".to_string(),
+            Input::Spooled(spool) => spool.name.clone(),
             Input::File(p) | Input::Walked(p) => crate::path_names::name(p),
             Input::Unreadable(u) => crate::path_names::name(&u.path),
             Input::Text(source) => source.name.clone(),
@@ -566,6 +591,22 @@ fn innermost(error: &ignore::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_spooled_file_keeps_its_name_and_the_bytes_it_had() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("batch.jsonl");
+        std::fs::write(&path, "checked\n").unwrap();
+        let copy = super::spool_file(super::Input::File(path.clone())).unwrap();
+        // Written to between the check and the use: the copy is what was checked.
+        std::fs::write(&path, "swapped in after the check\n").unwrap();
+        assert_eq!(copy.read().unwrap().text, "checked\n");
+        assert_eq!(copy.name(), super::Input::File(path).name());
+        // Reading it twice gives the same bytes.
+        assert_eq!(copy.read().unwrap().text, "checked\n");
+        let missing = super::spool_file(super::Input::File(dir.path().join("nope")));
+        assert!(missing.is_err());
+    }
+
     use super::*;
 
     #[test]

@@ -55,11 +55,14 @@ pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
     }
     // --strict writes nothing if anything would be lost: a first pass
     // finds out (and says what), a second writes. Stdin is kept in a
-    // temporary file for the second pass; memory stays bounded either way.
+    // temporary file for the second pass, and so is each file named (the
+    // second pass then writes what the first found lossless, even if the
+    // file is written to in between); memory stays bounded either way.
     for input in &mut inputs {
-        if matches!(input, Input::Stdin) {
-            *input = input::spool_stdin()?;
-        }
+        *input = match std::mem::replace(input, Input::Stdin) {
+            Input::Stdin => input::spool_stdin()?,
+            other => input::spool_file(other)?,
+        };
     }
     pass.convert_all(&inputs, &input_args, None, true)?;
     if pass.any_loss {

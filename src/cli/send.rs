@@ -82,8 +82,8 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     Ok(ExitStatus::Ok)
 }
 
-/// The inputs, each to be read twice: the files named (or the clipboard),
-/// or stdin kept in a temporary file.
+/// The inputs, each to be read twice: private copies of the files named and
+/// of stdin, or the clipboard's text.
 fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
     let named: Vec<Option<&Path>> = if paths.is_empty() {
         vec![None]
@@ -94,7 +94,9 @@ fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
         .into_iter()
         .map(|path| match common::input_of(path)? {
             Input::Stdin => Ok(input::spool_stdin()?),
-            other => Ok(other),
+            // What the first pass checks is what the second sends, even if
+            // the file is written to in between.
+            other => Ok(input::spool_file(other)?),
         })
         .collect()
 }

@@ -35,9 +35,11 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
         return Err(CliError::usage("-i rewrites a file: give its PATH")
             .with_hint("to sign what is on the clipboard: aiproto sign clipboard: --key ID | aiproto send --via clipboard"));
     }
+    // Both passes read a private copy: what was checked is what is signed,
+    // even if the file is written to in between.
     let input = match common::input_of(args.path.as_deref())? {
         Input::Stdin => input::spool_stdin()?,
-        other => other,
+        other => input::spool_file(other)?,
     };
     let name = input.name();
     let mut signer = Signer {
@@ -103,6 +105,18 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     drop(out);
     match (&args.path, args.in_place) {
         (Some(path), true) => {
+            // A file written to while it was being signed is not replaced:
+            // its new text would be lost, and it was not checked.
+            if !unchanged(path, &input)? {
+                return Err(CliError::new(
+                    ExitStatus::Invalid,
+                    anyhow::anyhow!(
+                        "{} changed while it was being signed: nothing written",
+                        path.display()
+                    ),
+                )
+                .with_hint("sign it again once nothing else writes to it"));
+            }
             // The file keeps its permissions (a temporary file is private).
             std::fs::set_permissions(tmp.path(), std::fs::metadata(path)?.permissions())?;
             tmp.persist(path).map_err(|e| e.error)?;
@@ -139,6 +153,24 @@ fn message_text(text: &str, first_line: usize, found: &crate::protocols::Found) 
         .join("\n");
     out.push('\n');
     out
+}
+
+/// Whether the file at `path` still holds the bytes of `copy`, the private
+/// copy both passes read.
+fn unchanged(path: &std::path::Path, copy: &Input) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut now = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut then = copy.open().map_err(std::io::Error::other)?;
+    let (mut a, mut b) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let n = now.read(&mut a)?;
+        if n == 0 {
+            return Ok(then.read(&mut b[..1])? == 0);
+        }
+        if then.read_exact(&mut b[..n]).is_err() || a[..n] != b[..n] {
+            return Ok(false);
+        }
+    }
 }
 
 /// The first pass: every message valid and one the key may sign (or, with
@@ -230,4 +262,25 @@ fn sign_detached(args: &SignArgs, key: &crate::sign::key::SigningKey, g: &Global
         );
     }
     Ok(ExitStatus::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_file_written_to_after_its_copy_was_taken_is_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("reply.crosstalk");
+        let text = "x".repeat(200_000);
+        std::fs::write(&path, &text).unwrap();
+        let copy = crate::input::spool_file(crate::input::Input::File(path.clone())).unwrap();
+        assert!(super::unchanged(&path, &copy).unwrap());
+        for changed in [
+            format!("{text}y"),
+            text[..199_999].to_string(),
+            format!("y{}", &text[1..]),
+        ] {
+            std::fs::write(&path, changed).unwrap();
+            assert!(!super::unchanged(&path, &copy).unwrap());
+        }
+    }
 }
