@@ -400,7 +400,7 @@ pub const CODES: &[Code] = &[
     ),
     code(
         "CSDL-CBP-PAYLOAD",
-        "A CBP payload that is not LZ4 or MessagePack, or decompresses past --max-message-bytes.",
+        "A CBP payload that is not LZ4 or MessagePack, or decompresses past --max-message-bytes (a stream: four times it in all).",
     ),
     code(
         "CSDL-CBP-UNRESOLVED",

@@ -110,18 +110,26 @@ mod ids {
     }
 }
 
-/// Damage found in a frame: a finding code and its words.
+/// Damage found in a frame: a finding code and its words; `stop` when
+/// nothing after it is read.
 struct Damage {
     code: &'static str,
     message: String,
+    stop: bool,
 }
 
 fn damage(code: &'static str, message: impl Into<String>) -> Damage {
     Damage {
         code,
         message: message.into(),
+        stop: false,
     }
 }
+
+/// How many payload bytes (after LZ4, repeats counted each time) a stream
+/// may decode to, as a multiple of `--max-message-bytes`: a few kilobytes
+/// of repeats or of compressed zeros cannot make gigabytes.
+const STREAM_BUDGET: usize = 4;
 
 /// Decodes a stream of CBP frames into JSON Lines: each line a CBP message
 /// dict with a `cbp` key of the frame's facts (number, byte offset, size,
@@ -129,6 +137,10 @@ fn damage(code: &'static str, message: impl Into<String>) -> Damage {
 /// LZ4 payload may decompress to.
 pub fn to_text(bytes: &[u8], max_payload: usize) -> String {
     let mut registry: HashMap<u64, Vec<u8>> = HashMap::new();
+    let mut budget = Budget {
+        left: max_payload.saturating_mul(STREAM_BUDGET),
+        of: max_payload.saturating_mul(STREAM_BUDGET),
+    };
     let mut lines = Vec::new();
     let mut offset = 0;
     let mut number = 0;
@@ -153,20 +165,22 @@ pub fn to_text(bytes: &[u8], max_payload: usize) -> String {
             lines.push(broken(facts, &d));
             continue;
         }
-        let line = match decode_frame(
-            framed.flags,
-            framed.payload,
-            &mut registry,
-            &mut facts,
-            max_payload,
-        ) {
+        let frame = Frame {
+            flags: framed.flags,
+            payload: framed.payload,
+        };
+        match decode_frame(&frame, &mut registry, &mut facts, max_payload, &mut budget) {
             Ok(mut dict) => {
                 dict.insert("cbp".into(), Value::Object(facts));
-                Value::Object(dict)
+                lines.push(Value::Object(dict));
             }
-            Err(d) => broken(facts, &d),
-        };
-        lines.push(line);
+            Err(d) => {
+                lines.push(broken(facts, &d));
+                if d.stop {
+                    break;
+                }
+            }
+        }
     }
     let mut text = String::new();
     for line in lines {
@@ -269,15 +283,28 @@ fn header(rest: &[u8], offset: usize) -> Result<Framed<'_>, Damage> {
     })
 }
 
+/// A frame's flags and payload.
+struct Frame<'a> {
+    flags: u8,
+    payload: &'a [u8],
+}
+
+/// The payload bytes a stream may still decode to.
+struct Budget {
+    left: usize,
+    of: usize,
+}
+
 /// One frame's payload decoded into its message dict; `facts` gains what
 /// the flags resolved to.
 fn decode_frame(
-    flags: u8,
-    payload: &[u8],
+    frame: &Frame<'_>,
     registry: &mut HashMap<u64, Vec<u8>>,
     facts: &mut Map<String, Value>,
     max_payload: usize,
+    budget: &mut Budget,
 ) -> Result<Map<String, Value>, Damage> {
+    let (flags, payload) = (frame.flags, frame.payload);
     if flags & FLAG_ENCRYPTED != 0 {
         return Err(damage(
             "CSDL-CBP-FRAME",
@@ -331,6 +358,14 @@ fn decode_frame(
         owned = body.to_vec();
         registry.insert(xxhash_rust::xxh64::xxh64(&owned, 0), owned.clone());
     }
+    budget.left = budget.left.checked_sub(owned.len()).ok_or_else(|| Damage {
+        code: "CSDL-CBP-PAYLOAD",
+        message: format!(
+            "the frames decode to more than {} bytes ({STREAM_BUDGET} × --max-message-bytes): this frame and the rest of the input are not read",
+            budget.of
+        ),
+        stop: true,
+    })?;
     let compact = unpack(&owned)?;
     let mut dict = expand_message(&compact)?;
     if let Some(base) = base {
@@ -746,6 +781,24 @@ mod tests {
                 proptest::prop_assert_eq!(&line["message_id"], &want["message_id"]);
             }
         }
+    }
+
+    #[test]
+    fn repeats_cannot_make_a_small_input_decode_to_a_huge_one() {
+        let first = message(1, 1, &"x".repeat(900));
+        let hash = xxhash_rust::xxh64::xxh64(&first, 0);
+        let mut stream = frame(0, &first);
+        for _ in 0..10_000 {
+            stream.extend(frame(FLAG_HASH, &hash.to_be_bytes()));
+        }
+        // 160 KB of repeats would be 9 MB of messages: the budget is 4 × 1,000 bytes.
+        let got: Vec<Value> = to_text(&stream, 1000)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(got.len(), 5, "four read, then the refusal");
+        assert_eq!(got[4]["cbp"]["error"]["code"], "CSDL-CBP-PAYLOAD");
+        assert!(got[3]["cbp"].get("error").is_none());
     }
 
     #[test]
