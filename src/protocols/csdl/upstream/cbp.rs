@@ -150,7 +150,7 @@ pub fn to_text(bytes: &[u8], max_payload: usize) -> String {
         let mut facts = Map::new();
         facts.insert("frame".into(), json!(number));
         facts.insert("offset".into(), json!(offset));
-        let framed = match header(rest, offset) {
+        let mut framed = match header(rest, offset) {
             Ok(framed) => framed,
             Err(d) => {
                 lines.push(broken(facts, &d));
@@ -161,15 +161,11 @@ pub fn to_text(bytes: &[u8], max_payload: usize) -> String {
         facts.insert("bytes".into(), json!(size));
         facts.insert("flags".into(), json!(flag_names(framed.flags)));
         offset += size;
-        if let Some(d) = framed.crc {
+        if let Some(d) = framed.crc.take() {
             lines.push(broken(facts, &d));
             continue;
         }
-        let frame = Frame {
-            flags: framed.flags,
-            payload: framed.payload,
-        };
-        match decode_frame(&frame, &mut registry, &mut facts, max_payload, &mut budget) {
+        match decode_frame(&framed, &mut registry, &mut facts, max_payload, &mut budget) {
             Ok(mut dict) => {
                 dict.insert("cbp".into(), Value::Object(facts));
                 lines.push(Value::Object(dict));
@@ -283,12 +279,6 @@ fn header(rest: &[u8], offset: usize) -> Result<Framed<'_>, Damage> {
     })
 }
 
-/// A frame's flags and payload.
-struct Frame<'a> {
-    flags: u8,
-    payload: &'a [u8],
-}
-
 /// The payload bytes a stream may still decode to.
 struct Budget {
     left: usize,
@@ -298,7 +288,7 @@ struct Budget {
 /// One frame's payload decoded into its message dict; `facts` gains what
 /// the flags resolved to.
 fn decode_frame(
-    frame: &Frame<'_>,
+    frame: &Framed<'_>,
     registry: &mut HashMap<u64, Vec<u8>>,
     facts: &mut Map<String, Value>,
     max_payload: usize,
