@@ -101,6 +101,16 @@ fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
         .collect()
 }
 
+/// How the second pass reads: the inputs are the private copies (or the
+/// clipboard's text in memory) that [`check`] read and checked, so HSP
+/// messages are parsed and not checked again.
+fn second_pass() -> ReadOptions {
+    ReadOptions {
+        checked_before: true,
+        ..ReadOptions::default()
+    }
+}
+
 /// The inputs' pieces in order, each handed to `each`; an input without
 /// any message was refused by [`check`] before.
 fn for_each_piece(
@@ -108,7 +118,7 @@ fn for_each_piece(
     each: &mut dyn FnMut(&Piece) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     for input in inputs {
-        common::each_piece(input, None, &ReadOptions::default(), each)?;
+        common::each_piece(input, None, &second_pass(), each)?;
     }
     Ok(())
 }
@@ -120,7 +130,7 @@ fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
         let mut all = reader::pieces::pieces(
             input,
             None,
-            &ReadOptions::default(),
+            &second_pass(),
             reader::pieces::PIECE_BYTES,
         )?;
         for item in &mut all {

@@ -26,6 +26,10 @@ pub struct ReadOptions {
     /// The largest single message read (a JSON document, or a Crosstalk
     /// envelope from its header line to `[[END]]`).
     pub max_message_bytes: usize,
+    /// The input is the same bytes a first pass already read and checked
+    /// (`send`'s private copy): HSP messages are parsed and not checked
+    /// again.
+    pub checked_before: bool,
 }
 
 /// The default `--max-message-bytes`: 16 MiB.
@@ -37,6 +41,7 @@ impl Default for ReadOptions {
             now: Utc::now(),
             lenient: false,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            checked_before: false,
         }
     }
 }
@@ -65,6 +70,7 @@ impl Protocol {
                 let hsp_options = hsp::Options {
                     lenient: options.lenient,
                     max_message_bytes: options.max_message_bytes,
+                    checked_before: options.checked_before,
                 };
                 hsp::read(text, hsp_options)
                     .into_iter()

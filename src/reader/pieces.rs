@@ -348,6 +348,7 @@ fn hsp_lines(
     let hsp_options = hsp::Options {
         lenient: options.lenient,
         max_message_bytes: options.max_message_bytes,
+        checked_before: options.checked_before,
     };
     let mut text = String::new();
     let mut lines = 0;

@@ -32,6 +32,7 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
         now: Utc::now(),
         lenient: settings.lenient,
         max_message_bytes: args.max_message_bytes,
+        checked_before: false,
     };
     let reports = super::reports::Reports::open(g, &args.report, "validate")?;
     let mut reporter = Reporter::new(

@@ -54,6 +54,7 @@ pub fn validate<W: Write>(
     let hsp_options = hsp::Options {
         lenient: options.lenient,
         max_message_bytes: options.max_message_bytes,
+        checked_before: false,
     };
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut status = ExitStatus::Ok;

@@ -75,6 +75,8 @@ pub struct Options {
     /// Accept what the upstream implementation sends, as warnings.
     pub lenient: bool,
     pub max_message_bytes: usize,
+    /// Parse only: the same bytes were checked by an earlier pass.
+    pub checked_before: bool,
 }
 
 /// Whether a text looks like HSP: JSON that mentions an HSP envelope field.
@@ -148,9 +150,12 @@ pub fn read_doc(mut doc: Doc<'_>, options: Options) -> Read {
         return read;
     };
     let version = detect_version(envelope);
-    let mut findings = checks::check(envelope, version);
-    findings.extend(schema_findings(&value, version, &findings));
-    findings.extend(super::json_doc::numbers::inexact(doc.text));
+    let mut findings = Vec::new();
+    if !options.checked_before {
+        findings = checks::check(envelope, version);
+        findings.extend(schema_findings(&value, version, &findings));
+        findings.extend(super::json_doc::numbers::inexact(doc.text));
+    }
     if options.lenient {
         for f in &mut findings {
             lenient(f);
