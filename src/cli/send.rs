@@ -127,12 +127,8 @@ fn for_each_piece(
 fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
     let mut pieces = Vec::new();
     for input in inputs {
-        let mut all = reader::pieces::pieces(
-            input,
-            None,
-            &second_pass(),
-            reader::pieces::PIECE_BYTES,
-        )?;
+        let mut all =
+            reader::pieces::pieces(input, None, &second_pass(), reader::pieces::PIECE_BYTES)?;
         for item in &mut all {
             if let Item::Piece(piece) = item? {
                 pieces.push(piece);
