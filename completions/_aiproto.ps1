@@ -62,8 +62,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;validate' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
@@ -169,8 +169,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;convert' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
@@ -199,8 +199,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;inspect' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
@@ -220,8 +220,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;thread' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
@@ -256,8 +256,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;poll;collate' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
@@ -806,8 +806,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;verify' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
@@ -970,8 +970,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;tokens' {
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
-            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')

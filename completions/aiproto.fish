@@ -65,7 +65,7 @@ complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "tokens" -d 'Count t
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "config" -d 'The project settings in force (aiproto.toml), and where each came from'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c aiproto -n "__fish_aiproto_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL\'s binary frames, for the others)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l report -d 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI' -r
@@ -171,7 +171,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s q -l quiet -d
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL\'s binary frames, for the others)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l to -d 'Target protocol and version, NAME[@VERSION] (e.g. hsp, crosstalk@1.0, msp)' -r
@@ -199,7 +199,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s q -l quiet -
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL\'s binary frames, for the others)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
@@ -218,7 +218,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s q -l quiet -
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL\'s binary frames, for the others)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
@@ -252,7 +252,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_see
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -f -a "collate" -d 'Tally the RESPONDs to each POLL by answer, and list who has not answered'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL\'s binary frames, for the others)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
@@ -743,7 +743,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s q -l quiet -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL\'s binary frames, for the others)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l report -d 'Also write a CI report to FILE (repeatable), whatever --format prints: github, sarif, junit or gitlab, e.g. `--report sarif:aiproto.sarif`. AIPROTO_REPORT gives the same as a comma-separated list, for a pre-commit hook run in CI' -r
@@ -895,7 +895,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "judge" -d 'Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "pipeline" -d 'Encode, decode and judge one text, with token counts and timing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the others)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s p -l protocol -d 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol\'s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL\'s binary frames, for the others)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -s g -l glob -d 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l exclude -d 'Directory walks leave out files and directories matching GLOB; repeatable' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l encoding -d 'The tokenizer: o200k_base (GPT-4o and later) or cl100k_base (GPT-4)' -r

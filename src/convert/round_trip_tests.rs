@@ -3,7 +3,6 @@
 
 use super::promise::{check_message, errors, read};
 use crate::protocols::Protocol;
-use crate::protocols::csdl::upstream::cbp;
 
 #[test]
 fn every_example_converts_to_every_protocol_and_back() {
@@ -30,12 +29,11 @@ fn every_example_converts_to_every_protocol_and_back() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for path in &files {
-        let bytes = std::fs::read(path).unwrap();
-        let text = if cbp::is_cbp(&bytes) {
-            cbp::to_text(&bytes, 1 << 20)
-        } else {
-            String::from_utf8(bytes).unwrap()
-        };
+        // Read as every command reads a file (CBP frames decoded).
+        let file = std::fs::File::open(path).unwrap();
+        let text = crate::reader::source_from(path.display().to_string(), file, 1 << 20)
+            .unwrap()
+            .text;
         let Some(protocol) = Protocol::detect(&text) else {
             continue;
         };

@@ -141,6 +141,19 @@ fn invalid_messages_are_not_converted() {
 }
 
 /// The HSP TaskRequest of the examples, as a chat assistant receives it.
+/// The TaskResult `convert --to hsp --answers ANSWERS` makes of a reply on
+/// stdin (it must succeed, silently).
+fn answered(h: &std::path::Path, answers: &std::path::Path, reply: &str) -> serde_json::Value {
+    let out = aiproto(h)
+        .args(["convert", "--to", "hsp", "--format", "json", "--answers"])
+        .arg(answers)
+        .write_stdin(reply.to_string())
+        .assert()
+        .code(0)
+        .stderr("");
+    json_lines(&out.get_output().stdout).remove(0)
+}
+
 fn task_request_as_crosstalk(h: &std::path::Path) -> String {
     let out = aiproto(h)
         .args(["convert", "--to", "crosstalk"])
@@ -192,14 +205,7 @@ fn an_hsp_task_request_reaches_crosstalk_and_its_answer_comes_back_as_a_task_res
     let ask = h.path().join("ask.crosstalk");
     std::fs::write(&ask, &envelope).unwrap();
     for answers in [request_path.as_path(), ask.as_path()] {
-        let result = aiproto(h.path())
-            .args(["convert", "--to", "hsp", "--format", "json", "--answers"])
-            .arg(answers)
-            .write_stdin(reply.clone())
-            .assert()
-            .code(0)
-            .stderr("");
-        let result = &json_lines(&result.get_output().stdout)[0];
+        let result = &answered(h.path(), answers, &reply);
         assert_eq!(result["message_type"], "HSP::TaskResult_v1.0");
         assert_eq!(result["communication_pattern"], "response");
         assert_eq!(result["correlation_id"], request_id);
@@ -517,14 +523,7 @@ fn an_answer_finds_its_request_whatever_the_id_became() {
             .code(0);
         let reply = String::from_utf8_lossy(&reply.get_output().stdout).into_owned();
         for answers in [&request_path, &envelope_path] {
-            let out = aiproto(h.path())
-                .args(["convert", "--to", "hsp", "--format", "json", "--answers"])
-                .arg(answers)
-                .write_stdin(reply.clone())
-                .assert()
-                .code(0)
-                .stderr("");
-            let result = &json_lines(&out.get_output().stdout)[0];
+            let result = &answered(h.path(), answers, &reply);
             assert_eq!(result["correlation_id"], id, "{id} {}", answers.display());
             assert_eq!(result["payload"]["request_id"], "taskreq_uuid_abcde");
             assert_eq!(result["recipient_ai_id"], "hsp/results/ai_alpha");

@@ -87,7 +87,7 @@ pub enum Command {
     /// Check messages against their protocol; the exit code is the verdict.
     ///
     /// Reads files, directories (walked for .crosstalk, .aict, .txt, .md, .eml,
-    /// .json, .jsonl, .ndjson files, honouring .gitignore; files there that hold no
+    /// .json, .jsonl, .ndjson and .cbp files, honouring .gitignore; files there that hold no
     /// message are skipped), stdin or the clipboard (`clipboard:`), finds every message
     /// (also inside pasted transcripts, code fences and > quotes) and reports
     /// each finding as path:line:col: error[CODE]: message. What a chat UI
@@ -404,8 +404,8 @@ pub struct InputArgs {
 
     /// Read as this protocol instead of detecting it (NAME[@VERSION]); a
     /// directory walk then takes only that protocol's files (.crosstalk,
-    /// .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson for the
-    /// others).
+    /// .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp,
+    /// CSDL's binary frames, for the others).
     #[arg(short, long, value_name = "NAME[@VERSION]")]
     pub protocol: Option<ProtocolSpec>,
 
