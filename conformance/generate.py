@@ -14,6 +14,7 @@ usage: conformance/generate.py AIPROTO_BINARY   (run from the repository root)
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -95,6 +96,7 @@ class Kit:
     def __init__(self):
         self.vectors = {"hsp": [], "crosstalk": [], "csdl": [], "msp": []}
         self.files = {}  # path relative to ROOT -> bytes, for generated files
+        self.ids_taken = set()  # message ids of the accepted vectors so far
 
     def add(self, protocol, name, file, *, version, section, level, expect, about, kind="message", key=None):
         assert level in ("mandatory", "recommended", "decision"), level
@@ -114,12 +116,63 @@ class Kit:
         }
         if key:
             entry["key"] = str(key)
+        if kind == "damage" or (expect == "accept" and kind != "signature" and protocol in ("crosstalk", "hsp")):
+            entry["file"] = self.with_unused_ids(protocol, name, str(file), copy=kind == "damage",
+                                                 fresh=expect == "accept")
         self.vectors[protocol].append(entry)
 
+    def with_unused_ids(self, protocol, name, file, copy, fresh):
+        """A receiver refuses a message id it took before with other content;
+        an accepted vector that reuses an id (a damaged copy of an example,
+        say) is written again under vectors/ with fresh ids. Damages are
+        always copied, so that the kit does not depend on tests/."""
+        data = self.files.get(file) or (ROOT / file).read_bytes()
+        utf16 = data[:2] in (b"\xff\xfe", b"\xfe\xff")
+        text = data.decode("utf-16") if utf16 else data.decode("utf-8", errors="replace")
+        pattern = r"(?im)^\W*message:\s*([0-9A-Za-z-]{20,})" if protocol == "crosstalk" else r'"message_id":\s*"([^"]+)"'
+        ids = sorted(set(re.findall(pattern, text)))
+        reused = [i for i in ids if i in self.ids_taken] if fresh else []
+        if fresh:
+            self.ids_taken.update(ids)
+        if not reused and not copy:
+            return file
+        for old in reused:
+            new = unique_ulid() if protocol == "crosstalk" else unique_uuid7()
+            self.ids_taken.add(new)
+            if utf16:
+                data = data.replace(old.encode("utf-16-le"), new.encode("utf-16-le"))
+            else:
+                data = data.replace(old.encode(), new.encode())
+        path = pathlib.Path("conformance/vectors") / protocol / f"{name}{pathlib.Path(file).suffix}"
+        self.files[str(path)] = data
+        return str(path)
+
     def generated(self, protocol, name, ext, content, **kw):
+        if protocol == "hsp" and isinstance(content, str):
+            content = fresh_hsp_ids(content)
         path = pathlib.Path("conformance/vectors") / protocol / f"{name}.{ext}"
         self.files[str(path)] = content if isinstance(content, bytes) else content.encode()
-        self.add(protocol, name, path, **kw)
+        self.add(protocol, name, str(path), **kw)
+
+
+def fresh_hsp_ids(text):
+    """Gives each HSP envelope in `text` (an object, or JSON Lines) a fresh
+    message_id where it has a string one; text that is not JSON stays as is."""
+    def renamed(m):
+        if isinstance(m, dict) and isinstance(m.get("message_id"), str):
+            m["message_id"] = unique_uuid7()
+        return m
+    try:
+        return dumps(renamed(json.loads(text)))
+    except json.JSONDecodeError:
+        pass
+    try:
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError:
+        return text
+    if not lines:
+        return text
+    return "".join(json.dumps(renamed(m)) + "\n" for m in lines)
 
 
 def section_for(prefixes, name, default):
@@ -227,7 +280,7 @@ def hsp(kit):
     kit.generated("hsp", "json/empty-object", "json", "{}\n", version="1.0", section=sec, level="mandatory",
                   expect="reject", about="an object with none of the envelope's fields")
     dup = base.replace('"message_id":', '"message_id": "018f4a6e-8c1b-7d2a-9e3f-0000000000ff",\n  "message_id":', 1)
-    kit.generated("hsp", "json/duplicate-key", "json", dup, version="1.0", section=sec, level="decision",
+    kit.generated("hsp", "json/duplicate-key", "json", dup.encode(), version="1.0", section=sec, level="decision",
                   expect="reject", about="`message_id` given twice: readers would disagree on which one counts")
     kit.generated("hsp", "json/not-utf8", "json", base.encode().replace(b"example fact", b"example f\xe4ct"),
                   version="1.0", section=sec, level="mandatory", expect="reject",
@@ -269,8 +322,31 @@ CT_BASE = [
 ]
 
 
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_serial = [0]
+
+
+def unique_ulid():
+    """A fresh ULID for each generated envelope, so that a receiver which
+    refuses a reused id with other content (as it should) is not graded down."""
+    _serial[0] += 1
+    n, tail = _serial[0], ""
+    for _ in range(4):
+        tail = CROCKFORD[n % 32] + tail
+        n //= 32
+    return "01J9J3DF8WQ0R2T4V6X8Z0" + tail
+
+
+def unique_uuid7():
+    """A fresh UUIDv7-shaped message_id for each generated HSP message."""
+    _serial[0] += 1
+    return f"018f4a6e-8c1b-7d2a-9e3f-{0x100000 + _serial[0]:012x}"
+
+
 def envelope(headers=CT_BASE, *, sender="claude://session/abc", receiver="chatgpt://thread/xyz",
              meta="", body="Which pagination style should the events API use?", sig="sig: none", end="[[END]]"):
+    base_id = dict(CT_BASE)["message"]
+    headers = [(k, unique_ulid() if k == "message" and v == base_id else v) for k, v in headers]
     out = [f"[[{sender}→{receiver} v1]]"] + [f"{k}: {v}" for k, v in headers]
     if meta:
         out += ["", meta.strip("\n"), ""]
@@ -372,8 +448,9 @@ def crosstalk(kit, aiproto):
         kit.generated("crosstalk", f"id/{name}-{value.lower()}", "crosstalk", envelope(with_header(name, value)),
                       version="1.1", section="Crosstalk 1.1 ID Format: ULID or UUIDv7", level="mandatory",
                       expect="accept", about=f"`{name}: {value}` is a valid {'UUIDv7' if '-' in value else 'ULID'}")
+    own = unique_ulid()
     kit.generated("crosstalk", "id/parent-is-self", "crosstalk",
-                  envelope(with_header("parent", "01J9J3DF8WQ0R2T4V6X8Z0B2D4")), version="1.1",
+                  envelope(with_header("message", own, with_header("parent", own))), version="1.1",
                   section="Crosstalk 1.1 New Required Headers: Threading Headers", level="decision", expect="reject",
                   about="a message that names itself as its parent")
 
@@ -416,7 +493,7 @@ def crosstalk(kit, aiproto):
                   envelope().replace("  Which pagination", "Which pagination"), version="1.1",
                   section="Crosstalk 1.1 Core Grammar Changes", level="decision", expect="accept",
                   about="a body line without the two-space indent: read as body, named as a repair")
-    kit.generated("crosstalk", "grammar/two-envelopes", "crosstalk", envelope() + "\n" + envelope(with_header("message", "01J9J3DF8WQ0R2T4V6X8Z0B2D5")),
+    kit.generated("crosstalk", "grammar/two-envelopes", "crosstalk", envelope() + "\n" + envelope(),
                   version="1.1", section="Crosstalk 1.1 Transport Bindings: File", level="mandatory", expect="accept",
                   about="a file holding two envelopes, one after the other")
     kit.generated("crosstalk", "grammar/no-envelope", "txt", "Just a chat message, no envelope here.\n", version="1.1",

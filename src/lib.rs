@@ -10,6 +10,7 @@
 pub mod chars;
 pub mod cli;
 pub mod config;
+pub mod conformance;
 pub mod convert;
 pub mod delivery;
 pub mod desk;

@@ -17,6 +17,30 @@ struct Rule {
 
 const RULES: &[Rule] = &[
     Rule {
+        from: &["conformance/"],
+        except: &[],
+        to: "protocols",
+        why: "the kit grades from the outside: verdicts come from the vectors, never from aiproto's own readers",
+    },
+    Rule {
+        from: &["conformance/"],
+        except: &[],
+        to: "reader",
+        why: "the kit grades from the outside: verdicts come from the vectors, never from aiproto's own readers",
+    },
+    Rule {
+        from: &["conformance/"],
+        except: &[],
+        to: "convert",
+        why: "the kit grades from the outside: verdicts come from the vectors, never from aiproto's own readers",
+    },
+    Rule {
+        from: &["conformance/"],
+        except: &[],
+        to: "sign",
+        why: "the kit grades from the outside: verdicts come from the vectors, never from aiproto's own readers",
+    },
+    Rule {
         from: &["transport/"],
         except: &[],
         to: "protocols",

@@ -5,6 +5,7 @@ mod broker;
 mod common;
 pub mod completions;
 mod compose;
+mod conformance;
 pub mod convert;
 mod desk;
 mod directory;
@@ -42,10 +43,13 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
     let mut global = cli.global.clone();
     global.format = global.format_choice.base();
     if global.format_choice.report().is_some()
-        && !matches!(cli.command, Command::Validate(_) | Command::Verify(_))
+        && !matches!(
+            cli.command,
+            Command::Validate(_) | Command::Verify(_) | Command::Conformance(_)
+        )
     {
         return Err(crate::exit::CliError::usage(format!(
-            "--format {} is a CI report, which only `validate` and `verify` write (use human or json)",
+            "--format {} is a CI report, which only `validate`, `verify` and `conformance` write (use human or json)",
             global
                 .format_choice
                 .to_possible_value()
@@ -82,6 +86,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Msp(c) => msp::run(c, g),
         Command::Tokens(a) => tokens::run(a, g),
         Command::Config(c) => project_config::run(c, g),
+        Command::Conformance(c) => conformance::run(c, g),
         Command::Completions(a) => completions::run(a),
     }
 }

@@ -195,8 +195,11 @@ impl Exchange for Binding {
             }
             replies.push(reply);
         }
+        // Several HSP messages in one request (an array, JSON Lines) get
+        // their ACKs as JSON Lines: one JSON object per line.
         let (content_type, between) = match protocol {
             Protocol::Crosstalk => ("text/plain; charset=utf-8", "\n"),
+            _ if replies.len() > 1 => ("application/x-ndjson", "\n"),
             _ => ("application/json", ""),
         };
         Answer {

@@ -28,64 +28,129 @@ impl Handler {
     pub fn run(&self, message: &str) -> Result<String, String> {
         let cmd = &self.command;
         let mut command = Command::new("sh");
-        command
-            .args(["-c", cmd])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped());
-        // Its own process group, so that a deadline stops what it started too.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot run `{cmd}`: {e}"))?;
-        let stdin = child.stdin.take();
-        let input = message.as_bytes().to_vec();
-        // A handler that does not read its stdin closes it: a write error
-        // then is no failure of ours.
-        let writer = std::thread::spawn(move || {
-            if let Some(mut stdin) = stdin {
-                let _ = stdin.write_all(&input);
-            }
-        });
-        let stdout = child.stdout.take();
-        let reader = std::thread::spawn(move || -> std::io::Result<Vec<u8>> {
-            let mut out = Vec::new();
-            if let Some(stdout) = stdout {
-                stdout.take(MAX_REPLY as u64 + 1).read_to_end(&mut out)?;
-            }
-            Ok(out)
-        });
-        let deadline = Instant::now() + self.timeout;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() >= deadline => break None,
-                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                Err(e) => return Err(format!("cannot wait for `{cmd}`: {e}")),
-            }
-        };
-        let Some(status) = status else {
-            stop_group(&mut child);
-            let _ = reader.join();
-            let _ = writer.join();
-            return Err(format!(
-                "`{cmd}` did not finish within {} s (--exec-timeout): stopped",
-                self.timeout.as_secs_f64()
-            ));
-        };
-        let out = reader
-            .join()
-            .map_err(|_| "the handler's reader failed".to_string())?
-            .map_err(|e| format!("cannot read the reply of `{cmd}`: {e}"))?;
-        let _ = writer.join();
-        if !status.success() {
-            return Err(format!("`{cmd}` exited with {status}"));
+        command.args(["-c", cmd]);
+        let finished =
+            run_bounded(command, message.as_bytes(), self.timeout, false).map_err(|e| match e {
+                Unfinished::Spawn(e) => format!("cannot run `{cmd}`: {e}"),
+                Unfinished::Wait(e) => format!("cannot wait for `{cmd}`: {e}"),
+                Unfinished::Read(e) => format!("cannot read the reply of `{cmd}`: {e}"),
+                Unfinished::Late => format!(
+                    "`{cmd}` did not finish within {} s (--exec-timeout): stopped",
+                    self.timeout.as_secs_f64()
+                ),
+            })?;
+        if !finished.status.success() {
+            return Err(format!("`{cmd}` exited with {}", finished.status));
         }
-        if out.len() > MAX_REPLY {
+        if finished.stdout.len() > MAX_REPLY {
             return Err(format!("`{cmd}` replied with more than {MAX_REPLY} bytes"));
         }
-        String::from_utf8(out).map_err(|_| "the handler's reply is not UTF-8".into())
+        String::from_utf8(finished.stdout).map_err(|_| "the handler's reply is not UTF-8".into())
     }
+}
+
+/// What a command run by [`run_bounded`] left.
+#[derive(Debug)]
+pub struct Finished {
+    pub status: std::process::ExitStatus,
+    /// Its stdout, up to [`MAX_REPLY`] + 1 bytes.
+    pub stdout: Vec<u8>,
+    /// The end of its stderr (the last 4 KiB), when it was captured.
+    pub stderr: Vec<u8>,
+}
+
+/// Why [`run_bounded`] has no [`Finished`].
+#[derive(Debug)]
+pub enum Unfinished {
+    Spawn(std::io::Error),
+    Wait(std::io::Error),
+    Read(std::io::Error),
+    /// Past its deadline: stopped with everything it started.
+    Late,
+}
+
+/// Runs `command` with `input` on its stdin, reading its stdout (and its
+/// stderr when `capture_stderr`, else the caller's stderr is its own); past
+/// `timeout` it is killed with its whole process group.
+pub fn run_bounded(
+    mut command: Command,
+    input: &[u8],
+    timeout: Duration,
+    capture_stderr: bool,
+) -> Result<Finished, Unfinished> {
+    command.stdin(Stdio::piped()).stdout(Stdio::piped());
+    if capture_stderr {
+        command.stderr(Stdio::piped());
+    }
+    // Its own process group, so that a deadline stops what it started too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.spawn().map_err(Unfinished::Spawn)?;
+    let stdin = child.stdin.take();
+    let input = input.to_vec();
+    // A command that does not read its stdin closes it: a write error
+    // then is no failure of ours.
+    let writer = std::thread::spawn(move || {
+        if let Some(mut stdin) = stdin {
+            let _ = stdin.write_all(&input);
+        }
+    });
+    let stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || -> std::io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        if let Some(stdout) = stdout {
+            stdout.take(MAX_REPLY as u64 + 1).read_to_end(&mut out)?;
+        }
+        Ok(out)
+    });
+    let stderr = child.stderr.take();
+    let errors = std::thread::spawn(move || -> Vec<u8> {
+        let mut kept = Vec::new();
+        if let Some(mut stderr) = stderr {
+            let mut buf = [0u8; 8192];
+            while let Ok(n @ 1..) = stderr.read(&mut buf) {
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > 4096 {
+                    kept.drain(..kept.len() - 4096);
+                }
+            }
+        }
+        kept
+    });
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_micros(200);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => break None,
+            Ok(None) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(5));
+            }
+            Err(e) => {
+                stop_group(&mut child);
+                return Err(Unfinished::Wait(e));
+            }
+        }
+    };
+    let Some(status) = status else {
+        stop_group(&mut child);
+        let _ = reader.join();
+        let _ = writer.join();
+        let _ = errors.join();
+        return Err(Unfinished::Late);
+    };
+    let stdout = reader
+        .join()
+        .map_err(|_| Unfinished::Read(std::io::Error::other("the reader thread failed")))?
+        .map_err(Unfinished::Read)?;
+    let _ = writer.join();
+    let stderr = errors.join().unwrap_or_default();
+    Ok(Finished {
+        status,
+        stdout,
+        stderr,
+    })
 }
 
 /// Kills the handler and every process of its group, then reaps it.

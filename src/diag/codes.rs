@@ -539,6 +539,27 @@ pub const CODES: &[Code] = &[
         "MSP-SECTION-COUNT",
         "total_sections disagrees with the number of sections.",
     ),
+    // Conformance grading (`conformance`): a vector the implementation under test got wrong.
+    code(
+        "CONF-ACCEPTED",
+        "The implementation accepted a vector that a conforming reader refuses.",
+    ),
+    code(
+        "CONF-REFUSED",
+        "The implementation refused a vector that a conforming reader accepts.",
+    ),
+    code(
+        "CONF-CODES",
+        "The verdict was right, but the finding codes the vector names were not reported (--codes).",
+    ),
+    code(
+        "CONF-ANSWER",
+        "The verdict was right, but the answer was not the protocol's (an HTTP refusal without an ERROR envelope or NACK, an ACK that names another message).",
+    ),
+    code(
+        "CONF-BROKEN",
+        "The implementation gave no verdict: it crashed, timed out, exited with a status the adapter contract does not know, or printed no verdict.",
+    ),
     // Signatures (`verify`).
     code("SIG-UNSIGNED", "The message carries no signature."),
     code(
@@ -644,8 +665,8 @@ mod tests {
 
     /// The string literals of the form `"PREFIX-WORD…"` in `text`.
     fn regex_lite() -> impl Fn(&str) -> Vec<String> {
-        const PREFIXES: [&str; 9] = [
-            "CT-", "HSP-", "CSDL-", "MSP-", "SIG-", "INPUT-", "JSON-", "NO-", "PROJECT-",
+        const PREFIXES: [&str; 10] = [
+            "CT-", "HSP-", "CSDL-", "MSP-", "SIG-", "INPUT-", "JSON-", "NO-", "PROJECT-", "CONF-",
         ];
         |text: &str| {
             // Every stretch between two quotes: a `'"'` elsewhere in the file

@@ -130,9 +130,20 @@ fn url_for(url: &str, routing: &Routing) -> Result<String, TransportError> {
 
 /// POSTs `body`; returns the status and the reply body (non-2xx included).
 pub fn post(url: &str, body: &str, content_type: &str) -> Result<(u16, String), TransportError> {
+    post_bytes(url, body.as_bytes(), content_type, Duration::from_secs(30))
+}
+
+/// POSTs `body` as it is (bytes that need not be UTF-8), waiting at most
+/// `timeout` for the whole exchange; the reply is read as UTF-8, lossily.
+pub fn post_bytes(
+    url: &str,
+    body: &[u8],
+    content_type: &str,
+    timeout: Duration,
+) -> Result<(u16, String), TransportError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(30)))
+        .timeout_global(Some(timeout))
         .build()
         .into();
     let shown = super::secrets::redact(url);
@@ -150,16 +161,16 @@ pub fn post(url: &str, body: &str, content_type: &str) -> Result<(u16, String), 
         why: e.to_string().replace(url, &shown),
     })?;
     let status = response.status().as_u16();
-    let text = response
+    let bytes = response
         .body_mut()
         .with_config()
         .limit(16 * 1024 * 1024)
-        .read_to_string()
+        .read_to_vec()
         .map_err(|e| TransportError::Peer {
             url: shown.clone(),
             why: format!("reading the reply: {e}"),
         })?;
-    Ok((status, text))
+    Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 #[cfg(test)]

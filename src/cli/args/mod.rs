@@ -16,12 +16,14 @@ use clap::{Args, Parser, Subcommand};
 use crate::output::{ColorChoice, Format, FormatChoice};
 use crate::protocols::ProtocolSpec;
 
+mod conformance;
 mod faces;
 mod keys;
 mod messages;
 mod msp;
 mod network;
 
+pub use conformance::*;
 pub use faces::*;
 pub use keys::*;
 pub use messages::*;
@@ -388,6 +390,21 @@ pub enum Command {
     /// Example: aiproto config show
     #[command(subcommand)]
     Config(ConfigCommand),
+
+    /// Grade an implementation of the four protocols against aiproto's test
+    /// vectors: a parser, a signature verifier or an HTTP receiver.
+    ///
+    /// The kit (412 vectors) names for each vector the spec section it tests,
+    /// its level — mandatory, recommended, or decision (aiproto's documented
+    /// reading where the spec is vague) — and the verdict a conforming reader
+    /// gives. A run prints the compliance per protocol ("mandatory 160/160")
+    /// and, with --format, the JSON, SARIF, JUnit, GitHub or GitLab report;
+    /// it exits 0 only when every mandatory vector passed. The adapter
+    /// contract: docs/conformance.md.
+    ///
+    /// Example: aiproto conformance parser --protocol hsp -- ./my-hsp-check {}
+    #[command(subcommand)]
+    Conformance(ConformanceCommand),
 
     /// Print a shell completion script.
     ///

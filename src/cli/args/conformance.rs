@@ -1,0 +1,139 @@
+//! Arguments of `aiproto conformance`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use crate::conformance::vectors::Level;
+
+#[derive(Debug, Subcommand)]
+pub enum ConformanceCommand {
+    /// List the kit's vectors, or write them out for another implementation (--out DIR).
+    ///
+    /// DIR gets one file per vector (named by its id), the public keys of the
+    /// signature vectors under keys/, and manifest.json: for each vector its
+    /// id, kind, file, key, protocol version, spec section, level, expected
+    /// verdict (accept or reject), aiproto's finding codes and what it is about.
+    ///
+    /// Example: aiproto conformance vectors --protocol crosstalk --out ct-kit/
+    Vectors(ConformanceVectorsArgs),
+
+    /// Grade a parser: run COMMAND on every message and damage vector.
+    ///
+    /// In COMMAND, `{}` is replaced by the vector's file (without it the
+    /// vector comes on stdin), `{protocol}` and `{version}` by what it is
+    /// written in. --adapter exit (the default): exit 0 accepts, 1 refuses,
+    /// anything else (another status, a signal, no answer within --timeout)
+    /// is no verdict. --adapter json: COMMAND prints one JSON object per
+    /// message with a boolean `valid` and, optionally, `errors`/`warnings`
+    /// (codes, or objects with a `code`) — what `aiproto validate --format
+    /// json` prints. Exit 0 when every mandatory vector passed, 1 otherwise.
+    ///
+    /// Example: aiproto conformance parser --protocol hsp -- python3 my_parser.py {}
+    ///
+    /// Example: aiproto conformance parser --adapter json --codes -- aiproto validate --format json -p {protocol} {}
+    Parser(ConformanceRunArgs),
+
+    /// Grade a signature verifier: run COMMAND on every signature vector.
+    ///
+    /// As `parser`, with `{key}` replaced by the vector's public key (a
+    /// keystore line: `ID ALGORITHM BASE64`): exit 0 means the signature
+    /// verifies with that key, 1 that it does not.
+    ///
+    /// Example: aiproto conformance verifier -- aiproto verify --pubkey {key} {}
+    Verifier(ConformanceRunArgs),
+
+    /// Grade an HTTP receiver: POST every vector of its protocol to URL.
+    ///
+    /// The protocol comes from the URL's path (/crosstalk/receive, /hsp or
+    /// /message) or --protocol. A vector the spec accepts must be taken (2xx)
+    /// and acknowledged in the protocol (an envelope for Crosstalk; for HSP
+    /// an ACK whose correlation_id is the message's id); one it refuses must
+    /// be refused (4xx) with the protocol's error (an ERROR envelope with a
+    /// Code:, an HSP NACK or Error with an error_code). Vectors are posted
+    /// one at a time, in the kit's order; 429 answers are waited out.
+    ///
+    /// Example: aiproto conformance http http://127.0.0.1:8080/crosstalk/receive
+    Http(ConformanceHttpArgs),
+}
+
+/// Which vectors a command takes.
+#[derive(Debug, Clone, Args)]
+pub struct VectorSelectArgs {
+    /// Only the vectors of this protocol; repeatable.
+    #[arg(long = "protocol", short = 'p', value_name = "NAME", value_parser = ["hsp", "crosstalk", "csdl", "msp"])]
+    pub protocols: Vec<String>,
+
+    /// Only the vectors of this level: mandatory (what the spec requires),
+    /// recommended (what it recommends, and the copy-paste repairs), decision
+    /// (aiproto's reading where the spec is vague); repeatable.
+    #[arg(long = "level", value_enum, value_name = "LEVEL")]
+    pub levels: Vec<Level>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConformanceVectorsArgs {
+    #[command(flatten)]
+    pub select: VectorSelectArgs,
+
+    /// Write the vectors and manifest.json into DIR (created; refused if it
+    /// holds other files).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// How the implementation's answer is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AdapterChoice {
+    /// Exit 0 accepts, 1 refuses.
+    Exit,
+    /// One JSON object per message with `valid`, `errors`, `warnings`.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ConformanceRunArgs {
+    #[command(flatten)]
+    pub select: VectorSelectArgs,
+
+    /// How COMMAND's answer is read.
+    #[arg(long, value_enum, default_value_t = AdapterChoice::Exit)]
+    pub adapter: AdapterChoice,
+
+    /// Also grade the finding codes: every code aiproto reports on a vector
+    /// must be among COMMAND's (needs --adapter json; for implementations
+    /// that use aiproto's codes).
+    #[arg(long, requires = "adapter")]
+    pub codes: bool,
+
+    /// Seconds COMMAND may take on one vector; past them it is stopped with
+    /// everything it started, and the vector fails.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub timeout: f64,
+
+    /// How many vectors run at once [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// The implementation's command and its arguments (after `--`).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConformanceHttpArgs {
+    /// The receiver's URL, path included (e.g. http://127.0.0.1:8080/hsp).
+    pub url: String,
+
+    /// The protocol the URL receives: crosstalk or hsp (default: from the path).
+    #[arg(long, short = 'p', value_name = "NAME", value_parser = ["crosstalk", "hsp"])]
+    pub protocol: Option<String>,
+
+    /// Only the vectors of this level; repeatable.
+    #[arg(long = "level", value_enum, value_name = "LEVEL")]
+    pub levels: Vec<Level>,
+
+    /// Seconds to wait for each answer.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub timeout: f64,
+}

@@ -1,0 +1,396 @@
+//! `aiproto conformance`: list or write the kit's vectors, and grade a
+//! parser, a verifier or an HTTP receiver against them.
+
+use std::io::{BufWriter, Write};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::args::{
+    AdapterChoice, ConformanceCommand, ConformanceHttpArgs, ConformanceRunArgs,
+    ConformanceVectorsArgs, GlobalArgs, VectorSelectArgs,
+};
+use crate::conformance::grade::{self, Observed, Outcome};
+use crate::conformance::http::{Endpoint, protocol_of_url};
+use crate::conformance::parser::{Adapter, Implementation, scratch_kit};
+use crate::conformance::vectors::{self, KIT_VERSION, Kind, Level, Selection, Vector};
+use crate::diag::{Diagnostic, Pos, Severity};
+use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::output::{self, Format, Painter, Stream};
+use crate::report::{self, Finding, Tool, Verdict};
+
+pub fn run(command: &ConformanceCommand, g: &GlobalArgs) -> CmdResult {
+    match command {
+        ConformanceCommand::Vectors(a) => list_or_write(a, g),
+        ConformanceCommand::Parser(a) => run_command(a, &[Kind::Message, Kind::Damage], g),
+        ConformanceCommand::Verifier(a) => run_command(a, &[Kind::Signature], g),
+        ConformanceCommand::Http(a) => run_http(a, g),
+    }
+}
+
+fn selection(select: &VectorSelectArgs, kinds: &[Kind]) -> Selection {
+    Selection {
+        protocols: select.protocols.clone(),
+        levels: select.levels.clone(),
+        kinds: kinds.to_vec(),
+    }
+}
+
+/// The selected vectors; none is a usage error, never a pass.
+fn selected(selection: &Selection) -> Result<Vec<Vector>, CliError> {
+    let chosen = selection.of(vectors::all());
+    if chosen.is_empty() {
+        return Err(CliError::usage(
+            "no vector of the kit matches this selection: nothing to grade",
+        )
+        .with_hint("`aiproto conformance vectors` lists them"));
+    }
+    Ok(chosen)
+}
+
+fn list_or_write(args: &ConformanceVectorsArgs, g: &GlobalArgs) -> CmdResult {
+    let chosen = selected(&selection(&args.select, &[]))?;
+    if let Some(dir) = &args.out {
+        let n =
+            vectors::write_kit(dir, &chosen).map_err(|e| CliError::new(ExitStatus::Usage, e))?;
+        if !g.quiet {
+            eprintln!(
+                "aiproto: wrote {n} vectors of conformance kit {KIT_VERSION} and manifest.json to {}",
+                dir.display()
+            );
+        }
+        return Ok(ExitStatus::Ok);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for v in &chosen {
+        match g.format {
+            Format::Json => output::write_json_line(&mut out, v)?,
+            Format::Human => writeln!(
+                out,
+                "{:<58} {:<11} {:<6} {}",
+                v.id,
+                v.level.name(),
+                v.expect.name(),
+                v.section
+            )?,
+        }
+    }
+    out.flush()?;
+    Ok(ExitStatus::Ok)
+}
+
+fn timeout(secs: f64) -> Result<Duration, CliError> {
+    Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "--timeout {secs}: give a number of seconds above 0"
+            ))
+        })
+}
+
+fn run_command(args: &ConformanceRunArgs, kinds: &[Kind], g: &GlobalArgs) -> CmdResult {
+    if args.codes && args.adapter != AdapterChoice::Json {
+        return Err(CliError::usage(
+            "--codes reads the codes from COMMAND's JSON: add --adapter json",
+        ));
+    }
+    let chosen = selected(&selection(&args.select, kinds))?;
+    let implementation = Implementation {
+        argv: args.command.clone(),
+        adapter: match args.adapter {
+            AdapterChoice::Exit => Adapter::Exit,
+            AdapterChoice::Json => Adapter::Json,
+        },
+        timeout: timeout(args.timeout)?,
+    };
+    let (_scratch, kit) = scratch_kit(&chosen).map_err(|e| {
+        CliError::new(
+            ExitStatus::Transport,
+            anyhow::anyhow!("writing the vectors: {e}"),
+        )
+    })?;
+    // A command that cannot be started grades nothing: said once, not 400 times.
+    if let Observed::Broken { why } = implementation.observe(&chosen[0], &kit)
+        && why.starts_with("cannot run")
+    {
+        return Err(CliError::usage(why));
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+    let started = Instant::now();
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        chosen
+            .into_par_iter()
+            .map(|v| {
+                let observed = implementation.observe(&v, &kit);
+                grade::grade(v, observed, args.codes)
+            })
+            .collect()
+    });
+    finish(&outcomes, started.elapsed(), g)
+}
+
+fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
+    let protocol = match (&args.protocol, protocol_of_url(&args.url)) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) => p.to_string(),
+        (None, None) => {
+            return Err(CliError::usage(format!(
+                "{}: which protocol does it receive? Give --protocol crosstalk or hsp",
+                args.url
+            )));
+        }
+    };
+    let chosen = selected(&Selection {
+        protocols: vec![protocol.clone()],
+        levels: args.levels.clone(),
+        kinds: vec![Kind::Message, Kind::Damage],
+    })?;
+    // The binding sends UTF-8 text: a vector saved in another encoding (a
+    // Notepad "Unicode" save) cannot be sent as the binding says, and one a
+    // reader accepts from a file is no verdict on a receiver.
+    let (chosen, skipped): (Vec<Vector>, Vec<Vector>) = chosen.into_iter().partition(|v| {
+        v.expect == vectors::Expect::Reject || std::str::from_utf8(v.bytes()).is_ok()
+    });
+    if !skipped.is_empty() && !g.quiet {
+        let ids: Vec<&str> = skipped.iter().map(|v| v.id.as_str()).collect();
+        eprintln!(
+            "aiproto: left out {} vector(s) that are not UTF-8 text, which the HTTP binding cannot carry: {}",
+            skipped.len(),
+            ids.join(", ")
+        );
+    }
+    let endpoint = Endpoint {
+        url: args.url.clone(),
+        protocol,
+        timeout: timeout(args.timeout)?,
+    };
+    let started = Instant::now();
+    let mut outcomes = Vec::with_capacity(chosen.len());
+    for (n, v) in chosen.into_iter().enumerate() {
+        let observed = endpoint.observe(&v);
+        // A receiver that cannot be reached at all grades nothing.
+        if n == 0
+            && let Observed::Broken { why } = &observed
+            && why.contains(&args.url)
+        {
+            return Err(CliError::new(
+                ExitStatus::Transport,
+                anyhow::anyhow!("{why}"),
+            ));
+        }
+        outcomes.push(grade::grade(v, observed, false));
+    }
+    finish(&outcomes, started.elapsed(), g)
+}
+
+/// Prints the run in the chosen format; exit 0 only when every mandatory vector passed.
+fn finish(outcomes: &[Outcome], took: Duration, g: &GlobalArgs) -> CmdResult {
+    if let Some(format) = g.format_choice.report() {
+        write_report(outcomes, format)?;
+    } else {
+        match g.format {
+            Format::Json => write_json(outcomes)?,
+            Format::Human => write_human(outcomes, took, g)?,
+        }
+    }
+    Ok(if grade::mandatory_met(outcomes) {
+        ExitStatus::Ok
+    } else {
+        ExitStatus::Invalid
+    })
+}
+
+fn write_human(outcomes: &[Outcome], took: Duration, g: &GlobalArgs) -> std::io::Result<()> {
+    let p = Painter::new(g.color, Stream::Stdout);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for o in outcomes {
+        let v = &o.vector;
+        match &o.failure {
+            Some((failure, why)) => {
+                let label = if v.level == Level::Mandatory {
+                    p.error("FAIL")
+                } else {
+                    p.warning("FAIL")
+                };
+                writeln!(
+                    out,
+                    "{label} {} {}\n     [{}]: {}",
+                    p.bold(&v.id),
+                    p.dim(&format!("({}, {})", v.level.name(), v.section)),
+                    failure.code(),
+                    output::escape_controls(why)
+                )?;
+            }
+            None if g.verbose => writeln!(out, "{} {}", p.good("pass"), v.id)?,
+            None => {}
+        }
+    }
+    if !g.quiet {
+        if outcomes.iter().any(|o| !o.passed()) {
+            writeln!(out)?;
+        }
+        for (protocol, grade) in grade::tally(outcomes) {
+            let counts: Vec<String> = Level::ALL
+                .iter()
+                .filter(|l| grade.count(**l).total > 0)
+                .map(|l| {
+                    let c = grade.count(*l);
+                    format!("{} {}/{}", l.name(), c.passed, c.total)
+                })
+                .collect();
+            let compliance = match grade.compliance() {
+                "none" => p.error("not conformant"),
+                "mandatory" => p.warning("conformant (mandatory)"),
+                _ => p.good("conformant (mandatory and recommended)"),
+            };
+            writeln!(
+                out,
+                "{protocol:<10} {:<58} {compliance}",
+                counts.join(" · ")
+            )?;
+        }
+        let failed = outcomes.iter().filter(|o| !o.passed()).count();
+        writeln!(
+            out,
+            "conformance kit {KIT_VERSION}: {} vectors, {} passed, {failed} failed ({:.1} s)",
+            outcomes.len(),
+            outcomes.len() - failed,
+            took.as_secs_f64()
+        )?;
+    }
+    out.flush()
+}
+
+#[derive(serde::Serialize)]
+struct VectorRecord<'a> {
+    record: &'static str,
+    id: &'a str,
+    protocol: &'a str,
+    version: &'a str,
+    level: Level,
+    section: &'a str,
+    expect: vectors::Expect,
+    observed: &'a Observed,
+    passed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<&'a str>,
+}
+
+#[derive(serde::Serialize)]
+struct SummaryRecord {
+    record: &'static str,
+    kit: &'static str,
+    vectors: usize,
+    passed: usize,
+    mandatory_met: bool,
+    protocols: Vec<ProtocolSummary>,
+}
+
+#[derive(serde::Serialize)]
+struct ProtocolSummary {
+    protocol: &'static str,
+    compliance: &'static str,
+    #[serde(flatten)]
+    grade: grade::ProtocolGrade,
+}
+
+fn write_json(outcomes: &[Outcome]) -> std::io::Result<()> {
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for o in outcomes {
+        let v = &o.vector;
+        let record = VectorRecord {
+            record: "vector",
+            id: &v.id,
+            protocol: v.protocol(),
+            version: &v.version,
+            level: v.level,
+            section: &v.section,
+            expect: v.expect,
+            observed: &o.observed,
+            passed: o.passed(),
+            code: o.failure.as_ref().map(|(f, _)| f.code()),
+            why: o.failure.as_ref().map(|(_, why)| why.as_str()),
+        };
+        output::write_json_line(&mut out, &record)?;
+    }
+    let summary = SummaryRecord {
+        record: "summary",
+        kit: KIT_VERSION,
+        vectors: outcomes.len(),
+        passed: outcomes.iter().filter(|o| o.passed()).count(),
+        mandatory_met: grade::mandatory_met(outcomes),
+        protocols: grade::tally(outcomes)
+            .into_iter()
+            .map(|(protocol, grade)| ProtocolSummary {
+                protocol,
+                compliance: grade.compliance(),
+                grade,
+            })
+            .collect(),
+    };
+    output::write_json_line(&mut out, &summary)?;
+    out.flush()
+}
+
+/// A CI report: a test case per vector, a failure as a finding (an error
+/// for a mandatory vector, a warning otherwise) at the vector's file.
+fn write_report(outcomes: &[Outcome], format: report::ReportFormat) -> std::io::Result<()> {
+    let out: Box<dyn Write> = Box::new(BufWriter::new(std::io::stdout().lock()));
+    let mut report = report::open(
+        format,
+        Tool {
+            command: "conformance",
+        },
+        out,
+    );
+    for o in outcomes {
+        let v = &o.vector;
+        let source = v.kit_path().to_string_lossy().into_owned();
+        let diagnostic = o.failure.as_ref().map(|(failure, why)| {
+            let severity = if v.level == Level::Mandatory {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            let d = match severity {
+                Severity::Error => Diagnostic::error(
+                    failure.code(),
+                    format!("{} ({}): {why}", v.section, v.level.name()),
+                ),
+                Severity::Warning => Diagnostic::warning(
+                    failure.code(),
+                    format!("{} ({}): {why}", v.section, v.level.name()),
+                ),
+            };
+            (d.at(Pos::new(1, 1), 0), severity)
+        });
+        let findings = diagnostic
+            .iter()
+            .map(|(d, severity)| Finding {
+                diagnostic: d,
+                severity: *severity,
+            })
+            .collect();
+        report.verdict(&Verdict {
+            source: &source,
+            index: Some(0),
+            line: Some(1),
+            kind: Some(format!("{} {}", v.protocol(), v.version)),
+            id: Some(&v.id),
+            valid: o.passed(),
+            findings,
+            omitted: 0,
+        })?;
+    }
+    report.finish()
+}
