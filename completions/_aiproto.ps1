@@ -57,6 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('msp', 'msp', [CompletionResultType]::ParameterValue, 'MSP: encode prose as a minimal signal, decode it, judge the round trip')
             [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The project settings in force (aiproto.toml), and where each came from')
+            [CompletionResult]::new('conformance', 'conformance', [CompletionResultType]::ParameterValue, 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier or an HTTP receiver')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -1033,6 +1034,123 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
         'aiproto;config;help;help' {
             break
         }
+        'aiproto;conformance' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('vectors', 'vectors', [CompletionResultType]::ParameterValue, 'List the kit''s vectors, or write them out for another implementation (--out DIR)')
+            [CompletionResult]::new('parser', 'parser', [CompletionResultType]::ParameterValue, 'Grade a parser: run COMMAND on every message and damage vector')
+            [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Grade a signature verifier: run COMMAND on every signature vector')
+            [CompletionResult]::new('http', 'http', [CompletionResultType]::ParameterValue, 'Grade an HTTP receiver: POST every vector of its protocol to URL')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;conformance;vectors' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write the vectors and manifest.json into DIR (created; refused if it holds other files)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;conformance;parser' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable')
+            [CompletionResult]::new('--adapter', '--adapter', [CompletionResultType]::ParameterName, 'How COMMAND''s answer is read')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds COMMAND may take on one vector; past them it is stopped with everything it started, and the vector fails')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'How many vectors run at once [default: the number of cores]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many vectors run at once [default: the number of cores]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--codes', '--codes', [CompletionResultType]::ParameterName, 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND''s (needs --adapter json; for implementations that use aiproto''s codes)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;conformance;verifier' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable')
+            [CompletionResult]::new('--adapter', '--adapter', [CompletionResultType]::ParameterName, 'How COMMAND''s answer is read')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds COMMAND may take on one vector; past them it is stopped with everything it started, and the vector fails')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'How many vectors run at once [default: the number of cores]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many vectors run at once [default: the number of cores]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--codes', '--codes', [CompletionResultType]::ParameterName, 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND''s (needs --adapter json; for implementations that use aiproto''s codes)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;conformance;http' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'The protocol the URL receives: crosstalk or hsp (default: from the path)')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'The protocol the URL receives: crosstalk or hsp (default: from the path)')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the vectors of this level; repeatable')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each answer')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;conformance;help' {
+            [CompletionResult]::new('vectors', 'vectors', [CompletionResultType]::ParameterValue, 'List the kit''s vectors, or write them out for another implementation (--out DIR)')
+            [CompletionResult]::new('parser', 'parser', [CompletionResultType]::ParameterValue, 'Grade a parser: run COMMAND on every message and damage vector')
+            [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Grade a signature verifier: run COMMAND on every signature vector')
+            [CompletionResult]::new('http', 'http', [CompletionResultType]::ParameterValue, 'Grade an HTTP receiver: POST every vector of its protocol to URL')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;conformance;help;vectors' {
+            break
+        }
+        'aiproto;conformance;help;parser' {
+            break
+        }
+        'aiproto;conformance;help;verifier' {
+            break
+        }
+        'aiproto;conformance;help;http' {
+            break
+        }
+        'aiproto;conformance;help;help' {
+            break
+        }
         'aiproto;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
@@ -1073,6 +1191,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('msp', 'msp', [CompletionResultType]::ParameterValue, 'MSP: encode prose as a minimal signal, decode it, judge the round trip')
             [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The project settings in force (aiproto.toml), and where each came from')
+            [CompletionResult]::new('conformance', 'conformance', [CompletionResultType]::ParameterValue, 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier or an HTTP receiver')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -1221,6 +1340,25 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;config;show' {
+            break
+        }
+        'aiproto;help;conformance' {
+            [CompletionResult]::new('vectors', 'vectors', [CompletionResultType]::ParameterValue, 'List the kit''s vectors, or write them out for another implementation (--out DIR)')
+            [CompletionResult]::new('parser', 'parser', [CompletionResultType]::ParameterValue, 'Grade a parser: run COMMAND on every message and damage vector')
+            [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Grade a signature verifier: run COMMAND on every signature vector')
+            [CompletionResult]::new('http', 'http', [CompletionResultType]::ParameterValue, 'Grade an HTTP receiver: POST every vector of its protocol to URL')
+            break
+        }
+        'aiproto;help;conformance;vectors' {
+            break
+        }
+        'aiproto;help;conformance;parser' {
+            break
+        }
+        'aiproto;help;conformance;verifier' {
+            break
+        }
+        'aiproto;help;conformance;http' {
             break
         }
         'aiproto;help;completions' {

@@ -31,6 +31,9 @@ _aiproto() {
             aiproto,config)
                 cmd="aiproto__subcmd__config"
                 ;;
+            aiproto,conformance)
+                cmd="aiproto__subcmd__conformance"
+                ;;
             aiproto,convert)
                 cmd="aiproto__subcmd__convert"
                 ;;
@@ -124,6 +127,36 @@ _aiproto() {
             aiproto__subcmd__config__subcmd__help,show)
                 cmd="aiproto__subcmd__config__subcmd__help__subcmd__show"
                 ;;
+            aiproto__subcmd__conformance,help)
+                cmd="aiproto__subcmd__conformance__subcmd__help"
+                ;;
+            aiproto__subcmd__conformance,http)
+                cmd="aiproto__subcmd__conformance__subcmd__http"
+                ;;
+            aiproto__subcmd__conformance,parser)
+                cmd="aiproto__subcmd__conformance__subcmd__parser"
+                ;;
+            aiproto__subcmd__conformance,vectors)
+                cmd="aiproto__subcmd__conformance__subcmd__vectors"
+                ;;
+            aiproto__subcmd__conformance,verifier)
+                cmd="aiproto__subcmd__conformance__subcmd__verifier"
+                ;;
+            aiproto__subcmd__conformance__subcmd__help,help)
+                cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__help"
+                ;;
+            aiproto__subcmd__conformance__subcmd__help,http)
+                cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__http"
+                ;;
+            aiproto__subcmd__conformance__subcmd__help,parser)
+                cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__parser"
+                ;;
+            aiproto__subcmd__conformance__subcmd__help,vectors)
+                cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__vectors"
+                ;;
+            aiproto__subcmd__conformance__subcmd__help,verifier)
+                cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__verifier"
+                ;;
             aiproto__subcmd__help,broker)
                 cmd="aiproto__subcmd__help__subcmd__broker"
                 ;;
@@ -138,6 +171,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,config)
                 cmd="aiproto__subcmd__help__subcmd__config"
+                ;;
+            aiproto__subcmd__help,conformance)
+                cmd="aiproto__subcmd__help__subcmd__conformance"
                 ;;
             aiproto__subcmd__help,convert)
                 cmd="aiproto__subcmd__help__subcmd__convert"
@@ -213,6 +249,18 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help__subcmd__config,show)
                 cmd="aiproto__subcmd__help__subcmd__config__subcmd__show"
+                ;;
+            aiproto__subcmd__help__subcmd__conformance,http)
+                cmd="aiproto__subcmd__help__subcmd__conformance__subcmd__http"
+                ;;
+            aiproto__subcmd__help__subcmd__conformance,parser)
+                cmd="aiproto__subcmd__help__subcmd__conformance__subcmd__parser"
+                ;;
+            aiproto__subcmd__help__subcmd__conformance,vectors)
+                cmd="aiproto__subcmd__help__subcmd__conformance__subcmd__vectors"
+                ;;
+            aiproto__subcmd__help__subcmd__conformance,verifier)
+                cmd="aiproto__subcmd__help__subcmd__conformance__subcmd__verifier"
                 ;;
             aiproto__subcmd__help__subcmd__keys,apply-revoke)
                 cmd="aiproto__subcmd__help__subcmd__keys__subcmd__apply__subcmd__revoke"
@@ -380,7 +428,7 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config conformance completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -843,6 +891,288 @@ _aiproto() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aiproto__subcmd__conformance)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version vectors parser verifier http help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__help)
+            opts="vectors parser verifier http help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__help__subcmd__http)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__help__subcmd__parser)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__help__subcmd__vectors)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__help__subcmd__verifier)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__http)
+            opts="-p -q -v -h -V --protocol --level --timeout --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --protocol)
+                    COMPREPLY=($(compgen -W "crosstalk hsp" -- "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -W "crosstalk hsp" -- "${cur}"))
+                    return 0
+                    ;;
+                --level)
+                    COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__parser)
+            opts="-p -j -q -v -h -V --protocol --level --adapter --codes --timeout --jobs --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --protocol)
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    return 0
+                    ;;
+                --level)
+                    COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
+                    return 0
+                    ;;
+                --adapter)
+                    COMPREPLY=($(compgen -W "exit json" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__vectors)
+            opts="-p -q -v -h -V --protocol --level --out --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --protocol)
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    return 0
+                    ;;
+                --level)
+                    COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__verifier)
+            opts="-p -j -q -v -h -V --protocol --level --adapter --codes --timeout --jobs --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --protocol)
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    return 0
+                    ;;
+                --level)
+                    COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
+                    return 0
+                    ;;
+                --adapter)
+                    COMPREPLY=($(compgen -W "exit json" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aiproto__subcmd__convert)
             opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1002,7 +1332,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config completions help"
+            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config conformance completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1100,6 +1430,76 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__config__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__conformance)
+            opts="vectors parser verifier http"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__conformance__subcmd__http)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__conformance__subcmd__parser)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__conformance__subcmd__vectors)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__conformance__subcmd__verifier)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

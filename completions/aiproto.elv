@@ -54,6 +54,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
             cand tokens 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms'
             cand config 'The project settings in force (aiproto.toml), and where each came from'
+            cand conformance 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier or an HTTP receiver'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -957,6 +958,112 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;config;help;help'= {
         }
+        &'aiproto;conformance'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand vectors 'List the kit''s vectors, or write them out for another implementation (--out DIR)'
+            cand parser 'Grade a parser: run COMMAND on every message and damage vector'
+            cand verifier 'Grade a signature verifier: run COMMAND on every signature vector'
+            cand http 'Grade an HTTP receiver: POST every vector of its protocol to URL'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;conformance;vectors'= {
+            cand -p 'Only the vectors of this protocol; repeatable'
+            cand --protocol 'Only the vectors of this protocol; repeatable'
+            cand --level 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable'
+            cand --out 'Write the vectors and manifest.json into DIR (created; refused if it holds other files)'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;conformance;parser'= {
+            cand -p 'Only the vectors of this protocol; repeatable'
+            cand --protocol 'Only the vectors of this protocol; repeatable'
+            cand --level 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable'
+            cand --adapter 'How COMMAND''s answer is read'
+            cand --timeout 'Seconds COMMAND may take on one vector; past them it is stopped with everything it started, and the vector fails'
+            cand -j 'How many vectors run at once [default: the number of cores]'
+            cand --jobs 'How many vectors run at once [default: the number of cores]'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --codes 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND''s (needs --adapter json; for implementations that use aiproto''s codes)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;conformance;verifier'= {
+            cand -p 'Only the vectors of this protocol; repeatable'
+            cand --protocol 'Only the vectors of this protocol; repeatable'
+            cand --level 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable'
+            cand --adapter 'How COMMAND''s answer is read'
+            cand --timeout 'Seconds COMMAND may take on one vector; past them it is stopped with everything it started, and the vector fails'
+            cand -j 'How many vectors run at once [default: the number of cores]'
+            cand --jobs 'How many vectors run at once [default: the number of cores]'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --codes 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND''s (needs --adapter json; for implementations that use aiproto''s codes)'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;conformance;http'= {
+            cand -p 'The protocol the URL receives: crosstalk or hsp (default: from the path)'
+            cand --protocol 'The protocol the URL receives: crosstalk or hsp (default: from the path)'
+            cand --level 'Only the vectors of this level; repeatable'
+            cand --timeout 'Seconds to wait for each answer'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;conformance;help'= {
+            cand vectors 'List the kit''s vectors, or write them out for another implementation (--out DIR)'
+            cand parser 'Grade a parser: run COMMAND on every message and damage vector'
+            cand verifier 'Grade a signature verifier: run COMMAND on every signature vector'
+            cand http 'Grade an HTTP receiver: POST every vector of its protocol to URL'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;conformance;help;vectors'= {
+        }
+        &'aiproto;conformance;help;parser'= {
+        }
+        &'aiproto;conformance;help;verifier'= {
+        }
+        &'aiproto;conformance;help;http'= {
+        }
+        &'aiproto;conformance;help;help'= {
+        }
         &'aiproto;completions'= {
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
@@ -996,6 +1103,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
             cand tokens 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms'
             cand config 'The project settings in force (aiproto.toml), and where each came from'
+            cand conformance 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier or an HTTP receiver'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -1101,6 +1209,20 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand show 'Print each setting `validate` would use, with its origin'
         }
         &'aiproto;help;config;show'= {
+        }
+        &'aiproto;help;conformance'= {
+            cand vectors 'List the kit''s vectors, or write them out for another implementation (--out DIR)'
+            cand parser 'Grade a parser: run COMMAND on every message and damage vector'
+            cand verifier 'Grade a signature verifier: run COMMAND on every signature vector'
+            cand http 'Grade an HTTP receiver: POST every vector of its protocol to URL'
+        }
+        &'aiproto;help;conformance;vectors'= {
+        }
+        &'aiproto;help;conformance;parser'= {
+        }
+        &'aiproto;help;conformance;verifier'= {
+        }
+        &'aiproto;help;conformance;http'= {
         }
         &'aiproto;help;completions'= {
         }

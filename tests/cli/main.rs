@@ -9,6 +9,7 @@ pub mod clipboard;
 mod completions;
 mod compose;
 mod compose_hsp;
+mod conformance;
 mod convert;
 mod csdl;
 mod desk;

@@ -103,7 +103,7 @@ pub struct ConformanceRunArgs {
     /// Also grade the finding codes: every code aiproto reports on a vector
     /// must be among COMMAND's (needs --adapter json; for implementations
     /// that use aiproto's codes).
-    #[arg(long, requires = "adapter")]
+    #[arg(long)]
     pub codes: bool,
 
     /// Seconds COMMAND may take on one vector; past them it is stopped with

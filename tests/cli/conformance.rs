@@ -1,0 +1,354 @@
+//! `aiproto conformance`: aiproto graded by its own kit in every mode, and
+//! deliberately broken implementations graded down on the right vectors.
+
+use std::collections::BTreeSet;
+
+use super::http::Server;
+use super::{aiproto, home, json_lines};
+
+fn bin() -> String {
+    assert_cmd::cargo::cargo_bin("aiproto")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The kit's vectors as `conformance vectors --format json` lists them.
+fn listed(h: &std::path::Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let out = aiproto(h)
+        .args(["conformance", "vectors", "--format", "json"])
+        .args(args)
+        .assert()
+        .code(0);
+    json_lines(&out.get_output().stdout)
+}
+
+/// The vector records and the summary of a `--format json` run.
+fn graded(stdout: &[u8]) -> (Vec<serde_json::Value>, serde_json::Value) {
+    let mut records = json_lines(stdout);
+    let summary = records.pop().expect("a summary line");
+    assert_eq!(summary["record"], "summary");
+    assert!(records.iter().all(|r| r["record"] == "vector"));
+    (records, summary)
+}
+
+fn failed_ids(records: &[serde_json::Value]) -> BTreeSet<String> {
+    records
+        .iter()
+        .filter(|r| r["passed"] == false)
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn aiproto_validate_passes_every_message_vector_with_the_codes_it_names() {
+    let h = home();
+    let b = bin();
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "--format",
+            "json",
+            "--adapter",
+            "json",
+            "--codes",
+            "--",
+        ])
+        .args([&b, "validate", "--format", "json", "-p", "{protocol}", "{}"])
+        .assert()
+        .code(0);
+    let (records, summary) = graded(&out.get_output().stdout);
+    assert!(records.len() >= 380, "{} vectors", records.len());
+    assert_eq!(failed_ids(&records), BTreeSet::new());
+    assert_eq!(summary["mandatory_met"], true);
+    let protocols: Vec<&str> = summary["protocols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["protocol"].as_str().unwrap())
+        .collect();
+    assert_eq!(protocols, ["hsp", "crosstalk", "csdl", "msp"]);
+}
+
+#[test]
+fn aiproto_verify_passes_every_signature_vector_and_a_verifier_that_trusts_everything_does_not() {
+    let h = home();
+    let b = bin();
+    aiproto(h.path())
+        .args(["conformance", "verifier", "--"])
+        .args([&b, "verify", "--pubkey", "{key}", "{}"])
+        .assert()
+        .code(0);
+    // `validate` says nothing about signatures: altered, foreign-key and
+    // unsigned messages all pass it, and each is graded down.
+    let out = aiproto(h.path())
+        .args(["conformance", "verifier", "--format", "json", "--"])
+        .args([&b, "validate", "{}"])
+        .assert()
+        .code(1);
+    let (records, _) = graded(&out.get_output().stdout);
+    let rejects: BTreeSet<String> = listed(h.path(), &[])
+        .iter()
+        .filter(|v| v["kind"] == "signature" && v["expect"] == "reject")
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(rejects.contains("crosstalk/signed/body-altered"));
+    assert!(rejects.contains("hsp/signed/unsigned"));
+    assert_eq!(failed_ids(&records), rejects);
+}
+
+#[test]
+fn a_parser_that_accepts_everything_fails_exactly_the_vectors_the_spec_refuses() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["conformance", "parser", "--format", "json", "--", "true"])
+        .assert()
+        .code(1);
+    let (records, summary) = graded(&out.get_output().stdout);
+    let rejects: BTreeSet<String> = listed(h.path(), &[])
+        .iter()
+        .filter(|v| v["kind"] != "signature" && v["expect"] == "reject")
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(rejects.len() > 150, "{}", rejects.len());
+    assert_eq!(failed_ids(&records), rejects);
+    assert!(
+        records
+            .iter()
+            .filter(|r| r["passed"] == false)
+            .all(|r| r["code"] == "CONF-ACCEPTED")
+    );
+    assert_eq!(summary["mandatory_met"], false);
+    assert!(
+        summary["protocols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["compliance"] == "none")
+    );
+}
+
+#[test]
+fn a_parser_that_hangs_is_stopped_and_graded_broken_within_its_time_bound() {
+    let h = home();
+    let started = std::time::Instant::now();
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "-p",
+            "msp",
+            "--timeout",
+            "0.3",
+            "-j",
+            "4",
+            "--format",
+            "json",
+            "--",
+            "sh",
+            "-c",
+            "sleep 30",
+        ])
+        .assert()
+        .code(1);
+    let (records, _) = graded(&out.get_output().stdout);
+    assert!(records.iter().all(|r| {
+        r["code"] == "CONF-BROKEN"
+            && r["why"]
+                .as_str()
+                .unwrap()
+                .contains("no verdict within 0.3 s")
+    }));
+    // 43 vectors at 0.3 s, 4 at a time: far below 43 × 30 s.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+#[test]
+fn nothing_to_grade_or_nothing_to_run_is_an_error_never_a_pass() {
+    let h = home();
+    // MSP has no recommended vectors.
+    aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "-p",
+            "msp",
+            "--level",
+            "recommended",
+            "--",
+            "true",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("nothing to grade"));
+    aiproto(h.path())
+        .args(["conformance", "parser", "--", "/nonexistent/parser", "{}"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "cannot run `/nonexistent/parser`",
+        ));
+    aiproto(h.path())
+        .args(["conformance", "parser", "--codes", "--", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--adapter json"));
+    // A port nobody listens on.
+    let port = super::free_port();
+    aiproto(h.path())
+        .args([
+            "conformance",
+            "http",
+            &format!("http://127.0.0.1:{port}/hsp"),
+        ])
+        .assert()
+        .code(3);
+    aiproto(h.path())
+        .args(["conformance", "http", "http://127.0.0.1:1/inbox"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--protocol"));
+}
+
+#[test]
+fn aiproto_serve_passes_every_vector_of_both_http_bindings() {
+    let h = home();
+    let server = Server::start(h.path(), &["--inbox", "inbox"]);
+    for route in ["crosstalk/receive", "hsp"] {
+        let out = aiproto(h.path())
+            .args([
+                "conformance",
+                "http",
+                "--format",
+                "json",
+                &format!("{}/{route}", server.url),
+            ])
+            .assert()
+            .code(0);
+        let (records, _) = graded(&out.get_output().stdout);
+        assert!(records.len() > 100, "{route}: {}", records.len());
+        assert_eq!(failed_ids(&records), BTreeSet::new(), "{route}");
+    }
+}
+
+#[test]
+fn a_receiver_that_takes_messages_without_acknowledging_them_is_graded_down() {
+    let h = home();
+    // A handler whose reply is no envelope, and one that echoes the HSP
+    // message back instead of an ACK naming it.
+    let thanks = Server::start(h.path(), &["--exec", "echo thanks"]);
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "http",
+            "--format",
+            "json",
+            &format!("{}/crosstalk/receive", thanks.url),
+        ])
+        .assert()
+        .code(1);
+    let (records, _) = graded(&out.get_output().stdout);
+    for r in &records {
+        let accept = r["expect"] == "accept";
+        assert_eq!(r["passed"] == false, accept, "{r}");
+        if accept {
+            assert_eq!(r["code"], "CONF-ANSWER", "{r}");
+        }
+    }
+    let echo = Server::start(h.path(), &["--exec", "cat"]);
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "http",
+            "--format",
+            "json",
+            "--level",
+            "mandatory",
+            &format!("{}/hsp", echo.url),
+        ])
+        .assert()
+        .code(1);
+    let (records, _) = graded(&out.get_output().stdout);
+    let fact = records
+        .iter()
+        .find(|r| r["id"] == "hsp/1.0/fact")
+        .expect("the 1.0 fact vector");
+    assert_eq!(fact["code"], "CONF-ANSWER");
+    assert!(
+        fact["why"].as_str().unwrap().contains("correlation_id"),
+        "{fact}"
+    );
+}
+
+#[test]
+fn the_ci_reports_hold_a_test_case_per_vector_and_a_finding_per_failure() {
+    let h = home();
+    let junit = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "-p",
+            "msp",
+            "--format",
+            "junit",
+            "--",
+            "true",
+        ])
+        .assert()
+        .code(1);
+    let xml = String::from_utf8(junit.get_output().stdout.clone()).unwrap();
+    let vectors = listed(h.path(), &["-p", "msp"]);
+    let rejects = vectors.iter().filter(|v| v["expect"] == "reject").count();
+    assert_eq!(xml.matches("<testcase ").count(), vectors.len());
+    assert_eq!(xml.matches("<failure").count(), rejects, "{xml}");
+    let sarif = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "-p",
+            "msp",
+            "--format",
+            "sarif",
+            "--",
+            "true",
+        ])
+        .assert()
+        .code(1);
+    let log: serde_json::Value = serde_json::from_slice(&sarif.get_output().stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), rejects);
+    assert!(results.iter().all(|r| r["ruleId"] == "CONF-ACCEPTED"));
+}
+
+#[test]
+fn vectors_are_written_for_other_implementations_and_never_into_a_strangers_folder() {
+    let h = home();
+    aiproto(h.path())
+        .args(["conformance", "vectors", "-p", "crosstalk", "--out", "kit"])
+        .current_dir(h.path())
+        .assert()
+        .code(0);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(h.path().join("kit/manifest.json")).unwrap())
+            .unwrap();
+    let vectors = manifest["vectors"].as_array().unwrap();
+    assert_eq!(vectors.len(), listed(h.path(), &["-p", "crosstalk"]).len());
+    for v in vectors {
+        assert!(
+            h.path()
+                .join("kit")
+                .join(v["file"].as_str().unwrap())
+                .is_file(),
+            "{v}"
+        );
+        assert!(["mandatory", "recommended", "decision"].contains(&v["level"].as_str().unwrap()));
+    }
+    std::fs::create_dir(h.path().join("project")).unwrap();
+    std::fs::write(h.path().join("project/Cargo.toml"), "").unwrap();
+    aiproto(h.path())
+        .args(["conformance", "vectors", "--out", "project"])
+        .current_dir(h.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no manifest.json"));
+}
