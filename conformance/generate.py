@@ -646,9 +646,13 @@ def csdl(kit):
 def msp(kit):
     for kind, expect in (("valid", "accept"), ("invalid", "reject")):
         for path in sorted((ROOT / "examples/msp" / kind).iterdir()):
-            kit.add("msp", f"{kind}/{path.stem}", path.relative_to(ROOT), version="1.0",
-                    section="MSP 1.0 Components and Interfaces: MSP Schema", level="mandatory", expect=expect,
-                    about=f"the {kind} example `{path.name}`")
+            # version_2.json is an MSP 2.0 signal (the upstream's later model):
+            # reading it is aiproto's decision, the 1.0 spec does not define it.
+            v2 = path.stem == "version_2"
+            kit.add("msp", f"{kind}/{path.stem}", path.relative_to(ROOT), version="2.0" if v2 else "1.0",
+                    section="MSP 1.0 Components and Interfaces: MSP Schema", level="decision" if v2 else "mandatory",
+                    expect=expect, about=f"the {kind} example `{path.name}`"
+                    + (", an MSP 2.0 signal read beside 1.0" if v2 else ""))
     full = json.loads((ROOT / "examples/msp/valid/full.json").read_text())
     sec = "MSP 1.0 Components and Interfaces: MSP Schema"
     for intent in ("ANALYZE", "GENERATE", "EVALUATE", "TRANSFORM", "QUERY", "RESPOND", "DELEGATE", "REPORT"):

@@ -184,6 +184,31 @@ with tempfile.TemporaryDirectory() as tmp:
     check(signed.returncode == 1 and len(verified) > 1, "verify --format junit")
     check(("README.md", False) in verified, f"the input without a message is a failing case: {verified}")
 
+    # conformance: a parser that accepts everything, graded in each report.
+    graded = {fmt: run(["conformance", "parser", "-p", "msp", "--format", fmt, "--", "true"], repo)
+              for fmt in ("json", "sarif", "junit")}
+    records = [json.loads(line) for line in graded["json"].stdout.splitlines()][:-1]
+    failed = [r for r in records if not r["passed"]]
+    check(graded["sarif"].returncode == 1 and failed, "conformance grades an accept-everything parser down")
+    (repo / "conformance.sarif").write_bytes(graded["sarif"].stdout)
+    conf = json.loads(graded["sarif"].stdout)
+    errors = sorted(jsonschema.Draft7Validator(sarif_schema).iter_errors(conf), key=str)
+    check(not errors, f"conformance SARIF matches the 2.1.0 schema: {[e.message for e in errors[:3]]}")
+    validation = repo / "conformance-validation.sarif"
+    subprocess.run([multitool, "validate", str(repo / "conformance.sarif"), "-o", str(validation)],
+                   env=dict(os.environ, DOTNET_SYSTEM_GLOBALIZATION_INVARIANT="1"), capture_output=True)
+    if validation.exists():
+        bad = [r for r in json.loads(validation.read_text())["runs"][0].get("results", [])
+               if r.get("level", "warning") == "error"]
+        check(not bad, f"the SARIF Multitool finds no error in the conformance log: {[r['ruleId'] for r in bad]}")
+    else:
+        check(False, "the SARIF Multitool validated the conformance log")
+    check(sarif_loader.load_sarif_file(str(repo / "conformance.sarif")).get_result_count() == len(failed),
+          "sarif-tools counts a result per failed vector")
+    cases = [c for suite in junitparser.JUnitXml.fromstring(graded["junit"].stdout) for c in suite]
+    check(len(cases) == len(records), f"junitparser reads {len(cases)} conformance cases, json has {len(records)} vectors")
+    check(sum(not c.is_passed for c in cases) == len(failed), "a failing JUnit case per failed vector")
+
 if failures:
     print(f"{len(failures)} check(s) failed", file=sys.stderr)
     sys.exit(1)
