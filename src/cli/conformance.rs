@@ -49,6 +49,11 @@ fn selected(selection: &Selection) -> Result<Vec<Vector>, CliError> {
 }
 
 fn list_or_write(args: &ConformanceVectorsArgs, g: &GlobalArgs) -> CmdResult {
+    if g.format_choice.report().is_some() {
+        return Err(CliError::usage(
+            "`conformance vectors` lists as human or json; the CI reports are for a graded run",
+        ));
+    }
     let chosen = selected(&selection(&args.select, &[]))?;
     if let Some(dir) = &args.out {
         let n =
