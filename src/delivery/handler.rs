@@ -1,9 +1,10 @@
 //! The `--exec` handler of the receiving server: a shell command given one
-//! message on stdin, whose stdout is the reply. Its stdin is written on a
-//! thread of its own while its stdout is read, so a handler that answers
-//! before it has read everything (`cat` with a large message) cannot
-//! deadlock the server; past its deadline it is killed, with everything it
-//! started.
+//! message on stdin, whose stdout is the reply; and [`run_bounded`], which
+//! runs any command that way (the conformance kit runs implementations
+//! with it). Its stdin is written on a thread of its own while its stdout
+//! is read, so a command that answers before it has read everything (`cat`
+//! with a large message) cannot deadlock; past its deadline it is killed,
+//! with everything it started.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};

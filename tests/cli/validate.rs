@@ -282,7 +282,9 @@ fn ci_report_formats_belong_to_validate_and_verify() {
         .arg(repo("examples/hsp/valid/0.1/belief.json"))
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("only `validate`, `verify` and `conformance`"));
+        .stderr(predicate::str::contains(
+            "only `validate`, `verify` and `conformance`",
+        ));
     aiproto(h.path())
         .args(["validate", "--report", "yaml:out.yaml"])
         .arg(repo("examples/hsp/valid/0.1/belief.json"))
