@@ -57,7 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('msp', 'msp', [CompletionResultType]::ParameterValue, 'MSP: encode prose as a minimal signal, decode it, judge the round trip')
             [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The project settings in force (aiproto.toml), and where each came from')
-            [CompletionResult]::new('conformance', 'conformance', [CompletionResultType]::ParameterValue, 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier or an HTTP receiver')
+            [CompletionResult]::new('conformance', 'conformance', [CompletionResultType]::ParameterValue, 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier, an HTTP receiver or a live HSP agent over MQTT')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -1049,6 +1049,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('parser', 'parser', [CompletionResultType]::ParameterValue, 'Grade a parser: run COMMAND on every message and damage vector')
             [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Grade a signature verifier: run COMMAND on every signature vector')
             [CompletionResult]::new('http', 'http', [CompletionResultType]::ParameterValue, 'Grade an HTTP receiver: POST every vector of its protocol to URL')
+            [CompletionResult]::new('mqtt', 'mqtt', [CompletionResultType]::ParameterValue, 'Grade a live HSP agent over MQTT: probe it on `hsp/agents/<AGENT>`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -1128,11 +1129,30 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'aiproto;conformance;mqtt' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent''s id (a DID); probes go to `hsp/agents/<AGENT>`')
+            [CompletionResult]::new('--capability', '--capability', [CompletionResultType]::ParameterName, 'A capability the agent offers: also grade its TaskResults (without it, the TaskRequest probe is left out, and said so)')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the probes of this level; repeatable')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds each probe waits for its answer (and listens for silence)')
+            [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: a PEM file of CA certificates to trust besides the system''s')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'aiproto;conformance;help' {
             [CompletionResult]::new('vectors', 'vectors', [CompletionResultType]::ParameterValue, 'List the kit''s vectors, or write them out for another implementation (--out DIR)')
             [CompletionResult]::new('parser', 'parser', [CompletionResultType]::ParameterValue, 'Grade a parser: run COMMAND on every message and damage vector')
             [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Grade a signature verifier: run COMMAND on every signature vector')
             [CompletionResult]::new('http', 'http', [CompletionResultType]::ParameterValue, 'Grade an HTTP receiver: POST every vector of its protocol to URL')
+            [CompletionResult]::new('mqtt', 'mqtt', [CompletionResultType]::ParameterValue, 'Grade a live HSP agent over MQTT: probe it on `hsp/agents/<AGENT>`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -1146,6 +1166,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;conformance;help;http' {
+            break
+        }
+        'aiproto;conformance;help;mqtt' {
             break
         }
         'aiproto;conformance;help;help' {
@@ -1191,7 +1214,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('msp', 'msp', [CompletionResultType]::ParameterValue, 'MSP: encode prose as a minimal signal, decode it, judge the round trip')
             [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The project settings in force (aiproto.toml), and where each came from')
-            [CompletionResult]::new('conformance', 'conformance', [CompletionResultType]::ParameterValue, 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier or an HTTP receiver')
+            [CompletionResult]::new('conformance', 'conformance', [CompletionResultType]::ParameterValue, 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier, an HTTP receiver or a live HSP agent over MQTT')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -1347,6 +1370,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('parser', 'parser', [CompletionResultType]::ParameterValue, 'Grade a parser: run COMMAND on every message and damage vector')
             [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Grade a signature verifier: run COMMAND on every signature vector')
             [CompletionResult]::new('http', 'http', [CompletionResultType]::ParameterValue, 'Grade an HTTP receiver: POST every vector of its protocol to URL')
+            [CompletionResult]::new('mqtt', 'mqtt', [CompletionResultType]::ParameterValue, 'Grade a live HSP agent over MQTT: probe it on `hsp/agents/<AGENT>`')
             break
         }
         'aiproto;help;conformance;vectors' {
@@ -1359,6 +1383,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;conformance;http' {
+            break
+        }
+        'aiproto;help;conformance;mqtt' {
             break
         }
         'aiproto;help;completions' {

@@ -133,6 +133,9 @@ _aiproto() {
             aiproto__subcmd__conformance,http)
                 cmd="aiproto__subcmd__conformance__subcmd__http"
                 ;;
+            aiproto__subcmd__conformance,mqtt)
+                cmd="aiproto__subcmd__conformance__subcmd__mqtt"
+                ;;
             aiproto__subcmd__conformance,parser)
                 cmd="aiproto__subcmd__conformance__subcmd__parser"
                 ;;
@@ -147,6 +150,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__conformance__subcmd__help,http)
                 cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__http"
+                ;;
+            aiproto__subcmd__conformance__subcmd__help,mqtt)
+                cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__mqtt"
                 ;;
             aiproto__subcmd__conformance__subcmd__help,parser)
                 cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__parser"
@@ -252,6 +258,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help__subcmd__conformance,http)
                 cmd="aiproto__subcmd__help__subcmd__conformance__subcmd__http"
+                ;;
+            aiproto__subcmd__help__subcmd__conformance,mqtt)
+                cmd="aiproto__subcmd__help__subcmd__conformance__subcmd__mqtt"
                 ;;
             aiproto__subcmd__help__subcmd__conformance,parser)
                 cmd="aiproto__subcmd__help__subcmd__conformance__subcmd__parser"
@@ -892,7 +901,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version vectors parser verifier http help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version vectors parser verifier http mqtt help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -914,7 +923,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__help)
-            opts="vectors parser verifier http help"
+            opts="vectors parser verifier http mqtt help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -942,6 +951,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__help__subcmd__http)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__help__subcmd__mqtt)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1017,6 +1040,48 @@ _aiproto() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__conformance__subcmd__mqtt)
+            opts="-q -v -h -V --agent --capability --level --timeout --cafile --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --capability)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --level)
+                    COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cafile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1444,7 +1509,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__conformance)
-            opts="vectors parser verifier http"
+            opts="vectors parser verifier http mqtt"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1458,6 +1523,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__conformance__subcmd__http)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__conformance__subcmd__mqtt)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

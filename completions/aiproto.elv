@@ -54,7 +54,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
             cand tokens 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms'
             cand config 'The project settings in force (aiproto.toml), and where each came from'
-            cand conformance 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier or an HTTP receiver'
+            cand conformance 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier, an HTTP receiver or a live HSP agent over MQTT'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -973,6 +973,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand parser 'Grade a parser: run COMMAND on every message and damage vector'
             cand verifier 'Grade a signature verifier: run COMMAND on every signature vector'
             cand http 'Grade an HTTP receiver: POST every vector of its protocol to URL'
+            cand mqtt 'Grade a live HSP agent over MQTT: probe it on `hsp/agents/<AGENT>`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aiproto;conformance;vectors'= {
@@ -1047,11 +1048,29 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'aiproto;conformance;mqtt'= {
+            cand --agent 'The agent''s id (a DID); probes go to `hsp/agents/<AGENT>`'
+            cand --capability 'A capability the agent offers: also grade its TaskResults (without it, the TaskRequest probe is left out, and said so)'
+            cand --level 'Only the probes of this level; repeatable'
+            cand --timeout 'Seconds each probe waits for its answer (and listens for silence)'
+            cand --cafile 'mqtts://: a PEM file of CA certificates to trust besides the system''s'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'aiproto;conformance;help'= {
             cand vectors 'List the kit''s vectors, or write them out for another implementation (--out DIR)'
             cand parser 'Grade a parser: run COMMAND on every message and damage vector'
             cand verifier 'Grade a signature verifier: run COMMAND on every signature vector'
             cand http 'Grade an HTTP receiver: POST every vector of its protocol to URL'
+            cand mqtt 'Grade a live HSP agent over MQTT: probe it on `hsp/agents/<AGENT>`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aiproto;conformance;help;vectors'= {
@@ -1061,6 +1080,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;conformance;help;verifier'= {
         }
         &'aiproto;conformance;help;http'= {
+        }
+        &'aiproto;conformance;help;mqtt'= {
         }
         &'aiproto;conformance;help;help'= {
         }
@@ -1103,7 +1124,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand msp 'MSP: encode prose as a minimal signal, decode it, judge the round trip'
             cand tokens 'Count tokens (tiktoken, offline) of inputs, or compare a message''s forms'
             cand config 'The project settings in force (aiproto.toml), and where each came from'
-            cand conformance 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier or an HTTP receiver'
+            cand conformance 'Grade an implementation of the four protocols against aiproto''s test vectors: a parser, a signature verifier, an HTTP receiver or a live HSP agent over MQTT'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -1215,6 +1236,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand parser 'Grade a parser: run COMMAND on every message and damage vector'
             cand verifier 'Grade a signature verifier: run COMMAND on every signature vector'
             cand http 'Grade an HTTP receiver: POST every vector of its protocol to URL'
+            cand mqtt 'Grade a live HSP agent over MQTT: probe it on `hsp/agents/<AGENT>`'
         }
         &'aiproto;help;conformance;vectors'= {
         }
@@ -1223,6 +1245,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;conformance;verifier'= {
         }
         &'aiproto;help;conformance;http'= {
+        }
+        &'aiproto;help;conformance;mqtt'= {
         }
         &'aiproto;help;completions'= {
         }

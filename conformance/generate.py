@@ -98,7 +98,8 @@ class Kit:
         self.files = {}  # path relative to ROOT -> bytes, for generated files
         self.ids_taken = set()  # message ids of the accepted vectors so far
 
-    def add(self, protocol, name, file, *, version, section, level, expect, about, kind="message", key=None):
+    def add(self, protocol, name, file, *, version, section, level, expect, about, kind="message", key=None,
+            answer=None):
         assert level in ("mandatory", "recommended", "decision"), level
         assert expect in ("accept", "reject"), expect
         ids = {v["id"] for v in self.vectors[protocol]}
@@ -116,6 +117,8 @@ class Kit:
         }
         if key:
             entry["key"] = str(key)
+        if answer:
+            entry["answer"] = answer
         if kind == "damage" or (expect == "accept" and kind != "signature" and protocol in ("crosstalk", "hsp")):
             entry["file"] = self.with_unused_ids(protocol, name, str(file), copy=kind == "damage",
                                                  fresh=expect == "accept")
@@ -311,6 +314,43 @@ def hsp(kit):
         safe = stamp.replace(":", "").replace("+", "plus").replace(".", "_")
         kit.generated("hsp", f"1.0/timestamp-{safe}", "json", dumps(m), version="1.0", section=sec, level=level,
                       expect=expect, about=f"timestamp_sent `{stamp}`: an ISO 8601 / RFC 3339 date-time in UTC")
+
+
+def hsp_agent(kit):
+    """Scenarios for a live HSP agent over MQTT (`aiproto conformance mqtt`).
+    Each file is the probe; the grader gives it fresh ids, its own sender,
+    the agent as recipient and its own callback topic before publishing it
+    to `hsp/agents/<agent>`. `answer` says what must come back."""
+    fact = json.loads((ROOT / "examples/hsp/valid/1.0/fact.json").read_text())
+    fact["qos_parameters"] = {"priority": "medium", "requires_ack": True}
+    fact0 = json.loads((ROOT / "examples/hsp/valid/0.1/fact-envelope-example.json").read_text())
+    fact0["qos_parameters"] = {"priority": "medium", "requires_ack": True}
+    bad = json.loads(json.dumps(fact))
+    bad["payload"]["confidence_score"] = 1.5
+    task = json.loads((ROOT / "examples/hsp/valid/1.0/task-request.json").read_text())
+    task["qos_parameters"] = {"priority": "medium", "requires_ack": False}
+    ack_sec = "HSP 0.1 §4.3 Message Acknowledgements (ACKs/NACKs)"
+    for name, content, expect, answer, level, section, about in (
+        ("ack-when-asked-1.0", dumps(fact), "accept", "ack", "mandatory", ack_sec,
+         "a 1.0 Fact asking for an ACK: answered with an ACK naming it in correlation_id"),
+        ("ack-when-asked-0.1", dumps(fact0), "accept", "ack", "mandatory", ack_sec,
+         "a 0.1 Fact asking for an ACK: answered with an ACK naming it in correlation_id"),
+        ("nack-for-invalid", dumps(bad), "reject", "nack", "recommended", ack_sec,
+         "a Fact with a confidence of 1.5 asking for an ACK: a NACK says why; an ACK would take it"),
+        ("no-reply-to-garbage", "{\"hsp_envelope_version\": \"1.0\", \"message_id\": ", "reject", "silence",
+         "recommended", "HSP 0.1 §6 Network & Transport Considerations",
+         "a message cut off mid-JSON: nothing to answer, so no reply at all"),
+        ("survives-garbage", b"\x00\xff\xfe binary noise, not a message\n" * 64, "reject", "survive", "mandatory",
+         "HSP 0.1 §6 Network & Transport Considerations",
+         "binary noise, then a Fact asking for an ACK: the agent is still there and answers it"),
+        ("task-result", dumps(task), "accept", "task-result", "mandatory", "HSP 1.0 §3.3 Task Result",
+         "a TaskRequest for the agent's capability: a TaskResult on the callback topic, for its request_id, "
+         "with the request's message_id as correlation_id, from the agent"),
+    ):
+        path = pathlib.Path("conformance/vectors/hsp/agent") / f"{name}.json"
+        kit.files[str(path)] = content if isinstance(content, bytes) else content.encode()
+        kit.add("hsp", f"agent/{name}", str(path), kind="agent", version="0.1" if name.endswith("0.1") else "1.0",
+                section=section, level=level, expect=expect, about=about, answer=answer)
 
 
 # ---------------------------------------------------------------- Crosstalk
@@ -701,7 +741,7 @@ def manifest(protocol, vectors):
            f'kit = "{KIT_VERSION}"', f'protocol = "{protocol}"', ""]
     for v in vectors:
         out.append("[[vector]]")
-        for k in ("id", "kind", "file", "key", "version", "section", "level", "expect", "codes", "warnings", "about"):
+        for k in ("id", "kind", "file", "key", "answer", "version", "section", "level", "expect", "codes", "warnings", "about"):
             if k in v:
                 out.append(f"{k} = {toml_value(v[k])}")
         out.append("")
@@ -730,6 +770,7 @@ def main():
     check = "--check" in sys.argv
     kit = Kit()
     hsp(kit)
+    hsp_agent(kit)
     crosstalk(kit, aiproto)
     csdl(kit)
     msp(kit)
@@ -753,6 +794,8 @@ def main():
                 if not tmp.exists() or tmp.read_bytes() != written[v["file"]]:
                     print(f"{v['file']}: would change", file=sys.stderr)
                     sys.exit(1)
+            if v["kind"] == "agent":
+                continue  # graded live over MQTT, not by a reader
             verdict, errors, warnings, rc = observe(aiproto, v)
             if rc not in (0, 1):
                 disagreements.append(f"{v['id']}: aiproto exited {rc}")

@@ -7,13 +7,14 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::args::{
-    AdapterChoice, ConformanceCommand, ConformanceHttpArgs, ConformanceRunArgs,
-    ConformanceVectorsArgs, GlobalArgs, VectorSelectArgs,
+    AdapterChoice, ConformanceCommand, ConformanceHttpArgs, ConformanceMqttArgs,
+    ConformanceRunArgs, ConformanceVectorsArgs, GlobalArgs, VectorSelectArgs,
 };
+use crate::conformance::agent::Agent;
 use crate::conformance::grade::{self, Observed, Outcome};
 use crate::conformance::http::{Endpoint, protocol_of_url};
 use crate::conformance::parser::{Adapter, Implementation, scratch_kit};
-use crate::conformance::vectors::{self, KIT_VERSION, Kind, Level, Selection, Vector};
+use crate::conformance::vectors::{self, AgentAnswer, KIT_VERSION, Kind, Level, Selection, Vector};
 use crate::diag::{Diagnostic, Pos, Severity};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format, Painter, Stream};
@@ -25,6 +26,7 @@ pub fn run(command: &ConformanceCommand, g: &GlobalArgs) -> CmdResult {
         ConformanceCommand::Parser(a) => run_command(a, &[Kind::Message, Kind::Damage], g),
         ConformanceCommand::Verifier(a) => run_command(a, &[Kind::Signature], g),
         ConformanceCommand::Http(a) => run_http(a, g),
+        ConformanceCommand::Mqtt(a) => run_mqtt(a, g),
     }
 }
 
@@ -185,6 +187,58 @@ fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
         if n == 0
             && let Observed::Broken { why } = &observed
             && why.contains(&args.url)
+        {
+            return Err(CliError::new(
+                ExitStatus::Transport,
+                anyhow::anyhow!("{why}"),
+            ));
+        }
+        outcomes.push(grade::grade(v, observed, false));
+    }
+    finish(&outcomes, started.elapsed(), g)
+}
+
+fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
+    let broker = crate::transport::mqtt::MqttUri::parse(&args.broker)
+        .map_err(|why| CliError::usage(format!("{}: {why}", args.broker)))?;
+    let chosen = selected(&Selection {
+        protocols: vec!["hsp".into()],
+        levels: args.levels.clone(),
+        kinds: vec![Kind::Agent],
+    })?;
+    // A TaskRequest needs a capability the agent offers: without one the
+    // probe is left out, said, and not counted.
+    let (chosen, left_out): (Vec<Vector>, Vec<Vector>) = chosen
+        .into_iter()
+        .partition(|v| args.capability.is_some() || v.answer != Some(AgentAnswer::TaskResult));
+    if !left_out.is_empty() && !g.quiet {
+        eprintln!(
+            "aiproto: left out {}: give --capability ID (one the agent offers) to grade its TaskResults",
+            left_out
+                .iter()
+                .map(|v| v.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if chosen.is_empty() {
+        return Err(CliError::usage("no probe left to grade: nothing to grade"));
+    }
+    let agent = Agent {
+        broker,
+        ca_file: args.cafile.clone(),
+        id: args.agent.clone(),
+        capability: args.capability.clone(),
+        timeout: timeout(args.timeout)?,
+    };
+    let started = Instant::now();
+    let mut outcomes = Vec::with_capacity(chosen.len());
+    for (n, v) in chosen.into_iter().enumerate() {
+        let observed = agent.observe(&v);
+        // A broker that cannot be reached grades nothing.
+        if n == 0
+            && let Observed::Broken { why } = &observed
+            && why.contains(&format!("{}:{}", agent.broker.host, agent.broker.port))
         {
             return Err(CliError::new(
                 ExitStatus::Transport,

@@ -7,6 +7,7 @@
 //! module never asks aiproto's own readers what a vector means: aiproto is
 //! graded by the same rules as any other implementation.
 
+pub mod agent;
 pub mod grade;
 pub mod http;
 pub mod parser;

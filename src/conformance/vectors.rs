@@ -61,6 +61,24 @@ pub enum Kind {
     Damage,
     /// A signed message and a public key: the signature verifies or not.
     Signature,
+    /// A probe for a live HSP agent over MQTT, and what it must answer.
+    Agent,
+}
+
+/// What a live agent must send back to an [`Kind::Agent`] probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgentAnswer {
+    /// An ACK whose correlation_id is the probe's message_id.
+    Ack,
+    /// A NACK naming the probe (and never an ACK).
+    Nack,
+    /// Nothing at all.
+    Silence,
+    /// After the probe, a Fact asking for an ACK is still acknowledged.
+    Survive,
+    /// A TaskResult on the callback topic answering the TaskRequest.
+    TaskResult,
 }
 
 /// The verdict a conforming implementation gives.
@@ -92,6 +110,9 @@ pub struct Vector {
     /// For signature vectors: the public key to verify with (a keystore line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// For agent probes: what must come back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<AgentAnswer>,
     /// The protocol version the vector is written in.
     pub version: String,
     /// The spec section it tests, by name.
@@ -270,6 +291,7 @@ mod tests {
             assert!(!v.section.is_empty() && !v.about.is_empty(), "{}", v.id);
             assert!(PROTOCOLS.contains(&v.protocol()), "{}", v.id);
             assert_eq!(v.kind == Kind::Signature, v.key.is_some(), "{}", v.id);
+            assert_eq!(v.kind == Kind::Agent, v.answer.is_some(), "{}", v.id);
             let _ = v.bytes();
         }
         for protocol in PROTOCOLS {

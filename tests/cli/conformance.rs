@@ -107,7 +107,7 @@ fn a_parser_that_accepts_everything_fails_exactly_the_vectors_the_spec_refuses()
     let (records, summary) = graded(&out.get_output().stdout);
     let rejects: BTreeSet<String> = listed(h.path(), &[])
         .iter()
-        .filter(|v| v["kind"] != "signature" && v["expect"] == "reject")
+        .filter(|v| (v["kind"] == "message" || v["kind"] == "damage") && v["expect"] == "reject")
         .map(|v| v["id"].as_str().unwrap().to_string())
         .collect();
     assert!(rejects.len() > 150, "{}", rejects.len());
@@ -351,4 +351,128 @@ fn vectors_are_written_for_other_implementations_and_never_into_a_strangers_fold
         .assert()
         .code(2)
         .stderr(predicates::str::contains("no manifest.json"));
+}
+
+/// A shell pipeline in its own process group, stopped whole when dropped.
+struct Pipeline(std::process::Child);
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+/// An HSP agent made of aiproto commands on `port`: `recv` answers ACKs
+/// and NACKs; TaskRequests go through `compose hsp task-result` and `send`,
+/// with `tamper` (a shell stage, `| …`) between them to break it on purpose. Stopped when
+/// dropped; `recv` also ends by itself after two minutes.
+fn aiproto_agent(h: &std::path::Path, port: u16, recv_flags: &str, tamper: &str) -> Pipeline {
+    let b = bin();
+    let script = format!(
+        "'{b}' recv --via mqtt://127.0.0.1:{port}/hsp/agents/did:hsp:worker --as did:hsp:worker \
+         --timeout 120 {recv_flags} 2>/dev/null | while IFS= read -r m; do \
+           case \"$m\" in *'\"HSP::TaskRequest_v'*) printf '%s\\n' \"$m\" | '{b}' compose hsp task-result \
+             --reply-to - --from did:hsp:worker --status success {tamper} | \
+             '{b}' send --via mqtt://127.0.0.1:{port} >/dev/null 2>&1 ;; esac; \
+         done"
+    );
+    let mut command = std::process::Command::new("sh");
+    command.args(["-c", &script]).env("AIPROTO_HOME", h);
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let child = command.spawn().unwrap();
+    // recv says nothing on stdout until a message comes: give it its subscription.
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    Pipeline(child)
+}
+
+fn graded_agent(h: &std::path::Path, port: u16, code: i32) -> Vec<serde_json::Value> {
+    let out = aiproto(h)
+        .args([
+            "conformance",
+            "mqtt",
+            &format!("mqtt://127.0.0.1:{port}"),
+            "--agent",
+            "did:hsp:worker",
+            "--capability",
+            "echo",
+            "--timeout",
+            "3",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(code);
+    graded(&out.get_output().stdout).0
+}
+
+#[test]
+fn aiproto_as_an_mqtt_agent_passes_every_probe() {
+    let h = home();
+    let (_broker, port) = super::embedded_broker(h.path());
+    let _agent = aiproto_agent(h.path(), port, "", "");
+    let records = graded_agent(h.path(), port, 0);
+    let ids: Vec<&str> = records.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert!(
+        ids.contains(&"hsp/agent/task-result") && ids.contains(&"hsp/agent/survives-garbage"),
+        "{ids:?}"
+    );
+    assert_eq!(failed_ids(&records), BTreeSet::new());
+}
+
+#[test]
+fn an_agent_that_never_acks_or_answers_with_another_correlation_id_is_graded_down() {
+    let h = home();
+    let (_broker, port) = super::embedded_broker(h.path());
+    {
+        let _silent = aiproto_agent(h.path(), port, "--no-ack", "");
+        let records = graded_agent(h.path(), port, 1);
+        let failed = failed_ids(&records);
+        for id in [
+            "hsp/agent/ack-when-asked-1.0",
+            "hsp/agent/ack-when-asked-0.1",
+            "hsp/agent/survives-garbage",
+        ] {
+            assert!(failed.contains(id), "{id} should fail: {failed:?}");
+        }
+        let ack = records
+            .iter()
+            .find(|r| r["id"] == "hsp/agent/ack-when-asked-1.0")
+            .unwrap();
+        assert_eq!(ack["code"], "CONF-BROKEN");
+        assert!(
+            ack["why"]
+                .as_str()
+                .unwrap()
+                .contains("no ACK or NACK naming"),
+            "{ack}"
+        );
+        assert!(!failed.contains("hsp/agent/task-result"), "{failed:?}");
+    }
+    let _wrong = aiproto_agent(
+        h.path(),
+        port,
+        "",
+        r#"| sed 's/"correlation_id": "[^"]*"/"correlation_id": "018f4a6e-8c1b-7d2a-9e3f-0000000000aa"/'"#,
+    );
+    let records = graded_agent(h.path(), port, 1);
+    assert_eq!(
+        failed_ids(&records),
+        BTreeSet::from(["hsp/agent/task-result".to_string()])
+    );
+    let task = records
+        .iter()
+        .find(|r| r["id"] == "hsp/agent/task-result")
+        .unwrap();
+    assert_eq!(task["code"], "CONF-ANSWER");
+    assert!(
+        task["why"]
+            .as_str()
+            .unwrap()
+            .contains("correlation_id is 018f4a6e-8c1b-7d2a-9e3f-0000000000aa"),
+        "{task}"
+    );
 }

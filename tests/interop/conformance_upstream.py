@@ -78,6 +78,28 @@ finally:
     serve.terminate()
     serve.wait()
 
+# aiproto as an HSP agent: `recv` (ACKs, NACKs) and a worker answering
+# TaskRequests with `compose hsp task-result` and `send`, on the built-in broker.
+broker = subprocess.Popen([me, "broker", "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True, env=env)
+try:
+    line = broker.stderr.readline()
+    port = re.search(r"127\.0\.0\.1:(\d+)", line).group(1)
+    worker = (f"'{me}' recv --via mqtt://127.0.0.1:{port}/hsp/agents/did:hsp:worker --as did:hsp:worker "
+              f"--timeout 300 2>/dev/null | while IFS= read -r m; do case \"$m\" in *'\"HSP::TaskRequest_v'*) "
+              f"printf '%s\\n' \"$m\" | '{me}' compose hsp task-result --reply-to - --from did:hsp:worker "
+              f"--status success | '{me}' send --via mqtt://127.0.0.1:{port} >/dev/null 2>&1 ;; esac; done")
+    agent = subprocess.Popen(["sh", "-c", worker], env=env, start_new_session=True)
+    time.sleep(1)
+    try:
+        graded("aiproto recv + compose worker (mqtt agent)", None,
+               ["mqtt", f"mqtt://127.0.0.1:{port}", "--agent", "did:hsp:worker", "--capability", "echo"], True)
+    finally:
+        os.killpg(agent.pid, 9)
+        agent.wait()
+finally:
+    broker.terminate()
+    broker.wait()
+
 ct = interop / "upstream/ai_crosstalk"
 upstream_failures = {}
 upstream_failures["ai-crosstalk envelope.js parse"] = graded(

@@ -55,6 +55,22 @@ pub enum ConformanceCommand {
     ///
     /// Example: aiproto conformance http http://127.0.0.1:8080/crosstalk/receive
     Http(ConformanceHttpArgs),
+
+    /// Grade a live HSP agent over MQTT: probe it on `hsp/agents/<AGENT>`.
+    ///
+    /// Each probe goes out with fresh ids, a sender of its own and its own
+    /// callback topic, once the grader listens there: a Fact asking for an
+    /// ACK (0.1 and 1.0) must be answered with an ACK whose correlation_id
+    /// names it, on `hsp/agents/<sender>`; an invalid Fact asking for one
+    /// with a NACK, never an ACK; a message cut off mid-JSON with nothing at
+    /// all (anything the agent publishes on `hsp/#` in the --timeout counts);
+    /// binary noise must not stop it answering the next Fact; with
+    /// --capability, a TaskRequest for it must bring a TaskResult on the
+    /// callback topic, for its request_id, correlated, from the agent. Each
+    /// probe waits at most --timeout.
+    ///
+    /// Example: aiproto conformance mqtt mqtt://127.0.0.1 --agent did:hsp:worker --capability translate
+    Mqtt(ConformanceMqttArgs),
 }
 
 /// Which vectors a command takes.
@@ -136,4 +152,31 @@ pub struct ConformanceHttpArgs {
     /// Seconds to wait for each answer.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     pub timeout: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct ConformanceMqttArgs {
+    /// The broker: mqtt(s)://[user:pass@]host[:port] (a topic is ignored).
+    pub broker: String,
+
+    /// The agent's id (a DID); probes go to `hsp/agents/<AGENT>`.
+    #[arg(long, value_name = "DID")]
+    pub agent: String,
+
+    /// A capability the agent offers: also grade its TaskResults (without
+    /// it, the TaskRequest probe is left out, and said so).
+    #[arg(long, value_name = "ID")]
+    pub capability: Option<String>,
+
+    /// Only the probes of this level; repeatable.
+    #[arg(long = "level", value_enum, value_name = "LEVEL")]
+    pub levels: Vec<Level>,
+
+    /// Seconds each probe waits for its answer (and listens for silence).
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    pub timeout: f64,
+
+    /// mqtts://: a PEM file of CA certificates to trust besides the system's.
+    #[arg(long, value_name = "PEM")]
+    pub cafile: Option<PathBuf>,
 }
