@@ -179,23 +179,8 @@ fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
         protocol,
         timeout: timeout(args.timeout)?,
     };
-    let started = Instant::now();
-    let mut outcomes = Vec::with_capacity(chosen.len());
-    for (n, v) in chosen.into_iter().enumerate() {
-        let observed = endpoint.observe(&v);
-        // A receiver that cannot be reached at all grades nothing.
-        if n == 0
-            && let Observed::Broken { why } = &observed
-            && why.contains(&args.url)
-        {
-            return Err(CliError::new(
-                ExitStatus::Transport,
-                anyhow::anyhow!("{why}"),
-            ));
-        }
-        outcomes.push(grade::grade(v, observed, false));
-    }
-    finish(&outcomes, started.elapsed(), g)
+    let url = args.url.clone();
+    one_at_a_time(chosen, |v| endpoint.observe(v), |why| why.contains(&url), g)
 }
 
 fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
@@ -231,14 +216,32 @@ fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
         capability: args.capability.clone(),
         timeout: timeout(args.timeout)?,
     };
+    let address = format!("{}:{}", agent.broker.host, agent.broker.port);
+    one_at_a_time(
+        chosen,
+        |v| agent.observe(v),
+        |why| why.contains(&address),
+        g,
+    )
+}
+
+/// Grades `chosen` in order, one at a time (a receiver or an agent sees
+/// them as a sequence); when the first finds the peer unreachable
+/// (`unreachable` says so of its reason) the run stops with exit 3: a run
+/// that reached nobody has graded nothing.
+fn one_at_a_time(
+    chosen: Vec<Vector>,
+    observe: impl Fn(&Vector) -> Observed,
+    unreachable: impl Fn(&str) -> bool,
+    g: &GlobalArgs,
+) -> CmdResult {
     let started = Instant::now();
     let mut outcomes = Vec::with_capacity(chosen.len());
     for (n, v) in chosen.into_iter().enumerate() {
-        let observed = agent.observe(&v);
-        // A broker that cannot be reached grades nothing.
+        let observed = observe(&v);
         if n == 0
             && let Observed::Broken { why } = &observed
-            && why.contains(&format!("{}:{}", agent.broker.host, agent.broker.port))
+            && unreachable(why)
         {
             return Err(CliError::new(
                 ExitStatus::Transport,
