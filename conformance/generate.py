@@ -642,6 +642,20 @@ def csdl(kit):
         kit.add("csdl", f"e3/{path.stem}", path.relative_to(ROOT), version="1.0",
                 section="CSDL 1.0 Extensions", level="decision", expect="accept",
                 about=f"a message in a shape E3's code writes (`{path.name}`), read as a CSDL 1.0 message")
+    # E3's binary CBP frames, damaged: a flipped payload byte (its CRC no
+    # longer matches), a cut last frame, and a first frame without its magic.
+    cbp = (ROOT / "examples/csdl/e3/agents.cbp").read_bytes()
+    flipped = bytearray(cbp)
+    flipped[0x24] ^= 0x20
+    for name, data, about in (
+        ("crc-mismatch", bytes(flipped), "a frame whose payload changed after its CRC-16 was computed"),
+        ("cut", cbp[:-5], "frames whose last one is cut short"),
+        ("no-magic", b"\x00" + cbp[1:], "frames whose first lacks the CB 50 magic"),
+    ):
+        path = pathlib.Path("conformance/vectors/csdl/cbp") / f"{name}.cbp"
+        kit.files[str(path)] = data
+        kit.add("csdl", f"cbp/{name}", str(path), version="1.0", section="CSDL 1.0 Extensions", level="decision",
+                expect="reject", about=about + " (E3's CBP, read by decision)")
     base = json.loads((ROOT / "examples/csdl/valid/agent_message.json").read_text())
     for intent in ("request", "response", "notify", "query", "error"):
         m = dict(base, intent=intent)

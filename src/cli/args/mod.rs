@@ -395,7 +395,7 @@ pub enum Command {
     /// vectors: a parser, a signature verifier, an HTTP receiver or a live
     /// HSP agent over MQTT.
     ///
-    /// The kit (418 vectors) names for each vector the spec section it tests,
+    /// The kit (421 vectors) names for each vector the spec section it tests,
     /// its level — mandatory, recommended, or decision (aiproto's documented
     /// reading where the spec is vague) — and the verdict a conforming reader
     /// gives. A run prints the compliance per protocol ("mandatory 160/160")
