@@ -3,8 +3,8 @@
 docs/conformance.md honest: aiproto in each mode (validate as a parser,
 verify as a verifier, serve over both HTTP bindings) must pass every
 vector; the upstream implementations — the two envelope parsers of
-ai-crosstalk (Node), Unified-AI-Project's HSP types and the MSP spec's
-pydantic model (Python) — are graded, and their grades must be the ones the
+ai-crosstalk (Node), Unified-AI-Project's HSP types and payload schemas and
+the MSP spec's pydantic model (Python) — are graded, and their grades must be the ones the
 table in docs/conformance.md publishes (between the `grades` markers).
 `--write` rewrites that table from this run.
 
@@ -110,6 +110,9 @@ upstream_failures["ai-crosstalk tmp/bin/envelope.js parse"] = graded(
 upstream_failures["Unified-AI-Project HSP types"] = graded(
     "Unified-AI-Project HSP types (pydantic, strict)", None,
     ["parser", "-p", "hsp", "--", sys.executable, str(interop / "adapters/hsp_upstream_types.py"), "{}"], False)
+upstream_failures["Unified-AI-Project HSP schemas"] = graded(
+    "Unified-AI-Project payload schemas (python-jsonschema)", None,
+    ["parser", "-p", "hsp", "--", sys.executable, str(interop / "adapters/hsp_upstream_schemas.py"), "{}"], False)
 upstream_failures["MSP MinimalSignal"] = graded(
     "MSP spec's `MinimalSignal` (pydantic)", None,
     ["parser", "-p", "msp", "--", sys.executable, str(interop / "adapters/msp_pydantic.py"), "{}"], False)
