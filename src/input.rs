@@ -591,6 +591,37 @@ fn innermost(error: &ignore::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The validate hooks of `.pre-commit-hooks.yaml` take every JSON
+    /// extension a directory walk reads (CBP frames among them), and the
+    /// Crosstalk files; a new extension cannot be forgotten there.
+    #[test]
+    fn the_validate_hooks_take_every_json_extension_the_walk_reads() {
+        let hooks = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+        )
+        .unwrap();
+        let mut seen = 0;
+        for hook in hooks.split("\n- id: ").skip(1) {
+            if !hook.starts_with("aiproto-validate") {
+                continue;
+            }
+            seen += 1;
+            let files = hook
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("files: "))
+                .unwrap();
+            let listed: Vec<&str> = files
+                .trim_start_matches("\\.(")
+                .trim_end_matches(")$")
+                .split('|')
+                .collect();
+            for ext in JSON_EXTENSIONS.iter().chain(&["crosstalk", "aict"]) {
+                assert!(listed.contains(ext), "{files} lacks {ext}");
+            }
+        }
+        assert_eq!(seen, 2, "aiproto-validate and aiproto-validate-system");
+    }
+
     #[test]
     fn a_spooled_file_keeps_its_name_and_the_bytes_it_had() {
         let dir = tempfile::tempdir().unwrap();
