@@ -1,5 +1,5 @@
 //! `aiproto conformance`: list or write the kit's vectors, and grade a
-//! parser, a verifier or an HTTP receiver against them.
+//! parser, a verifier, an HTTP receiver or a live HSP agent against them.
 
 use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};

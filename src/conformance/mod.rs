@@ -1,6 +1,7 @@
 //! The conformance kit: test vectors for the four protocols, shipped inside
 //! the binary, and the grading of any implementation against them — a
-//! parser or verifier run as a command, or an HTTP endpoint.
+//! parser or verifier run as a command, an HTTP endpoint, or a live HSP
+//! agent on an MQTT broker.
 //!
 //! The kit grades from the outside. Each vector's verdict was decided from
 //! the specs when the kit was written (`conformance/generate.py`), so this
