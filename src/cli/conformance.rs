@@ -14,8 +14,8 @@ use crate::conformance::agent::Agent;
 use crate::conformance::grade::{self, Observed, Outcome};
 use crate::conformance::http::{Endpoint, protocol_of_url};
 use crate::conformance::parser::{Adapter, Implementation, scratch_kit};
+use crate::conformance::records;
 use crate::conformance::vectors::{self, AgentAnswer, KIT_VERSION, Kind, Level, Selection, Vector};
-use crate::diag::{Diagnostic, Pos, Severity};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format, Painter, Stream};
 use crate::report::{self, Finding, Tool, Verdict};
@@ -331,76 +331,12 @@ fn write_human(outcomes: &[Outcome], took: Duration, g: &GlobalArgs) -> std::io:
     out.flush()
 }
 
-#[derive(serde::Serialize)]
-struct VectorRecord<'a> {
-    record: &'static str,
-    id: &'a str,
-    protocol: &'a str,
-    version: &'a str,
-    level: Level,
-    section: &'a str,
-    expect: vectors::Expect,
-    observed: &'a Observed,
-    passed: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    code: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    why: Option<&'a str>,
-}
-
-#[derive(serde::Serialize)]
-struct SummaryRecord {
-    record: &'static str,
-    kit: &'static str,
-    vectors: usize,
-    passed: usize,
-    mandatory_met: bool,
-    protocols: Vec<ProtocolSummary>,
-}
-
-#[derive(serde::Serialize)]
-struct ProtocolSummary {
-    protocol: &'static str,
-    compliance: &'static str,
-    #[serde(flatten)]
-    grade: grade::ProtocolGrade,
-}
-
 fn write_json(outcomes: &[Outcome]) -> std::io::Result<()> {
     let mut out = BufWriter::new(std::io::stdout().lock());
     for o in outcomes {
-        let v = &o.vector;
-        let record = VectorRecord {
-            record: "vector",
-            id: &v.id,
-            protocol: v.protocol(),
-            version: &v.version,
-            level: v.level,
-            section: &v.section,
-            expect: v.expect,
-            observed: &o.observed,
-            passed: o.passed(),
-            code: o.failure.as_ref().map(|(f, _)| f.code()),
-            why: o.failure.as_ref().map(|(_, why)| why.as_str()),
-        };
-        output::write_json_line(&mut out, &record)?;
+        output::write_json_line(&mut out, &records::vector(o))?;
     }
-    let summary = SummaryRecord {
-        record: "summary",
-        kit: KIT_VERSION,
-        vectors: outcomes.len(),
-        passed: outcomes.iter().filter(|o| o.passed()).count(),
-        mandatory_met: grade::mandatory_met(outcomes),
-        protocols: grade::tally(outcomes)
-            .into_iter()
-            .map(|(protocol, grade)| ProtocolSummary {
-                protocol,
-                compliance: grade.compliance(),
-                grade,
-            })
-            .collect(),
-    };
-    output::write_json_line(&mut out, &summary)?;
+    output::write_json_line(&mut out, &records::summary(outcomes))?;
     out.flush()
 }
 
@@ -418,29 +354,12 @@ fn write_report(outcomes: &[Outcome], format: report::ReportFormat) -> std::io::
     for o in outcomes {
         let v = &o.vector;
         let source = v.kit_path().to_string_lossy().into_owned();
-        let diagnostic = o.failure.as_ref().map(|(failure, why)| {
-            let severity = if v.level == Level::Mandatory {
-                Severity::Error
-            } else {
-                Severity::Warning
-            };
-            let d = match severity {
-                Severity::Error => Diagnostic::error(
-                    failure.code(),
-                    format!("{} ({}): {why}", v.section, v.level.name()),
-                ),
-                Severity::Warning => Diagnostic::warning(
-                    failure.code(),
-                    format!("{} ({}): {why}", v.section, v.level.name()),
-                ),
-            };
-            (d.at(Pos::new(1, 1), 0), severity)
-        });
+        let diagnostic = records::finding(o);
         let findings = diagnostic
             .iter()
-            .map(|(d, severity)| Finding {
+            .map(|d| Finding {
                 diagnostic: d,
-                severity: *severity,
+                severity: d.severity,
             })
             .collect();
         report.verdict(&Verdict {

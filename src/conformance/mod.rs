@@ -12,4 +12,5 @@ pub mod agent;
 pub mod grade;
 pub mod http;
 pub mod parser;
+pub mod records;
 pub mod vectors;
