@@ -17,7 +17,8 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
+
+import aiproto_agent
 
 binary, repo = sys.argv[1], pathlib.Path(sys.argv[2]).resolve()
 write = "--write" in sys.argv
@@ -84,18 +85,12 @@ broker = subprocess.Popen([me, "broker", "--listen", "127.0.0.1:0"], stderr=subp
 try:
     line = broker.stderr.readline()
     port = re.search(r"127\.0\.0\.1:(\d+)", line).group(1)
-    worker = (f"'{me}' recv --via mqtt://127.0.0.1:{port}/hsp/agents/did:hsp:worker --as did:hsp:worker "
-              f"--timeout 300 2>/dev/null | while IFS= read -r m; do case \"$m\" in *'\"HSP::TaskRequest_v'*) "
-              f"printf '%s\\n' \"$m\" | '{me}' compose hsp task-result --reply-to - --from did:hsp:worker "
-              f"--status success | '{me}' send --via mqtt://127.0.0.1:{port} >/dev/null 2>&1 ;; esac; done")
-    agent = subprocess.Popen(["sh", "-c", worker], env=env, start_new_session=True)
-    time.sleep(1)
+    agent = aiproto_agent.start(me, f"mqtt://127.0.0.1:{port}", env, lifetime=300)
     try:
         graded("aiproto recv + compose worker (mqtt agent)", None,
                ["mqtt", f"mqtt://127.0.0.1:{port}", "--agent", "did:hsp:worker", "--capability", "echo"], True)
     finally:
-        os.killpg(agent.pid, 9)
-        agent.wait()
+        aiproto_agent.stop(agent)
 finally:
     broker.terminate()
     broker.wait()

@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+import aiproto_agent
+
 binary = str(pathlib.Path(sys.argv[1]).resolve())
 scratch = pathlib.Path(tempfile.mkdtemp(prefix="aiproto-rabbit-"))
 home = scratch / "home"
@@ -93,12 +95,7 @@ try:
 
     node1 = f"mqtt://guest:guest@127.0.0.1:{mqtt_port(1)}"
     node2 = f"mqtt://guest:guest@127.0.0.1:{mqtt_port(2)}"
-    worker = (f"'{binary}' recv --via {node2}/hsp/agents/did:hsp:worker --as did:hsp:worker --timeout 600 "
-              f"2>/dev/null | while IFS= read -r m; do case \"$m\" in *'\"HSP::TaskRequest_v'*) "
-              f"printf '%s\\n' \"$m\" | '{binary}' compose hsp task-result --reply-to - --from did:hsp:worker "
-              f"--status success | '{binary}' send --via {node2} >/dev/null 2>&1 ;; esac; done")
-    agent = subprocess.Popen(["sh", "-c", worker], env=env, start_new_session=True)
-    time.sleep(2)
+    agent = aiproto_agent.start(binary, node2, env)
 
     graded = subprocess.run([binary, "conformance", "mqtt", node1, "--agent", "did:hsp:worker",
                              "--capability", "echo", "--timeout", "5"], capture_output=True, text=True, env=env)
@@ -152,8 +149,7 @@ with open({str(facts)!r}, 'w') as out:
           f"({count / took:,.0f} messages/s end to end)")
 finally:
     if agent:
-        os.killpg(agent.pid, 9)
-        agent.wait()
+        aiproto_agent.stop(agent)
     for n in (2, 1):
         ctl(n, "stop")
     shutil.rmtree(scratch, ignore_errors=True)

@@ -17,42 +17,16 @@ import sys
 
 import jsonschema
 
+from hsp_input import read_messages, refuse, type_name
+
 SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "upstream/unified_ai_schemas"
 
 
-def refuse(why):
-    print(why, file=sys.stderr)
-    sys.exit(1)
-
-
-def messages(text):
-    try:
-        doc = json.loads(text)
-        return doc if isinstance(doc, list) else [doc]
-    except json.JSONDecodeError:
-        pass
-    try:
-        found = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as e:
-        refuse(f"not JSON: {e}")
-    if not found:
-        refuse("no message")
-    return found
-
-
 def main():
-    try:
-        text = pathlib.Path(sys.argv[1]).read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        refuse(f"not UTF-8: {e}")
-    for m in messages(text):
+    for m in read_messages(sys.argv[1]):
         if not isinstance(m, dict):
             refuse("a message is not a JSON object")
-        # `HSP::Fact_v0.1` in the spec, `HSP.Fact_v0.1` where the upstream's connector writes it.
-        kind = str(m.get("message_type", ""))
-        for prefix in ("HSP::", "HSP."):
-            kind = kind.removeprefix(prefix)
-        kind = kind.rsplit("_v", 1)[0]
+        kind = type_name(m.get("message_type"))
         schema = SCHEMAS / f"HSP_{kind}_v0.1.schema.json"
         if kind and schema.is_file():
             try:

@@ -9,11 +9,12 @@ stderr), as `aiproto conformance parser` expects.
 usage: hsp_upstream_types.py FILE
 """
 import importlib.util
-import json
 import pathlib
 import sys
 
 from pydantic import TypeAdapter
+
+from hsp_input import read_messages, refuse, type_name
 
 HERE = pathlib.Path(__file__).resolve().parent
 spec = importlib.util.spec_from_file_location("hsp_types", HERE.parent / "upstream/unified_ai_hsp_types.py")
@@ -36,36 +37,12 @@ PAYLOADS = {
 }
 
 
-def refuse(why):
-    print(why, file=sys.stderr)
-    sys.exit(1)
-
-
-def messages(text):
-    try:
-        doc = json.loads(text)
-        return doc if isinstance(doc, list) else [doc]
-    except json.JSONDecodeError:
-        pass
-    try:
-        found = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as e:
-        refuse(f"not JSON: {e}")
-    if not found:
-        refuse("no message")
-    return found
-
-
 def main():
-    try:
-        text = pathlib.Path(sys.argv[1]).read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        refuse(f"not UTF-8: {e}")
     envelope = TypeAdapter(types.HSPMessageEnvelope)
-    for m in messages(text):
+    for m in read_messages(sys.argv[1]):
         try:
             envelope.validate_python(m, strict=True)
-            name = m["message_type"].split("::", 1)[-1].rsplit("_v", 1)[0]
+            name = type_name(m["message_type"])
             if name in PAYLOADS:
                 TypeAdapter(PAYLOADS[name]).validate_python(m["payload"], strict=True)
         except Exception as e:  # pydantic's ValidationError, or a message that is no object
