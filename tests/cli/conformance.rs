@@ -39,6 +39,23 @@ fn failed_ids(records: &[serde_json::Value]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The vector records of `conformance http URL --format json` with
+/// `extra` arguments, which must exit with `code`.
+fn http_graded(
+    h: &std::path::Path,
+    url: &str,
+    extra: &[&str],
+    code: i32,
+) -> Vec<serde_json::Value> {
+    let out = aiproto(h)
+        .args(["conformance", "http", "--format", "json"])
+        .args(extra)
+        .arg(url)
+        .assert()
+        .code(code);
+    graded(&out.get_output().stdout).0
+}
+
 #[test]
 fn aiproto_validate_passes_every_message_vector_with_the_codes_it_names() {
     let h = home();
@@ -215,17 +232,7 @@ fn aiproto_serve_passes_every_vector_of_both_http_bindings() {
     let h = home();
     let server = Server::start(h.path(), &["--inbox", "inbox"]);
     for route in ["crosstalk/receive", "hsp"] {
-        let out = aiproto(h.path())
-            .args([
-                "conformance",
-                "http",
-                "--format",
-                "json",
-                &format!("{}/{route}", server.url),
-            ])
-            .assert()
-            .code(0);
-        let (records, _) = graded(&out.get_output().stdout);
+        let records = http_graded(h.path(), &format!("{}/{route}", server.url), &[], 0);
         assert!(records.len() > 100, "{route}: {}", records.len());
         assert_eq!(failed_ids(&records), BTreeSet::new(), "{route}");
     }
@@ -237,17 +244,12 @@ fn a_receiver_that_takes_messages_without_acknowledging_them_is_graded_down() {
     // A handler whose reply is no envelope, and one that echoes the HSP
     // message back instead of an ACK naming it.
     let thanks = Server::start(h.path(), &["--exec", "echo thanks"]);
-    let out = aiproto(h.path())
-        .args([
-            "conformance",
-            "http",
-            "--format",
-            "json",
-            &format!("{}/crosstalk/receive", thanks.url),
-        ])
-        .assert()
-        .code(1);
-    let (records, _) = graded(&out.get_output().stdout);
+    let records = http_graded(
+        h.path(),
+        &format!("{}/crosstalk/receive", thanks.url),
+        &[],
+        1,
+    );
     for r in &records {
         let accept = r["expect"] == "accept";
         assert_eq!(r["passed"] == false, accept, "{r}");
@@ -256,19 +258,12 @@ fn a_receiver_that_takes_messages_without_acknowledging_them_is_graded_down() {
         }
     }
     let echo = Server::start(h.path(), &["--exec", "cat"]);
-    let out = aiproto(h.path())
-        .args([
-            "conformance",
-            "http",
-            "--format",
-            "json",
-            "--level",
-            "mandatory",
-            &format!("{}/hsp", echo.url),
-        ])
-        .assert()
-        .code(1);
-    let (records, _) = graded(&out.get_output().stdout);
+    let records = http_graded(
+        h.path(),
+        &format!("{}/hsp", echo.url),
+        &["--level", "mandatory"],
+        1,
+    );
     let fact = records
         .iter()
         .find(|r| r["id"] == "hsp/1.0/fact")
