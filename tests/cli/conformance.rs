@@ -31,6 +31,14 @@ fn graded(stdout: &[u8]) -> (Vec<serde_json::Value>, serde_json::Value) {
     (records, summary)
 }
 
+/// The record of vector `id`.
+fn record<'r>(records: &'r [serde_json::Value], id: &str) -> &'r serde_json::Value {
+    records
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no record of {id}"))
+}
+
 fn failed_ids(records: &[serde_json::Value]) -> BTreeSet<String> {
     records
         .iter()
@@ -264,10 +272,7 @@ fn a_receiver_that_takes_messages_without_acknowledging_them_is_graded_down() {
         &["--level", "mandatory"],
         1,
     );
-    let fact = records
-        .iter()
-        .find(|r| r["id"] == "hsp/1.0/fact")
-        .expect("the 1.0 fact vector");
+    let fact = record(&records, "hsp/1.0/fact");
     assert_eq!(fact["code"], "CONF-ANSWER");
     assert!(
         fact["why"].as_str().unwrap().contains("correlation_id"),
@@ -433,10 +438,7 @@ fn an_agent_that_never_acks_or_answers_with_another_correlation_id_is_graded_dow
         ] {
             assert!(failed.contains(id), "{id} should fail: {failed:?}");
         }
-        let ack = records
-            .iter()
-            .find(|r| r["id"] == "hsp/agent/ack-when-asked-1.0")
-            .unwrap();
+        let ack = record(&records, "hsp/agent/ack-when-asked-1.0");
         assert_eq!(ack["code"], "CONF-BROKEN");
         assert!(
             ack["why"]
@@ -458,10 +460,7 @@ fn an_agent_that_never_acks_or_answers_with_another_correlation_id_is_graded_dow
         failed_ids(&records),
         BTreeSet::from(["hsp/agent/task-result".to_string()])
     );
-    let task = records
-        .iter()
-        .find(|r| r["id"] == "hsp/agent/task-result")
-        .unwrap();
+    let task = record(&records, "hsp/agent/task-result");
     assert_eq!(task["code"], "CONF-ANSWER");
     assert!(
         task["why"]
