@@ -1343,7 +1343,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__directory)
-            opts="-q -v -h -V --via --id --ttl --require-signed --count --timeout --qos --session --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --id --ttl --require-signed --count --timeout --qos --session --mqtt-version --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1374,6 +1374,10 @@ _aiproto() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3129,7 +3133,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --share --count --timeout --qos --session --cafile --state --no-ack --as --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --share --count --timeout --qos --session --mqtt-version --cafile --state --no-ack --as --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3163,6 +3167,10 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mqtt-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cafile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3191,7 +3199,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__relay)
-            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --session --cafile --state --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --session --mqtt-version --cafile --state --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3229,6 +3237,10 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mqtt-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cafile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3253,7 +3265,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__request)
-            opts="-q -v -h -V --via --timeout --require-signed --qos --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --timeout --require-signed --qos --mqtt-version --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3268,6 +3280,10 @@ _aiproto() {
                     return 0
                     ;;
                 --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3413,7 +3429,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__send)
-            opts="-q -v -h -V --via --force --qos --retain --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --force --qos --retain --mqtt-version --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3424,6 +3440,10 @@ _aiproto() {
                     return 0
                     ;;
                 --qos)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

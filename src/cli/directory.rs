@@ -12,7 +12,7 @@ use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory, QUERIES, Seen};
 use crate::sign::message::verify_found;
-use crate::transport::{self, Endpoint};
+use crate::transport::{self, Endpoint, Publication};
 
 /// `--format json`: one line per message the directory acted on.
 #[derive(Serialize)]
@@ -93,7 +93,11 @@ pub fn run(args: &DirectoryArgs, g: &GlobalArgs) -> CmdResult {
                     };
                     write_event(&mut out, g.format, &answered)?;
                     let topic = format!("hsp/agents/{}", reply.recipient_ai_id);
-                    Ok(vec![(topic, serde_json::to_vec(&*reply)?)])
+                    let bytes = serde_json::to_vec(&*reply)?;
+                    Ok(vec![
+                        Publication::json(topic, bytes)
+                            .correlated((!query.is_empty()).then_some(query)),
+                    ])
                 }
                 Seen::Refused(why) => {
                     if !g.quiet {

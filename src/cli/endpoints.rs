@@ -50,6 +50,7 @@ impl SendArgs {
     pub fn settings(&self) -> Settings {
         Settings {
             qos: self.qos,
+            mqtt_version: self.mqtt.mqtt_version,
             retain: self.retain,
             session: None,
             ca_file: self.ca_file.clone(),
@@ -69,6 +70,7 @@ impl ListenArgs {
     pub fn settings(&self) -> Settings {
         Settings {
             qos: self.qos,
+            mqtt_version: self.mqtt.mqtt_version,
             session: self.session.clone(),
             ca_file: self.ca_file.clone(),
             serve: ServeOptions {

@@ -18,6 +18,7 @@ use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::output::{self, Format};
 use crate::protocols::Value;
 use crate::transport::mqtt::MqttTransport;
+use crate::transport::secrets::redact;
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
 
 /// `--format json`: one line per message.
@@ -34,6 +35,42 @@ struct Received<'a> {
     /// message is then the text as it came).
     complete: bool,
     message: &'a str,
+    /// What an MQTT 5 publisher said beside the message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mqtt5: Option<Mqtt5<'a>>,
+}
+
+/// The MQTT 5 properties of a message that came with some.
+#[derive(Serialize)]
+struct Mqtt5<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_type: Option<&'a str>,
+    /// Seconds the broker still kept it for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expiry_seconds: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_topic: Option<&'a str>,
+    /// The correlation data as text (UTF-8), else in hex under `correlation_data_hex`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    correlation_data: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    correlation_data_hex: Option<String>,
+}
+
+impl<'a> Mqtt5<'a> {
+    fn of(p: &'a transport::Properties) -> Mqtt5<'a> {
+        let data = p.correlation_data.as_deref();
+        let text = data.and_then(|d| std::str::from_utf8(d).ok());
+        Mqtt5 {
+            content_type: p.content_type.as_deref(),
+            expiry_seconds: p.expiry_seconds,
+            response_topic: p.response_topic.as_deref(),
+            correlation_data: text,
+            correlation_data_hex: data
+                .filter(|_| text.is_none())
+                .map(|d| d.iter().map(|b| format!("{b:02x}")).collect()),
+        }
+    }
 }
 
 pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
@@ -81,6 +118,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
                     valid,
                     complete,
                     message: r.text,
+                    mqtt5: r.properties.map(Mqtt5::of),
                 },
             )?,
             Format::Human if !complete => {
@@ -114,7 +152,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
             return Ok(Vec::new());
         }
         match r.found.map(|f| receipt(f, args.agent.as_deref())) {
-            Some(Receipt::Publish(topic, payload)) => Ok(vec![(topic, payload)]),
+            Some(Receipt::Publish(publication)) => Ok(vec![publication]),
             Some(Receipt::Unaddressed(why)) => {
                 if !g.quiet {
                     eprintln!("aiproto: {}: not acknowledged: {why}", r.origin);
@@ -142,7 +180,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     }
     match ended {
         Ended::Exhausted if printed == 0 => {
-            eprintln!("aiproto: error: {}: no message found", args.via);
+            eprintln!("aiproto: error: {}: no message found", redact(&args.via));
             Ok(ExitStatus::Invalid)
         }
         _ if invalid => Ok(ExitStatus::Invalid),
@@ -221,20 +259,22 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
     let id = message.message_id().unwrap_or_default().to_string();
     let settings = Settings {
         qos: args.qos,
+        mqtt_version: args.mqtt.mqtt_version,
         ca_file: args.ca_file.clone(),
         ..Settings::default()
     };
     let request = routing::outgoing(found, &Endpoint::Mqtt(uri.clone()))
         .ok_or_else(|| CliError::usage("the TaskRequest cannot be written"))?;
     let mut transport = MqttTransport::new(uri, settings);
-    let topic = transport.topic_for(&request.routing).map_err(failure)?;
-    let text = request.text;
+    // Over MQTT 5 it carries its callback as the response topic and its id
+    // as the correlation data.
+    let publication = transport.publication(&request).map_err(failure)?;
     // The URI's topic is where the request goes; the reply comes on the callback.
     transport.uri.topic = None;
     let listen = Listen {
         timeout: Some(Duration::from_secs_f64(args.timeout)),
         filters: vec![callback.to_string()],
-        first: vec![(topic, text.into_bytes())],
+        first: vec![publication],
         quiet: true,
         stop: stop_on_signals()?,
         ..Listen::default()
@@ -245,6 +285,14 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
     let mut refused = 0usize;
     let ended = transport
         .receive(&listen, &mut |arrival| {
+            // An MQTT 5 answer names its request in its correlation data:
+            // another's answer on a shared callback topic is not for us.
+            let correlated = arrival
+                .properties
+                .and_then(|p| p.correlation_data.as_deref());
+            if correlated.is_some_and(|data| data != id.as_bytes()) {
+                return Ok(Answer::default());
+            }
             let judgement = judge(&asked, arrival.text, trust.as_ref());
             let done = match judgement {
                 Judgement::NotForUs => false,

@@ -16,6 +16,7 @@ use crate::reader::{
     self,
     pieces::{Item, Piece},
 };
+use crate::transport::secrets::redact;
 use crate::transport::{self, Endpoint, Outgoing};
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
@@ -66,7 +67,8 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         match &destination {
             Endpoint::Mqtt(_) => eprintln!(
                 "aiproto: published {n} message(s) to {} at QoS {}",
-                args.via, args.qos
+                redact(&args.via),
+                args.qos
             ),
             Endpoint::Clipboard => eprintln!("aiproto: copied {n} message(s) to the clipboard"),
             Endpoint::Email(address) => {
@@ -76,7 +78,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
                 );
                 eprintln!("aiproto: {n} mail(s) to {address} {how}");
             }
-            _ => eprintln!("aiproto: sent {n} message(s) to {}", args.via),
+            _ => eprintln!("aiproto: sent {n} message(s) to {}", redact(&args.via)),
         }
     }
     Ok(ExitStatus::Ok)

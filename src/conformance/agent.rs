@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::transport::Publication;
 use crate::transport::mqtt::{MqttTransport, MqttUri};
 use crate::transport::{Answer, Listen, Settings, Transport};
 
@@ -126,7 +127,10 @@ impl Agent {
         let listen = Listen {
             timeout: Some(self.timeout),
             filters,
-            first: first.clone(),
+            first: first
+                .iter()
+                .map(|(topic, bytes)| Publication::new(topic.clone(), bytes.clone()))
+                .collect(),
             quiet: true,
             ..Listen::default()
         };

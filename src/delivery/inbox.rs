@@ -14,7 +14,9 @@ use std::collections::{HashSet, VecDeque};
 use crate::input::Source;
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::Document;
-use crate::transport::{Answer, Arrival, Ended, Listen, Transport, TransportError};
+use crate::transport::{
+    Answer, Arrival, Ended, Listen, Properties, Publication, Transport, TransportError,
+};
 
 /// How many ids or texts are remembered to spot a redelivery; redeliveries
 /// come within the window of unacknowledged messages (1,024 at most from
@@ -37,6 +39,8 @@ pub struct Received<'a> {
     pub arrival: &'a str,
     /// Lines before `arrival` (in the input a piece was cut from; 0 for an arrival).
     pub first_line: usize,
+    /// What an MQTT 5 publisher said beside it.
+    pub properties: Option<&'a Properties>,
 }
 
 /// Counts what was handed on and what was skipped as a repeat.
@@ -107,7 +111,7 @@ impl Inbox {
         &mut self,
         transport: &mut dyn Transport,
         listen: &Listen,
-        mut each: impl FnMut(Received<'_>) -> anyhow::Result<Vec<(String, Vec<u8>)>>,
+        mut each: impl FnMut(Received<'_>) -> anyhow::Result<Vec<Publication>>,
     ) -> Result<Ended, TransportError> {
         if self.count == Some(0) {
             return Ok(Ended::Stopped);
@@ -122,7 +126,7 @@ impl Inbox {
         &mut self,
         input: &crate::input::Input,
         listen: &Listen,
-        mut each: impl FnMut(Received<'_>) -> anyhow::Result<Vec<(String, Vec<u8>)>>,
+        mut each: impl FnMut(Received<'_>) -> anyhow::Result<Vec<Publication>>,
     ) -> Result<Ended, TransportError> {
         use crate::reader::pieces::{self, Item};
         if self.count == Some(0) {
@@ -142,6 +146,7 @@ impl Inbox {
                 topic: None,
                 text: &piece.source.text,
                 snapshot: false,
+                properties: None,
             };
             let answer = self
                 .hand_on(&arrival, piece.first_line, &piece.messages, &mut each)
@@ -156,7 +161,7 @@ impl Inbox {
     fn take(
         &mut self,
         arrival: &Arrival<'_>,
-        each: &mut impl FnMut(Received<'_>) -> anyhow::Result<Vec<(String, Vec<u8>)>>,
+        each: &mut impl FnMut(Received<'_>) -> anyhow::Result<Vec<Publication>>,
     ) -> anyhow::Result<Answer> {
         let doc = Document::from_source(
             Source {
@@ -176,7 +181,7 @@ impl Inbox {
         arrival: &Arrival<'_>,
         first_line: usize,
         messages: &[Found],
-        each: &mut impl FnMut(Received<'_>) -> anyhow::Result<Vec<(String, Vec<u8>)>>,
+        each: &mut impl FnMut(Received<'_>) -> anyhow::Result<Vec<Publication>>,
     ) -> anyhow::Result<Answer> {
         let mut answer = Answer::default();
         let whole = [arrival.text.to_string()];
@@ -207,6 +212,7 @@ impl Inbox {
                 text: &text,
                 arrival: arrival.text,
                 first_line,
+                properties: arrival.properties,
             })?);
             if let (Some(state), false, Some(id)) =
                 (&mut self.state, arrival.snapshot, found.and_then(Found::id))
@@ -297,6 +303,7 @@ mod tests {
                     topic: None,
                     text,
                     snapshot: *snapshot,
+                    properties: None,
                 })
                 .map_err(TransportError::Handler)?;
                 if answer.stop {

@@ -9,14 +9,15 @@ use serde_json::{Map, Value as Json};
 
 use crate::protocols::hsp::compose::{self, Kind};
 use crate::protocols::{Found, Value};
+use crate::transport::Publication;
 
 /// The receipt of one message.
 #[derive(Debug, PartialEq)]
 pub enum Receipt {
     /// The message asks for none (or is not HSP).
     NotAsked,
-    /// The topic and the ACK or NACK to publish there.
-    Publish(String, Vec<u8>),
+    /// The ACK or NACK, and the topic it goes to.
+    Publish(Publication),
     /// Asked for, but cannot be sent: why.
     Unaddressed(String),
 }
@@ -57,7 +58,8 @@ pub fn receipt(found: &Found, agent: Option<&str>) -> Receipt {
         Ok(mut envelope) => {
             envelope.sender_ai_id = me.to_string();
             let topic = format!("hsp/agents/{sender}");
-            Receipt::Publish(topic, serde_json::to_vec(&envelope).unwrap_or_default())
+            let bytes = serde_json::to_vec(&envelope).unwrap_or_default();
+            Receipt::Publish(Publication::json(topic, bytes).correlated(text("message_id")))
         }
         Err(e) => Receipt::Unaddressed(format!("its receipt cannot be written: {e}")),
     }
@@ -90,7 +92,7 @@ mod tests {
 
     fn published(r: Receipt) -> (String, Json) {
         match r {
-            Receipt::Publish(topic, bytes) => (topic, serde_json::from_slice(&bytes).unwrap()),
+            Receipt::Publish(p) => (p.topic, serde_json::from_slice(&p.payload).unwrap()),
             other => panic!("no receipt: {other:?}"),
         }
     }
@@ -116,6 +118,24 @@ mod tests {
                 .contains("NegativeAcknowledgement")
         );
         assert!(nack["payload"]["error_code"].as_str().is_some(), "{nack}");
+    }
+
+    #[test]
+    fn a_receipt_carries_the_id_it_answers_as_mqtt5_correlation_data() {
+        let Receipt::Publish(p) = receipt(&message("did:hsp:beta", FACT), None) else {
+            panic!("no receipt");
+        };
+        let id = "018f4a6e-8c1b-7d2a-9e3f-000000000000";
+        assert_eq!(
+            p.properties.correlation_data.as_deref(),
+            Some(id.as_bytes())
+        );
+        assert_eq!(
+            p.properties.content_type.as_deref(),
+            Some("application/json")
+        );
+        let ack: Json = serde_json::from_slice(&p.payload).unwrap();
+        assert_eq!(ack["correlation_id"], id);
     }
 
     #[test]

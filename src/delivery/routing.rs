@@ -1,6 +1,7 @@
 //! From messages to payloads: each message's wire text with the routing a
 //! transport needs — its content type, the HTTP binding's path, the MQTT
-//! topic its recipient names, the mail that carries it.
+//! topic its recipient names (and, for MQTT 5, its expiry, response topic
+//! and correlation), the mail that carries it.
 
 use crate::protocols::{Found, Protocol, Value};
 use crate::transport::{Endpoint, Outgoing, Routing};
@@ -16,6 +17,10 @@ pub fn outgoing(found: &Found, endpoint: &Endpoint) -> Option<Outgoing> {
 /// `text` (a form of `found`, say with a hop added) routed as `found` is.
 pub fn with_text(found: &Found, text: String, endpoint: &Endpoint) -> Outgoing {
     let envelope = found.protocol == Protocol::Crosstalk;
+    let hsp = match &found.value {
+        Value::Hsp(Some(m)) => Some(&m.json),
+        _ => None,
+    };
     Outgoing {
         text,
         routing: Routing {
@@ -28,8 +33,42 @@ pub fn with_text(found: &Found, text: String, endpoint: &Endpoint) -> Outgoing {
                 .then(|| super::mail::mail_of(found))
                 .flatten(),
             spaced: envelope,
+            expires_at: hsp.and_then(expires_at),
+            response_topic: hsp.and_then(response_topic),
+            correlation: hsp.and_then(correlation),
         },
     }
+}
+
+/// When an HSP message stops being worth delivering: a fact's or an
+/// advertisement's `valid_until`, a task's `deadline_timestamp`.
+fn expires_at(json: &serde_json::Value) -> Option<std::time::SystemTime> {
+    let payload = json.get("payload")?;
+    let at = ["valid_until", "deadline_timestamp"]
+        .iter()
+        .find_map(|k| payload.get(*k)?.as_str())?;
+    let at = chrono::DateTime::parse_from_rfc3339(at).ok()?;
+    let seconds = u64::try_from(at.timestamp()).ok()?;
+    Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds))
+}
+
+/// Where the answer to a TaskRequest goes: its `callback_address`, when a
+/// message can be published there.
+fn response_topic(json: &serde_json::Value) -> Option<String> {
+    let callback = json.pointer("/payload/callback_address")?.as_str()?;
+    crate::mqtt_topic::problem(callback)
+        .is_none()
+        .then(|| callback.to_string())
+}
+
+/// What ties a message to a request: a request's own id (its answers name
+/// it as their `correlation_id`), else the `correlation_id` of an answer.
+fn correlation(json: &serde_json::Value) -> Option<String> {
+    let text = |k: &str| json.get(k).and_then(serde_json::Value::as_str);
+    if response_topic(json).is_some() {
+        return text("message_id").map(str::to_string);
+    }
+    text("correlation_id").map(str::to_string)
 }
 
 /// The path the HTTP binding gives a protocol's messages (the one `aiproto
@@ -108,5 +147,54 @@ mod tests {
         let out = outgoing(&found, &Endpoint::Stdio).unwrap();
         assert_eq!(out.content_type(), "application/json");
         assert_eq!(out.routing.http_path, Some("/hsp"));
+        // A fact with nothing to expire, answer or correlate carries none.
+        assert_eq!(
+            (
+                out.routing.expires_at,
+                out.routing.response_topic,
+                out.routing.correlation
+            ),
+            (None, None, None)
+        );
+    }
+
+    /// What MQTT 5 carries beside an HSP message: a request's callback and
+    /// own id, an answer's correlation id, a deadline or validity as expiry.
+    #[test]
+    fn hsp_requests_and_answers_name_their_mqtt5_properties() {
+        let message = |kind: &str, correlation: &str, payload: &str| {
+            first(&format!(
+                r#"{{"hsp_envelope_version":"0.1","message_id":"6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f","correlation_id":{correlation},"sender_ai_id":"did:hsp:a","recipient_ai_id":"did:hsp:b","timestamp_sent":"2026-01-01T00:00:00Z","message_type":"HSP::{kind}_v0.1","protocol_version":"0.1","communication_pattern":"request","requires_ack":false,"payload":{payload}}}"#
+            ))
+        };
+        let request = message(
+            "TaskRequest",
+            "null",
+            r#"{"request_id":"r1","requester_ai_id":"did:hsp:a","capability_id_filter":"c","parameters":{},"callback_address":"hsp/results/a","deadline_timestamp":"2030-01-01T00:00:00Z"}"#,
+        );
+        let routing = outgoing(&request, &Endpoint::Stdio).unwrap().routing;
+        assert_eq!(routing.response_topic.as_deref(), Some("hsp/results/a"));
+        assert_eq!(
+            routing.correlation.as_deref(),
+            Some("6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f")
+        );
+        let deadline = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_893_456_000);
+        assert_eq!(routing.expires_at, Some(deadline));
+        let answer = message(
+            "TaskResult",
+            r#""the-request""#,
+            r#"{"result_id":"x","request_id":"r1","executing_ai_id":"did:hsp:b","status":"success"}"#,
+        );
+        let routing = outgoing(&answer, &Endpoint::Stdio).unwrap().routing;
+        assert_eq!(routing.correlation.as_deref(), Some("the-request"));
+        assert_eq!(routing.response_topic, None);
+        // A callback no message can be published to is no response topic.
+        let wild = message(
+            "TaskRequest",
+            "null",
+            r#"{"request_id":"r1","requester_ai_id":"did:hsp:a","capability_id_filter":"c","parameters":{},"callback_address":"hsp/results/#"}"#,
+        );
+        let routing = outgoing(&wild, &Endpoint::Stdio).unwrap().routing;
+        assert_eq!((routing.response_topic, routing.expires_at), (None, None));
     }
 }

@@ -88,6 +88,7 @@ impl Transport for HttpTransport {
                     topic: None,
                     text,
                     snapshot: false,
+                    properties: None,
                 })?;
                 Ok(answer.stop)
             },

@@ -50,6 +50,8 @@ pub enum Endpoint {
 pub struct Settings {
     /// MQTT quality of service (publishing and subscribing).
     pub qos: u8,
+    /// The MQTT version spoken to the broker.
+    pub mqtt_version: mqtt::Version,
     /// MQTT: ask the broker to retain what is published.
     pub retain: bool,
     /// MQTT: a persistent session under this client id.
@@ -190,6 +192,15 @@ pub struct Routing {
     /// Set apart by a blank line from what comes before it in a file (a
     /// Crosstalk envelope).
     pub spaced: bool,
+    /// When it stops being worth delivering (an HSP fact's `valid_until`, a
+    /// task's `deadline_timestamp`): over MQTT 5, its message expiry.
+    pub expires_at: Option<std::time::SystemTime>,
+    /// Where the answer to it goes (a TaskRequest's `callback_address`):
+    /// over MQTT 5, its response topic.
+    pub response_topic: Option<String>,
+    /// The id that ties it to a request: a request's own message id, an
+    /// answer's `correlation_id`. Over MQTT 5, its correlation data.
+    pub correlation: Option<String>,
 }
 
 impl Outgoing {
@@ -210,7 +221,7 @@ pub struct Listen {
     /// MQTT: more topic filters besides the URI's.
     pub filters: Vec<String>,
     /// Published once the subscription stands (`request`).
-    pub first: Vec<(String, Vec<u8>)>,
+    pub first: Vec<Publication>,
     /// No "subscribed" or "listening" line on stderr.
     pub quiet: bool,
     /// Set (by a signal handler) to stop listening: between requests, MQTT
@@ -229,6 +240,68 @@ pub struct Arrival<'a> {
     /// The whole current content of a source read again and again (a
     /// clipboard, a file): what was in it before comes again.
     pub snapshot: bool,
+    /// What an MQTT 5 publisher said beside the payload.
+    pub properties: Option<&'a Properties>,
+}
+
+/// A payload an MQTT client publishes, with its topic and what MQTT 5
+/// carries beside it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Publication {
+    pub topic: String,
+    pub payload: Vec<u8>,
+    pub properties: Properties,
+}
+
+impl Publication {
+    /// `payload` to `topic`, with no property.
+    pub fn new(topic: String, payload: Vec<u8>) -> Publication {
+        Publication {
+            topic,
+            payload,
+            properties: Properties::default(),
+        }
+    }
+
+    /// A JSON payload (an HSP ACK, NACK or directory answer) to `topic`.
+    pub fn json(topic: String, payload: Vec<u8>) -> Publication {
+        Publication {
+            topic,
+            payload,
+            properties: Properties {
+                content_type: Some("application/json".into()),
+                ..Properties::default()
+            },
+        }
+    }
+
+    /// The same, tied by its MQTT 5 correlation data to the message whose id is `id`.
+    pub fn correlated(mut self, id: Option<&str>) -> Publication {
+        self.properties.correlation_data = id.map(|id| id.as_bytes().to_vec());
+        self
+    }
+}
+
+/// The MQTT 5 properties of a PUBLISH that aiproto sets and reads; MQTT
+/// 3.1.1 carries none of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Properties {
+    /// The payload's media type.
+    pub content_type: Option<String>,
+    /// How many seconds the broker may keep it for a subscriber (counted
+    /// from when it was published; the broker lowers it as time passes).
+    pub expiry_seconds: Option<u32>,
+    /// Where the answer goes.
+    pub response_topic: Option<String>,
+    /// What the answer carries back to name its request.
+    pub correlation_data: Option<Vec<u8>>,
+}
+
+impl Properties {
+    /// Whether it holds none of them.
+    pub fn is_empty(&self) -> bool {
+        *self == Properties::default()
+    }
 }
 
 impl Listen {
@@ -241,8 +314,8 @@ impl Listen {
 /// What the receiver does after an arrival.
 #[derive(Debug, Default)]
 pub struct Answer {
-    /// (topic, payload) to publish in answer (an ACK, a directory's response).
-    pub publish: Vec<(String, Vec<u8>)>,
+    /// What to publish in answer (an ACK, a directory's response).
+    pub publish: Vec<Publication>,
     /// Stop receiving.
     pub stop: bool,
 }
@@ -350,6 +423,7 @@ fn poll_snapshots(
                 topic: None,
                 text: &text,
                 snapshot: true,
+                properties: None,
             })
             .map_err(TransportError::Handler)?;
             if answer.stop {

@@ -33,6 +33,7 @@ impl Transport for Stdio {
             topic: None,
             text: &text,
             snapshot: false,
+            properties: None,
         })
         .map_err(TransportError::Handler)?;
         Ok(if stop {

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use predicates::prelude::*;
 use std::time::{Duration, Instant};
 
 use super::support::{Running, aiproto, free_port, home, installed, spawn, subscribed};
@@ -121,6 +123,22 @@ fn accounts_and_topic_rules_keep_strangers_and_agents_out_of_others_messages() {
         &["-u", "carol", "-P", "c4rol", "-t", "hsp/agents/alice/#"],
     );
     assert!(text(&out).contains("denied"), "{}", text(&out));
+    // aiproto recv refused a filter fails at once, naming it: nothing would
+    // ever arrive from it (it used to say "subscribed" and wait).
+    aiproto(h.path())
+        .args([
+            "recv",
+            "--via",
+            &format!("mqtt://carol:c4rol@127.0.0.1:{port}/hsp/agents/alice/#"),
+            "--timeout",
+            "20",
+        ])
+        .assert()
+        .code(3)
+        .stderr(
+            predicates::str::contains("refused the subscription to `hsp/agents/alice/#`")
+                .and(predicates::str::contains("subscribed to").not()),
+        );
     // alice reads her inbox through aiproto recv; bob writes to it with aiproto send.
     let alice = format!("mqtt://alice:s3cret@127.0.0.1:{port}/hsp/agents/alice/#");
     let bob = format!("mqtt://bob:hunter2@127.0.0.1:{port}/hsp/agents/alice/inbox");
@@ -238,6 +256,26 @@ fn refusals_are_said_and_understood() {
         );
         assert!(said.contains("refused, MQTT 3.1:"), "{said}");
     }
+    // aiproto's own MQTT 5 client is told the same, and what to do.
+    for command in ["send", "recv"] {
+        let mut cmd = aiproto(h.path());
+        cmd.args([command, "--mqtt-version", "5"]);
+        if command == "send" {
+            cmd.args(["--via", &format!("mqtt://127.0.0.1:{port}/x"), "-"])
+                .write_stdin(REQUEST);
+        } else {
+            cmd.args([
+                "--via",
+                &format!("mqtt://127.0.0.1:{port}/x"),
+                "--timeout",
+                "10",
+            ]);
+        }
+        cmd.assert().code(3).stderr(
+            predicates::str::contains("UnsupportedProtocolVersion")
+                .and(predicates::str::contains("--mqtt-version 3.1.1")),
+        );
+    }
     aiproto(h.path())
         .args(["broker", "--listen", &format!("127.0.0.1:{port}")])
         .assert()
@@ -293,14 +331,14 @@ fn a_tls_listener_with_a_private_ca() {
 }
 
 /// A pool of three `recv --share workers` on one topic: the built-in broker
-/// (and Mosquitto, where installed) gives each message to one of them —
+/// (and Mosquitto, where installed, over MQTT 3.1.1 and 5) gives each message to one of them —
 /// all 300 taken, none twice, every worker busy.
 #[test]
 fn a_worker_pool_shares_the_messages() {
     let h = home();
     let log = h.path().join("broker.log");
     let (_broker, port) = broker(h.path(), &[], &log);
-    let mut brokers = vec![port];
+    let mut brokers = vec![(port, "3.1.1")];
     let mosquitto = super::mqtt::mosquitto("a_worker_pool_shares_the_messages");
     let mut _running = None;
     if let Some(binary) = mosquitto {
@@ -312,12 +350,13 @@ fn a_worker_pool_shares_the_messages() {
         )
         .unwrap();
         _running = Some(super::mqtt::start_mosquitto(binary, &conf, port));
-        brokers.push(port);
+        brokers.push((port, "3.1.1"));
+        brokers.push((port, "5"));
     }
     let (archive, _) = super::support::big_archive(300, None, str::to_string);
     let archive_path = h.path().join("tasks.crosstalk");
     std::fs::write(&archive_path, archive).unwrap();
-    for port in brokers {
+    for (port, version) in brokers {
         let uri = format!("mqtt://127.0.0.1:{port}/pool/tasks");
         let workers: Vec<_> = (0..3)
             .map(|_| {
@@ -332,12 +371,22 @@ fn a_worker_pool_shares_the_messages() {
                         "json",
                         "--timeout",
                         "8",
+                        "--mqtt-version",
+                        version,
                     ],
                 )
             })
             .collect();
         aiproto(h.path())
-            .args(["send", "--via", &uri, "--qos", "1"])
+            .args([
+                "send",
+                "--via",
+                &uri,
+                "--qos",
+                "1",
+                "--mqtt-version",
+                version,
+            ])
             .arg(&archive_path)
             .assert()
             .code(0);
@@ -354,11 +403,14 @@ fn a_worker_pool_shares_the_messages() {
                     .find(|l| l.starts_with("message: "))
                     .unwrap()
                     .to_string();
-                assert!(ids.insert(id), "taken twice on port {port}");
+                assert!(ids.insert(id), "taken twice on port {port}, MQTT {version}");
             }
         }
-        assert_eq!(ids.len(), 300, "port {port}: {shares:?}");
-        assert!(shares.iter().all(|n| *n > 0), "port {port}: {shares:?}");
+        assert_eq!(ids.len(), 300, "port {port}, MQTT {version}: {shares:?}");
+        assert!(
+            shares.iter().all(|n| *n > 0),
+            "port {port}, MQTT {version}: {shares:?}"
+        );
     }
 }
 

@@ -20,6 +20,7 @@ pub mod http;
 mod keys;
 mod mcp;
 pub mod mqtt;
+mod mqtt5;
 mod msp;
 mod msp_remote;
 mod project;

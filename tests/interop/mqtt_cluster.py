@@ -109,6 +109,20 @@ try:
                               capture_output=True, env=env)
     check(answered.returncode == 0 and b"HSP::TaskResult_v1.0" in answered.stdout,
           f"request on node 1 is answered by the worker on node 2 ({answered.stderr.decode().strip()[-200:]})")
+    # The cross-node round trip, a figure (docs/performance.md), not a bound:
+    # each `request` a process of its own, connect and subscribe included.
+    trips = []
+    for _ in range(10):
+        fresh = subprocess.run([binary, "compose", "hsp", "task-request", "--from", "did:hsp:asker", "--to",
+                                "did:hsp:worker", "--capability-id", "echo", "--callback", "hsp/results/asker"],
+                               capture_output=True, env=env, check=True).stdout
+        started = time.time()
+        subprocess.run([binary, "request", "--via", node1, "--timeout", "20"], input=fresh,
+                       capture_output=True, env=env)
+        trips.append(time.time() - started)
+    trips.sort()
+    print(f"     cross-node request round trip: median {trips[5] * 1000:.0f} ms of 10 "
+          f"(fastest {trips[0] * 1000:.0f} ms), a process each, connect included")
 
     # RabbitMQ 3.10 has no shared subscriptions: `$share/GROUP/…` is taken
     # as a plain filter nothing matches (docs/transports.md says so).

@@ -31,6 +31,9 @@ pub struct SendArgs {
     #[arg(long)]
     pub retain: bool,
 
+    #[command(flatten)]
+    pub mqtt: MqttVersionArg,
+
     /// mqtts://: trust the CA certificates in this PEM file too (a private
     /// CA, a self-signed broker); the Mozilla roots are always trusted.
     #[arg(long = "cafile", value_name = "PEM")]
@@ -48,6 +51,23 @@ pub struct SendArgs {
     /// address, else aiproto@localhost).
     #[arg(long, value_name = "ADDRESS")]
     pub mail_from: Option<String>,
+}
+
+/// The MQTT version, for every command that speaks to a broker.
+#[derive(Debug, Args)]
+pub struct MqttVersionArg {
+    /// MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5
+    /// carries each message's content type, expiry (an HSP `valid_until` or
+    /// `deadline_timestamp`), response topic (a TaskRequest's callback) and
+    /// correlation data (the id a request and its answers share), and the
+    /// broker says when it refuses a message. The built-in broker speaks 3.1.1.
+    #[arg(
+        long,
+        value_name = "VERSION",
+        default_value = "3.1.1",
+        env = "AIPROTO_MQTT_VERSION"
+    )]
+    pub mqtt_version: crate::transport::mqtt::Version,
 }
 
 #[derive(Debug, Args)]
@@ -118,6 +138,9 @@ pub struct ListenArgs {
     /// lost connection, a broker restart, or the next run with the same NAME).
     #[arg(long, value_name = "NAME")]
     pub session: Option<String>,
+
+    #[command(flatten)]
+    pub mqtt: MqttVersionArg,
 
     /// mqtts://: trust the CA certificates in this PEM file too (a private
     /// CA, a self-signed broker); the Mozilla roots are always trusted.
@@ -199,6 +222,9 @@ pub struct RequestArgs {
     /// MQTT quality of service.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
+
+    #[command(flatten)]
+    pub mqtt: MqttVersionArg,
 
     /// mqtts://: trust the CA certificates in this PEM file too (a private
     /// CA, a self-signed broker); the Mozilla roots are always trusted.

@@ -1,0 +1,407 @@
+//! One MQTT connection, 3.1.1 or 5 (rumqttc's two clients), seen through
+//! the few events aiproto acts on, with MQTT 5's properties in and out.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rumqttc::v5;
+use rumqttc::v5::mqttbytes::v5 as p5;
+
+use crate::transport::{Properties, Publication};
+
+/// The MQTT version spoken to the broker.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Version {
+    /// MQTT 3.1.1: what every broker speaks, the built-in one included.
+    #[default]
+    V3_1_1,
+    /// MQTT 5: properties (response topic, correlation data, message
+    /// expiry, content type) and reason codes on every acknowledgement.
+    V5,
+}
+
+impl std::str::FromStr for Version {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Version, String> {
+        match s {
+            "3.1.1" | "311" | "4" => Ok(Version::V3_1_1),
+            "5" | "5.0" => Ok(Version::V5),
+            _ => Err(format!(
+                "`{s}` is no MQTT version aiproto speaks: 3.1.1 or 5"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Version::V3_1_1 => "3.1.1",
+            Version::V5 => "5",
+        })
+    }
+}
+
+/// How to connect, whatever the version.
+pub struct Options {
+    pub client_id: String,
+    pub host: String,
+    pub port: u16,
+    /// A session the broker keeps across connections (and, for MQTT 5,
+    /// with no expiry).
+    pub persistent: bool,
+    /// At most this many QoS 1/2 messages unacknowledged at once.
+    pub inflight: Option<u16>,
+    pub credentials: Option<(String, String)>,
+    pub tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+/// The largest packet sent or taken.
+const MAX_PACKET: usize = 16 * 1024 * 1024;
+
+/// The handle that queues requests (publish, subscribe, disconnect).
+pub enum Client {
+    V3(rumqttc::Client),
+    V5(v5::Client),
+}
+
+/// The connection that carries them and hands out what happens.
+pub enum Connection {
+    V3(Box<rumqttc::Connection>),
+    V5(Box<v5::Connection>),
+}
+
+/// What happened on the connection, as far as aiproto cares.
+#[derive(Debug)]
+pub enum Event {
+    /// The broker took the connection.
+    Connected {
+        session_present: bool,
+    },
+    /// The broker refused the connection: why.
+    Refused(String),
+    /// A SUBSCRIBE went out under this packet id.
+    SubscribeSent(u16),
+    /// The broker answered a SUBSCRIBE: the reason of each refused filter.
+    SubAck {
+        pkid: u16,
+        refused: Option<String>,
+    },
+    /// A PUBLISH went out under this packet id (0 at QoS 0).
+    PublishSent(u16),
+    /// A QoS 1 publish acknowledged.
+    PubAck(u16),
+    /// A QoS 2 publish completed.
+    PubComp(u16),
+    /// MQTT 5: the broker refused a publish (PUBACK or PUBREC with a
+    /// failure reason): it will not be delivered.
+    PublishRefused {
+        pkid: u16,
+        why: String,
+    },
+    /// A message arrived.
+    Message(Publication),
+    /// The DISCONNECT asked for went out.
+    Disconnecting,
+    Other,
+}
+
+/// Why the connection failed (rumqttc's error, in words).
+pub type Failure = String;
+
+/// What handing a publish to the client gave.
+pub enum Handed {
+    Queued,
+    /// The client's request channel is full: the publication comes back.
+    Full(Publication),
+    Failed(String),
+}
+
+/// A client and its connection, `cap` requests queued at most.
+pub fn open(options: Options, version: Version, cap: usize) -> (Client, Connection) {
+    let transport = options.tls.map(|config| {
+        rumqttc::Transport::tls_with_config(rumqttc::TlsConfiguration::Rustls(config))
+    });
+    match version {
+        Version::V3_1_1 => {
+            let mut o = rumqttc::MqttOptions::new(options.client_id, options.host, options.port);
+            o.set_clean_session(!options.persistent);
+            o.set_keep_alive(Duration::from_secs(30));
+            o.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+            if let Some(n) = options.inflight {
+                o.set_inflight(n);
+            }
+            if let Some((user, pass)) = options.credentials {
+                o.set_credentials(user, pass);
+            }
+            if let Some(t) = transport {
+                o.set_transport(t);
+            }
+            let (client, connection) = rumqttc::Client::new(o, cap);
+            (Client::V3(client), Connection::V3(Box::new(connection)))
+        }
+        Version::V5 => {
+            let mut o = v5::MqttOptions::new(options.client_id, options.host, options.port);
+            o.set_clean_start(!options.persistent);
+            if options.persistent {
+                // 0xFFFFFFFF: the session never expires (MQTT 5 §3.1.2.11.2),
+                // as a 3.1.1 session that is not clean.
+                o.set_session_expiry_interval(Some(u32::MAX));
+            }
+            o.set_keep_alive(Duration::from_secs(30));
+            o.set_max_packet_size(Some(MAX_PACKET as u32));
+            if let Some(n) = options.inflight {
+                o.set_outgoing_inflight_upper_limit(n);
+            }
+            if let Some((user, pass)) = options.credentials {
+                o.set_credentials(user, pass);
+            }
+            if let Some(t) = transport {
+                o.set_transport(t);
+            }
+            let (client, connection) = v5::Client::new(o, cap);
+            (Client::V5(client), Connection::V5(Box::new(connection)))
+        }
+    }
+}
+
+fn qos5(level: u8) -> v5::mqttbytes::QoS {
+    match level {
+        0 => v5::mqttbytes::QoS::AtMostOnce,
+        1 => v5::mqttbytes::QoS::AtLeastOnce,
+        _ => v5::mqttbytes::QoS::ExactlyOnce,
+    }
+}
+
+fn qos3(level: u8) -> rumqttc::QoS {
+    match level {
+        0 => rumqttc::QoS::AtMostOnce,
+        1 => rumqttc::QoS::AtLeastOnce,
+        _ => rumqttc::QoS::ExactlyOnce,
+    }
+}
+
+impl Client {
+    /// Queues a publish without waiting for room. Over MQTT 3.1.1 the
+    /// properties are left behind (it has none).
+    pub fn try_publish(&self, p: Publication, level: u8, retain: bool) -> Handed {
+        match self {
+            Client::V3(c) => match c.try_publish(p.topic, qos3(level), retain, p.payload) {
+                Ok(()) => Handed::Queued,
+                Err(rumqttc::ClientError::TryRequest(rumqttc::Request::Publish(back))) => {
+                    Handed::Full(Publication {
+                        topic: back.topic,
+                        payload: back.payload.to_vec(),
+                        properties: Properties::default(),
+                    })
+                }
+                Err(e) => Handed::Failed(e.to_string()),
+            },
+            Client::V5(c) => {
+                let properties = properties_out(&p.properties);
+                let (topic, payload) = (p.topic, p.payload);
+                let sent = match properties {
+                    Some(props) => {
+                        c.try_publish_with_properties(topic, qos5(level), retain, payload, props)
+                    }
+                    None => c.try_publish(topic, qos5(level), retain, payload),
+                };
+                match sent {
+                    Ok(()) => Handed::Queued,
+                    Err(v5::ClientError::TryRequest(v5::Request::Publish(back))) => {
+                        Handed::Full(publication_in(back))
+                    }
+                    Err(e) => Handed::Failed(e.to_string()),
+                }
+            }
+        }
+    }
+
+    /// Queues a subscription (waiting for room).
+    pub fn subscribe(&self, filter: &str, level: u8) -> Result<(), String> {
+        match self {
+            Client::V3(c) => c.subscribe(filter, qos3(level)).map_err(|e| e.to_string()),
+            Client::V5(c) => c.subscribe(filter, qos5(level)).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Asks for a DISCONNECT after what is queued.
+    pub fn disconnect(&self) {
+        let _ = match self {
+            Client::V3(c) => c.disconnect().map_err(|e| e.to_string()),
+            Client::V5(c) => c.disconnect().map_err(|e| e.to_string()),
+        };
+    }
+}
+
+impl Connection {
+    /// The next event within `wait`: `None` when nothing happened.
+    pub fn next(&mut self, wait: Duration) -> Option<Result<Event, Failure>> {
+        match self {
+            Connection::V3(c) => match c.recv_timeout(wait) {
+                Ok(Ok(event)) => Some(Ok(event3(event))),
+                Ok(Err(rumqttc::ConnectionError::ConnectionRefused(code))) => {
+                    Some(Ok(Event::Refused(format!("{code:?}"))))
+                }
+                Ok(Err(e)) => Some(Err(e.to_string())),
+                Err(_) => None,
+            },
+            Connection::V5(c) => match c.recv_timeout(wait) {
+                Ok(Ok(event)) => Some(Ok(event5(event))),
+                Ok(Err(v5::ConnectionError::ConnectionRefused(code))) => {
+                    Some(Ok(Event::Refused(format!("{code:?}"))))
+                }
+                Ok(Err(e)) => Some(Err(e.to_string())),
+                Err(_) => None,
+            },
+        }
+    }
+
+    /// Drives the connection until the DISCONNECT asked for has gone out, so
+    /// that everything queued before it (publishes, ACKs) is written first.
+    pub fn drain_until_disconnect(&mut self) {
+        for _ in 0..16 {
+            match self.next(Duration::from_millis(500)) {
+                Some(Ok(Event::Disconnecting)) | Some(Err(_)) | None => break,
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+}
+
+fn outgoing(o: rumqttc::Outgoing) -> Event {
+    match o {
+        rumqttc::Outgoing::Publish(pkid) => Event::PublishSent(pkid),
+        rumqttc::Outgoing::Subscribe(pkid) => Event::SubscribeSent(pkid),
+        rumqttc::Outgoing::Disconnect => Event::Disconnecting,
+        _ => Event::Other,
+    }
+}
+
+fn event3(event: rumqttc::Event) -> Event {
+    use rumqttc::Packet;
+    match event {
+        rumqttc::Event::Outgoing(o) => outgoing(o),
+        rumqttc::Event::Incoming(packet) => match packet {
+            Packet::ConnAck(ack) if ack.code == rumqttc::ConnectReturnCode::Success => {
+                Event::Connected {
+                    session_present: ack.session_present,
+                }
+            }
+            Packet::ConnAck(ack) => Event::Refused(format!("{:?}", ack.code)),
+            Packet::SubAck(ack) => Event::SubAck {
+                pkid: ack.pkid,
+                refused: ack
+                    .return_codes
+                    .contains(&rumqttc::SubscribeReasonCode::Failure)
+                    .then(|| "Failure".to_string()),
+            },
+            Packet::PubAck(ack) => Event::PubAck(ack.pkid),
+            Packet::PubComp(c) => Event::PubComp(c.pkid),
+            Packet::Publish(p) => Event::Message(Publication {
+                topic: p.topic,
+                payload: p.payload.to_vec(),
+                properties: Properties::default(),
+            }),
+            _ => Event::Other,
+        },
+    }
+}
+
+fn event5(event: v5::Event) -> Event {
+    use p5::Packet;
+    match event {
+        v5::Event::Outgoing(o) => outgoing(o),
+        v5::Event::Incoming(packet) => match packet {
+            Packet::ConnAck(ack) if ack.code == p5::ConnectReturnCode::Success => {
+                Event::Connected {
+                    session_present: ack.session_present,
+                }
+            }
+            Packet::ConnAck(ack) => Event::Refused(format!("{:?}", ack.code)),
+            Packet::SubAck(ack) => Event::SubAck {
+                pkid: ack.pkid,
+                refused: ack
+                    .return_codes
+                    .iter()
+                    .find(|c| !matches!(c, p5::SubscribeReasonCode::Success(_)))
+                    .map(|c| format!("{c:?}")),
+            },
+            Packet::PubAck(ack) => match ack.reason {
+                p5::PubAckReason::Success | p5::PubAckReason::NoMatchingSubscribers => {
+                    Event::PubAck(ack.pkid)
+                }
+                why => Event::PublishRefused {
+                    pkid: ack.pkid,
+                    why: format!("{why:?}"),
+                },
+            },
+            Packet::PubRec(rec) => match rec.reason {
+                p5::PubRecReason::Success | p5::PubRecReason::NoMatchingSubscribers => Event::Other,
+                why => Event::PublishRefused {
+                    pkid: rec.pkid,
+                    why: format!("{why:?}"),
+                },
+            },
+            Packet::PubComp(c) => Event::PubComp(c.pkid),
+            Packet::Publish(p) => Event::Message(publication_in(p)),
+            _ => Event::Other,
+        },
+    }
+}
+
+/// The MQTT 5 properties of a publication, `None` when it has none.
+fn properties_out(p: &Properties) -> Option<p5::PublishProperties> {
+    (!p.is_empty()).then(|| p5::PublishProperties {
+        content_type: p.content_type.clone(),
+        message_expiry_interval: p.expiry_seconds,
+        response_topic: p.response_topic.clone(),
+        correlation_data: p.correlation_data.clone().map(bytes::Bytes::from),
+        // The payload is UTF-8 text (HSP, Crosstalk, CSDL and MSP are).
+        payload_format_indicator: Some(1),
+        ..p5::PublishProperties::default()
+    })
+}
+
+/// A PUBLISH as it came, with its properties.
+fn publication_in(p: p5::Publish) -> Publication {
+    let props = p.properties.unwrap_or_default();
+    Publication {
+        topic: String::from_utf8_lossy(&p.topic).into_owned(),
+        payload: p.payload.to_vec(),
+        properties: Properties {
+            content_type: props.content_type,
+            expiry_seconds: props.message_expiry_interval,
+            response_topic: props.response_topic,
+            correlation_data: props.correlation_data.map(|d| d.to_vec()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_and_named() {
+        assert_eq!("5".parse::<Version>(), Ok(Version::V5));
+        assert_eq!("3.1.1".parse::<Version>(), Ok(Version::V3_1_1));
+        assert!("3.1".parse::<Version>().unwrap_err().contains("3.1.1 or 5"));
+        assert_eq!(Version::V5.to_string(), "5");
+    }
+
+    #[test]
+    fn properties_go_out_only_when_there_are_some() {
+        assert!(properties_out(&Properties::default()).is_none());
+        let out = properties_out(&Properties {
+            correlation_data: Some(b"id-1".to_vec()),
+            expiry_seconds: Some(60),
+            ..Properties::default()
+        })
+        .unwrap();
+        assert_eq!(out.correlation_data.as_deref(), Some(&b"id-1"[..]));
+        assert_eq!(out.message_expiry_interval, Some(60));
+        assert_eq!(out.payload_format_indicator, Some(1));
+    }
+}

@@ -1,0 +1,234 @@
+//! Subscribing: topic filters held across reconnects, each arrival handed
+//! to the receiver, and what it answers published without ever blocking
+//! the loop that reads.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use super::client::{self, Event, Handed};
+use super::link::Link;
+use super::{MqttTransport, failure, refusal};
+use crate::transport::{Arrival, Ended, Listen, OnArrival, Publication, TransportError};
+
+/// How often a subscriber looks at [`Listen::stop`] while nothing arrives.
+const STOP_POLL: Duration = Duration::from_millis(200);
+/// How long a stopping subscriber waits for the broker to take its answers
+/// when it takes none.
+const STALLED_ANSWERS: Duration = Duration::from_secs(5);
+/// How long a subscriber waits for the broker's CONNACK on its first
+/// connection before it says the address does not answer MQTT.
+const CONNACK_WAIT: Duration = Duration::from_secs(10);
+
+/// Subscribes to `filters` and hands each message to `on_arrival` until it
+/// says stop or `listen.timeout` passes; publishes what it answers, and
+/// `listen.first` once the broker has confirmed the subscription.
+///
+/// A filter the broker refuses is the error (nothing would ever arrive
+/// from it), named with the broker's reason.
+///
+/// What it publishes waits in a queue of its own and goes to the client
+/// without blocking: the client's request channel is bounded and only this
+/// loop drains it, so a blocking publish under a burst of messages that
+/// each ask for an answer would wait for ever on itself.
+pub fn subscribe(
+    transport: &MqttTransport,
+    filters: &[String],
+    listen: &Listen,
+    on_arrival: &mut OnArrival<'_>,
+) -> Result<Ended, TransportError> {
+    let (uri, level) = (&transport.uri, transport.settings.qos);
+    let version = transport.settings.mqtt_version;
+    let (client, mut connection) = transport.open("sub", 64)?;
+    // Filters (by index) subscribed and not yet sent, then sent, by packet id.
+    let mut unsent: VecDeque<usize> = VecDeque::new();
+    let mut sent: HashMap<u16, usize> = HashMap::new();
+    let subscribe_all = |unsent: &mut VecDeque<usize>| -> Result<(), TransportError> {
+        for filter in filters {
+            client
+                .subscribe(filter, level)
+                .map_err(|e| failure(uri, e))?;
+        }
+        unsent.clear();
+        unsent.extend(0..filters.len());
+        Ok(())
+    };
+    let mut outbox = Outbox::default();
+    subscribe_all(&mut unsent)?;
+    let deadline = listen.timeout.map(|t| Instant::now() + t);
+    let connack_deadline = Instant::now() + CONNACK_WAIT;
+    let mut connected = false;
+    let mut acked = 0;
+    let mut first = listen.first.clone();
+    let mut link = Link::default();
+    let stop = |connection: &mut client::Connection, outbox: &mut Outbox| {
+        // What was answered goes out, and is acknowledged by the broker at
+        // QoS 1 and 2, before the DISCONNECT (a broker may drop a PUBLISH
+        // that a DISCONNECT follows at once): for as long as the broker
+        // keeps acknowledging, and no more than 5 s without progress.
+        let mut progress = (outbox.owed(), Instant::now());
+        while outbox.owed() > 0 && progress.1.elapsed() < STALLED_ANSWERS {
+            outbox.flush(&client, level, uri)?;
+            if let Some(Ok(event)) = connection.next(Duration::from_millis(50)) {
+                outbox.track(&event);
+            }
+            if outbox.owed() < progress.0 {
+                progress = (outbox.owed(), Instant::now());
+            }
+        }
+        client.disconnect();
+        connection.drain_until_disconnect();
+        Ok::<(), TransportError>(())
+    };
+    loop {
+        if listen.is_stopped() {
+            stop(&mut connection, &mut outbox)?;
+            return Ok(Ended::Interrupted);
+        }
+        outbox.flush(&client, level, uri)?;
+        if !connected && Instant::now() >= connack_deadline {
+            return Err(TransportError::Peer {
+                url: uri.describe(),
+                why: format!(
+                    "no CONNACK within {} s: nothing there answers MQTT (is it the broker's address and port?)",
+                    CONNACK_WAIT.as_secs()
+                ),
+            });
+        }
+        // Short waits, so that a signal is seen within a fifth of a second.
+        let wait = deadline.map_or(STOP_POLL, |d| {
+            d.saturating_duration_since(Instant::now()).min(STOP_POLL)
+        });
+        let event = connection.next(wait);
+        if let Some(Ok(event)) = &event {
+            outbox.track(event);
+        }
+        match event {
+            Some(Ok(Event::Refused(why))) => return Err(refusal(uri, version, &why)),
+            Some(Ok(Event::Connected { session_present })) => {
+                connected = true;
+                // A broker that lost the session lost the subscriptions too.
+                if link.reconnected() && !session_present {
+                    subscribe_all(&mut unsent)?;
+                }
+            }
+            Some(Ok(Event::SubscribeSent(pkid))) => {
+                if let Some(filter) = unsent.pop_front() {
+                    sent.insert(pkid, filter);
+                }
+            }
+            Some(Ok(Event::SubAck { pkid, refused })) => {
+                let filter = sent.remove(&pkid);
+                if let Some(why) = refused {
+                    let filter = filter.map_or("a topic filter", |i| filters[i].as_str());
+                    return Err(failure(
+                        uri,
+                        format!(
+                            "the broker refused the subscription to `{}`: {why} (not allowed to this account, or a filter it does not take); nothing from it would arrive",
+                            filter.escape_debug()
+                        ),
+                    ));
+                }
+                acked += 1;
+                if acked == filters.len() {
+                    if !listen.quiet {
+                        eprintln!("aiproto: subscribed to {}", filters.join(", "));
+                    }
+                    outbox.extend(first.drain(..));
+                }
+            }
+            Some(Ok(Event::Message(p))) => {
+                let text = String::from_utf8_lossy(&p.payload);
+                let answer = on_arrival(Arrival {
+                    origin: &p.topic,
+                    topic: Some(&p.topic),
+                    text: &text,
+                    snapshot: false,
+                    properties: (!p.properties.is_empty()).then_some(&p.properties),
+                })
+                .map_err(TransportError::Handler)?;
+                outbox.extend(answer.publish);
+                if answer.stop {
+                    stop(&mut connection, &mut outbox)?;
+                    return Ok(Ended::Stopped);
+                }
+            }
+            Some(Ok(Event::PublishRefused { why, .. })) => {
+                eprintln!("aiproto: the broker refused an answer published from here: {why}");
+            }
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None if deadline.is_some_and(|d| Instant::now() >= d) => {
+                return Ok(Ended::Timeout);
+            }
+            Some(Err(e)) => link.lost(uri, e)?,
+            None => {}
+        }
+    }
+}
+
+/// What a subscriber publishes in answer, waiting for room in the client's
+/// request channel, and how many of its publishes the broker has yet to
+/// acknowledge.
+#[derive(Default)]
+struct Outbox {
+    queue: VecDeque<Publication>,
+    /// Handed to the client, not yet written.
+    in_client: usize,
+    /// Written at QoS 1 or 2, not yet acknowledged.
+    unacknowledged: usize,
+}
+
+impl Outbox {
+    fn extend(&mut self, items: impl IntoIterator<Item = Publication>) {
+        self.queue.extend(items);
+    }
+
+    /// Answers not yet written, or written and not yet acknowledged.
+    fn owed(&self) -> usize {
+        self.queue.len() + self.in_client + self.unacknowledged
+    }
+
+    /// Counts QoS 1 and 2 publishes out and their acknowledgements in.
+    fn track(&mut self, event: &Event) {
+        match event {
+            // QoS 0 publishes carry packet id 0 and get no acknowledgement.
+            Event::PublishSent(pkid) => {
+                self.in_client = self.in_client.saturating_sub(1);
+                if *pkid != 0 {
+                    self.unacknowledged += 1;
+                }
+            }
+            Event::PubAck(_) | Event::PubComp(_) | Event::PublishRefused { .. } => {
+                self.unacknowledged = self.unacknowledged.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Hands the client what it takes without waiting; the rest stays for
+    /// the next turn of the loop (which drains the channel). A topic no
+    /// message can be published to is refused at once.
+    fn flush(
+        &mut self,
+        client: &client::Client,
+        level: u8,
+        uri: &super::MqttUri,
+    ) -> Result<(), TransportError> {
+        while let Some(p) = self.queue.pop_front() {
+            if let Some(why) = crate::mqtt_topic::problem(&p.topic) {
+                return Err(TransportError::BadTopic {
+                    topic: p.topic.escape_debug().to_string(),
+                    why,
+                });
+            }
+            match client.try_publish(p, level, false) {
+                Handed::Queued => self.in_client += 1,
+                Handed::Full(back) => {
+                    self.queue.push_front(back);
+                    return Ok(());
+                }
+                Handed::Failed(why) => return Err(failure(uri, why)),
+            }
+        }
+        Ok(())
+    }
+}
