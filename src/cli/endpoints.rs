@@ -52,6 +52,8 @@ impl SendArgs {
             qos: self.qos,
             mqtt_version: self.mqtt.mqtt_version,
             retain: self.retain,
+            // `send` finishes the transport before it says anything was sent.
+            deferred_acks: true,
             session: None,
             ca_file: self.ca_file.clone(),
             mail: email::Delivery {

@@ -56,6 +56,10 @@ pub struct Settings {
     pub retain: bool,
     /// MQTT: a persistent session under this client id.
     pub session: Option<String>,
+    /// MQTT: `send` returns once its messages are handed to the connection,
+    /// and `finish` waits for the broker's acknowledgements (a command that
+    /// sends everything, then finishes). Without it, each `send` waits.
+    pub deferred_acks: bool,
     /// `mqtts://`: a PEM file of CA certificates to trust besides the system's.
     pub ca_file: Option<PathBuf>,
     /// email: how a mail leaves.

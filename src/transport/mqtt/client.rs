@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use rumqttc::v5;
 use rumqttc::v5::mqttbytes::v5 as p5;
 
@@ -113,8 +114,8 @@ pub type Failure = String;
 /// What handing a publish to the client gave.
 pub enum Handed {
     Queued,
-    /// The client's request channel is full: the publication comes back.
-    Full(Publication),
+    /// The client's request channel is full: try again after the next event.
+    Full,
     Failed(String),
 }
 
@@ -183,38 +184,39 @@ fn qos3(level: u8) -> rumqttc::QoS {
 }
 
 impl Client {
-    /// Queues a publish without waiting for room. Over MQTT 3.1.1 the
-    /// properties are left behind (it has none).
-    pub fn try_publish(&self, p: Publication, level: u8, retain: bool) -> Handed {
-        match self {
-            Client::V3(c) => match c.try_publish(p.topic, qos3(level), retain, p.payload) {
-                Ok(()) => Handed::Queued,
-                Err(rumqttc::ClientError::TryRequest(rumqttc::Request::Publish(back))) => {
-                    Handed::Full(Publication {
-                        topic: back.topic,
-                        payload: back.payload.to_vec(),
-                        properties: Properties::default(),
-                    })
-                }
-                Err(e) => Handed::Failed(e.to_string()),
+    /// Queues a publish without waiting for room (the payload is shared,
+    /// not copied). Over MQTT 3.1.1 the properties are left behind (it has none).
+    pub fn try_publish(
+        &self,
+        topic: &str,
+        payload: Bytes,
+        properties: &Properties,
+        level: u8,
+        retain: bool,
+    ) -> Handed {
+        let sent = match self {
+            Client::V3(c) => match c.try_publish(topic, qos3(level), retain, payload) {
+                Ok(()) => Ok(()),
+                Err(rumqttc::ClientError::TryRequest(_)) => return Handed::Full,
+                Err(e) => Err(e.to_string()),
             },
             Client::V5(c) => {
-                let properties = properties_out(&p.properties);
-                let (topic, payload) = (p.topic, p.payload);
-                let sent = match properties {
+                let sent = match properties_out(properties) {
                     Some(props) => {
                         c.try_publish_with_properties(topic, qos5(level), retain, payload, props)
                     }
                     None => c.try_publish(topic, qos5(level), retain, payload),
                 };
                 match sent {
-                    Ok(()) => Handed::Queued,
-                    Err(v5::ClientError::TryRequest(v5::Request::Publish(back))) => {
-                        Handed::Full(publication_in(back))
-                    }
-                    Err(e) => Handed::Failed(e.to_string()),
+                    Ok(()) => Ok(()),
+                    Err(v5::ClientError::TryRequest(_)) => return Handed::Full,
+                    Err(e) => Err(e.to_string()),
                 }
             }
+        };
+        match sent {
+            Ok(()) => Handed::Queued,
+            Err(why) => Handed::Failed(why),
         }
     }
 

@@ -202,8 +202,10 @@ impl Transport for MqttTransport {
         publish::publish(self, items, Duration::from_secs(60))
     }
 
-    /// Disconnects the publishing connection cleanly, if there is one.
+    /// Waits for the broker to acknowledge what is still on its way, then
+    /// disconnects the publishing connection cleanly, if there is one.
     fn finish(&mut self) -> Result<(), TransportError> {
+        publish::finish_publishing(self, Duration::from_secs(60))?;
         if let Some(p) = self.publisher.take() {
             p.close();
         }

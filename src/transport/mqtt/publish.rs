@@ -1,14 +1,16 @@
-//! Publishing a batch of messages over one kept connection: a window of
-//! messages on their way, each acknowledged (QoS 1 and 2) or written (QoS
-//! 0), resent when the broker comes back without the session.
+//! Publishing over one kept connection: a window of messages on their way,
+//! each acknowledged (QoS 1 and 2) or written (QoS 0), resent when the
+//! broker comes back without the session.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use super::client::{self, Event, Handed};
+use bytes::Bytes;
+
+use super::client::{self, Event, Handed, Version};
 use super::link::Link;
-use super::{MqttTransport, failure, refusal};
-use crate::transport::{Publication, TransportError};
+use super::{MqttTransport, MqttUri, failure, refusal};
+use crate::transport::{Properties, Publication, TransportError};
 
 /// How many messages may be on their way (sent or queued, not acknowledged).
 const WINDOW: usize = 1024;
@@ -16,11 +18,21 @@ const WINDOW: usize = 1024;
 /// connection before it publishes the unacknowledged messages again.
 const STALLED: Duration = Duration::from_secs(5);
 
-/// A connection that publishes.
+/// A connection that publishes, and the messages it has not finished with.
 pub struct Publisher {
     client: client::Client,
     connection: client::Connection,
     link: Link,
+    window: Window,
+}
+
+/// How far [`Publisher::drive`] goes before it returns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Until {
+    /// Every message handed to the client (the window keeps the rest).
+    Handed,
+    /// Every message acknowledged by the broker (QoS 1 and 2) or written (QoS 0).
+    Acknowledged,
 }
 
 impl Publisher {
@@ -31,8 +43,22 @@ impl Publisher {
     }
 }
 
-/// Publishes each message and returns once the broker has acknowledged
-/// every one (QoS 1 and 2) or it is written (QoS 0).
+/// What a publish run needs to know of its transport.
+struct Run<'a> {
+    uri: &'a MqttUri,
+    version: Version,
+    level: u8,
+    retain: bool,
+}
+
+/// Publishes each message. With `deferred_acks` (the `send` command) it
+/// returns once every message is handed to the connection, and
+/// [`finish_publishing`] waits for the acknowledgements: a long input goes
+/// out in batches without a pause at the end of each (where a broker that
+/// delays its small writes, as Mosquitto does by default, holds the last
+/// acknowledgements back for tens of milliseconds). Otherwise it returns
+/// once the broker has acknowledged every one (QoS 1 and 2) or it is
+/// written (QoS 0).
 ///
 /// A lost connection is reconnected with backoff until `timeout`. Whatever
 /// was not acknowledged is published again when the broker comes back
@@ -42,103 +68,173 @@ impl Publisher {
 /// failure reason, such as "not authorized") is the error: it would never
 /// be delivered. MQTT 3.1.1 has no way to say so.
 ///
-/// The connection stays open for the next call; [`crate::transport::Transport::finish`]
-/// closes it.
+/// The connection stays open for the next call;
+/// [`crate::transport::Transport::finish`] closes it.
 pub fn publish(
     transport: &mut MqttTransport,
     items: Vec<Publication>,
     timeout: Duration,
 ) -> Result<(), TransportError> {
-    let (level, retain) = (transport.settings.qos, transport.settings.retain);
-    let version = transport.settings.mqtt_version;
     if transport.publisher.is_none() {
         let (client, connection) = transport.open("pub", WINDOW)?;
         transport.publisher = Some(Publisher {
             client,
             connection,
             link: Link::default(),
+            window: Window::default(),
         });
     }
-    let uri = &transport.uri;
-    let Some(Publisher {
-        client,
-        connection,
-        link,
-    }) = transport.publisher.as_mut()
-    else {
+    let until = if transport.settings.deferred_acks {
+        Until::Handed
+    } else {
+        Until::Acknowledged
+    };
+    let run = Run::of(&transport.uri, &transport.settings);
+    let Some(publisher) = transport.publisher.as_mut() else {
         return Ok(());
     };
-    let total = items.len();
-    let deadline = Instant::now() + timeout;
-    let mut window = Window::new(total);
-    // When the broker acknowledges nothing for a while though messages
-    // are on their way over a standing connection, they are published
-    // again: after a reconnect without the session, a message the client
-    // had queued when the link broke can be lost between the two (seen
-    // once in 30,000 across a broker restart). At least once, as always.
-    let mut progress = (window.done, Instant::now());
-    while window.done < total {
-        if window.done != progress.0 {
-            progress = (window.done, Instant::now());
-        } else if level > 0 && progress.1.elapsed() >= STALLED && !link.is_down() {
-            window.resend_unacknowledged();
-            progress.1 = Instant::now();
+    publisher.window.extend(items);
+    publisher.drive(&run, until, timeout)
+}
+
+/// Waits until every message published is acknowledged (or written, at QoS 0).
+pub fn finish_publishing(
+    transport: &mut MqttTransport,
+    timeout: Duration,
+) -> Result<(), TransportError> {
+    let run = Run::of(&transport.uri, &transport.settings);
+    match transport.publisher.as_mut() {
+        Some(publisher) => publisher.drive(&run, Until::Acknowledged, timeout),
+        None => Ok(()),
+    }
+}
+
+impl Run<'_> {
+    fn of<'a>(uri: &'a MqttUri, settings: &crate::transport::Settings) -> Run<'a> {
+        Run {
+            uri,
+            version: settings.mqtt_version,
+            level: settings.qos,
+            retain: settings.retain,
         }
-        let mut handed = Ok(());
-        window.fill(
-            |i| match client.try_publish(items[i].clone(), level, retain) {
-                Handed::Queued => true,
-                Handed::Full(_) => false,
-                Handed::Failed(why) => {
-                    handed = Err(failure(uri, why));
-                    false
-                }
-            },
-        );
-        handed?;
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(failure(
-                uri,
-                format!(
-                    "timed out with {} of {total} messages acknowledged",
-                    window.done
-                ),
-            ));
-        }
-        match connection.next(left.min(Duration::from_millis(200))) {
-            Some(Ok(Event::Refused(why))) => return Err(refusal(uri, version, &why)),
-            Some(Ok(Event::Connected { session_present })) => {
-                if link.reconnected() && !session_present {
-                    window.resend_unacknowledged();
-                }
+    }
+}
+
+impl Publisher {
+    fn drive(
+        &mut self,
+        run: &Run<'_>,
+        until: Until,
+        timeout: Duration,
+    ) -> Result<(), TransportError> {
+        let Publisher {
+            client,
+            connection,
+            link,
+            window,
+        } = self;
+        let (uri, level) = (run.uri, run.level);
+        let deadline = Instant::now() + timeout;
+        // When the broker acknowledges nothing for a while though messages
+        // are on their way over a standing connection, they are published
+        // again: after a reconnect without the session, a message the client
+        // had queued when the link broke can be lost between the two (seen
+        // once in 30,000 across a broker restart). At least once, as always.
+        let mut progress = (window.done, Instant::now());
+        loop {
+            let finished = match until {
+                Until::Handed => window.all_handed(),
+                Until::Acknowledged => window.all_done(),
+            };
+            if finished {
+                return Ok(());
             }
-            Some(Ok(Event::PublishSent(pkid))) => window.sent(pkid, level),
-            Some(Ok(Event::PubAck(pkid))) if level == 1 => window.acked(pkid),
-            Some(Ok(Event::PubComp(pkid))) if level >= 2 => window.acked(pkid),
-            Some(Ok(Event::PublishRefused { pkid, why })) => {
-                let which = window.in_flight.get(&pkid).copied();
-                let named = which.map_or_else(String::new, |i| {
-                    format!(" message {} of {total} (to `{}`)", i + 1, items[i].topic)
-                });
+            if window.done != progress.0 {
+                progress = (window.done, Instant::now());
+            } else if level > 0 && progress.1.elapsed() >= STALLED && !link.is_down() {
+                window.resend_unacknowledged();
+                progress.1 = Instant::now();
+            }
+            let mut handed = Ok(());
+            window.fill(|item| {
+                match client.try_publish(
+                    &item.topic,
+                    item.payload.clone(),
+                    &item.properties,
+                    level,
+                    run.retain,
+                ) {
+                    Handed::Queued => true,
+                    Handed::Full => false,
+                    Handed::Failed(why) => {
+                        handed = Err(failure(uri, why));
+                        false
+                    }
+                }
+            });
+            handed?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
                 return Err(failure(
                     uri,
                     format!(
-                        "the broker refused{named}: {why}; it will not be delivered ({} of {total} acknowledged before)",
-                        window.done
+                        "timed out with {} of {} messages acknowledged",
+                        window.done,
+                        window.total()
                     ),
                 ));
             }
-            Some(Ok(_)) | None => {}
-            Some(Err(e)) => link.lost(uri, e)?,
+            match connection.next(left.min(Duration::from_millis(200))) {
+                Some(Ok(Event::Refused(why))) => return Err(refusal(uri, run.version, &why)),
+                Some(Ok(Event::Connected { session_present })) => {
+                    if link.reconnected() && !session_present {
+                        window.resend_unacknowledged();
+                    }
+                }
+                Some(Ok(Event::PublishSent(pkid))) => window.sent(pkid, level),
+                Some(Ok(Event::PubAck(pkid))) if level == 1 => window.acked(pkid),
+                Some(Ok(Event::PubComp(pkid))) if level >= 2 => window.acked(pkid),
+                Some(Ok(Event::PublishRefused { pkid, why })) => {
+                    let named = window.in_flight.get(&pkid).map_or_else(String::new, |&i| {
+                        format!(
+                            " message {} of {} (to `{}`)",
+                            i + 1,
+                            window.total(),
+                            window.item(i).topic
+                        )
+                    });
+                    return Err(failure(
+                        uri,
+                        format!(
+                            "the broker refused{named}: {why}; it will not be delivered ({} of {} acknowledged before)",
+                            window.done,
+                            window.total()
+                        ),
+                    ));
+                }
+                Some(Ok(_)) | None => {}
+                Some(Err(e)) => link.lost(uri, e)?,
+            }
         }
     }
-    Ok(())
 }
 
-/// The messages of one `publish`: which are queued, sent (by packet id) or done.
+/// A message kept until the broker has it: the payload is shared with the
+/// client's copy, not copied again.
+struct Item {
+    topic: String,
+    payload: Bytes,
+    properties: Properties,
+    done: bool,
+}
+
+/// The messages of a publisher, numbered from its first: which are queued,
+/// sent (by packet id) or done. Done messages at the front are let go.
+#[derive(Default)]
 struct Window {
-    total: usize,
+    /// The number of `items[0]`.
+    base: usize,
+    items: VecDeque<Item>,
     /// The next message never handed to the client.
     next: usize,
     /// Messages to hand to the client again, before `next`.
@@ -151,33 +247,47 @@ struct Window {
 }
 
 impl Window {
-    fn new(total: usize) -> Window {
-        Window {
-            total,
-            next: 0,
-            again: VecDeque::new(),
-            queued: VecDeque::new(),
-            in_flight: HashMap::new(),
-            done: 0,
-        }
+    fn extend(&mut self, items: Vec<Publication>) {
+        self.items.extend(items.into_iter().map(|p| Item {
+            topic: p.topic,
+            payload: Bytes::from(p.payload),
+            properties: p.properties,
+            done: false,
+        }));
+    }
+
+    /// Every message handed in so far.
+    fn total(&self) -> usize {
+        self.base + self.items.len()
+    }
+
+    fn item(&self, i: usize) -> &Item {
+        &self.items[i - self.base]
+    }
+
+    fn all_handed(&self) -> bool {
+        self.next == self.total() && self.again.is_empty()
+    }
+
+    fn all_done(&self) -> bool {
+        self.done == self.total()
     }
 
     /// Hands messages to the client (`try_send` says whether it took one)
     /// while fewer than [`WINDOW`] are on their way.
-    fn fill(&mut self, mut try_send: impl FnMut(usize) -> bool) {
+    fn fill(&mut self, mut try_send: impl FnMut(&Item) -> bool) {
         while self.queued.len() + self.in_flight.len() < WINDOW {
             let Some(i) = self
                 .again
                 .pop_front()
-                .or_else(|| (self.next < self.total).then_some(self.next))
+                .or_else(|| (self.next < self.total()).then_some(self.next))
             else {
                 return;
             };
-            if !try_send(i) {
-                if i == self.next {
-                    return;
+            if !try_send(self.item(i)) {
+                if i != self.next {
+                    self.again.push_front(i);
                 }
-                self.again.push_front(i);
                 return;
             }
             if i == self.next {
@@ -197,15 +307,29 @@ impl Window {
             return;
         };
         if level == 0 {
-            self.done += 1;
+            self.finished(i);
         } else {
             self.in_flight.insert(pkid, i);
         }
     }
 
     fn acked(&mut self, pkid: u16) {
-        if self.in_flight.remove(&pkid).is_some() {
-            self.done += 1;
+        if let Some(i) = self.in_flight.remove(&pkid) {
+            self.finished(i);
+        }
+    }
+
+    /// Message `i` is done: counted, and let go with those before it.
+    fn finished(&mut self, i: usize) {
+        let item = &mut self.items[i - self.base];
+        if item.done {
+            return;
+        }
+        item.done = true;
+        self.done += 1;
+        while self.items.front().is_some_and(|item| item.done) {
+            self.items.pop_front();
+            self.base += 1;
         }
     }
 
@@ -218,5 +342,73 @@ impl Window {
         for i in lost.into_iter().rev() {
             self.again.push_front(i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn publications(numbers: std::ops::Range<usize>) -> Vec<Publication> {
+        numbers
+            .map(|i| Publication::new(format!("t/{i}"), vec![b'x'; 10]))
+            .collect()
+    }
+
+    /// Messages handed over several calls are numbered on, acknowledged in
+    /// any order, resent in order after a lost session, and let go once done.
+    #[test]
+    fn a_window_spans_batches_and_lets_go_of_what_is_done() {
+        let mut w = Window::default();
+        w.extend(publications(0..3));
+        let mut handed = Vec::new();
+        w.fill(|item| {
+            handed.push(item.topic.clone());
+            true
+        });
+        assert_eq!(handed, ["t/0", "t/1", "t/2"]);
+        assert!(w.all_handed() && !w.all_done());
+        for pkid in 1..=3 {
+            w.sent(pkid, 1);
+        }
+        w.acked(2);
+        assert_eq!(
+            (w.done, w.base, w.items.len()),
+            (1, 0, 3),
+            "held until those before are done"
+        );
+        w.extend(publications(3..5));
+        assert!(!w.all_handed());
+        w.fill(|_| true);
+        w.sent(4, 1);
+        // The session is lost: every message not acknowledged goes again, in order.
+        w.resend_unacknowledged();
+        let mut again = Vec::new();
+        w.fill(|item| {
+            again.push(item.topic.clone());
+            true
+        });
+        assert_eq!(again, ["t/0", "t/2", "t/3", "t/4"]);
+        for (pkid, _) in (10..).zip(0..4) {
+            w.sent(pkid, 1);
+        }
+        for pkid in [11, 10, 12, 13] {
+            w.acked(pkid);
+        }
+        assert!(w.all_done());
+        assert_eq!((w.base, w.items.len()), (5, 0));
+    }
+
+    #[test]
+    fn a_full_client_keeps_the_message_for_the_next_turn() {
+        let mut w = Window::default();
+        w.extend(publications(0..2));
+        w.fill(|_| false);
+        assert_eq!((w.next, w.queued.len()), (0, 0));
+        w.fill(|_| true);
+        assert_eq!((w.next, w.queued.len()), (2, 2));
+        w.sent(0, 0);
+        w.sent(0, 0);
+        assert!(w.all_done());
     }
 }

@@ -220,10 +220,14 @@ impl Outbox {
                     why,
                 });
             }
-            match client.try_publish(p, level, false) {
+            let payload = bytes::Bytes::from(p.payload);
+            match client.try_publish(&p.topic, payload.clone(), &p.properties, level, false) {
                 Handed::Queued => self.in_client += 1,
-                Handed::Full(back) => {
-                    self.queue.push_front(back);
+                Handed::Full => {
+                    self.queue.push_front(Publication {
+                        payload: payload.into(),
+                        ..p
+                    });
                     return Ok(());
                 }
                 Handed::Failed(why) => return Err(failure(uri, why)),
