@@ -53,10 +53,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         }
         _ => {
             let mut transport = transport::open(destination.clone(), args.settings());
-            for_each_piece(&inputs, &mut |piece| {
-                let messages = outgoing(&piece.messages, &destination);
-                transport.send(&messages, &mut print_reply).map_err(failure)
-            })?;
+            send_overlapped(&inputs, &destination, &mut *transport)?;
             // An MQTT connection kept open between pieces is closed here,
             // once everything is written.
             transport.finish().map_err(failure)?;
@@ -111,6 +108,35 @@ fn second_pass() -> ReadOptions {
         checked_before: true,
         ..ReadOptions::default()
     }
+}
+
+/// Sends the inputs' messages in order, a piece at a time: the next piece
+/// is read and written out on another thread while this one sends the one
+/// before (at most one piece waits between them).
+fn send_overlapped(
+    inputs: &[Input],
+    destination: &Endpoint,
+    transport: &mut dyn transport::Transport,
+) -> Result<(), CliError> {
+    std::thread::scope(|scope| {
+        let (pieces, arrived) = std::sync::mpsc::sync_channel::<Vec<Outgoing>>(1);
+        let reader = scope.spawn(move || {
+            for_each_piece(inputs, &mut |piece| {
+                // The sender stopped (it failed, and says why): so does the reading.
+                pieces
+                    .send(outgoing(&piece.messages, destination))
+                    .map_err(|_| CliError::new(ExitStatus::Transport, anyhow::anyhow!("stopped")))
+            })
+        });
+        for messages in arrived {
+            transport
+                .send(&messages, &mut print_reply)
+                .map_err(failure)?;
+        }
+        reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// The inputs' pieces in order, each handed to `each`; an input without
