@@ -27,7 +27,14 @@ pub struct SentenceModel {
     bert: BertModel,
     pooling: Pooling,
     normalize: bool,
+    /// The last texts embedded, newest last: an encoder judging its
+    /// candidates compares the same original with each, and the pipeline
+    /// judges the chosen decoding once more.
+    recent: std::sync::Mutex<Vec<(String, Vec<f32>)>>,
 }
+
+/// How many embeddings [`SentenceModel::similarity`] keeps.
+const RECENT: usize = 8;
 
 /// How token vectors become one sentence vector (`1_Pooling/config.json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,6 +156,7 @@ impl SentenceModel {
             bert,
             pooling,
             normalize,
+            recent: std::sync::Mutex::default(),
         })
     }
 
@@ -167,45 +175,127 @@ impl SentenceModel {
 
     /// One text's sentence embedding.
     pub fn embed(&self, text: &str) -> Result<Vec<f32>, String> {
-        let encoding = self
-            .tokenizer
-            .encode(text, true)
+        let mut one = self.embed_many(&[text])?;
+        one.pop().ok_or_else(|| "model: no embedding".to_string())
+    }
+
+    /// Several texts' sentence embeddings in one forward pass, as
+    /// sentence-transformers batches them: each text's word pieces padded
+    /// to the longest, the padding masked out of the attention and of the
+    /// pooling, so each embedding is the one the text gets alone.
+    pub fn embed_many(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings = texts
+            .iter()
+            .map(|t| self.tokenizer.encode(*t, true))
+            .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("tokenizer: {e}"))?;
-        let ids = encoding.get_ids();
+        let longest = encodings
+            .iter()
+            .map(|e| e.get_ids().len())
+            .max()
+            .unwrap_or(0);
+        let padded = |field: fn(&tokenizers::Encoding) -> &[u32]| -> Vec<u32> {
+            let mut all = Vec::with_capacity(encodings.len() * longest);
+            for e in &encodings {
+                let values = field(e);
+                all.extend_from_slice(values);
+                all.resize(all.len() + longest - values.len(), 0);
+            }
+            all
+        };
+        let (ids, types, mask) = (
+            padded(tokenizers::Encoding::get_ids),
+            padded(tokenizers::Encoding::get_type_ids),
+            padded(tokenizers::Encoding::get_attention_mask),
+        );
         let device = &self.bert.device;
-        let tensor = |v: &[u32]| Tensor::new(v, device).and_then(|t| t.unsqueeze(0));
-        let run = || -> candle_core::Result<Vec<f32>> {
-            let input_ids = tensor(ids)?;
-            let type_ids = tensor(encoding.get_type_ids())?;
-            let mask = tensor(encoding.get_attention_mask())?;
-            let tokens = self.bert.forward(&input_ids, &type_ids, Some(&mask))?;
-            // One sentence, no padding: every token counts.
-            let tokens = tokens.squeeze(0)?;
-            let n = tokens.dim(0)? as f64;
+        let shape = (encodings.len(), longest);
+        let run = || -> candle_core::Result<Vec<Vec<f32>>> {
+            let tensor = |v: Vec<u32>| Tensor::from_vec(v, shape, device);
+            let mask = tensor(mask)?;
+            let tokens = self
+                .bert
+                .forward(&tensor(ids)?, &tensor(types)?, Some(&mask))?;
+            // [texts, pieces, 1]: 1 for a word piece, 0 for padding.
+            let weights = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+            let counts = weights.sum(1)?;
             let pooled = match self.pooling {
-                Pooling::Mean => (tokens.sum(0)? / n)?,
-                Pooling::MeanSqrtLen => (tokens.sum(0)? / n.sqrt())?,
-                Pooling::Cls => tokens.get(0)?,
-                Pooling::Max => tokens.max(0)?,
+                Pooling::Mean => tokens
+                    .broadcast_mul(&weights)?
+                    .sum(1)?
+                    .broadcast_div(&counts)?,
+                Pooling::MeanSqrtLen => tokens
+                    .broadcast_mul(&weights)?
+                    .sum(1)?
+                    .broadcast_div(&counts.sqrt()?)?,
+                Pooling::Cls => tokens.narrow(1, 0, 1)?.squeeze(1)?,
+                // Padding pushed far below any value before the maximum.
+                Pooling::Max => tokens.broadcast_add(&((weights - 1.0)? * 1e9)?)?.max(1)?,
             };
             let pooled = if self.normalize {
-                let norm = pooled.sqr()?.sum_all()?.sqrt()?.to_scalar::<f32>()?;
-                (pooled / f64::from(norm.max(1e-12)))?
+                let norms = pooled
+                    .sqr()?
+                    .sum_keepdim(1)?
+                    .sqrt()?
+                    .clamp(1e-12, f32::MAX)?;
+                pooled.broadcast_div(&norms)?
             } else {
                 pooled
             };
-            pooled.to_vec1::<f32>()
+            pooled.to_vec2::<f32>()
         };
         run().map_err(|e| format!("model: {e}"))
     }
 
-    /// The cosine similarity of two texts' embeddings.
+    /// The cosine similarity of two texts' embeddings: those not among
+    /// the last few embedded are computed in one batch.
     pub fn similarity(&self, a: &str, b: &str) -> Result<f64, String> {
-        let a = self.embed(a)?;
-        let b = self.embed(b)?;
-        let a: Vec<f64> = a.into_iter().map(f64::from).collect();
-        let b: Vec<f64> = b.into_iter().map(f64::from).collect();
+        let both = self.embed_remembered(&[a, b])?;
+        let [a, b] = both.as_slice() else {
+            return Err("model: no embedding".to_string());
+        };
+        let a: Vec<f64> = a.iter().copied().map(f64::from).collect();
+        let b: Vec<f64> = b.iter().copied().map(f64::from).collect();
         Ok(super::backend::cosine(&a, &b))
+    }
+
+    /// The texts' embeddings, taken from the last ones computed where
+    /// possible, the others computed together and remembered.
+    fn embed_remembered(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        let known = |text: &str| -> Option<Vec<f32>> {
+            let recent = self.recent.lock().ok()?;
+            recent
+                .iter()
+                .find(|(t, _)| t == text)
+                .map(|(_, v)| v.clone())
+        };
+        let mut out: Vec<Option<Vec<f32>>> = texts.iter().map(|t| known(t)).collect();
+        let mut missing: Vec<&str> = Vec::new();
+        for (text, found) in texts.iter().zip(&out) {
+            if found.is_none() && !missing.contains(text) {
+                missing.push(text);
+            }
+        }
+        let computed = self.embed_many(&missing)?;
+        if let Ok(mut recent) = self.recent.lock() {
+            for (text, vector) in missing.iter().zip(&computed) {
+                recent.push((text.to_string(), vector.clone()));
+            }
+            let excess = recent.len().saturating_sub(RECENT);
+            recent.drain(..excess);
+        }
+        for (text, slot) in texts.iter().zip(out.iter_mut()) {
+            if slot.is_none() {
+                let i = missing.iter().position(|m| m == text).unwrap_or(0);
+                *slot = computed.get(i).cloned();
+            }
+        }
+        out.into_iter()
+            .map(|v| v.ok_or_else(|| "model: no embedding".to_string()))
+            .collect()
     }
 }
 
@@ -364,6 +454,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A batch of texts of different lengths gives each the embedding it
+    /// gets alone: the padding changes nothing.
+    #[test]
+    fn a_batch_embeds_each_text_as_alone() {
+        let Some(model) = model() else { return };
+        let long = "The deployment pipeline failed again on the staging cluster. ".repeat(40);
+        let texts = [
+            "Deploy now",
+            "",
+            long.as_str(),
+            "Do not deploy the API to production",
+        ];
+        let batch = model.embed_many(&texts).expect("embeds");
+        assert_eq!(batch.len(), texts.len());
+        for (text, batched) in texts.iter().zip(&batch) {
+            let alone = model.embed(text).expect("embeds");
+            let worst = alone
+                .iter()
+                .zip(batched)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f32::max);
+            assert!(worst < 1e-5, "{text:.20}: a component differs by {worst}");
+        }
+        // Remembered embeddings give the same similarity, and a few are kept.
+        let fresh = model.similarity(texts[0], texts[3]).expect("embeds");
+        assert_eq!(model.similarity(texts[0], texts[3]).expect("embeds"), fresh);
+        for i in 0..2 * RECENT {
+            model
+                .similarity(&format!("text {i}"), texts[0])
+                .expect("embeds");
+        }
+        assert_eq!(model.recent.lock().expect("lock").len(), RECENT);
     }
 
     #[test]
