@@ -13,13 +13,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 short="Deploy the API to production now"
 python3 -c 'print(" ".join(["The deployment pipeline failed again on the staging cluster."] * 40))' > "$work/long.txt"
+# A second long text: the judge embeds two different texts (it remembers,
+# and does not embed again, a text it has just embedded).
+python3 -c 'print(" ".join(["The release pipeline failed once more on the staging cluster."] * 40))' > "$work/long2.txt"
 python3 -c 'import json,sys; print(json.dumps([sys.argv[1]]))' "$short" > "$work/short.json"
 python3 -c 'import json; print(json.dumps([open("'"$work"'/long.txt").read()]))' > "$work/long.json"
 # One core, and one worker thread (candle otherwise starts one per CPU).
 one="env RAYON_NUM_THREADS=1 taskset -c 0"
-hyperfine --warmup 2 --runs 10 --export-json "$work/h.json" \
-    -n load+2-short "$one $bin msp judge --embedding-model-dir $model '$short' '$short'" \
-    -n load+2-long "$one $bin msp judge --embedding-model-dir $model @$work/long.txt @$work/long.txt" \
+hyperfine -i --warmup 2 --runs 10 --export-json "$work/h.json" \
+    -n load+2-short "$one $bin msp judge --embedding-model-dir $model '$short' 'Deploy the API to production today'" \
+    -n load+2-long "$one $bin msp judge --embedding-model-dir $model @$work/long.txt @$work/long2.txt" \
     -n numpy-load+1-short "$one python3 tests/interop/minilm_numpy.py $model < $work/short.json" \
     -n numpy-load+1-long "$one python3 tests/interop/minilm_numpy.py $model < $work/long.json" > /dev/null
 python3 - "$work/h.json" <<'PY'
