@@ -10,6 +10,7 @@ usage: python3 benches/worker_pool.py AIPROTO_BINARY [N]
 """
 import json
 import os
+import selectors
 import socket
 import subprocess
 import sys
@@ -60,7 +61,6 @@ def pool(workers, version, run):
     subprocess.run([binary, "send", facts, "--via", url, "--qos", "1", "--mqtt-version", version],
                    check=True, capture_output=True, env=env)
     # Each worker prints a line per message; read them as they come.
-    import selectors
     sel = selectors.DefaultSelector()
     for p in procs:
         os.set_blocking(p.stdout.fileno(), False)

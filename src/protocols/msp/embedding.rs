@@ -265,37 +265,32 @@ impl SentenceModel {
     /// The texts' embeddings, taken from the last ones computed where
     /// possible, the others computed together and remembered.
     fn embed_remembered(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
-        let known = |text: &str| -> Option<Vec<f32>> {
-            let recent = self.recent.lock().ok()?;
-            recent
-                .iter()
-                .find(|(t, _)| t == text)
-                .map(|(_, v)| v.clone())
-        };
-        let mut out: Vec<Option<Vec<f32>>> = texts.iter().map(|t| known(t)).collect();
+        let mut recent = self
+            .recent
+            .lock()
+            .map_err(|_| "model: another judge panicked".to_string())?;
         let mut missing: Vec<&str> = Vec::new();
-        for (text, found) in texts.iter().zip(&out) {
-            if found.is_none() && !missing.contains(text) {
+        for text in texts {
+            if !recent.iter().any(|(t, _)| t == text) && !missing.contains(text) {
                 missing.push(text);
             }
         }
         let computed = self.embed_many(&missing)?;
-        if let Ok(mut recent) = self.recent.lock() {
-            for (text, vector) in missing.iter().zip(&computed) {
-                recent.push((text.to_string(), vector.clone()));
-            }
-            let excess = recent.len().saturating_sub(RECENT);
-            recent.drain(..excess);
-        }
-        for (text, slot) in texts.iter().zip(out.iter_mut()) {
-            if slot.is_none() {
-                let i = missing.iter().position(|m| m == text).unwrap_or(0);
-                *slot = computed.get(i).cloned();
-            }
-        }
-        out.into_iter()
-            .map(|v| v.ok_or_else(|| "model: no embedding".to_string()))
-            .collect()
+        recent.extend(missing.iter().map(|t| t.to_string()).zip(computed));
+        let found = texts
+            .iter()
+            .map(|text| {
+                recent
+                    .iter()
+                    .rev()
+                    .find(|(t, _)| t == text)
+                    .map(|(_, v)| v.clone())
+                    .ok_or_else(|| "model: no embedding".to_string())
+            })
+            .collect();
+        let excess = recent.len().saturating_sub(RECENT);
+        recent.drain(..excess);
+        found
     }
 }
 
