@@ -67,7 +67,12 @@ impl<R: BufRead> LineReader<R> {
             };
             size += content.len();
             if size <= self.max {
-                buf.extend_from_slice(content);
+                if buf.is_empty() && done {
+                    // The common case, a line within the buffer: one allocation.
+                    buf = content.to_vec();
+                } else {
+                    buf.extend_from_slice(content);
+                }
             }
             self.inner.consume(take);
             self.consumed += take as u64;
@@ -97,7 +102,7 @@ impl<R: BufRead> LineReader<R> {
 }
 
 fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 /// Whether the start of an input looks like HSP JSON Lines: a first line that

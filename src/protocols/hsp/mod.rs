@@ -6,6 +6,7 @@
 //! own codes, `model_map` the move to the shared model.
 
 pub mod checks;
+mod compiled;
 pub mod compose;
 pub mod directory;
 pub mod message_type;
@@ -201,6 +202,9 @@ pub fn normalize_version(raw: &str) -> Option<Version> {
 
 /// Schema findings, minus those a rule of `checks` already explains.
 fn schema_findings(value: &Value, version: Version, rules: &[Finding]) -> Vec<Finding> {
+    if compiled::is_valid(version, value) {
+        return Vec::new(); // the common case: no run-time schema needed
+    }
     super::json_doc::schema_findings(
         schemas::envelope_validator(version),
         value,

@@ -65,7 +65,7 @@ fn may_hold_inexact(bytes: &[u8]) -> bool {
 /// The index just past the closing quote of the string whose contents
 /// start at `at` (the end of the text if it is not closed).
 fn after_string(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'"' || b == b'\\') {
+    while let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[at..]) {
         at += offset;
         if bytes[at] == b'"' {
             return at + 1;

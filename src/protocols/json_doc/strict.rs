@@ -7,6 +7,7 @@
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 /// What serde_json's message starts with for a duplicate key.
@@ -81,13 +82,20 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                return Err(de::Error::custom(format!(
-                    "{DUPLICATE_KEY} `{key}`: an object may hold each key once"
-                )));
+            // One search per key: the entry is looked up before the value
+            // is read, so a duplicate is placed right after its key.
+            match object.entry(key) {
+                Entry::Occupied(taken) => {
+                    return Err(de::Error::custom(format!(
+                        "{DUPLICATE_KEY} `{}`: an object may hold each key once",
+                        taken.key()
+                    )));
+                }
+                Entry::Vacant(free) => {
+                    let Strict(value) = map.next_value()?;
+                    free.insert(value);
+                }
             }
-            let Strict(value) = map.next_value()?;
-            object.insert(key, value);
         }
         Ok(Value::Object(object))
     }
