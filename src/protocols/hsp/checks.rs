@@ -17,30 +17,51 @@ fn warning(pointer: impl Into<String>, code: &'static str, message: impl Into<St
     Finding::warning(pointer, code, message)
 }
 
-/// Fields that hold a DID (`did:method:id`), by payload type.
-const DID_FIELDS: [&str; 7] = [
-    "source_ai_id",
-    "belief_holder_ai_id",
-    "ai_id",
-    "requester_ai_id",
-    "target_ai_id",
-    "executing_ai_id",
-    "sender_ai_id",
-];
-/// Fields whose values are timestamps.
-const TIMESTAMP_FIELDS: [&str; 9] = [
-    "timestamp_sent",
-    "timestamp_created",
-    "timestamp_observed",
-    "valid_from",
-    "valid_until",
-    "deadline_timestamp",
-    "timestamp_completed",
-    "ack_timestamp",
-    "nack_timestamp",
-];
-/// Fields that are scores in [0, 1].
-const SCORE_FIELDS: [&str; 2] = ["confidence_score", "min_trust_score"];
+/// What a field's name says its value must be, wherever it appears.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FieldRule {
+    /// A DID (`did:method:id`).
+    Did,
+    /// An RFC 3339 date-time in UTC.
+    Timestamp,
+    /// A score in [0, 1].
+    Score,
+}
+
+/// The rule a field falls under, by its name: matched, not looked up, so
+/// an object's fields are each read once.
+fn field_rule(field: &str) -> Option<FieldRule> {
+    match field {
+        "source_ai_id"
+        | "belief_holder_ai_id"
+        | "ai_id"
+        | "requester_ai_id"
+        | "target_ai_id"
+        | "executing_ai_id"
+        | "sender_ai_id" => Some(FieldRule::Did),
+        "timestamp_sent"
+        | "timestamp_created"
+        | "timestamp_observed"
+        | "valid_from"
+        | "valid_until"
+        | "deadline_timestamp"
+        | "timestamp_completed"
+        | "ack_timestamp"
+        | "nack_timestamp" => Some(FieldRule::Timestamp),
+        "confidence_score" | "min_trust_score" => Some(FieldRule::Score),
+        _ => None,
+    }
+}
+
+/// An object's fields that fall under `rule`.
+fn fields_under(
+    object: &Map<String, Value>,
+    rule: FieldRule,
+) -> impl Iterator<Item = (&String, &Value)> {
+    object
+        .iter()
+        .filter(move |(field, _)| field_rule(field) == Some(rule))
+}
 
 /// Checks one envelope (already known to be a JSON object) of a version.
 pub fn check(envelope: &Map<String, Value>, version: Version) -> Vec<Finding> {
@@ -136,10 +157,8 @@ pub fn check(envelope: &Map<String, Value>, version: Version) -> Vec<Finding> {
             _ => {}
         }
     }
-    for field in TIMESTAMP_FIELDS {
-        if let Some(v) = envelope.get(field) {
-            check_timestamp(v, &format!("/{field}"), &mut out);
-        }
+    for (field, value) in fields_under(envelope, FieldRule::Timestamp) {
+        check_timestamp(value, "", field, &mut out);
     }
     out
 }
@@ -180,8 +199,8 @@ fn check_versions(envelope: &Map<String, Value>, version: Version, out: &mut Vec
 }
 
 fn check_ids(object: &Map<String, Value>, base: &str, out: &mut Vec<Finding>) {
-    for field in DID_FIELDS {
-        if let Some(Value::String(id)) = object.get(field)
+    for (field, value) in fields_under(object, FieldRule::Did) {
+        if let Value::String(id) = value
             && !is_did(id)
         {
             out.push(error(
@@ -196,53 +215,40 @@ fn check_ids(object: &Map<String, Value>, base: &str, out: &mut Vec<Finding>) {
 /// The scores and timestamps among an object's own fields.
 fn check_fields(object: &Map<String, Value>, base: &str, out: &mut Vec<Finding>) {
     // Score and timestamp keys are plain words: no pointer escaping needed.
-    for field in SCORE_FIELDS {
-        if let Some(n) = object
-            .get(field)
-            .and_then(Value::as_f64)
-            .filter(|n| !(0.0..=1.0).contains(n))
-        {
-            out.push(error(
-                format!("{base}/{field}"),
-                "HSP-SCORE-RANGE",
-                format!("{field} {n} is outside [0, 1]"),
-            ));
-        }
-    }
-    for field in TIMESTAMP_FIELDS {
-        if let Some(v) = object.get(field) {
-            check_timestamp(v, &format!("{base}/{field}"), out);
+    for (field, value) in object {
+        match field_rule(field) {
+            Some(FieldRule::Score) => {
+                if let Some(n) = value.as_f64().filter(|n| !(0.0..=1.0).contains(n)) {
+                    out.push(error(
+                        format!("{base}/{field}"),
+                        "HSP-SCORE-RANGE",
+                        format!("{field} {n} is outside [0, 1]"),
+                    ));
+                }
+            }
+            Some(FieldRule::Timestamp) => check_timestamp(value, base, field, out),
+            _ => {}
         }
     }
 }
 
-/// RFC 3339 in UTC (`Z` or `+00:00`).
-fn check_timestamp(value: &Value, pointer: &str, out: &mut Vec<Finding>) {
-    let field = pointer.rsplit('/').next().unwrap_or("timestamp");
-    match value {
+/// RFC 3339 in UTC (`Z` or `+00:00`); the pointer is `base/field`.
+fn check_timestamp(value: &Value, base: &str, field: &str, out: &mut Vec<Finding>) {
+    let problem = match value {
         Value::String(s) => match chrono::DateTime::parse_from_rfc3339(s) {
-            Err(_) => out.push(error(
-                pointer,
-                "HSP-TIMESTAMP",
-                format!("{field} `{s}` is not an RFC 3339 date-time"),
-            )),
-            Ok(t) if t.offset().local_minus_utc() != 0 => out.push(error(
-                pointer,
-                "HSP-TIMESTAMP",
-                format!("{field} `{s}` is not in UTC (end it with Z)"),
-            )),
-            Ok(_) => {}
+            Err(_) => format!("{field} `{s}` is not an RFC 3339 date-time"),
+            Ok(t) if t.offset().local_minus_utc() != 0 => {
+                format!("{field} `{s}` is not in UTC (end it with Z)")
+            }
+            Ok(_) => return,
         },
-        Value::Null => {}
-        other => out.push(error(
-            pointer,
-            "HSP-TIMESTAMP",
-            format!(
-                "{field} is {}, not an RFC 3339 date-time string",
-                kind(other)
-            ),
-        )),
-    }
+        Value::Null => return,
+        other => format!(
+            "{field} is {}, not an RFC 3339 date-time string",
+            kind(other)
+        ),
+    };
+    out.push(error(format!("{base}/{field}"), "HSP-TIMESTAMP", problem));
 }
 
 /// HSP 0.1 §3.1 and §3.8: `statement_type` says where the statement is.
