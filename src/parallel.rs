@@ -1,6 +1,9 @@
 //! Order-preserving parallel map over a slice, on all cores, on rayon's
 //! one pool of threads.
 
+/// Fewer items than this are mapped on the calling thread.
+const SMALL: usize = 64;
+
 /// Maps `items` with `f` on up to `available_parallelism` threads; the result
 /// is in input order. Small inputs are mapped on the calling thread.
 pub fn map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
@@ -10,7 +13,7 @@ pub fn map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> 
 /// Like [`map`], consuming the items.
 pub fn map_owned<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync + Send) -> Vec<U> {
     use rayon::prelude::*;
-    if items.len() < 64 || threads() < 2 {
+    if items.len() < SMALL || threads() < 2 {
         return items.into_iter().map(&f).collect();
     }
     // One pool for the whole run: its threads (and their allocator
@@ -29,11 +32,29 @@ pub fn pipelined<T: Send + Sync, U: Send, E>(
     f: impl Fn(&T) -> U + Sync + Send,
     mut consume: impl FnMut(Vec<T>, Vec<U>) -> Result<(), E>,
 ) -> Result<(), E> {
+    let mut first = produce()?;
+    if let Some(batch) = first.take_if(|b| b.len() < SMALL) {
+        // A first batch this small is most often the whole input (batches
+        // are full but the last): checked on this thread, without starting
+        // the pool's threads, which a run over one small file would
+        // otherwise pay for in its start-up.
+        let out = batch.iter().map(&f).collect();
+        consume(batch, out)?;
+        first = produce()?;
+    }
+    let Some(first) = first else {
+        return Ok(());
+    };
     let f = &f;
     rayon::in_place_scope(|scope| {
+        let mut ahead = Some(first);
         let mut in_flight = None;
         loop {
-            let next = produce()?.map(|batch| {
+            let batch = match ahead.take() {
+                Some(batch) => Some(batch),
+                None => produce()?,
+            };
+            let next = batch.map(|batch| {
                 let (done, result) = std::sync::mpsc::sync_channel(1);
                 scope.spawn(move |_| {
                     let out = map(&batch, f);
@@ -100,6 +121,35 @@ mod tests {
         );
         assert_eq!(stopped, Err("stop"));
         assert_eq!(consumed, 3);
+    }
+
+    #[test]
+    fn a_small_first_batch_is_checked_here_and_the_rest_still_on_the_pool() {
+        let here = std::thread::current().id();
+        let mut sizes = vec![3, 500, 500, 2].into_iter();
+        let mut seen = Vec::new();
+        super::pipelined(
+            || Ok::<_, ()>(sizes.next().map(|n| vec![0u8; n])),
+            |_| std::thread::current().id(),
+            |batch, threads| {
+                seen.push((batch.len(), threads.iter().all(|t| *t == here)));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, [(3, true), (500, false), (500, false), (2, false)]);
+        let mut once = Some(vec![1, 2, 3]);
+        let mut out = Vec::new();
+        super::pipelined(
+            || Ok::<_, ()>(once.take()),
+            |x| x * 10,
+            |_, o| {
+                out.extend(o);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(out, [10, 20, 30]);
     }
 
     #[test]
