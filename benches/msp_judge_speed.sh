@@ -2,11 +2,24 @@
 # The MiniLM judge's cost on one core (a benchmark, not a test): model load
 # time, and embeddings per second for a short sentence and for a text cut at
 # 256 word pieces, beside the NumPy forward pass of
-# tests/interop/minilm_numpy.py in the same run.
-# Usage: AIPROTO_EMBEDDING_MODEL_DIR=DIR bash benches/msp_judge_speed.sh
+# tests/interop/minilm_numpy.py and ONNX Runtime (benches/minilm_onnx.py, the
+# way users deploy MiniLM) in the same run; and the similarities of both
+# judges on the same pairs, which must agree to 1e-4.
+# Usage: AIPROTO_EMBEDDING_MODEL_DIR=DIR bash benches/msp_judge_speed.sh [--install]
+#   --install  pip installs onnxruntime, onnx, tokenizers and numpy into $WORK/ort-venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=${AIPROTO_EMBEDDING_MODEL_DIR:?set AIPROTO_EMBEDDING_MODEL_DIR to an all-MiniLM-L6-v2 folder}
+WORK="${WORK:-${TMPDIR:-/tmp}/aiproto-bench}"
+venv="$WORK/ort-venv"
+if [ "${1:-}" = --install ]; then
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q onnxruntime onnx tokenizers numpy
+fi
+ort=()
+[ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import onnxruntime, onnx, tokenizers' 2> /dev/null \
+    && ort=("$venv/bin/python" "$PWD/benches/minilm_onnx.py" "$model" --onnx "$WORK/all-MiniLM-L6-v2.onnx")
+rm -f "$WORK/all-MiniLM-L6-v2.onnx"
+[ ${#ort[@]} -eq 0 ] || "${ort[@]}" --judge a b > /dev/null  # writes the graph, once
 cargo build --release --quiet
 bin=$PWD/target/release/aiproto
 work=$(mktemp -d)
@@ -24,7 +37,9 @@ hyperfine -i --warmup 2 --runs 10 --export-json "$work/h.json" \
     -n load+2-short "$one $bin msp judge --embedding-model-dir $model '$short' 'Deploy the API to production today'" \
     -n load+2-long "$one $bin msp judge --embedding-model-dir $model @$work/long.txt @$work/long2.txt" \
     -n numpy-load+1-short "$one python3 tests/interop/minilm_numpy.py $model < $work/short.json" \
-    -n numpy-load+1-long "$one python3 tests/interop/minilm_numpy.py $model < $work/long.json" > /dev/null
+    -n numpy-load+1-long "$one python3 tests/interop/minilm_numpy.py $model < $work/long.json" \
+    ${ort:+-n ort-load+2-short "$one ${ort[*]} --judge '$short' 'Deploy the API to production today'"} \
+    ${ort:+-n ort-load+2-long "$one ${ort[*]} --judge @$work/long.txt @$work/long2.txt"} > /dev/null
 python3 - "$work/h.json" <<'PY'
 import json, sys
 r = {x["command"]: x["mean"] for x in json.load(open(sys.argv[1]))["results"]}
@@ -38,4 +53,18 @@ print(f"  aiproto: load ≈ {r['load+2-short'] * 1000:.0f} ms; a 256-piece text 
 np_long = r["numpy-load+1-long"] - r["numpy-load+1-short"]
 if np_long > 0 and long_each > 0:
     print(f"  NumPy reference: a 256-piece text ≈ {np_long * 1000:.0f} ms more ({np_long / long_each:.1f}× aiproto)")
+if "ort-load+2-long" in r:
+    ort_each = (r["ort-load+2-long"] - r["ort-load+2-short"]) / 2
+    print(f"  ONNX Runtime: load ≈ {r['ort-load+2-short'] * 1000:.0f} ms ({r['load+2-short'] / r['ort-load+2-short']:.2f}× for aiproto's "
+          f"whole judge of a short pair); a 256-piece text ≈ {ort_each * 1000:.0f} ms more "
+          f"(aiproto/ONNX Runtime per long text: {long_each / ort_each:.2f}×)")
 PY
+[ ${#ort[@]} -gt 0 ] || { echo "ONNX Runtime: not installed (run with --install)"; exit 0; }
+
+# Batched throughput on both cores: ONNX Runtime 32 texts a run, aiproto's
+# judge two texts a process (its batches are the encoder's candidates).
+python3 -c 'import random; random.seed(7); w="deploy pipeline cluster staging failed release API region churn report review budget owner deadline".split(); [print(" ".join(random.choice(w) for _ in range(random.randint(8, 120)))) for _ in range(128)]' > "$work/texts.txt"
+echo -n "ONNX Runtime, 2 threads, batches of 32: "; "${ort[@]}" --threads 2 --throughput "$work/texts.txt" --batch 32
+
+# The same pairs through both judges: similarities equal to 1e-4.
+"${ort[0]}" tests/interop/judge_onnx.py "$bin" "$model"
