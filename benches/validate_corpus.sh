@@ -77,7 +77,10 @@ fi
 # Signing and verifying one small file, one process each, beside minisign.
 export AIPROTO_HOME="$WORK/home"
 rm -rf "$AIPROTO_HOME" "$WORK/m.key" "$WORK/m.pub"
-"$bin" keygen -q --id bench > /dev/null
+# The key signs for the tiny file's sender (a key signs for its own id only
+# unless told otherwise).
+sender=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sender_ai_id"])' tiny/one.json)
+"$bin" keygen -q --id bench --signs-for "$sender" > /dev/null
 cp tiny/one.json "$WORK/one.json"
 "$bin" sign -q --detached --key bench "$WORK/one.json"
 "$bin" sign --key bench tiny/one.json > "$WORK/one.signed.json"
