@@ -505,7 +505,8 @@ pub fn walk(dir: &Path, options: &WalkOptions) -> Result<Walk, InputError> {
                 continue;
             }
         };
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let file_type = entry.file_type();
+        let is_dir = file_type.is_some_and(|t| t.is_dir());
         let path = entry.into_path();
         yielded.insert(path.clone());
         if is_dir {
@@ -516,7 +517,13 @@ pub fn walk(dir: &Path, options: &WalkOptions) -> Result<Walk, InputError> {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| extensions.contains(&e.to_ascii_lowercase().as_str()));
-        if wanted && path.is_file() {
+        // The walk's own type says what a plain file is, without a `stat`
+        // of each of thousands; a link is followed to see what it names.
+        let is_file = || match file_type {
+            Some(t) if !t.is_symlink() => t.is_file(),
+            _ => path.is_file(),
+        };
+        if wanted && is_file() {
             found.files.push(Ok(path));
         } else {
             found.skipped.push(Skipped {
@@ -620,6 +627,49 @@ mod tests {
             }
         }
         assert_eq!(seen, 2, "aiproto-validate and aiproto-validate-system");
+    }
+
+    /// A walk takes plain files by the type the directory listing gives,
+    /// and still follows a link to see whether it names a file.
+    #[test]
+    fn a_walk_takes_files_and_links_to_files_not_links_to_folders() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("real.json"), "{}").unwrap();
+        std::fs::create_dir(outside.path().join("folder.json")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("plain.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("real.json"),
+            dir.path().join("link.json"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("folder.json"),
+            dir.path().join("dirlink.json"),
+        )
+        .unwrap();
+        let options = WalkOptions {
+            no_ignore: false,
+            hidden: false,
+            globs: Vec::new(),
+            excludes: Vec::new(),
+            extensions: None,
+        };
+        let mut skipped = Vec::new();
+        let inputs = expand(&[dir.path().to_path_buf()], &options, &mut skipped).unwrap();
+        let mut names: Vec<String> = inputs
+            .iter()
+            .map(|i| i.name().rsplit('/').next().unwrap_or_default().to_string())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["link.json", "plain.json"]);
+        assert!(
+            skipped
+                .iter()
+                .any(|s| s.path.ends_with("dirlink.json") && !s.is_dir),
+            "{:?}",
+            skipped.iter().map(|s| &s.path).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -193,7 +193,12 @@ fn check(inputs: &[Input], force: bool, g: &GlobalArgs) -> Result<Checked, CliEr
     let mut count = 0;
     for input in inputs {
         let mut invalid = false;
-        let none = common::each_piece(input, None, &ReadOptions::default(), &mut |piece| {
+        // This pass only judges: the messages are read again to be sent.
+        let judge_only = ReadOptions {
+            verdicts_only: true,
+            ..ReadOptions::default()
+        };
+        let none = common::each_piece(input, None, &judge_only, &mut |piece| {
             let name = &piece.source.name;
             let text = (piece.source.text.as_str(), piece.first_line);
             for found in &piece.messages {

@@ -345,11 +345,7 @@ fn hsp_lines(
     options: &ReadOptions,
     piece_bytes: usize,
 ) -> std::io::Result<Option<(String, usize, Vec<Found>)>> {
-    let hsp_options = hsp::Options {
-        lenient: options.lenient,
-        max_message_bytes: options.max_message_bytes,
-        checked_before: options.checked_before,
-    };
+    let hsp_options = options.hsp();
     let mut text = String::new();
     let mut lines = 0;
     let mut failed = Vec::new();

@@ -53,14 +53,7 @@ pub fn validate<W: Write>(
     reporter: &mut Reporter<'_, W>,
     progress: Option<ProgressBar>,
 ) -> std::io::Result<ExitStatus> {
-    let hsp_options = hsp::Options {
-        lenient: options.lenient,
-        max_message_bytes: options.max_message_bytes,
-        checked_before: false,
-    };
-    // Without project schemas a message is reported by its verdict and id
-    // alone; the rest is freed where it was checked.
-    let only_ids = checks.is_empty();
+    let hsp_options = options.hsp();
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut status = ExitStatus::Ok;
     let mut index = 0;
@@ -104,13 +97,7 @@ pub fn validate<W: Write>(
     };
     match parallel::pipelined(
         read_batch,
-        |line| {
-            let mut read = check_line(line, hsp_options);
-            if only_ids {
-                read.keep_only_id();
-            }
-            read
-        },
+        |line| check_line(line, hsp_options),
         report_batch,
     ) {
         Ok(()) => {}

@@ -97,6 +97,9 @@ pub struct Options {
     pub max_message_bytes: usize,
     /// Parse only: the same bytes were checked by an earlier pass.
     pub checked_before: bool,
+    /// Keep only each message's id beside its findings (see
+    /// [`Read::keep_only_id`]).
+    pub verdicts_only: bool,
 }
 
 /// Whether a text looks like HSP: JSON that mentions an HSP envelope field.
@@ -187,6 +190,9 @@ pub fn read_doc(mut doc: Doc<'_>, options: Options) -> Read {
         json: value,
         version,
     });
+    if options.verdicts_only {
+        read.keep_only_id();
+    }
     read
 }
 
@@ -261,5 +267,53 @@ fn lenient(f: &mut Finding) {
     if !fatal && f.diagnostic.is_error() {
         f.diagnostic.severity = crate::diag::Severity::Warning;
         f.diagnostic.hint = Some("accepted by --lenient; the spec does not allow it".into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading for verdicts only gives the same findings and id as a full
+    /// read, and keeps nothing else of the message.
+    #[test]
+    fn verdicts_only_keeps_the_findings_and_the_id() {
+        let text = concat!(
+            r#"{"hsp_envelope_version":"0.1","message_id":"m-1","sender_ai_id":"did:hsp:a","recipient_ai_id":"hsp/x","timestamp_sent":"2025-01-01T00:00:00Z","message_type":"HSP::Fact_v0.1","protocol_version":"0.1","communication_pattern":"publish","payload":{"id":"f","statement_type":"natural_language","source_ai_id":"not a did","timestamp_created":"2025-01-01T00:00:00+02:00","confidence_score":1.5}}"#,
+            "\n",
+            r#"{"message_id":"m-2"}"#,
+            "\n",
+            "not json\n",
+        );
+        let full = Options {
+            lenient: false,
+            max_message_bytes: 1 << 20,
+            checked_before: false,
+            verdicts_only: false,
+        };
+        let thin = Options {
+            verdicts_only: true,
+            ..full
+        };
+        let (full, thin) = (read_json_lines(text, full), read_json_lines(text, thin));
+        assert_eq!(full.len(), 3);
+        assert!(full[0].diagnostics.len() >= 3, "{:?}", full[0].diagnostics);
+        for (a, b) in full.iter().zip(&thin) {
+            let codes = |r: &Read| r.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>();
+            assert_eq!(codes(a), codes(b));
+            let id = |r: &Read| {
+                r.message
+                    .as_ref()
+                    .and_then(|m| m.message_id().map(str::to_string))
+            };
+            assert_eq!(id(a), id(b));
+            if let Some(m) = &b.message {
+                assert!(
+                    m.json.as_object().is_some_and(|o| o.len() <= 1),
+                    "{}",
+                    m.json
+                );
+            }
+        }
     }
 }
