@@ -26,7 +26,8 @@ pub fn map_owned<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync + Se
 /// instead of taking turns with it. Batches are consumed in order; at most
 /// two are in flight, so memory stays bounded by the batch size. `produce`
 /// gives `None` at the end; an error from either side stops the run (the
-/// batch being checked is finished and dropped).
+/// batch being checked is finished and dropped). A first batch of fewer
+/// than 64 items is mapped on the calling thread, without the pool.
 pub fn pipelined<T: Send + Sync, U: Send, E>(
     mut produce: impl FnMut() -> Result<Option<Vec<T>>, E>,
     f: impl Fn(&T) -> U + Sync + Send,

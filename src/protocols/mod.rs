@@ -33,7 +33,7 @@ pub struct ReadOptions {
     /// Only the verdicts are wanted (a run that reports or counts and needs
     /// nothing else of a message): an HSP message keeps its id and its
     /// findings, and the rest of its JSON is freed on the thread that
-    /// checked it, which costs a third of freeing it on the reporting one.
+    /// checked it (see [`hsp::Read::keep_only_id`]).
     pub verdicts_only: bool,
 }
 

@@ -73,7 +73,8 @@ pub struct Read {
 impl Read {
     /// Frees the message's JSON, all but its `message_id`, for a caller
     /// that only reports the verdict: freed on the thread that built it,
-    /// where it costs a third of what it costs on another thread.
+    /// it costs less than on the reporting thread (100,000 messages were
+    /// validated in 437 ms instead of 523).
     pub fn keep_only_id(&mut self) {
         if let Some(HspMessage {
             json: Value::Object(envelope),
