@@ -21,30 +21,25 @@ Needs: pip install onnx onnxruntime tokenizers numpy
 
 import argparse
 import json
-import struct
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import onnx
 import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
 from tokenizers import Tokenizer
 
-DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64}
+# The safetensors reader of the NumPy reference pass (float64 arrays).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"))
+from minilm_numpy import read_safetensors  # noqa: E402
 
 
-def read_safetensors(path):
-    data = Path(path).read_bytes()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8 : 8 + n])
-    base = 8 + n
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__" or info["dtype"] not in DTYPES:
-            continue  # position_ids (I64) and the like: not weights
-        start, end = info["data_offsets"]
-        array = np.frombuffer(data[base + start : base + end], dtype=DTYPES[info["dtype"]])
-        out[name] = array.reshape(info["shape"]).astype(np.float32)
+def weights(path):
+    """The model's tensors as float32 (back from the reader's float64,
+    exactly), named without a model prefix."""
+    out = {k: v.astype(np.float32) for k, v in read_safetensors(path).items()}
     if not any(k.startswith("embeddings.") for k in out):
         out = {k.split(".", 1)[1]: v for k, v in out.items() if "." in k}
     return out
@@ -57,14 +52,10 @@ class Graph:
         self.nodes, self.inits, self.count = [], [], 0
 
     def const(self, name, array):
-        from onnx import numpy_helper
-
         self.inits.append(numpy_helper.from_array(np.asarray(array), name))
         return name
 
     def op(self, kind, inputs, **attrs):
-        from onnx import helper
-
         self.count += 1
         out = f"{kind.lower()}_{self.count}"
         self.nodes.append(helper.make_node(kind, inputs, [out], **attrs))
@@ -72,13 +63,9 @@ class Graph:
 
 
 def build(folder):
-    # Imported here: loading an exported graph needs ONNX Runtime only.
-    import onnx
-    from onnx import TensorProto, helper
-
     folder = Path(folder)
     config = json.loads((folder / "config.json").read_text())
-    w = read_safetensors(folder / "model.safetensors")
+    w = weights(folder / "model.safetensors")
     hidden, heads = config["hidden_size"], config["num_attention_heads"]
     head = hidden // heads
     eps = config["layer_norm_eps"]

@@ -191,13 +191,13 @@ enum Checked {
 fn check(inputs: &[Input], force: bool, g: &GlobalArgs) -> Result<Checked, CliError> {
     let mut refused = false;
     let mut count = 0;
+    // This pass only judges: the messages are read again to be sent.
+    let judge_only = ReadOptions {
+        verdicts_only: true,
+        ..ReadOptions::default()
+    };
     for input in inputs {
         let mut invalid = false;
-        // This pass only judges: the messages are read again to be sent.
-        let judge_only = ReadOptions {
-            verdicts_only: true,
-            ..ReadOptions::default()
-        };
         let none = common::each_piece(input, None, &judge_only, &mut |piece| {
             let name = &piece.source.name;
             let text = (piece.source.text.as_str(), piece.first_line);

@@ -80,8 +80,14 @@ mod tests {
 
     use super::super::{Version, schemas};
 
-    /// Every example message under `examples/hsp/` that is JSON.
-    fn examples() -> Vec<Value> {
+    /// Every example message under `examples/hsp/` that is JSON, read
+    /// once for all the cases.
+    fn examples() -> &'static [Value] {
+        static EXAMPLES: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+        EXAMPLES.get_or_init(read_examples)
+    }
+
+    fn read_examples() -> Vec<Value> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hsp");
         let mut out = Vec::new();
         for verdict in ["valid", "invalid"] {
@@ -125,7 +131,7 @@ mod tests {
             .filter(|m| super::is_valid(Version::V0_1, m) || super::is_valid(Version::V1_0, m))
             .count();
         assert!(valid > 20 && valid < examples.len(), "{valid} valid");
-        for m in &examples {
+        for m in examples {
             agree(m).unwrap();
         }
     }
@@ -207,8 +213,7 @@ mod tests {
             pick in any::<prop::sample::Index>(),
             places in prop::collection::vec((any::<usize>(), replacement(), any::<bool>()), 1..4),
         ) {
-            let examples = examples();
-            let mut message = pick.get(&examples).clone();
+            let mut message = pick.get(examples()).clone();
             for (choice, with, remove) in places {
                 let at = place(&mut message, choice);
                 match at {
