@@ -55,10 +55,39 @@ pub fn read_any(data: &[u8]) {
             }
         }
     }
+    hsp_verdicts_agree(&text, &options);
     if let Some((pointer, rest)) = text.split_once('\n') {
         let at = json_locate::locate(rest, pointer);
         assert!(at <= rest.len());
         let _ = json_locate::line_column(rest, at);
+    }
+}
+
+/// HSP read for its verdicts only (as `validate` reads) finds what a
+/// full read finds, with the same ids; and the schema check compiled into
+/// the binary gives the run-time validator's verdict on every object.
+fn hsp_verdicts_agree(text: &str, options: &ReadOptions) {
+    let thin = ReadOptions {
+        verdicts_only: true,
+        ..*options
+    };
+    let full = Protocol::Hsp.read(text, options);
+    let verdicts = Protocol::Hsp.read(text, &thin);
+    assert_eq!(full.len(), verdicts.len());
+    for (a, b) in full.iter().zip(&verdicts) {
+        assert_eq!(a.diagnostics, b.diagnostics);
+        assert_eq!(a.id(), b.id());
+    }
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+        use crate::protocols::hsp::{Version, compiled, schemas};
+        for version in [Version::V0_1, Version::V1_0] {
+            assert_eq!(
+                compiled::is_valid(version, &value),
+                schemas::envelope_validator(version).is_valid(&value),
+                "HSP {} schema verdicts differ",
+                version.as_str()
+            );
+        }
     }
 }
 

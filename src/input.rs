@@ -259,6 +259,63 @@ impl Input {
         }
     }
 
+    /// The whole content of a named or walked file of at most `limit`
+    /// bytes, read with the fewest system calls a file allows: one `stat`
+    /// for its size (of the path for a file named, which must not be
+    /// opened unless it is a regular file; of the open file for one a walk
+    /// found, which takes only regular files), open, a read of that size,
+    /// the read that finds its end, close — a buffered reader and
+    /// `read_to_end` took three more. `None` for any other input, a larger
+    /// file, or one that cannot be read: the caller then reads it the usual
+    /// way, from its start, which says why.
+    pub fn small_file(&self, limit: usize) -> Option<Vec<u8>> {
+        let (path, named_size) = match self {
+            // A pipe or a device named as a file: what is read from it
+            // could not be read again, so it is not opened here.
+            Input::File(path) => {
+                let metadata = std::fs::metadata(path).ok()?;
+                if !metadata.is_file() {
+                    return None;
+                }
+                (path, Some(metadata.len()))
+            }
+            Input::Walked(path) => (path, None),
+            _ => return None,
+        };
+        let mut file = std::fs::File::open(path).ok()?;
+        let size = match named_size {
+            Some(size) => size,
+            None => {
+                let metadata = file.metadata().ok()?;
+                if !metadata.is_file() {
+                    return None;
+                }
+                metadata.len()
+            }
+        };
+        let size = usize::try_from(size).ok().filter(|&s| s <= limit)?;
+        // One byte more than the size: the read that finds the end has
+        // room, and a file grown since the `fstat` is read on.
+        let mut bytes = vec![0; size + 1];
+        let mut filled = 0;
+        loop {
+            match file.read(&mut bytes[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+            if filled > limit {
+                return None;
+            }
+            if filled == bytes.len() {
+                bytes.resize(bytes.len() * 2, 0);
+            }
+        }
+        bytes.truncate(filled);
+        Some(bytes)
+    }
+
     /// Whether a directory walk found it (rather than being named).
     pub fn is_walked(&self) -> bool {
         matches!(self, Input::Walked(_))
@@ -670,6 +727,47 @@ mod tests {
             "{:?}",
             skipped.iter().map(|s| &s.path).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn a_small_file_is_read_whole_and_nothing_else_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        let text = "{\"a\": 1}\n".repeat(100);
+        std::fs::write(&path, &text).unwrap();
+        for input in [
+            super::Input::File(path.clone()),
+            super::Input::Walked(path.clone()),
+        ] {
+            assert_eq!(
+                input.small_file(text.len()),
+                Some(text.clone().into_bytes())
+            );
+            assert_eq!(input.small_file(text.len() - 1), None, "over the limit");
+        }
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(super::Input::File(path).small_file(10), Some(Vec::new()));
+        // Not regular files: a folder, a missing file, a pipe named as a
+        // file (not even opened: opening would wait for its writer).
+        assert_eq!(
+            super::Input::File(dir.path().to_path_buf()).small_file(10),
+            None
+        );
+        assert_eq!(
+            super::Input::Walked(dir.path().join("nope")).small_file(10),
+            None
+        );
+        let fifo = dir.path().join("pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        assert_eq!(super::Input::File(fifo).small_file(10), None);
+        assert_eq!(super::Input::Stdin.small_file(10), None);
     }
 
     #[test]

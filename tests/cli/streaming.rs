@@ -181,3 +181,44 @@ fn relay_and_thread_read_a_large_stdin_whole() {
     assert_eq!(trees.len(), COUNT);
     assert_eq!(trees[COUNT - 1]["root"]["id"], big_archive_id(COUNT - 1));
 }
+
+/// A named pipe is read once, as it comes: a small file is read whole
+/// ahead of its report, but a pipe holds no size to trust and what is read
+/// from it cannot be read again (a second open would wait for a writer
+/// that is gone).
+#[test]
+fn validate_reads_a_named_pipe_once_and_whole() {
+    let h = home();
+    let (archive, start) = big_archive(COUNT, Some(COUNT - 3), shout);
+    let pipe = h.path().join("incoming.crosstalk");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &pipe,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        0,
+    )
+    .unwrap();
+    let writer = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || std::fs::write(&pipe, archive))
+    };
+    let out = aiproto(h.path())
+        .args(["validate", pipe.to_str().unwrap()])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    writer.join().unwrap().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout.contains(&format!("incoming.crosstalk:{}:9:", start + 6)),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!("{COUNT} messages"))
+            || stdout.contains(&format!("{COUNT} messages")),
+        "{stderr}"
+    );
+}

@@ -93,21 +93,14 @@ struct SmallRead {
 /// are streamed and checked in parallel themselves), a file that cannot be
 /// opened (reported then).
 fn read_small(input: &Input, args: &ValidateArgs, options: &ReadOptions) -> Option<SmallRead> {
-    let small = matches!(input, Input::File(_) | Input::Walked(_))
-        && input
-            .size()
-            .is_some_and(|s| s <= pieces::PIECE_BYTES as u64);
-    if !small {
-        return None;
-    }
-    let mut reader = input.open().ok()?;
-    let head = reader.fill_buf().ok()?;
+    let bytes = input.small_file(pieces::PIECE_BYTES)?;
     let forced = args.input.protocol.map(|s| s.protocol);
     if matches!(forced, None | Some(Protocol::Hsp))
-        && crate::stream::looks_like_hsp_json_lines(head)
+        && crate::stream::looks_like_hsp_json_lines(&bytes)
     {
         return None;
     }
+    let reader: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(bytes));
     let mut pieces = pieces::pieces_from(
         input,
         Some(reader),
