@@ -263,6 +263,20 @@ pub fn unexplained_containers(schema: Vec<Finding>, rules: &[Finding]) -> Vec<Fi
         .collect()
 }
 
+/// Where the string that starts at `at` (after its opening quote) ends:
+/// its closing quote, or `end` or one past it for a string cut off.
+/// Escapes are skipped; the text is searched a vector at a time.
+fn string_end(bytes: &[u8], mut at: usize, end: usize) -> usize {
+    while at < end {
+        match memchr::memchr2(b'"', b'\\', &bytes[at..end]) {
+            Some(found) if bytes[at + found] == b'\\' => at += found + 2,
+            Some(found) => return at + found,
+            None => return end,
+        }
+    }
+    at
+}
+
 /// The keys of the first JSON object of a text (the text itself, or the
 /// first element of an array, or the first line of JSON Lines), read
 /// without parsing the values; stops at `limit` bytes. For detection.
@@ -279,10 +293,7 @@ pub fn top_level_keys(text: &str, limit: usize) -> Vec<&str> {
         match bytes[i] {
             b'"' => {
                 let start = i + 1;
-                i += 1;
-                while i < end && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
+                i = string_end(bytes, start, end);
                 if expect_key
                     && Some(depth) == object_depth
                     && let Some(k) = text.get(start..i.min(end))
@@ -330,6 +341,25 @@ mod tests {
             crate::protocols::Protocol::detect(envelope),
             Some(crate::protocols::Protocol::Crosstalk)
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::proptest_config::config(2048))]
+
+        /// Strings end where a byte-at-a-time scan says they do.
+        #[test]
+        fn strings_end_where_a_bytewise_scan_ends_them(
+            text in "[{}\\[\\],:\"\\\\a-c é]{0,40}",
+            at in 0usize..48,
+            limit in 0usize..48,
+        ) {
+            let (bytes, end) = (text.as_bytes(), text.len().min(limit));
+            let mut i = at;
+            while i < end && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            proptest::prop_assert_eq!(string_end(bytes, at, end), i);
+        }
     }
 
     #[test]
