@@ -208,7 +208,6 @@ fn validate_reads_a_named_pipe_once_and_whole() {
         .timeout(std::time::Duration::from_secs(120))
         .output()
         .unwrap();
-    writer.join().unwrap().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -221,4 +220,6 @@ fn validate_reads_a_named_pipe_once_and_whole() {
             || stdout.contains(&format!("{COUNT} messages")),
         "{stderr}"
     );
+    // Joined last: a writer no reader took would wait for ever.
+    writer.join().unwrap().unwrap();
 }
