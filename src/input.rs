@@ -269,29 +269,18 @@ impl Input {
     /// file, or one that cannot be read: the caller then reads it the usual
     /// way, from its start, which says why.
     pub fn small_file(&self, limit: usize) -> Option<Vec<u8>> {
+        let regular_size = |m: std::fs::Metadata| m.is_file().then_some(m.len());
         let (path, named_size) = match self {
             // A pipe or a device named as a file: what is read from it
             // could not be read again, so it is not opened here.
-            Input::File(path) => {
-                let metadata = std::fs::metadata(path).ok()?;
-                if !metadata.is_file() {
-                    return None;
-                }
-                (path, Some(metadata.len()))
-            }
+            Input::File(path) => (path, Some(regular_size(std::fs::metadata(path).ok()?)?)),
             Input::Walked(path) => (path, None),
             _ => return None,
         };
         let mut file = std::fs::File::open(path).ok()?;
         let size = match named_size {
             Some(size) => size,
-            None => {
-                let metadata = file.metadata().ok()?;
-                if !metadata.is_file() {
-                    return None;
-                }
-                metadata.len()
-            }
+            None => regular_size(file.metadata().ok()?)?,
         };
         let size = usize::try_from(size).ok().filter(|&s| s <= limit)?;
         // One byte more than the size: the read that finds the end has

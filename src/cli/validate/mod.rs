@@ -89,9 +89,9 @@ struct SmallRead {
 }
 
 /// Reads and checks a file of one piece (on any thread); `None` for what
-/// is read as it is reported: stdin, a larger file, HSP JSON Lines (which
-/// are streamed and checked in parallel themselves), a file that cannot be
-/// opened (reported then).
+/// is read as it is reported: stdin, a larger file, a pipe or device
+/// named as a file, HSP JSON Lines (which are streamed and checked in
+/// parallel themselves), a file that cannot be opened (reported then).
 fn read_small(input: &Input, args: &ValidateArgs, options: &ReadOptions) -> Option<SmallRead> {
     let bytes = input.small_file(pieces::PIECE_BYTES)?;
     let forced = args.input.protocol.map(|s| s.protocol);
