@@ -123,18 +123,23 @@ const FILLER: &[&str] = &[
     "one",
 ];
 
-/// One sentence of the source, and its telegraphic form.
+/// One sentence of the source (or one clause of a long one), and its
+/// telegraphic form.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sentence {
-    /// Where it stands among the text's sentences.
+    /// Where it stands among the text's sentences and clauses.
     pub index: usize,
     pub text: String,
     pub brief: String,
+    /// Whether the whole sentence it is part of constrains
+    /// ([`is_constraint`]): the clauses of one sentence go to one field, so
+    /// a decoding reads them together.
+    pub constrains: bool,
 }
 
 /// The sentences of a text: split after `.`, `!` or `?` followed by a
 /// space (not inside `v2.4` or `gateway.py`), and at line ends (a list
-/// item is a sentence).
+/// item is a sentence); a long sentence cut into its [`clauses`].
 pub fn sentences(text: &str) -> Vec<Sentence> {
     let mut out = Vec::new();
     for line in text.lines() {
@@ -156,13 +161,89 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
 
 fn push(out: &mut Vec<Sentence>, text: &str) {
     let text = text.trim();
-    if text.chars().any(char::is_alphanumeric) {
-        out.push(Sentence {
-            index: out.len(),
-            text: text.to_string(),
-            brief: telegraphic(text),
-        });
+    let constrains = is_constraint(text);
+    for clause in clauses(text) {
+        let clause = clause.trim();
+        if clause.chars().any(char::is_alphanumeric) {
+            out.push(Sentence {
+                index: out.len(),
+                text: clause.to_string(),
+                brief: telegraphic(clause),
+                constrains,
+            });
+        }
     }
+}
+
+/// Words that open a clause of their own after a comma.
+const CLAUSE_OPENERS: &[&str] = &[
+    "and",
+    "but",
+    "so",
+    "which",
+    "where",
+    "while",
+    "whereas",
+    "because",
+    "although",
+    "though",
+    "except",
+    "unless",
+    "since",
+    "then",
+    "or",
+    "otherwise",
+];
+
+/// The fewest words either side of a cut: a list ("logs, metrics, and
+/// traces") is not cut into clauses.
+const CLAUSE_WORDS: usize = 5;
+
+/// A sentence cut into its clauses: at a semicolon or a dash, and at a
+/// comma that a conjunction or relative word follows, where each side has
+/// at least [`CLAUSE_WORDS`] words. The unit the encoder keeps or drops:
+/// a long sentence often carries one fact or one prohibition in one of
+/// its clauses.
+pub fn clauses(sentence: &str) -> Vec<&str> {
+    let words = words_at(sentence);
+    let mut out = Vec::new();
+    let (mut start, mut since) = (0, 0);
+    for (n, &(_, word)) in words.iter().enumerate() {
+        since += 1;
+        let Some(&(next_at, next)) = words.get(n + 1) else {
+            break;
+        };
+        let next = next.to_lowercase();
+        let cut = word.ends_with(';')
+            || matches!(next.as_str(), "—" | "–" | "--")
+            || (word.ends_with(',') && CLAUSE_OPENERS.contains(&next.as_str()));
+        if cut && since >= CLAUSE_WORDS && words.len() - (n + 1) >= CLAUSE_WORDS {
+            out.push(&sentence[start..next_at]);
+            (start, since) = (next_at, 0);
+        }
+    }
+    out.push(&sentence[start..]);
+    out
+}
+
+/// The words of a text with their byte offsets.
+fn words_at(text: &str) -> Vec<(usize, &str)> {
+    let mut words = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(at)) => {
+                words.push((at, &text[at..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(at) = start {
+        words.push((at, &text[at..]));
+    }
+    words
 }
 
 /// A sentence without its filler words and its inner punctuation; words
@@ -187,10 +268,16 @@ pub fn telegraphic(sentence: &str) -> String {
     kept.join(" ").trim_end_matches([')', '"']).to_string()
 }
 
-/// Whether a sentence says what must or must not happen.
+/// Whether a sentence says what must or must not happen: a prohibition
+/// ("do not", "never", "avoid"…) or a requirement or limit ("must",
+/// "only", "at most"…). A statement that merely negates ("volume alone
+/// does not explain it") is not one: it stays a note, in its place.
 pub fn is_constraint(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase();
-    !meaning::negations(sentence).is_empty()
+    let lower = sentence.to_lowercase().replace('’', "'");
+    PROHIBITIONS
+        .iter()
+        .chain(meaning::FORBIDDING)
+        .any(|cue| contains_phrase(&lower, cue))
         || [
             "must",
             "only",
@@ -210,6 +297,22 @@ pub fn is_constraint(sentence: &str) -> bool {
         .iter()
         .any(|cue| contains_phrase(&lower, cue))
 }
+
+/// Phrases that forbid, besides [`meaning::FORBIDDING`]'s words.
+const PROHIBITIONS: &[&str] = &[
+    "do not",
+    "don't",
+    "dont",
+    "never",
+    "must not",
+    "mustn't",
+    "should not",
+    "shouldn't",
+    "may not",
+    "cannot",
+    "can't",
+    "not allowed",
+];
 
 fn contains_phrase(lower: &str, phrase: &str) -> bool {
     lower.match_indices(phrase).any(|(i, _)| {
@@ -280,6 +383,57 @@ mod tests {
             texts,
             ["Update gateway.py to v2.4.", "Then test it!", "no weekends"]
         );
+    }
+
+    #[test]
+    fn long_sentences_are_cut_into_clauses_lists_are_not() {
+        assert_eq!(
+            clauses(
+                "The key decisions were to move the event bus to Kafka, to keep the monolith \
+                 for billing until next year, and to freeze the public API until the policy is agreed."
+            ),
+            [
+                "The key decisions were to move the event bus to Kafka, to keep the monolith for billing until next year, ",
+                "and to freeze the public API until the policy is agreed."
+            ]
+        );
+        assert_eq!(
+            clauses(
+                "Do not delete the old invoice tables after the cut-over; we keep them read-only for 90 days."
+            ),
+            [
+                "Do not delete the old invoice tables after the cut-over; ",
+                "we keep them read-only for 90 days."
+            ]
+        );
+        for whole in [
+            "Collect the logs, metrics, and traces of the last seven days.",
+            "Deploy it, but only after the review is done.",
+        ] {
+            assert_eq!(clauses(whole), [whole]);
+        }
+    }
+
+    #[test]
+    fn prohibitions_and_limits_constrain_statements_do_not() {
+        for constraint in [
+            "Do not delete the old tables.",
+            "Don’t run benchmarks against production.",
+            "Never merge on a Friday.",
+            "Avoid the legacy endpoint.",
+            "Keep it under 200 words.",
+            "Use only the EU region.",
+        ] {
+            assert!(is_constraint(constraint), "{constraint}");
+        }
+        for statement in [
+            "Volume alone does not explain it.",
+            "The new hires are not trained yet.",
+            "We ran it without a mismatch.",
+            "The notes are online.",
+        ] {
+            assert!(!is_constraint(statement), "{statement}");
+        }
     }
 
     #[test]

@@ -158,7 +158,8 @@ const CUES: &[(Intent, &[&str])] = &[
 pub(super) const STOP: &[&str] = &[
     "for", "by", "with", "to", "before", "after", "within", "using", "and", "so", "because", "in",
     "on", "from", "into", "that", "which", "if", "then", "while", "but", "as", "at", "under",
-    "without", "until", "per", "via", "asap", "please", "now", "today", "tomorrow",
+    "without", "until", "per", "via", "asap", "please", "now", "today", "tomorrow", "over",
+    "during", "since", "across", "through",
 ];
 
 /// Words dropped from the start of a target.
@@ -378,6 +379,15 @@ fn find_target(text: &str, from: usize) -> String {
             if out.len() == 8 {
                 break;
             }
+        }
+        // Eight words may end inside a phrase: not on an article.
+        while out.len() > 1
+            && out.last().is_some_and(|w| {
+                let lw = w.to_lowercase();
+                LEADING.contains(&lw.trim_matches(|c: char| !c.is_alphanumeric()))
+            })
+        {
+            out.pop();
         }
         out.join(" ")
     };

@@ -464,29 +464,53 @@ fn same_number(a: &str, b: &str) -> bool {
     va == vb && (ua.is_none() || ub.is_none() || ua == ub)
 }
 
+/// What a text states, ready to be asked whether it keeps another text's
+/// fact.
+pub struct Stated {
+    facts: Vec<Fact>,
+    lower: String,
+}
+
+impl Stated {
+    pub fn of(text: &str) -> Self {
+        Stated {
+            facts: facts(text),
+            lower: text.to_lowercase(),
+        }
+    }
+
+    /// Whether this text states `fact`: the same key (a number with or
+    /// without its unit), or for a name, its text anywhere (a name may open
+    /// a sentence here, or sit in a longer word).
+    pub fn keeps(&self, fact: &Fact) -> bool {
+        self.facts.iter().any(|k| {
+            k.kind == fact.kind
+                && (k.key == fact.key || (k.kind == Kind::Number && same_number(&fact.key, &k.key)))
+        }) || (fact.kind == Kind::Name && self.lower.contains(&fact.key))
+    }
+}
+
+/// The facts of `original` (each once, in order) that `decoded` does not
+/// keep.
+pub fn lost(original: &str, decoded: &str) -> Vec<Fact> {
+    let kept = Stated::of(decoded);
+    let mut seen = HashSet::new();
+    facts(original)
+        .into_iter()
+        .filter(|f| seen.insert((f.kind, f.key.clone())))
+        .filter(|f| !kept.keeps(f))
+        .collect()
+}
+
 /// What `decoded` lost or changed of the facts `original` states, each
 /// named: "`14:00` became `16:00`", "the name `orders_v2` is missing".
 pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
     let kept = facts(decoded);
-    let kept_keys: HashSet<(Kind, &str)> = kept.iter().map(|f| (f.kind, f.key.as_str())).collect();
-    let decoded_lower = decoded.to_lowercase();
-    let stated = facts(original);
-    let said: HashSet<(Kind, String)> = stated.iter().map(|f| (f.kind, f.key.clone())).collect();
-    let mut seen = HashSet::new();
-    let mut lost: Vec<Fact> = stated
+    let said: HashSet<(Kind, String)> = facts(original)
         .into_iter()
-        .filter(|f| seen.insert((f.kind, f.key.clone())))
-        .filter(|f| {
-            let kept_as_fact = kept_keys.contains(&(f.kind, f.key.as_str()))
-                || (f.kind == Kind::Number
-                    && kept
-                        .iter()
-                        .any(|k| k.kind == Kind::Number && same_number(&f.key, &k.key)));
-            // A name may open a sentence of the decoding, or sit in a longer word.
-            let kept_as_text = f.kind == Kind::Name && decoded_lower.contains(&f.key);
-            !(kept_as_fact || kept_as_text)
-        })
+        .map(|f| (f.kind, f.key))
         .collect();
+    let mut lost = lost(original, decoded);
     let mut new: Vec<&Fact> = kept
         .iter()
         .filter(|f| !said.contains(&(f.kind, f.key.clone())))

@@ -34,6 +34,10 @@ const NEGATIONS: &[&str] = &[
     "hasn't",
     "hadn't",
     "without",
+];
+
+/// Words that forbid, lowercased.
+pub const FORBIDDING: &[&str] = &[
     "avoid",
     "forbid",
     "forbidden",
@@ -44,7 +48,7 @@ const NEGATIONS: &[&str] = &[
 
 /// Whether a lowercased word negates or forbids.
 pub fn is_negation(word: &str) -> bool {
-    NEGATIONS.contains(&word) || word.ends_with("n't")
+    NEGATIONS.contains(&word) || FORBIDDING.contains(&word) || word.ends_with("n't")
 }
 
 /// The negating words of a text, in order (as written, lowercased; a

@@ -113,6 +113,25 @@ fn prose() -> impl Strategy<Value = String> {
         .prop_filter("non-empty prose", |s| !s.trim().is_empty())
 }
 
+/// Longer prose, in sentences, with facts here and there: numbers with
+/// units, times, dates, names and identifiers.
+fn prose_with_facts() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        4 => "[a-z]{2,9}",
+        1 => prop::sample::select(vec![
+            "14:00", "3 GB", "Marta", "orders_v2", "Tuesday", "42", "0.5%", "PROJ-123",
+            "Kafka", "March 3", "seven", "docs/run.md", "250 ms", "not", "must",
+        ])
+        .prop_map(str::to_string),
+    ];
+    let sentence = prop::collection::vec(word, 4..16).prop_map(|w| {
+        let mut s = w.join(" ");
+        s[..1].make_ascii_uppercase();
+        s + "."
+    });
+    prop::collection::vec(sentence, 1..30).prop_map(|s| s.join(" "))
+}
+
 proptest! {
     #![proptest_config(crate::proptest_config::config(256))]
 
@@ -205,6 +224,23 @@ proptest! {
         ] {
             let r = backend::judge(&Offline, &original, &decoded, threshold).unwrap();
             prop_assert!(!r.passed, "{original} passed against {decoded}");
+        }
+    }
+
+    /// The least detailed candidate loses no fact that the most detailed
+    /// (every sentence) keeps: the encoder adds the sentences that state
+    /// them before it counts its budget.
+    #[test]
+    fn the_least_candidate_keeps_every_fact_the_whole_keeps(text in prose_with_facts()) {
+        let all = offline::candidates(&text);
+        let lost = |s: &MinimalSignal| -> Vec<String> {
+            let decoded = offline::decode(&s.to_wire(), "professional");
+            super::facts::lost(&text, &decoded).into_iter().map(|f| f.key).collect()
+        };
+        let least = lost(&all[0]);
+        let whole = lost(&all[all.len() - 1]);
+        for key in &least {
+            prop_assert!(whole.contains(key), "`{key}` lost by the least candidate of {text}");
         }
     }
 
