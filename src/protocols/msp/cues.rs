@@ -238,7 +238,9 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
             // adjective: "the failed tests"). "When you have time, …": a
             // question word asks only in a question.
             let at = find_words(lower, cue).find(|&at| {
-                let noun = after_determiner(lower, at) && !REPORT_NOUNS.contains(cue);
+                // An event after "the X" is said of X ("the deploy failed").
+                let noun = after_determiner(lower, at, !EVENTS.contains(cue))
+                    && !INTENT_NOUNS.contains(cue);
                 let not_asked = QUESTION_WORDS.contains(cue) && !in_question(lower, at);
                 !(negated_at(lower, at) || noun || not_asked)
             });
@@ -316,24 +318,43 @@ const EVENTS: &[&str] = &[
     "completed",
     "finished",
     "deployed",
+    "reviewed",
+    "tested",
 ];
 
-/// Report cues that are nouns: "the status", "the results" still report.
-const REPORT_NOUNS: &[&str] = &["report", "status", "update", "results", "alert"];
+/// Cues that are nouns and still say their intent: "the status", "the
+/// results" report; "a few questions about" asks.
+const INTENT_NOUNS: &[&str] = &[
+    "report",
+    "status",
+    "update",
+    "results",
+    "alert",
+    "questions about",
+];
 
 /// Query cues that ask only in a sentence that is a question.
 const QUESTION_WORDS: &[&str] = &["what", "which", "who", "where", "when"];
 
-/// Whether the word before `at` is a determiner (`the deploy`, `our review`).
-fn after_determiner(lower: &str, at: usize) -> bool {
+/// Whether a determiner comes right before `at` (`the deploy`, `our
+/// review`) or, when asked, one word before it (`the revocation check`).
+fn after_determiner(lower: &str, at: usize, or_one_word_before: bool) -> bool {
     const DETERMINERS: &[&str] = &[
         "the", "a", "an", "our", "this", "that", "your", "my", "their", "its", "his", "her",
         "these", "those",
     ];
-    lower[..at]
-        .split_whitespace()
-        .next_back()
-        .is_some_and(|w| DETERMINERS.contains(&w))
+    // One word may stand between: "the revocation check happens".
+    let before = &lower[..at];
+    let clause = before
+        .rsplit([',', ';', '.', '!', '?', '\n'])
+        .next()
+        .unwrap_or(before);
+    let mut words = clause.split_whitespace().rev();
+    let last = words.next();
+    last.is_some_and(|w| DETERMINERS.contains(&w))
+        || (or_one_word_before
+            && last.is_some_and(|w| !STOP.contains(&w) && !LEADING.contains(&w))
+            && words.next().is_some_and(|w| DETERMINERS.contains(&w)))
 }
 
 /// Whether the sentence holding `at` ends with a question mark.
@@ -453,6 +474,18 @@ mod tests {
                 "Review the PR for the billing service.",
                 Intent::Evaluate,
                 "PR",
+            ),
+            // Or after a determiner and one word.
+            (
+                "The revocation check happens too late, so fix the token compare.",
+                Intent::Transform,
+                "token compare",
+            ),
+            // A review done is a report, about what was reviewed.
+            (
+                "I reviewed your pull request for the session handling.",
+                Intent::Report,
+                "pull request",
             ),
             // Hedged requests read by their verb; a question word asks only in a question.
             (

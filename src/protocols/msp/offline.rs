@@ -364,8 +364,9 @@ fn find_params(text: &str) -> Map<String, Value> {
         if let Ok(n) = w.parse::<u64>()
             && let Some(unit) = lower.get(i + 1)
             && unit.chars().all(|c| c.is_ascii_alphabetic())
-            // "March 3 Marta": a unit is not a name.
+            // "March 3 Marta": a unit is not a name; "503 instead" not one.
             && words[i + 1].starts_with(|c: char| c.is_ascii_lowercase())
+            && !NOT_UNITS.contains(&unit.as_str())
             && unit.len() > 2
             && !STOP.contains(&unit.as_str())
             && !is_time_word(unit)
@@ -421,6 +422,13 @@ fn find_params(text: &str) -> Map<String, Value> {
     put_list(&mut params, "languages", languages);
     params
 }
+
+/// Words that follow a number without counting anything ("return 503
+/// instead", "twice more").
+const NOT_UNITS: &[&str] = &[
+    "instead", "again", "later", "earlier", "ago", "more", "less", "fewer", "times", "total",
+    "each", "too", "only", "left", "apart",
+];
 
 const LANGUAGES: &[&str] = &[
     "english",
@@ -662,8 +670,7 @@ pub fn decode(signal: &Value, style: &str) -> String {
     if let Some(Value::Array(constraints)) = get("constraints")
         && !constraints.is_empty()
     {
-        let list: Vec<String> = constraints.iter().map(plain).collect();
-        out.push(format!("Constraints: {}.", list.join("; ")));
+        out.extend(constraints.iter().map(|c| sentence(&plain(c))));
     }
     if let Some(Value::Object(state)) = get("state")
         && !state.is_empty()
@@ -919,6 +926,8 @@ mod tests {
             s.params
         );
         assert!(!s.params.contains_key("words"));
+        let s = encode("Fail closed and return 503 instead, within 10 seconds.");
+        assert!(!s.params.contains_key("instead"), "{:?}", s.params);
         // A state as long as a clause is not said twice either.
         let s = encode(
             "Check the index. We currently store about 4 million ticket embeddings of 768 dimensions.",
