@@ -376,13 +376,33 @@ fn negated_at(lower: &str, at: usize) -> bool {
     })
 }
 
+/// A text cut at punctuation that ends a phrase: not at a stop or comma
+/// inside a word (`4.2`, `1,100`, `gateway.py`).
+fn clause_pieces(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut cuts = text.char_indices().filter_map(move |(i, c)| {
+        let inner = matches!(c, '.' | ',' | ':')
+            && bytes.get(i + 1).is_some_and(|b| !b.is_ascii_whitespace());
+        (matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '\n' | '(' | ')') && !inner).then_some(i)
+    });
+    std::iter::from_fn(move || {
+        if start > text.len() {
+            return None;
+        }
+        let end = cuts.next().unwrap_or(text.len());
+        let piece = &text[start..end];
+        start = end + 1;
+        Some(piece)
+    })
+}
+
 /// The phrase after the intent's cue: up to a stop word or punctuation,
 /// leading articles and pronouns dropped, at most eight words.
 fn find_target(text: &str, from: usize) -> String {
     let phrase = |start: usize| -> String {
         let rest = &text[start..];
-        let clause = rest
-            .split(['.', ',', ';', ':', '!', '?', '\n', '(', ')'])
+        let clause = clause_pieces(rest)
             .find(|c| !c.trim().is_empty())
             .unwrap_or("");
         let words: Vec<&str> = clause.split_whitespace().collect();
@@ -474,6 +494,12 @@ mod tests {
                 "Review the PR for the billing service.",
                 Intent::Evaluate,
                 "PR",
+            ),
+            // A version or a number is one word.
+            (
+                "Status of the mobile 4.2 release, as of Wednesday.",
+                Intent::Report,
+                "mobile 4.2 release",
             ),
             // Or after a determiner and one word.
             (

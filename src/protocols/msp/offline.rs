@@ -122,6 +122,9 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
                 chosen = trial;
             }
         }
+        // A clause added may take the place of a parameter that stated a
+        // fact: stated again.
+        let chosen = with_facts_stated(text, &base, &sentences, &order, chosen);
         let signal = with_sentences(&base, &sentences, &chosen);
         if out.last() != Some(&signal) {
             out.push(signal);
@@ -362,6 +365,8 @@ fn find_params(text: &str) -> Map<String, Value> {
         }
         // A quantity: "200 words", "top 5", "3 bullet points".
         if let Ok(n) = w.parse::<u64>()
+            // "March 3 …" is a date.
+            && !(i > 0 && facts::MONTHS.contains(&lower[i - 1].as_str()))
             && let Some(unit) = lower.get(i + 1)
             && unit.chars().all(|c| c.is_ascii_alphabetic())
             // "March 3 Marta": a unit is not a name; "503 instead" not one.
