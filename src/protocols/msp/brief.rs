@@ -201,7 +201,7 @@ const CLAUSE_WORDS: usize = 5;
 
 /// A sentence cut into its clauses: at a semicolon or a dash, and at a
 /// comma that a conjunction or relative word follows, where each side has
-/// at least [`CLAUSE_WORDS`] words. The unit the encoder keeps or drops:
+/// at least five words. The unit the encoder keeps or drops:
 /// a long sentence often carries one fact or one prohibition in one of
 /// its clauses.
 pub fn clauses(sentence: &str) -> Vec<&str> {
