@@ -89,9 +89,8 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
 
     let sentences = brief::sentences(text);
     let order = brief::ranked(&sentences);
-    // Counted with stand-ins of the tracing fields' usual size: the random
-    // trace id tokenizes to 5 to 9 tokens, and counting it would make the
-    // signal chosen for the same prose change from run to run.
+    // Counted with stand-ins of the tracing fields: the signal chosen for
+    // the same prose must not depend on the id and time drawn.
     let count = |s: &MinimalSignal| {
         let mut counted = s.clone();
         counted.trace_id = TRACE_ID_STAND_IN.to_string();
@@ -191,21 +190,17 @@ fn with_facts_stated(
     chosen
 }
 
-/// A trace id and a timestamp of the usual token counts (8, of the 6 to 12
-/// a random id takes; 4), for budgets that do not depend on the id drawn.
-const TRACE_ID_STAND_IN: &str = "ylt1ebzb5zg24";
+/// A trace id and a timestamp of the counts every one takes, for budgets
+/// that do not depend on the values drawn.
+const TRACE_ID_STAND_IN: &str = "17956864891795686489";
 const TIMESTAMP_STAND_IN: i64 = 1_795_686_489;
 
-/// A trace id of 64 random bits in base 36 (13 characters): a UUID costs
-/// 30 tokens more, and the spec types the field as any string.
+/// A trace id of 64 random bits written as 20 decimal digits: the
+/// tokenizers read digits three at a time, so every id costs the same few
+/// tokens (13 base-36 characters cost 6 to 12 by the letters drawn, a UUID
+/// about 30 more), and the spec types the field as any string.
 fn short_trace_id() -> String {
-    let mut n = (uuid::Uuid::new_v4().as_u128() >> 64) as u64;
-    let mut digits = Vec::with_capacity(13);
-    for _ in 0..13 {
-        digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[(n % 36) as usize]);
-        n /= 36;
-    }
-    String::from_utf8(digits).unwrap_or_default()
+    format!("{:020}", (uuid::Uuid::new_v4().as_u128() >> 64) as u64)
 }
 
 /// The base signal with the chosen sentences (in text order): those that
@@ -242,15 +237,23 @@ fn with_sentences(
         } else {
             s.brief.clone()
         };
-        if !note.is_empty() {
+        // "into German and Japanese" after the target: the languages
+        // parameter says no less.
+        let restates_params = note.split_whitespace().all(|w| {
+            base.params
+                .values()
+                .any(|v| plain(v).split(", ").any(|item| item == w))
+        });
+        if !note.is_empty() && !restates_params {
             notes.push(note);
         }
     }
-    // A quantity ("days": 90) reads better in its sentence; when that is
-    // kept, the parameter goes.
+    // A quantity ("days": 90) reads better in its sentence or the target;
+    // when that is kept, the parameter goes.
     let said: Vec<&str> = notes
         .iter()
         .chain(&signal.constraints)
+        .chain([&signal.target])
         .flat_map(|s| s.split_whitespace())
         .collect();
     signal
@@ -295,7 +298,10 @@ fn with_sentences(
 fn after_target(brief: &str, target: &str) -> String {
     let target_brief = brief::telegraphic(target);
     match brief.find(&target_brief) {
-        Some(at) if !target_brief.is_empty() => brief[at + target_brief.len()..].trim().to_string(),
+        Some(at) if !target_brief.is_empty() => brief[at + target_brief.len()..]
+            .trim_start_matches([':', ',', ';', '-', '—', ' '])
+            .trim()
+            .to_string(),
         _ => brief.to_string(),
     }
 }
@@ -852,6 +858,25 @@ mod tests {
         assert!(checked >= 65, "{checked}");
     }
 
+    /// Every trace id costs the same tokens, in both encodings: a signal's
+    /// size does not depend on the id drawn.
+    #[test]
+    fn trace_ids_cost_the_same_tokens_every_time() {
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let cost = |id: &str| {
+                encoding.count(&format!(
+                    "{{\"trace_id\":\"{id}\",\"timestamp\":1795686489}}"
+                ))
+            };
+            let expected = cost(TRACE_ID_STAND_IN);
+            for _ in 0..200 {
+                let id = short_trace_id();
+                assert_eq!(id.len(), 20, "{id}");
+                assert_eq!(cost(&id), expected, "{id} in {encoding:?}");
+            }
+        }
+    }
+
     /// The cases a new user's messages went wrong on.
     #[test]
     fn negations_lists_hand_offs_and_reports_keep_their_meaning() {
@@ -943,6 +968,28 @@ mod tests {
             "{:?}",
             s.params
         );
+    }
+
+    /// What the target or a parameter says is not said again.
+    #[test]
+    fn the_request_is_said_once() {
+        let s = encode(
+            "Please translate the 14 new help center articles into German and Japanese. \
+             They are in the help-center repo.",
+        );
+        assert_eq!(s.target, "14 new help center articles");
+        assert_eq!(s.params["languages"], json!(["German", "Japanese"]));
+        assert!(!s.params.contains_key("new"), "{:?}", s.params);
+        assert!(
+            !s.params["notes"].to_string().contains("German"),
+            "{:?}",
+            s.params
+        );
+        let s = encode(
+            "In response to your request about the storage costs: the increase comes from the archive.",
+        );
+        let notes = s.params["notes"].to_string();
+        assert!(notes.starts_with("[\"increase"), "{notes}");
     }
 
     #[test]
