@@ -107,18 +107,22 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
         .filter(|&i| i == 0 || !meaning::negations(&sentences[i].text).is_empty())
         .collect();
     let required = with_facts_stated(text, &base, &sentences, &order, required);
+    // What a clause adds to the signal: its tokens and a separator (counted
+    // once each, so that a long text is not tokenized again per clause).
+    let cost: Vec<usize> = sentences
+        .iter()
+        .map(|s| Encoding::O200kBase.count(&s.brief) + 1)
+        .collect();
+    let required_count = count(&with_sentences(&base, &sentences, &required));
     let mut out: Vec<MinimalSignal> = Vec::new();
     for scale in LADDER {
         let limit = allowed * scale;
         let mut chosen = required.clone();
+        let mut total = required_count;
         for &i in &order {
-            if chosen.contains(&i) {
-                continue;
-            }
-            let mut trial = chosen.clone();
-            trial.push(i);
-            if count(&with_sentences(&base, &sentences, &trial)) as f64 <= limit {
-                chosen = trial;
+            if !chosen.contains(&i) && (total + cost[i]) as f64 <= limit {
+                chosen.push(i);
+                total += cost[i];
             }
         }
         // A clause added may take the place of a parameter that stated a
