@@ -488,6 +488,36 @@ impl Stated {
                 && (k.key == fact.key || (k.kind == Kind::Number && same_number(&fact.key, &k.key)))
         }) || (fact.kind == Kind::Name && self.lower.contains(&fact.key))
     }
+
+    /// The keys under which this text may keep a fact ([`Fact::index_key`]
+    /// of each of its facts, and each of its words as a name), for an index
+    /// that finds, among many texts, those worth asking [`Stated::keeps`].
+    /// A name kept only inside a longer word is not among them.
+    pub fn index_keys(&self) -> Vec<(Kind, String)> {
+        self.facts
+            .iter()
+            .map(Fact::index_key)
+            .chain(
+                self.lower
+                    .split_whitespace()
+                    .map(|w| (Kind::Name, trim_punctuation(w).to_string())),
+            )
+            .collect()
+    }
+}
+
+impl Fact {
+    /// The key an index files this fact under: a number by its value alone
+    /// (`3 gb` and `3` may be the same number), anything else by its key.
+    pub fn index_key(&self) -> (Kind, String) {
+        match self.kind {
+            Kind::Number => (
+                self.kind,
+                self.key.split(' ').next().unwrap_or_default().to_string(),
+            ),
+            _ => (self.kind, self.key.clone()),
+        }
+    }
 }
 
 /// The facts of `original` (each once, in order) that `decoded` does not

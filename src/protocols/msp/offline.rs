@@ -106,13 +106,13 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
         .copied()
         .filter(|&i| i == 0 || !meaning::negations(&sentences[i].text).is_empty())
         .collect();
-    let required = with_facts_stated(text, &base, &sentences, &order, required);
     // What a clause adds to the signal: its tokens and a separator (counted
     // once each, so that a long text is not tokenized again per clause).
     let cost: Vec<usize> = sentences
         .iter()
         .map(|s| Encoding::O200kBase.count(&s.brief) + 1)
         .collect();
+    let required = with_facts_stated(text, &base, &sentences, &order, &cost, required);
     let required_count = count(&with_sentences(&base, &sentences, &required));
     let mut out: Vec<MinimalSignal> = Vec::new();
     for scale in LADDER {
@@ -127,7 +127,7 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
         }
         // A clause added may take the place of a parameter that stated a
         // fact: stated again.
-        let chosen = with_facts_stated(text, &base, &sentences, &order, chosen);
+        let chosen = with_facts_stated(text, &base, &sentences, &order, &cost, chosen);
         let signal = with_sentences(&base, &sentences, &chosen);
         if out.last() != Some(&signal) {
             out.push(signal);
@@ -140,17 +140,20 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
 /// takes the first it passes, so a finer ladder sends fewer tokens.
 const LADDER: [f64; 6] = [1.0, 1.2, 1.4, 1.7, 2.0, f64::INFINITY];
 
-/// `chosen` and the fewest more sentences that state every fact of `text`
+/// `chosen` and the fewest more clauses that state every fact of `text`
 /// the decoding of the signal would otherwise lose (numbers, times, dates,
-/// names: [`facts`], as the judge checks them): each time, the sentence
-/// that states the most lost facts per token, the higher ranked on a tie.
-/// A fact no sentence can bring back (one a `key: value` line or the
-/// target states in another form) is left to the judge.
+/// names: [`facts`], as the judge checks them): each time, the clause that
+/// states the most lost facts per token, the higher ranked on a tie. The
+/// signal is decoded and checked again after each round (a clause may
+/// take the place of a quantity parameter that stated a fact). A fact no
+/// clause can bring back (one a `key: value` line or the target states in
+/// another form) is left to the judge.
 fn with_facts_stated(
     text: &str,
     base: &MinimalSignal,
     sentences: &[brief::Sentence],
     order: &[usize],
+    cost: &[usize],
     mut chosen: Vec<usize>,
 ) -> Vec<usize> {
     let stated: Vec<facts::Stated> = sentences
@@ -164,34 +167,77 @@ fn with_facts_stated(
         );
         facts::lost(text, &decoded)
     };
+    let mut tried = vec![false; sentences.len()];
+    for &i in &chosen {
+        tried[i] = true;
+    }
     let mut lost = lost_by(&chosen);
-    let mut tried: Vec<usize> = Vec::new();
     while !lost.is_empty() {
-        let best = order
-            .iter()
-            .copied()
-            .filter(|i| !chosen.contains(i) && !tried.contains(i))
-            .map(|i| {
-                let states = lost.iter().filter(|f| stated[i].keeps(f)).count();
-                let cost = Encoding::O200kBase.count(&sentences[i].brief) + 1;
-                (states as f64 / cost as f64, i)
-            })
-            .filter(|&(score, _)| score > 0.0)
-            .reduce(|best, next| if next.0 > best.0 { next } else { best });
-        let Some((_, i)) = best else { break };
-        tried.push(i);
-        chosen.push(i);
-        let now = lost_by(&chosen);
-        // Kept when the decoding now states a fact it was chosen for (a
-        // sentence may also take a quantity parameter's place).
-        let stated_one = lost.iter().any(|f| stated[i].keeps(f) && !now.contains(f));
-        if stated_one {
-            lost = now;
-        } else {
-            chosen.pop();
+        let covers = covering(&stated, &tried, &lost);
+        let mut open = vec![true; lost.len()];
+        let mut added = false;
+        loop {
+            let best = order
+                .iter()
+                .copied()
+                .filter(|&i| !tried[i])
+                .map(|i| {
+                    let states = covers[i].iter().filter(|&&f| open[f]).count();
+                    (states as f64 / cost[i] as f64, i)
+                })
+                .filter(|&(score, _)| score > 0.0)
+                .reduce(|best, next| if next.0 > best.0 { next } else { best });
+            let Some((_, i)) = best else { break };
+            tried[i] = true;
+            chosen.push(i);
+            added = true;
+            for &f in &covers[i] {
+                open[f] = false;
+            }
         }
+        if !added {
+            break;
+        }
+        lost = lost_by(&chosen);
     }
     chosen
+}
+
+/// For each clause not yet tried, which of the `lost` facts it states: an
+/// index by [`facts::Fact::index_key`] finds the candidates, and
+/// [`facts::Stated::keeps`] decides; the facts the index cannot find (a
+/// name inside a longer word) are asked of every clause.
+fn covering(stated: &[facts::Stated], tried: &[bool], lost: &[facts::Fact]) -> Vec<Vec<usize>> {
+    let mut by_key: HashMap<(facts::Kind, String), Vec<usize>> = HashMap::new();
+    for (f, fact) in lost.iter().enumerate() {
+        by_key.entry(fact.index_key()).or_default().push(f);
+    }
+    let mut covers: Vec<Vec<usize>> = vec![Vec::new(); stated.len()];
+    let mut found = vec![false; lost.len()];
+    for (i, clause) in stated.iter().enumerate().filter(|(i, _)| !tried[*i]) {
+        let mut states: Vec<usize> = clause
+            .index_keys()
+            .iter()
+            .filter_map(|key| by_key.get(key))
+            .flatten()
+            .copied()
+            .filter(|&f| clause.keeps(&lost[f]))
+            .collect();
+        states.sort_unstable();
+        states.dedup();
+        for &f in &states {
+            found[f] = true;
+        }
+        covers[i] = states;
+    }
+    for (f, fact) in lost.iter().enumerate().filter(|(f, _)| !found[*f]) {
+        for (i, clause) in stated.iter().enumerate().filter(|(i, _)| !tried[*i]) {
+            if clause.keeps(fact) {
+                covers[i].push(f);
+            }
+        }
+    }
+    covers
 }
 
 /// A trace id and a timestamp of the counts every one takes, for budgets
@@ -860,6 +906,26 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 65, "{checked}");
+    }
+
+    /// A long log of distinct facts: every one is in the least detailed
+    /// candidate (found through the index of lost facts, not a scan).
+    #[test]
+    fn a_long_text_of_distinct_facts_keeps_them_all() {
+        let mut text = String::from("Please analyze the error logs below.\n");
+        for i in 0..400 {
+            text.push_str(&format!(
+                "Server node{i} in rack {} reported {} errors at {:02}:{:02} UTC, owner Team{}.\n",
+                i % 97 + 1,
+                1000 + i * 37,
+                i % 24,
+                (i * 7) % 60,
+                i % 53
+            ));
+        }
+        let least = &candidates(&text)[0];
+        let lost = facts::lost(&text, &decode(&least.to_wire(), "professional"));
+        assert!(lost.is_empty(), "{lost:?}");
     }
 
     /// Every trace id costs the same tokens, in both encodings: a signal's
