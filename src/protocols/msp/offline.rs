@@ -112,7 +112,18 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
         .iter()
         .map(|s| Encoding::O200kBase.count(&s.brief) + 1)
         .collect();
-    let required = with_facts_stated(text, &base, &sentences, &order, &cost, required);
+    // The facts each clause states, asked in every step below.
+    let stated: Vec<facts::Stated> = sentences
+        .iter()
+        .map(|s| facts::Stated::of(&s.brief))
+        .collect();
+    let clauses = Clauses {
+        sentences: &sentences,
+        order: &order,
+        cost: &cost,
+        stated: &stated,
+    };
+    let required = with_facts_stated(text, &base, &clauses, required);
     let required_count = count(&with_sentences(&base, &sentences, &required));
     let mut out: Vec<MinimalSignal> = Vec::new();
     for scale in LADDER {
@@ -127,7 +138,7 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
         }
         // A clause added may take the place of a parameter that stated a
         // fact: stated again.
-        let chosen = with_facts_stated(text, &base, &sentences, &order, &cost, chosen);
+        let chosen = with_facts_stated(text, &base, &clauses, chosen);
         let signal = with_sentences(&base, &sentences, &chosen);
         if out.last() != Some(&signal) {
             out.push(signal);
@@ -140,6 +151,16 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
 /// takes the first it passes, so a finer ladder sends fewer tokens.
 const LADDER: [f64; 6] = [1.0, 1.2, 1.4, 1.7, 2.0, f64::INFINITY];
 
+/// A text's clauses as the encoder weighs them: in rank order, each with
+/// its token cost and the facts it states.
+#[derive(Clone, Copy)]
+struct Clauses<'a> {
+    sentences: &'a [brief::Sentence],
+    order: &'a [usize],
+    cost: &'a [usize],
+    stated: &'a [facts::Stated],
+}
+
 /// `chosen` and the fewest more clauses that state every fact of `text`
 /// the decoding of the signal would otherwise lose (numbers, times, dates,
 /// names: [`facts`], as the judge checks them): each time, the clause that
@@ -151,15 +172,15 @@ const LADDER: [f64; 6] = [1.0, 1.2, 1.4, 1.7, 2.0, f64::INFINITY];
 fn with_facts_stated(
     text: &str,
     base: &MinimalSignal,
-    sentences: &[brief::Sentence],
-    order: &[usize],
-    cost: &[usize],
+    clauses: &Clauses,
     mut chosen: Vec<usize>,
 ) -> Vec<usize> {
-    let stated: Vec<facts::Stated> = sentences
-        .iter()
-        .map(|s| facts::Stated::of(&s.brief))
-        .collect();
+    let Clauses {
+        sentences,
+        order,
+        cost,
+        stated,
+    } = *clauses;
     let lost_by = |chosen: &[usize]| {
         let decoded = decode(
             &with_sentences(base, sentences, chosen).to_wire(),
@@ -173,7 +194,7 @@ fn with_facts_stated(
     }
     let mut lost = lost_by(&chosen);
     while !lost.is_empty() {
-        let covers = covering(&stated, &tried, &lost);
+        let covers = covering(stated, &tried, &lost);
         let mut open = vec![true; lost.len()];
         let mut added = false;
         loop {
