@@ -3,7 +3,7 @@
 # aiproto send against mosquitto_pub -l, at QoS 0 and QoS 1, in one run: a
 # mosquitto_sub -C N counts what arrives (first publish → last message).
 # Then the wall time of one single-message send against one mosquitto_pub.
-# usage: bash benches/mqtt_publish.sh [N]   (needs mosquitto, mosquitto-clients, hyperfine)
+# usage: [BIN=path/to/aiproto] bash benches/mqtt_publish.sh [N]   (needs mosquitto, mosquitto-clients, hyperfine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared="$(cd "${AIPROTO_SHARED:-../shared}/bench" && pwd)"
@@ -13,8 +13,9 @@ PORT=${PORT:-18831}
 mkdir -p "$WORK"
 [ -f "$WORK/data/corpus.jsonl" ] || python3 "$shared/gen_corpus.py" --out "$WORK/data" > /dev/null
 head -n "$N" "$WORK/data/corpus.jsonl" > "$WORK/pub.jsonl"
-cargo build --release --quiet
-bin=$PWD/target/release/aiproto
+# BIN: another build of aiproto to measure (say, the one before a change).
+if [ -z "${BIN:-}" ]; then cargo build --release --quiet; fi
+bin=${BIN:-$PWD/target/release/aiproto}
 # An unbounded broker (max_queued_messages 0): a slow subscriber loses nothing.
 sed "s/^listener .*/listener $PORT 127.0.0.1/" "$shared/mosquitto-unbounded.conf" > "$WORK/mosquitto.conf"
 mosquitto -c "$WORK/mosquitto.conf" > "$WORK/mosquitto.log" 2>&1 &

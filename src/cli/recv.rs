@@ -263,7 +263,7 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         ca_file: args.ca_file.clone(),
         ..Settings::default()
     };
-    let request = routing::outgoing(found, &Endpoint::Mqtt(uri.clone()))
+    let request = routing::outgoing(found, &doc.source.text, &Endpoint::Mqtt(uri.clone()))
         .ok_or_else(|| CliError::usage("the TaskRequest cannot be written"))?;
     let mut transport = MqttTransport::new(uri, settings);
     // Over MQTT 5 it carries its callback as the response topic and its id

@@ -11,7 +11,7 @@ use crate::delivery::{archive, routing};
 use crate::diag::Diagnostic;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
-use crate::protocols::{Found, Protocol, ReadOptions};
+use crate::protocols::{Protocol, ReadOptions};
 use crate::reader::{
     self,
     pieces::{Item, Piece},
@@ -43,8 +43,11 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         Endpoint::Stdio => write_stdout(&inputs)?,
         // One paste holds everything: gathered first.
         Endpoint::Clipboard => {
-            let pieces = gather(&inputs)?;
-            let messages = outgoing(pieces.iter().flat_map(|p| &p.messages), &destination);
+            let pieces = gather(&inputs, &destination)?;
+            let messages: Vec<Outgoing> = pieces
+                .iter()
+                .flat_map(|piece| outgoing(piece, &destination))
+                .collect();
             let mut clipboard = transport::open(destination.clone(), args.settings());
             clipboard
                 .send(&messages, &mut print_reply)
@@ -102,10 +105,13 @@ fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
 
 /// How the second pass reads: the inputs are the private copies (or the
 /// clipboard's text in memory) that [`check`] read and checked, so HSP
-/// messages are parsed and not checked again.
-fn second_pass() -> ReadOptions {
+/// messages are parsed and not checked again. Each is sent as its text was
+/// written, so of HSP JSON Lines only what routes a message is built —
+/// except for a mail, whose subject and body are made from the whole.
+fn second_pass(destination: &Endpoint) -> ReadOptions {
     ReadOptions {
         checked_before: true,
+        routing_only: !matches!(destination, Endpoint::Email(_)),
         ..ReadOptions::default()
     }
 }
@@ -121,10 +127,10 @@ fn send_overlapped(
     std::thread::scope(|scope| {
         let (pieces, arrived) = std::sync::mpsc::sync_channel::<Vec<Outgoing>>(1);
         let reader = scope.spawn(move || {
-            for_each_piece(inputs, &mut |piece| {
+            for_each_piece(inputs, destination, &mut |piece| {
                 // The sender stopped (it failed, and says why): so does the reading.
                 pieces
-                    .send(outgoing(&piece.messages, destination))
+                    .send(outgoing(piece, destination))
                     .map_err(|_| CliError::new(ExitStatus::Transport, anyhow::anyhow!("stopped")))
             })
         });
@@ -143,20 +149,25 @@ fn send_overlapped(
 /// any message was refused by [`check`] before.
 fn for_each_piece(
     inputs: &[Input],
+    destination: &Endpoint,
     each: &mut dyn FnMut(&Piece) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     for input in inputs {
-        common::each_piece(input, None, &second_pass(), each)?;
+        common::each_piece(input, None, &second_pass(destination), each)?;
     }
     Ok(())
 }
 
 /// Every piece of the inputs, held (for a destination that takes all at once).
-fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
+fn gather(inputs: &[Input], destination: &Endpoint) -> Result<Vec<Piece>, CliError> {
     let mut pieces = Vec::new();
     for input in inputs {
-        let mut all =
-            reader::pieces::pieces(input, None, &second_pass(), reader::pieces::PIECE_BYTES)?;
+        let mut all = reader::pieces::pieces(
+            input,
+            None,
+            &second_pass(destination),
+            reader::pieces::PIECE_BYTES,
+        )?;
         for item in &mut all {
             if let Item::Piece(piece) = item? {
                 pieces.push(piece);
@@ -166,14 +177,14 @@ fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
     Ok(pieces)
 }
 
-/// The messages as payloads for `destination` (see [`routing::outgoing`]).
-fn outgoing<'a>(
-    found: impl IntoIterator<Item = &'a Found>,
-    destination: &Endpoint,
-) -> Vec<Outgoing> {
-    found
-        .into_iter()
-        .filter_map(|found| routing::outgoing(found, destination))
+/// A piece's messages as payloads for `destination`, each as its sender
+/// wrote it (see [`routing::outgoing`]).
+fn outgoing(piece: &Piece, destination: &Endpoint) -> Vec<Outgoing> {
+    let source = piece.source.text.as_str();
+    piece
+        .messages
+        .iter()
+        .filter_map(|found| routing::outgoing(found, source, destination))
         .collect()
 }
 
@@ -243,9 +254,9 @@ fn check(inputs: &[Input], force: bool, g: &GlobalArgs) -> Result<Checked, CliEr
 fn write_stdout(inputs: &[Input]) -> Result<(), CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut first = true;
-    for_each_piece(inputs, &mut |piece| {
+    for_each_piece(inputs, &Endpoint::Stdio, &mut |piece| {
         for found in &piece.messages {
-            let Some(text) = found.render() else {
+            let Some(text) = found.written(&piece.source.text) else {
                 continue;
             };
             if !first && found.protocol == Protocol::Crosstalk {

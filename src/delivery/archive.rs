@@ -118,7 +118,7 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
     let mut failed = None;
     for input in inputs {
         each_piece(input, &mut |piece| {
-            for (found, text) in rendered(&piece.messages) {
+            for (found, text) in written(piece) {
                 if flags.next() == Some(&true) && failed.is_none() {
                     let envelope = found.protocol == crate::protocols::Protocol::Crosstalk;
                     match locked.append(&text, envelope) {
@@ -136,9 +136,15 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
     Ok(appended)
 }
 
-/// Messages as written: in canonical form (LF, no quote prefix or fence).
-fn rendered(found: &[Found]) -> impl Iterator<Item = (&Found, String)> {
-    found.iter().filter_map(|f| Some((f, f.render()?)))
+/// A piece's messages as their senders wrote them ([`Found::written`]):
+/// JSON tokens as written, envelopes in canonical form (LF, no quote prefix
+/// or fence).
+fn written(piece: &Piece) -> impl Iterator<Item = (&Found, String)> {
+    let source = piece.source.text.as_str();
+    piece
+        .messages
+        .iter()
+        .filter_map(move |f| Some((f, f.written(source)?)))
 }
 
 fn each_piece(input: &Input, each: &mut dyn FnMut(&Piece)) -> Result<(), InputError> {

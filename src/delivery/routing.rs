@@ -6,11 +6,13 @@
 use crate::protocols::{Found, Protocol, Value};
 use crate::transport::{Endpoint, Outgoing, Routing};
 
-/// A message as sent to `endpoint`: same protocol and version, ids and
-/// signature kept, in canonical form (LF, no quote prefix or fence). `None`
-/// for a message that cannot be written (broken JSON).
-pub fn outgoing(found: &Found, endpoint: &Endpoint) -> Option<Outgoing> {
-    let text = found.render()?;
+/// A message as sent to `endpoint`, as its sender wrote it
+/// ([`Found::written`]; `source` is the text it was read from): a JSON
+/// message's tokens as written, a Crosstalk envelope in canonical form (LF,
+/// no quote prefix or fence). `None` for a message that cannot be written
+/// (broken JSON).
+pub fn outgoing(found: &Found, source: &str, endpoint: &Endpoint) -> Option<Outgoing> {
+    let text = found.written(source)?;
     Some(with_text(found, text, endpoint))
 }
 
@@ -111,17 +113,24 @@ mod tests {
         doc.messages.into_iter().next().unwrap()
     }
 
+    /// An HSP message of type `kind` on one line.
+    fn hsp_message(kind: &str, correlation: &str, payload: &str) -> String {
+        format!(
+            r#"{{"hsp_envelope_version":"0.1","message_id":"6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f","correlation_id":{correlation},"sender_ai_id":"did:hsp:a","recipient_ai_id":"did:hsp:b","timestamp_sent":"2026-01-01T00:00:00Z","message_type":"HSP::{kind}_v0.1","protocol_version":"0.1","communication_pattern":"request","requires_ack":false,"payload":{payload}}}"#
+        )
+    }
+
     const ENVELOPE: &str = "[[CHATGPT→CLAUDE v1]]\nthread: 01J9J3D3M6A4M3WQX8G1ZQ0S7K\nmessage: 01J9J3DF8WQ0R2T4V6X8Z0B2D4\ncontext: api-design\nintent: RESPOND\nbody: |\n  Cursor.\nsig: none\n[[END]]\n";
 
     #[test]
     fn an_envelope_goes_as_text_to_its_route() {
         let found = first(ENVELOPE);
-        let out = outgoing(&found, &Endpoint::Stdio).unwrap();
+        let out = outgoing(&found, ENVELOPE, &Endpoint::Stdio).unwrap();
         assert_eq!(out.content_type(), "text/plain; charset=utf-8");
         assert_eq!(out.routing.http_path, Some("/crosstalk/receive"));
         assert_eq!(out.routing.topic, None);
         assert!(out.routing.mail.is_none(), "a mail only for email:");
-        let mailed = outgoing(&found, &Endpoint::Email("k@example.com".into())).unwrap();
+        let mailed = outgoing(&found, ENVELOPE, &Endpoint::Email("k@example.com".into())).unwrap();
         let mail = mailed.routing.mail.unwrap();
         assert_eq!(mail.subject, "[AI Crosstalk] api-design - RESPOND");
     }
@@ -139,12 +148,13 @@ mod tests {
             recipient_topic(&found).as_deref(),
             Some("hsp/agents/did:hsp:b")
         );
-        let found = first(&fact("hsp/knowledge/facts"));
+        let text = fact("hsp/knowledge/facts");
+        let found = first(&text);
         assert_eq!(
             recipient_topic(&found).as_deref(),
             Some("hsp/knowledge/facts")
         );
-        let out = outgoing(&found, &Endpoint::Stdio).unwrap();
+        let out = outgoing(&found, &text, &Endpoint::Stdio).unwrap();
         assert_eq!(out.content_type(), "application/json");
         assert_eq!(out.routing.http_path, Some("/hsp"));
         // A fact with nothing to expire, answer or correlate carries none.
@@ -163,16 +173,14 @@ mod tests {
     #[test]
     fn hsp_requests_and_answers_name_their_mqtt5_properties() {
         let message = |kind: &str, correlation: &str, payload: &str| {
-            first(&format!(
-                r#"{{"hsp_envelope_version":"0.1","message_id":"6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f","correlation_id":{correlation},"sender_ai_id":"did:hsp:a","recipient_ai_id":"did:hsp:b","timestamp_sent":"2026-01-01T00:00:00Z","message_type":"HSP::{kind}_v0.1","protocol_version":"0.1","communication_pattern":"request","requires_ack":false,"payload":{payload}}}"#
-            ))
+            first(&hsp_message(kind, correlation, payload))
         };
         let request = message(
             "TaskRequest",
             "null",
             r#"{"request_id":"r1","requester_ai_id":"did:hsp:a","capability_id_filter":"c","parameters":{},"callback_address":"hsp/results/a","deadline_timestamp":"2030-01-01T00:00:00Z"}"#,
         );
-        let routing = outgoing(&request, &Endpoint::Stdio).unwrap().routing;
+        let routing = outgoing(&request, "", &Endpoint::Stdio).unwrap().routing;
         assert_eq!(routing.response_topic.as_deref(), Some("hsp/results/a"));
         assert_eq!(
             routing.correlation.as_deref(),
@@ -185,7 +193,7 @@ mod tests {
             r#""the-request""#,
             r#"{"result_id":"x","request_id":"r1","executing_ai_id":"did:hsp:b","status":"success"}"#,
         );
-        let routing = outgoing(&answer, &Endpoint::Stdio).unwrap().routing;
+        let routing = outgoing(&answer, "", &Endpoint::Stdio).unwrap().routing;
         assert_eq!(routing.correlation.as_deref(), Some("the-request"));
         assert_eq!(routing.response_topic, None);
         // A callback no message can be published to is no response topic.
@@ -194,7 +202,70 @@ mod tests {
             "null",
             r#"{"request_id":"r1","requester_ai_id":"did:hsp:a","capability_id_filter":"c","parameters":{},"callback_address":"hsp/results/#"}"#,
         );
-        let routing = outgoing(&wild, &Endpoint::Stdio).unwrap().routing;
+        let routing = outgoing(&wild, "", &Endpoint::Stdio).unwrap().routing;
         assert_eq!((routing.response_topic, routing.expires_at), (None, None));
+    }
+
+    /// What `send`'s second pass builds of HSP JSON Lines ([`hsp::ROUTING`])
+    /// is all that routing reads: each message routes, and is written, as
+    /// the whole message does. Fails when routing reads a field that
+    /// `ROUTING` leaves out.
+    #[test]
+    fn routing_only_reading_routes_as_the_whole_message() {
+        use crate::protocols::hsp;
+        let text = [
+            hsp_message(
+                "TaskRequest",
+                "null",
+                r#"{"request_id":"r1","requester_ai_id":"did:hsp:a","capability_id_filter":"c","parameters":{"n": 1.50},"callback_address":"hsp/results/a","deadline_timestamp":"2030-01-01T00:00:00Z"}"#,
+            ),
+            hsp_message(
+                "TaskResult",
+                r#""the-request""#,
+                r#"{"result_id":"x","request_id":"r1","executing_ai_id":"did:hsp:b","status":"success"}"#,
+            ),
+            hsp_message(
+                "Fact",
+                "null",
+                r#"{"id":"f","statement_type":"natural_language","statement_nl":"x","source_ai_id":"did:hsp:a","timestamp_created":"2026-01-01T00:00:00Z","confidence_score":0.9,"valid_until":"2031-01-01T00:00:00Z"}"#,
+            ),
+        ]
+        .join("\n");
+        let read = |routing_only| {
+            let options = ReadOptions {
+                checked_before: true,
+                routing_only,
+                ..ReadOptions::default()
+            };
+            hsp::read_json_lines(&text, options.hsp())
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| Found::from_hsp(i, r))
+                .collect::<Vec<_>>()
+        };
+        let (whole, routed) = (read(false), read(true));
+        assert_eq!(whole.len(), 3);
+        let mqtt: Endpoint = "mqtt://127.0.0.1/x".parse().unwrap();
+        for (a, b) in whole.iter().zip(&routed) {
+            assert_eq!((a.id(), a.spec()), (b.id(), b.spec()));
+            let (a, b) = (
+                outgoing(a, &text, &mqtt).unwrap(),
+                outgoing(b, &text, &mqtt).unwrap(),
+            );
+            assert_eq!(a.text, b.text);
+            let (a, b) = (a.routing, b.routing);
+            assert_eq!(
+                (a.topic, a.expires_at, a.response_topic, a.correlation),
+                (b.topic, b.expires_at, b.response_topic, b.correlation)
+            );
+        }
+        let Value::Hsp(Some(m)) = &routed[0].value else {
+            panic!("an HSP message")
+        };
+        assert!(
+            m.json.get("timestamp_sent").is_none(),
+            "not built: {}",
+            m.json
+        );
     }
 }

@@ -64,7 +64,7 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
             let outgoing: Vec<Outgoing> = doc
                 .messages
                 .iter()
-                .filter_map(|found| routing::outgoing(found, &destination))
+                .filter_map(|found| routing::outgoing(found, &doc.source.text, &destination))
                 .collect();
             let mut replies = Vec::new();
             let mut peer = transport::open(destination, settings);

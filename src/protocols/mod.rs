@@ -30,6 +30,10 @@ pub struct ReadOptions {
     /// (`send`'s private copy): HSP messages are parsed and not checked
     /// again.
     pub checked_before: bool,
+    /// Of each HSP message of JSON Lines, build only what delivering it
+    /// reads ([`hsp::ROUTING`]): for the second pass of `send`, which
+    /// sends each message's text as written. Implies `checked_before`.
+    pub routing_only: bool,
     /// Only the verdicts are wanted (a run that reports or counts and needs
     /// nothing else of a message): an HSP message keeps its id and its
     /// findings, and the rest of its JSON is freed on the thread that
@@ -44,6 +48,7 @@ impl ReadOptions {
             lenient: self.lenient,
             max_message_bytes: self.max_message_bytes,
             checked_before: self.checked_before,
+            routing_only: self.routing_only,
             verdicts_only: self.verdicts_only,
         }
     }
@@ -59,6 +64,7 @@ impl Default for ReadOptions {
             lenient: false,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             checked_before: false,
+            routing_only: false,
             verdicts_only: false,
         }
     }
@@ -311,6 +317,29 @@ impl Found {
             Value::Csdl(d) => d.as_ref().map(|d| format!("{}\n", d.json)),
             Value::Msp(d) => d.as_ref().map(|d| format!("{}\n", d.json)),
         }
+    }
+
+    /// The message as its sender wrote it, ending with a line end: what
+    /// `send` delivers. A JSON message is its own text in `source` (the
+    /// text it was read from) on one line, the whitespace between tokens
+    /// taken out, numbers, key order and escapes as written; a Crosstalk
+    /// envelope is [`render`](Self::render)ed. Falls back to `render` when
+    /// the message's text is not in `source`. `None` where `render` is.
+    pub fn written(&self, source: &str) -> Option<String> {
+        let readable = match &self.value {
+            Value::Crosstalk(_) => return self.render(),
+            Value::Hsp(m) => m.is_some(),
+            Value::Csdl(d) => d.is_some(),
+            Value::Msp(d) => d.is_some(),
+        };
+        if !readable {
+            return None;
+        }
+        self.span
+            .and_then(|span| source.get(span.start..span.end))
+            .and_then(json_doc::compact::compact)
+            .map(|text| format!("{text}\n"))
+            .or_else(|| self.render())
     }
 
     /// The protocol and version the message is written in.

@@ -537,23 +537,34 @@ fn hsp_over_mosquitto() {
         .write_stdin(REQUEST)
         .assert()
         .code(0);
-    let sub = Command::new("mosquitto_sub")
+    let got = first_retained(port, "plain/x");
+    assert_eq!(got, format!("{}\n", REQUEST.trim_end()), "{got:?}");
+    // An HSP message arrives as its sender wrote it: its tokens on one
+    // line, `12345678901234567890123` not turned into
+    // `1.2345678901234568e+22`, nor `1.50` into `1.5`, nor the keys sorted.
+    let original = super::send::hsp_as_written();
+    aiproto(h.path())
         .args([
-            "-p",
-            &port.to_string(),
-            "-h",
-            "127.0.0.1",
-            "-t",
-            "plain/x",
-            "-C",
-            "1",
-            "-W",
-            "20",
+            "send",
+            "--retain",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/as/written"),
+            "-",
         ])
+        .write_stdin(original.clone())
+        .assert()
+        .code(0);
+    super::send::assert_sent_as_written(&first_retained(port, "as/written"), &original);
+}
+
+/// The message retained on `topic`, as Mosquitto's own subscriber prints it.
+fn first_retained(port: u16, topic: &str) -> String {
+    let sub = Command::new("mosquitto_sub")
+        .args(["-p", &port.to_string(), "-h", "127.0.0.1", "-t", topic])
+        .args(["-C", "1", "-W", "20"])
         .output()
         .expect("mosquitto_sub (apt-get install mosquitto-clients)");
-    let got = String::from_utf8_lossy(&sub.stdout).to_string();
-    assert_eq!(got, format!("{}\n", REQUEST.trim_end()), "{got:?}");
+    String::from_utf8_lossy(&sub.stdout).to_string()
 }
 
 #[test]

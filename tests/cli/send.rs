@@ -150,3 +150,65 @@ fn several_paths_are_sent_in_order_or_not_at_all() {
     let at = |id: &str| archived.find(id).unwrap();
     assert!(at("W1V3") < at("W1V2"), "in the order given:\n{archived}");
 }
+
+/// An HSP message written over several lines, with numbers no double holds
+/// exactly, a trailing zero and its keys in the sender's order.
+pub fn hsp_as_written() -> String {
+    let text = std::fs::read_to_string(super::repo("examples/hsp/valid/0.1/opinion.json")).unwrap();
+    text.replacen(
+        '{',
+        "{\n  \"zz\": 12345678901234567890123,\n  \"yy\": 1.50,\n  \"note\": \"two  spaces \\u00e9\",",
+        1,
+    )
+}
+
+/// What a destination must receive: the sender's tokens on one line, not
+/// the message serialised again from its parsed value.
+pub fn assert_sent_as_written(got: &str, original: &str) {
+    assert!(
+        got.starts_with(
+            r#"{"zz":12345678901234567890123,"yy":1.50,"note":"two  spaces \u00e9","hsp_envelope_version":"0.1","#
+        ),
+        "{got:?}"
+    );
+    assert_eq!(got.trim_end().lines().count(), 1, "{got:?}");
+    let sent: serde_json::Value = serde_json::from_str(got).unwrap();
+    let written: serde_json::Value = serde_json::from_str(original).unwrap();
+    assert_eq!(sent, written);
+}
+
+#[test]
+fn json_messages_are_sent_as_their_sender_wrote_them() {
+    let h = home();
+    let message = h.path().join("opinion.json");
+    let original = hsp_as_written();
+    std::fs::write(&message, &original).unwrap();
+    let out = aiproto(h.path())
+        .args(["send", "-q", "--via", "-"])
+        .arg(&message)
+        .assert()
+        .code(0);
+    assert_sent_as_written(
+        &String::from_utf8_lossy(&out.get_output().stdout),
+        &original,
+    );
+    let mailbox = h.path().join("bus.jsonl");
+    aiproto(h.path())
+        .args([
+            "send",
+            "-q",
+            "--via",
+            &format!("file:{}", mailbox.display()),
+        ])
+        .arg(&message)
+        .assert()
+        .code(0);
+    assert_sent_as_written(&std::fs::read_to_string(&mailbox).unwrap(), &original);
+    // The same message again is a repeat, not a conflict.
+    aiproto(h.path())
+        .args(["send", "--via", &format!("file:{}", mailbox.display())])
+        .arg(&message)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("already in the archive"));
+}

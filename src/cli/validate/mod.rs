@@ -33,6 +33,7 @@ pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
         lenient: settings.lenient,
         max_message_bytes: args.max_message_bytes,
         checked_before: false,
+        routing_only: false,
         // Without project schemas a message is reported by its verdict
         // and id alone.
         verdicts_only: settings.project_checks.is_empty(),

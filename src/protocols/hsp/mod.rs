@@ -18,6 +18,7 @@ pub mod types;
 use serde_json::Value;
 
 use super::json_doc::split::{self, Doc};
+use super::json_doc::strict::Selection;
 use super::json_doc::{Finding, Where};
 use crate::diag::Diagnostic;
 
@@ -98,6 +99,11 @@ pub struct Options {
     pub max_message_bytes: usize,
     /// Parse only: the same bytes were checked by an earlier pass.
     pub checked_before: bool,
+    /// Build only the members [`ROUTING`] names of each message of JSON
+    /// Lines (for a caller that already checked the same bytes and only
+    /// delivers them, as they were written): the JSON is read whole and
+    /// refused as before, but most of it is not built.
+    pub routing_only: bool,
     /// Keep only each message's id beside its findings (see
     /// [`Read::keep_only_id`]).
     pub verdicts_only: bool,
@@ -139,10 +145,35 @@ pub fn read(text: &str, options: Options) -> Vec<Read> {
     crate::parallel::map_owned(docs, |doc| read_doc(doc, options))
 }
 
+/// The members that say what a message is and where it goes: its ids,
+/// type, version and parties, and its payload's expiry and callback (what
+/// `delivery::routing` reads to publish it).
+pub const ROUTING: Selection<'static> = Selection {
+    keys: &[
+        "message_id",
+        "correlation_id",
+        "message_type",
+        "hsp_envelope_version",
+        "protocol_version",
+        "sender_ai_id",
+        "recipient_ai_id",
+    ],
+    within: &[(
+        "payload",
+        &["valid_until", "deadline_timestamp", "callback_address"],
+    )],
+};
+
 /// Reads and checks a text as JSON Lines, one message per non-blank line
 /// (a line that is not JSON is a broken message, the others still read).
 pub fn read_json_lines(text: &str, options: Options) -> Vec<Read> {
-    let docs = split::json_lines(text, options.max_message_bytes);
+    let docs = if options.routing_only {
+        split::json_lines_parsed_by(text, options.max_message_bytes, |line| {
+            super::json_doc::strict::parse_selected(line, &ROUTING)
+        })
+    } else {
+        split::json_lines(text, options.max_message_bytes)
+    };
     crate::parallel::map_owned(docs, |doc| read_doc(doc, options))
 }
 
@@ -175,7 +206,7 @@ pub fn read_doc(mut doc: Doc<'_>, options: Options) -> Read {
     };
     let version = detect_version(envelope);
     let mut findings = Vec::new();
-    if !options.checked_before {
+    if !options.checked_before && !options.routing_only {
         findings = checks::check(envelope, version);
         findings.extend(schema_findings(&value, version, &findings));
         findings.extend(super::json_doc::numbers::inexact(doc.text));
@@ -290,6 +321,7 @@ mod tests {
             lenient: false,
             max_message_bytes: 1 << 20,
             checked_before: false,
+            routing_only: false,
             verdicts_only: false,
         };
         let thin = Options {

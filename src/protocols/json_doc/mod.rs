@@ -2,6 +2,7 @@
 //! documents (`split`), findings addressed by JSON Pointer, placing them in
 //! the source text, and turning JSON Schema errors into findings.
 
+pub mod compact;
 pub mod numbers;
 pub mod split;
 pub mod strict;

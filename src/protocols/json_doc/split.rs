@@ -129,6 +129,15 @@ fn looks_like_json_lines(text: &str) -> bool {
 
 /// One document per non-blank line.
 pub fn json_lines(text: &str, max_bytes: usize) -> Vec<Doc<'_>> {
+    json_lines_parsed_by(text, max_bytes, super::strict::parse)
+}
+
+/// [`json_lines`], each line parsed by `parse` (say, for a few fields only).
+pub fn json_lines_parsed_by(
+    text: &str,
+    max_bytes: usize,
+    parse: impl Fn(&str) -> Result<Value, serde_json::Error> + Sync,
+) -> Vec<Doc<'_>> {
     let mut start = 0;
     let lines: Vec<(usize, usize, &str)> = text
         .split('\n')
@@ -143,12 +152,21 @@ pub fn json_lines(text: &str, max_bytes: usize) -> Vec<Doc<'_>> {
     // Parsing is most of the cost of reading: on every core, in line order.
     crate::parallel::map_owned(lines, |(i, start, line)| Doc {
         start,
-        ..parse_line(line, i + 1, max_bytes)
+        ..parse_line_by(line, i + 1, max_bytes, &parse)
     })
 }
 
 /// Parses one line of JSON Lines (line numbers 1-based); its `start` is 0.
 pub fn parse_line(line: &str, number: usize, max_bytes: usize) -> Doc<'_> {
+    parse_line_by(line, number, max_bytes, super::strict::parse)
+}
+
+fn parse_line_by(
+    line: &str,
+    number: usize,
+    max_bytes: usize,
+    parse: impl Fn(&str) -> Result<Value, serde_json::Error>,
+) -> Doc<'_> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     let value = if line.len() > max_bytes {
         Err(SyntaxError {
@@ -158,7 +176,7 @@ pub fn parse_line(line: &str, number: usize, max_bytes: usize) -> Doc<'_> {
             column: 1,
         })
     } else {
-        super::strict::parse(line).map_err(|e| syntax_error(&e))
+        parse(line).map_err(|e| syntax_error(&e))
     };
     Doc {
         value,
