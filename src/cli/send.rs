@@ -43,7 +43,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         Endpoint::Stdio => write_stdout(&inputs)?,
         // One paste holds everything: gathered first.
         Endpoint::Clipboard => {
-            let pieces = gather(&inputs, &destination)?;
+            let pieces = gather(&inputs)?;
             let messages: Vec<Outgoing> = pieces
                 .iter()
                 .flat_map(|piece| outgoing(piece, &destination))
@@ -106,12 +106,12 @@ fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
 /// How the second pass reads: the inputs are the private copies (or the
 /// clipboard's text in memory) that [`check`] read and checked, so HSP
 /// messages are parsed and not checked again. Each is sent as its text was
-/// written, so of HSP JSON Lines only what routes a message is built —
-/// except for a mail, whose subject and body are made from the whole.
-fn second_pass(destination: &Endpoint) -> ReadOptions {
+/// written, so of HSP JSON Lines only what routes it is built (a mail's
+/// subject and ids among it).
+fn second_pass() -> ReadOptions {
     ReadOptions {
         checked_before: true,
-        routing_only: !matches!(destination, Endpoint::Email(_)),
+        routing_only: true,
         ..ReadOptions::default()
     }
 }
@@ -127,7 +127,7 @@ fn send_overlapped(
     std::thread::scope(|scope| {
         let (pieces, arrived) = std::sync::mpsc::sync_channel::<Vec<Outgoing>>(1);
         let reader = scope.spawn(move || {
-            for_each_piece(inputs, destination, &mut |piece| {
+            for_each_piece(inputs, &mut |piece| {
                 // The sender stopped (it failed, and says why): so does the reading.
                 pieces
                     .send(outgoing(piece, destination))
@@ -149,25 +149,20 @@ fn send_overlapped(
 /// any message was refused by [`check`] before.
 fn for_each_piece(
     inputs: &[Input],
-    destination: &Endpoint,
     each: &mut dyn FnMut(&Piece) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     for input in inputs {
-        common::each_piece(input, None, &second_pass(destination), each)?;
+        common::each_piece(input, None, &second_pass(), each)?;
     }
     Ok(())
 }
 
 /// Every piece of the inputs, held (for a destination that takes all at once).
-fn gather(inputs: &[Input], destination: &Endpoint) -> Result<Vec<Piece>, CliError> {
+fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
     let mut pieces = Vec::new();
     for input in inputs {
-        let mut all = reader::pieces::pieces(
-            input,
-            None,
-            &second_pass(destination),
-            reader::pieces::PIECE_BYTES,
-        )?;
+        let mut all =
+            reader::pieces::pieces(input, None, &second_pass(), reader::pieces::PIECE_BYTES)?;
         for item in &mut all {
             if let Item::Piece(piece) = item? {
                 pieces.push(piece);
@@ -254,7 +249,7 @@ fn check(inputs: &[Input], force: bool, g: &GlobalArgs) -> Result<Checked, CliEr
 fn write_stdout(inputs: &[Input]) -> Result<(), CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut first = true;
-    for_each_piece(inputs, &Endpoint::Stdio, &mut |piece| {
+    for_each_piece(inputs, &mut |piece| {
         for found in &piece.messages {
             let Some(text) = found.written(&piece.source.text) else {
                 continue;

@@ -7,19 +7,22 @@ use serde_json::Value;
 
 use crate::protocols::Value as Parsed;
 use crate::protocols::crosstalk::{self, Envelope};
+use crate::protocols::json_doc::compact;
 use crate::protocols::{Found, Protocol};
 use crate::transport::email::Mail;
 
 /// The right-hand side of the Message-IDs aiproto writes.
 const ID_DOMAIN: &str = "aiproto.invalid";
 
-/// The mail of a message read, when it can be worded.
-pub fn mail_of(found: &Found) -> Option<Mail> {
+/// The mail of a message read, when it can be worded; `written` is the
+/// message as sent ([`Found::written`]).
+pub fn mail_of(found: &Found, written: &str) -> Option<Mail> {
+    let json = |name: &str, value| json_mail(name, value, written);
     match &found.value {
         Parsed::Crosstalk(p) => Some(crosstalk_mail(&p.envelope)),
-        Parsed::Hsp(Some(m)) => Some(json_mail(Protocol::Hsp.name(), &m.json)),
-        Parsed::Csdl(Some(d)) => Some(json_mail(Protocol::Csdl.name(), &d.json)),
-        Parsed::Msp(Some(d)) => Some(json_mail(Protocol::Msp.name(), &d.json)),
+        Parsed::Hsp(Some(m)) => Some(json(Protocol::Hsp.name(), &m.json)),
+        Parsed::Csdl(Some(d)) => Some(json(Protocol::Csdl.name(), &d.json)),
+        Parsed::Msp(Some(d)) => Some(json(Protocol::Msp.name(), &d.json)),
         _ => None,
     }
 }
@@ -59,8 +62,9 @@ pub fn crosstalk_mail(env: &Envelope) -> Mail {
 }
 
 /// A JSON message (HSP, CSDL, MSP) as a mail: `[HSP] <message type>`, ids
-/// from `message_id` / `correlation_id` (or `trace_id` / `parent_id`).
-pub fn json_mail(protocol: &str, json: &Value) -> Mail {
+/// from `message_id` / `correlation_id` (or `trace_id` / `parent_id`), and
+/// as the body `written` (its text as sent) indented, tokens unchanged.
+pub fn json_mail(protocol: &str, json: &Value, written: &str) -> Mail {
     let text = |k: &str| json.get(k).and_then(Value::as_str);
     let what = text("message_type")
         .or_else(|| text("intent"))
@@ -73,9 +77,11 @@ pub fn json_mail(protocol: &str, json: &Value) -> Mail {
         in_reply_to: text("correlation_id")
             .or_else(|| text("parent_id"))
             .map(mail_id),
+        // Indented for the reader, with the sender's tokens as written.
         body: format!(
             "{}\n",
-            serde_json::to_string_pretty(json).unwrap_or_default()
+            compact::pretty(written)
+                .unwrap_or_else(|| serde_json::to_string_pretty(json).unwrap_or_default())
         ),
     }
 }
@@ -118,10 +124,8 @@ mod tests {
 
     #[test]
     fn bad_addresses_are_named() {
-        let mail = json_mail(
-            "hsp",
-            &serde_json::json!({"message_type": "HSP::Fact_v1.0"}),
-        );
+        let json = serde_json::json!({"message_type": "HSP::Fact_v1.0"});
+        let mail = json_mail("hsp", &json, &json.to_string());
         assert_eq!(mail.subject, "[HSP] HSP::Fact_v1.0");
         assert!(matches!(
             build(&mail, "a@b.c", "not an address"),

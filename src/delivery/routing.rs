@@ -23,6 +23,10 @@ pub fn with_text(found: &Found, text: String, endpoint: &Endpoint) -> Outgoing {
         Value::Hsp(Some(m)) => Some(&m.json),
         _ => None,
     };
+    // Worded only for a mail: it renders the envelope again.
+    let mail = matches!(endpoint, Endpoint::Email(_))
+        .then(|| super::mail::mail_of(found, &text))
+        .flatten();
     Outgoing {
         text,
         routing: Routing {
@@ -30,10 +34,7 @@ pub fn with_text(found: &Found, text: String, endpoint: &Endpoint) -> Outgoing {
             kind: found.protocol.name(),
             http_path: http_path(found.protocol),
             topic: recipient_topic(found),
-            // Worded only for a mail: it renders the envelope again.
-            mail: matches!(endpoint, Endpoint::Email(_))
-                .then(|| super::mail::mail_of(found))
-                .flatten(),
+            mail,
             spaced: envelope,
             expires_at: hsp.and_then(expires_at),
             response_topic: hsp.and_then(response_topic),

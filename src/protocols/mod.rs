@@ -31,8 +31,9 @@ pub struct ReadOptions {
     /// again.
     pub checked_before: bool,
     /// Of each HSP message of JSON Lines, build only what delivering it
-    /// reads ([`hsp::ROUTING`]): for the second pass of `send`, which
-    /// sends each message's text as written. Implies `checked_before`.
+    /// reads ([`hsp::ROUTING`]: its topic, MQTT 5 properties, a mail's
+    /// subject and ids): for the second pass of `send`, which sends each
+    /// message's text as written. Implies `checked_before`.
     pub routing_only: bool,
     /// Only the verdicts are wanted (a run that reports or counts and needs
     /// nothing else of a message): an HSP message keeps its id and its

@@ -204,6 +204,19 @@ fn json_messages_are_sent_as_their_sender_wrote_them() {
         .assert()
         .code(0);
     assert_sent_as_written(&std::fs::read_to_string(&mailbox).unwrap(), &original);
+    // A mail's body: the same tokens, indented for the reader.
+    let eml = h.path().join("opinion.eml");
+    aiproto(h.path())
+        .args(["send", "-q", "--via", "email:kalle@example.com", "--out"])
+        .arg(&eml)
+        .arg(&message)
+        .assert()
+        .code(0);
+    let mail = std::fs::read_to_string(&eml).unwrap();
+    assert!(
+        mail.contains("{\r\n  \"zz\": 12345678901234567890123,\r\n  \"yy\": 1.50,\r\n"),
+        "{mail}"
+    );
     // The same message again is a repeat, not a conflict.
     aiproto(h.path())
         .args(["send", "--via", &format!("file:{}", mailbox.display())])

@@ -147,7 +147,7 @@ pub fn read(text: &str, options: Options) -> Vec<Read> {
 
 /// The members that say what a message is and where it goes: its ids,
 /// type, version and parties, and its payload's expiry and callback (what
-/// `delivery::routing` reads to publish it).
+/// `delivery::routing` reads to publish it, and a mail's subject and ids).
 pub const ROUTING: Selection<'static> = Selection {
     keys: &[
         "message_id",

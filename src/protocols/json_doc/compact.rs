@@ -1,6 +1,6 @@
-//! A JSON text with the whitespace between its tokens taken out and every
-//! token kept as written: numbers digit for digit, keys in their order,
-//! string escapes as they were.
+//! A JSON text spaced anew — compact on one line, or indented for people —
+//! with every token kept as written: numbers digit for digit, keys in their
+//! order, string escapes as they were.
 //!
 //! What `send` publishes: re-serialising a parsed value instead would turn
 //! `12345678901234567890123` into `1.2345678901234568e+22`, `1.50` into
@@ -42,6 +42,56 @@ pub fn compact(text: &str) -> Option<Cow<'_, str>> {
             Cow::Owned(String::from_utf8(buf).ok()?)
         }
     })
+}
+
+/// `text`, a JSON document already parsed, indented as
+/// `serde_json::to_string_pretty` indents (two spaces, `"key": value`, `{}`
+/// and `[]` when empty) with its tokens as written. `None` where
+/// [`compact`] is.
+pub fn pretty(text: &str) -> Option<String> {
+    let compact = compact(text)?;
+    let bytes = compact.as_bytes();
+    let mut out = String::with_capacity(bytes.len() * 2);
+    let mut depth = 0usize;
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let end = string_end(bytes, i + 1)?;
+                out.push_str(&compact[i..end]);
+                i = end;
+                continue;
+            }
+            open @ (b'{' | b'[') => {
+                out.push(char::from(open));
+                if matches!(bytes.get(i + 1), Some(b'}' | b']')) {
+                    out.push(char::from(bytes[i + 1]));
+                    i += 1;
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            close @ (b'}' | b']') => {
+                depth = depth.checked_sub(1)?;
+                newline(&mut out, depth);
+                out.push(char::from(close));
+            }
+            b',' => {
+                out.push(',');
+                newline(&mut out, depth);
+            }
+            b':' => out.push_str(": "),
+            // What is left are the bytes of numbers and literals: ASCII.
+            other => out.push(char::from(other)),
+        }
+        i += 1;
+    }
+    Some(out)
 }
 
 /// The index just past the closing quote of the string whose text starts
@@ -87,6 +137,26 @@ mod tests {
         ] {
             assert_eq!(compact(text), None, "{text:?}");
         }
+    }
+
+    #[test]
+    fn pretty_spacing_is_serde_jsons_with_the_tokens_as_written() {
+        // Keys already in serde_json's order, so that only the number it
+        // writes again differs.
+        let text = r#"{"a":{"n":[1.50,{}],"s":"x, y: {z} \"q\""},"b":[],"e":{}}"#;
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        let theirs = serde_json::to_string_pretty(&value).unwrap();
+        let ours = super::pretty(text).unwrap();
+        assert_eq!(ours.replace("1.50", "1.5"), theirs);
+        assert!(
+            ours.contains("\"n\": [\n      1.50,\n      {}\n    ]"),
+            "{ours}"
+        );
+        assert_eq!(
+            super::pretty(r#"{"z":1,"a":2}"#).unwrap(),
+            "{\n  \"z\": 1,\n  \"a\": 2\n}"
+        );
+        assert_eq!(super::pretty("> {}"), None);
     }
 
     #[test]
