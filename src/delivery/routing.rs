@@ -260,6 +260,22 @@ mod tests {
                 (b.topic, b.expires_at, b.response_topic, b.correlation)
             );
         }
+        // A mail's subject, ids and body too.
+        let email = Endpoint::Email("k@example.com".into());
+        for (a, b) in whole.iter().zip(&routed) {
+            let mail = |found| {
+                outgoing(found, &text, &email)
+                    .unwrap()
+                    .routing
+                    .mail
+                    .unwrap()
+            };
+            let (a, b) = (mail(a), mail(b));
+            assert_eq!(
+                (a.subject, a.message_id, a.in_reply_to, a.body),
+                (b.subject, b.message_id, b.in_reply_to, b.body)
+            );
+        }
         let Value::Hsp(Some(m)) = &routed[0].value else {
             panic!("an HSP message")
         };
