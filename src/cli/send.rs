@@ -192,8 +192,9 @@ enum Checked {
 }
 
 /// The first pass: an input without any message is an error (exit 1); an
-/// envelope cut off before its `[[END]]` line, or (without `--force`) an
-/// invalid message, is reported with its findings and refuses the send.
+/// envelope cut off before its `[[END]]` line, JSON that cannot be read,
+/// or (without `--force`) an invalid message, is reported with its
+/// findings and refuses the send.
 fn check(inputs: &[Input], force: bool, g: &GlobalArgs) -> Result<Checked, CliError> {
     let mut refused = false;
     let mut count = 0;
@@ -214,6 +215,15 @@ fn check(inputs: &[Input], force: bool, g: &GlobalArgs) -> Result<Checked, CliEr
                     common::print_findings(g, name, text, found, Diagnostic::is_error);
                     eprintln!(
                         "aiproto: error: {name}:{}: the envelope was cut off before its [[END]] line, nothing sent",
+                        found.line
+                    );
+                } else if !found.is_writable() {
+                    // Not even --force sends what cannot be read as a
+                    // message: it would be dropped while counted as sent.
+                    refused = true;
+                    common::print_findings(g, name, text, found, Diagnostic::is_error);
+                    eprintln!(
+                        "aiproto: error: {name}:{}: not readable as a message, nothing sent (not even with --force)",
                         found.line
                     );
                 } else if !force && !found.is_valid(false) {

@@ -306,6 +306,18 @@ impl Found {
         }
     }
 
+    /// Whether the message can be written out at all: not JSON that could
+    /// not be read, not an envelope cut off before its `[[END]]` line
+    /// (where [`render`](Self::render) gives `None`).
+    pub fn is_writable(&self) -> bool {
+        match &self.value {
+            Value::Crosstalk(p) => p.complete,
+            Value::Hsp(m) => m.is_some(),
+            Value::Csdl(d) => d.is_some(),
+            Value::Msp(d) => d.is_some(),
+        }
+    }
+
     /// The message in its own canonical wire form, ending with a line end:
     /// a Crosstalk envelope, or one line of compact JSON. `None` for what
     /// cannot be written: unreadable JSON, or an envelope that was cut off
@@ -327,14 +339,8 @@ impl Found {
     /// envelope is [`render`](Self::render)ed. Falls back to `render` when
     /// the message's text is not in `source`. `None` where `render` is.
     pub fn written(&self, source: &str) -> Option<String> {
-        let readable = match &self.value {
-            Value::Crosstalk(_) => return self.render(),
-            Value::Hsp(m) => m.is_some(),
-            Value::Csdl(d) => d.is_some(),
-            Value::Msp(d) => d.is_some(),
-        };
-        if !readable {
-            return None;
+        if self.protocol == Protocol::Crosstalk || !self.is_writable() {
+            return self.render();
         }
         self.span
             .and_then(|span| source.get(span.start..span.end))

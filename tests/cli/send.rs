@@ -225,3 +225,24 @@ fn json_messages_are_sent_as_their_sender_wrote_them() {
         .code(0)
         .stderr(predicate::str::contains("already in the archive"));
 }
+
+/// `--force` sends invalid messages, never what cannot be read as one: a
+/// line that is not JSON was dropped while the count said it was sent.
+#[test]
+fn force_does_not_send_what_cannot_be_read() {
+    let h = home();
+    let message = std::fs::read_to_string(super::repo("examples/hsp/valid/0.1/opinion.json"))
+        .unwrap()
+        .replace('\n', "");
+    let input = h.path().join("mixed.jsonl");
+    std::fs::write(&input, format!("{message}\n{{\"broken\": \n{message}\n")).unwrap();
+    aiproto(h.path())
+        .args(["send", "--force", "--via", "-"])
+        .arg(&input)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "mixed.jsonl:2: not readable as a message, nothing sent (not even with --force)",
+        ));
+}
