@@ -372,7 +372,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--mail-from', '--mail-from', [CompletionResultType]::ParameterName, 'email: the From address (default: the sender when it is an email: address, else aiproto@localhost)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Send even if the message has errors')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Send even if a message has errors; never one that cannot be read (JSON that does not parse, an envelope cut off before [[END]])')
             [CompletionResult]::new('--retain', '--retain', [CompletionResultType]::ParameterName, 'MQTT: ask the broker to retain the message for later subscribers')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')

@@ -349,7 +349,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --mail-from 'email: the From address (default: the sender when it is an email: address, else aiproto@localhost)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
-            cand --force 'Send even if the message has errors'
+            cand --force 'Send even if a message has errors; never one that cannot be read (JSON that does not parse, an envelope cut off before [[END]])'
             cand --retain 'MQTT: ask the broker to retain the message for later subscribers'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'

@@ -351,7 +351,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l force -d 'Send even if the message has errors'
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l force -d 'Send even if a message has errors; never one that cannot be read (JSON that does not parse, an envelope cut off before [[END]])'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l retain -d 'MQTT: ask the broker to retain the message for later subscribers'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s v -l verbose -d 'Also report messages that have no findings'

@@ -19,7 +19,8 @@ pub struct SendArgs {
     #[arg(long, value_name = "URI")]
     pub via: String,
 
-    /// Send even if the message has errors.
+    /// Send even if a message has errors; never one that cannot be read
+    /// (JSON that does not parse, an envelope cut off before [[END]]).
     #[arg(long)]
     pub force: bool,
 

@@ -157,11 +157,10 @@ fn selected_members<'de, A: MapAccess<'de>>(
     while let Some(Key(key)) = map.next_key()? {
         keys.add::<A::Error>(key.clone())?;
         let key = key.as_ref();
-        let inner = select.within.iter().find(|(k, _)| *k == key);
         if select.keys.contains(&key) {
             let Strict(value) = map.next_value()?;
             object.insert(key.to_string(), value);
-        } else if let Some((_, inner)) = inner {
+        } else if let Some((_, inner)) = select.within.iter().find(|(k, _)| *k == key) {
             let select = Some(Selection {
                 keys: inner,
                 within: &[],
