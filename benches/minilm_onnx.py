@@ -15,7 +15,8 @@ after, as a deployment loads its exported model):
   minilm_onnx.py MODEL_DIR [--threads N] --judge ORIGINAL DECODED
       (prints the cosine similarity, as `aiproto msp judge` scores)
   minilm_onnx.py MODEL_DIR [--threads N] --throughput FILE [--batch B]
-      (embeds every line of FILE, B at a time; prints texts per second)
+      (embeds every line of FILE, B at a time, longest first as
+       sentence-transformers' encode orders them; prints texts per second)
 Needs: pip install onnx onnxruntime tokenizers numpy
 """
 
@@ -190,6 +191,7 @@ def main():
         print(f"{float(np.dot(a, b)):.6f}")
     elif args.throughput:
         lines = [l for l in Path(args.throughput).read_text().splitlines() if l.strip()]
+        lines.sort(key=len, reverse=True)
         start = time.perf_counter()
         for i in range(0, len(lines), args.batch):
             judge.embed(lines[i : i + args.batch])

@@ -13,6 +13,7 @@ use crate::input::Input;
 use crate::output::{self, Format, Painter, SourceLines, Stream};
 use crate::protocols::msp::backend::{self, Backend, ErrorKind, MspError};
 use crate::protocols::msp::offline::Offline;
+use crate::protocols::msp::pairs;
 use crate::protocols::msp::pipeline::{self, Settings};
 use crate::protocols::msp::remote::{Remote, RemoteConfig};
 use crate::protocols::msp::{self as msp_protocol};
@@ -83,9 +84,19 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
             Ok(ExitStatus::Ok)
         }
         MspCommand::Judge(a) => {
-            let backend = backend(&a.backend, &cfg)?;
             let threshold = threshold(a.threshold.or(cfg.threshold))?;
-            let (original, decoded) = read_two(&a.original, &a.decoded)?;
+            if let Some(path) = &a.pairs {
+                let (name, pairs) = read_pairs(path)?;
+                let backend = backend(&a.backend, &cfg)?;
+                return judge_pairs(backend.as_ref(), &name, &pairs, threshold, g);
+            }
+            let (Some(original), Some(decoded)) = (&a.original, &a.decoded) else {
+                return Err(CliError::usage(
+                    "give ORIGINAL and DECODED, or --pairs FILE",
+                ));
+            };
+            let backend = backend(&a.backend, &cfg)?;
+            let (original, decoded) = read_two(original, decoded)?;
             let result = backend::judge(backend.as_ref(), &original, &decoded, threshold)
                 .map_err(failure)?;
             match g.format {
@@ -153,6 +164,85 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
             })
         }
     }
+}
+
+/// The pairs of a `--pairs` file; a line that is not a pair, or a file
+/// with none, is an error naming it (exit 1).
+fn read_pairs(path: &std::path::Path) -> Result<(String, Vec<pairs::Pair>), CliError> {
+    let (name, text) = if path.as_os_str() == "-" {
+        ("<stdin>".to_string(), read_stdin()?)
+    } else {
+        let source = Input::File(path.to_path_buf()).read()?;
+        (source.name, source.text)
+    };
+    let invalid = |message: String| CliError::new(ExitStatus::Invalid, anyhow::anyhow!(message));
+    let read = pairs::read(&text).map_err(|e| invalid(format!("{name}:{e}; nothing judged")))?;
+    if read.is_empty() {
+        return Err(invalid(format!("{name}: no pair to judge")).with_hint(
+            "one {\"original\": \"…\", \"decoded\": \"…\"} object a line; a run that judged nothing has not passed",
+        ));
+    }
+    Ok((name, read))
+}
+
+/// Judges every pair in one run: a verdict a line, in the file's order,
+/// then a count on stderr. Exit 1 if any pair fails.
+fn judge_pairs(
+    backend: &dyn Backend,
+    name: &str,
+    pairs: &[pairs::Pair],
+    threshold: f64,
+    g: &GlobalArgs,
+) -> CmdResult {
+    let texts: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|p| (p.original.as_str(), p.decoded.as_str()))
+        .collect();
+    let results = backend::judge_all(backend, &texts, threshold).map_err(failure)?;
+    let p = Painter::new(g.color, Stream::Stdout);
+    let mut out = std::io::stdout().lock();
+    for (pair, result) in pairs.iter().zip(&results) {
+        match g.format {
+            Format::Json => output::write_json_line(
+                &mut out,
+                &JudgedPair {
+                    source: name,
+                    line: pair.line,
+                    result,
+                },
+            )?,
+            Format::Human => writeln!(
+                out,
+                "{name}:{}: {}",
+                pair.line,
+                verdict(&p, result, threshold)
+            )?,
+        }
+    }
+    out.flush()?;
+    let failed = results.iter().filter(|r| !r.passed).count();
+    if !g.quiet {
+        eprintln!(
+            "aiproto: judged {} pair(s) of {name}: {} passed, {failed} failed",
+            results.len(),
+            results.len() - failed
+        );
+    }
+    Ok(if failed == 0 {
+        ExitStatus::Ok
+    } else {
+        ExitStatus::Invalid
+    })
+}
+
+/// One verdict of `judge --pairs --format json`: where the pair was
+/// written, then the judgement's fields.
+#[derive(Serialize)]
+struct JudgedPair<'a> {
+    source: &'a str,
+    line: usize,
+    #[serde(flatten)]
+    result: &'a backend::JudgeResult,
 }
 
 #[derive(Serialize)]

@@ -469,3 +469,174 @@ fn a_signal_larger_than_its_prose_is_said_and_if_smaller_writes_only_smaller() {
     let compact: serde_json::Value = serde_json::from_str(&signal).unwrap();
     assert!(count(&compact.to_string()) < count(&prose), "{signal}");
 }
+
+/// `judge --pairs`: a verdict a line in the file's order, each naming its
+/// line; exit 1 when one fails; a file with nothing to judge, or a line
+/// that is not a pair, judges nothing and says where.
+#[test]
+fn judge_pairs_gives_a_verdict_a_line_and_never_passes_on_nothing() {
+    let h = home();
+    let pairs = h.path().join("pairs.jsonl");
+    std::fs::write(
+        &pairs,
+        concat!(
+            "{\"original\": \"deploy the api now\", \"decoded\": \"deploy the api now\"}\n",
+            "\n",
+            "{\"id\": \"b\", \"original\": \"Deploy at 14:00\", \"decoded\": \"Deploy at 16:00\"}\n",
+            "{\"original\": \"review the budget\", \"decoded\": \"review the budget\"}\n",
+        ),
+    )
+    .unwrap();
+    let out = aiproto(h.path())
+        .args(["msp", "judge", "--format", "json", "--pairs"])
+        .arg(&pairs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the changed time fails");
+    let verdicts = json_lines(&out.stdout);
+    let lines: Vec<_> = verdicts
+        .iter()
+        .map(|v| v["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [1, 3, 4]);
+    let passed: Vec<_> = verdicts.iter().map(|v| v["passed"] == true).collect();
+    assert_eq!(passed, [true, false, true]);
+    assert!(
+        verdicts[1]["issues"].to_string().contains("14:00"),
+        "{}",
+        verdicts[1]
+    );
+    assert!(
+        verdicts
+            .iter()
+            .all(|v| v["source"].as_str().unwrap().ends_with("pairs.jsonl"))
+    );
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        summary.contains("judged 3 pair(s)") && summary.contains("2 passed, 1 failed"),
+        "{summary}"
+    );
+
+    // The same judgement as one pair at a time.
+    let alone = aiproto(h.path())
+        .args([
+            "msp",
+            "judge",
+            "--format",
+            "json",
+            "Deploy at 14:00",
+            "Deploy at 16:00",
+        ])
+        .output()
+        .unwrap();
+    let alone = stdout_json(&alone.stdout);
+    assert_eq!(alone["similarity_score"], verdicts[1]["similarity_score"]);
+    assert_eq!(alone["issues"], verdicts[1]["issues"]);
+
+    // Human lines name the file and the line; all passing exits 0.
+    aiproto(h.path())
+        .args(["msp", "judge", "--pairs", "-"])
+        .write_stdin("{\"original\": \"a b c\", \"decoded\": \"a b c\"}\n")
+        .assert()
+        .code(0)
+        .stdout(contains("<stdin>:1: passed: similarity 1.000"));
+
+    // Nothing to judge is not a pass.
+    aiproto(h.path())
+        .args(["msp", "judge", "--pairs", "-"])
+        .write_stdin("\n  \n")
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains("<stdin>: no pair to judge"));
+
+    // A line that is not a pair: named with its column, nothing judged.
+    aiproto(h.path())
+        .args(["msp", "judge", "--pairs", "-"])
+        .write_stdin(
+            "{\"original\": \"a\", \"decoded\": \"a\"}\n{\"original\": \"a\", \"decoded\": 5}\n",
+        )
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains(
+            "<stdin>:2:30: invalid type: integer `5`, expected a string",
+        ))
+        .stderr(contains("nothing judged"));
+
+    // The texts and --pairs do not mix.
+    aiproto(h.path())
+        .args(["msp", "judge", "a", "b", "--pairs"])
+        .arg(&pairs)
+        .assert()
+        .code(2);
+}
+
+/// `judge --pairs` with MiniLM: the batched, shared-out embeddings give
+/// each pair the similarity it gets judged alone.
+#[test]
+fn judge_pairs_with_minilm_matches_each_pair_judged_alone() {
+    let Some(model) = minilm_dir() else { return };
+    let h = home();
+    let long = "The deployment pipeline failed again on the staging cluster. ".repeat(40);
+    let texts = [
+        (
+            "Deploy the API to production now",
+            "Do not deploy the API to production",
+        ),
+        ("The weather is lovely today.", "It's so sunny outside!"),
+        (long.as_str(), "The pipeline failed on staging."),
+        ("Deploy the API to production now", "Ship the API to prod"),
+        ("", "Something"),
+    ];
+    let mut file = String::new();
+    for (original, decoded) in texts.iter().cycle().take(40) {
+        file.push_str(&serde_json::json!({"original": original, "decoded": decoded}).to_string());
+        file.push('\n');
+    }
+    let out = aiproto(h.path())
+        .args([
+            "msp",
+            "judge",
+            "--format",
+            "json",
+            "--embedding-model-dir",
+            &model,
+            "--pairs",
+            "-",
+        ])
+        .write_stdin(file)
+        .output()
+        .unwrap();
+    let verdicts = json_lines(&out.stdout);
+    assert_eq!(
+        verdicts.len(),
+        40,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (i, (original, decoded)) in texts.iter().enumerate() {
+        let alone = aiproto(h.path())
+            .args([
+                "msp",
+                "judge",
+                "--format",
+                "json",
+                "--embedding-model-dir",
+                &model,
+            ])
+            .args([original, decoded])
+            .output()
+            .unwrap();
+        let alone = stdout_json(&alone.stdout)["similarity_score"]
+            .as_f64()
+            .unwrap();
+        for verdict in verdicts.iter().skip(i).step_by(texts.len()) {
+            let batched = verdict["similarity_score"].as_f64().unwrap();
+            assert!(
+                (batched - alone).abs() < 1e-5,
+                "pair {i}: {batched} against {alone}"
+            );
+        }
+    }
+}

@@ -23,8 +23,13 @@ pub enum MspCommand {
     /// Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold.
     ///
     /// Each text is given as is, as @PATH (a file), or as - (stdin, once).
+    /// --pairs judges a whole file of pairs in one run, a verdict a line
+    /// (a local model embeds them in batches, on every core); exit 1 if
+    /// one fails, or if the file holds no pair.
     ///
     /// Example: aiproto msp judge @original.txt @decoded.txt
+    ///
+    /// Example: aiproto msp judge --pairs corpus.jsonl --format json
     Judge(MspJudgeArgs),
 
     /// Encode, decode and judge one text, with token counts and timing.
@@ -127,10 +132,19 @@ pub struct MspDecodeArgs {
 #[derive(Debug, Args)]
 pub struct MspJudgeArgs {
     /// The original text (text, @PATH or -).
-    pub original: String,
+    #[arg(required_unless_present = "pairs")]
+    pub original: Option<String>,
 
     /// The decoded text (text, @PATH or -).
-    pub decoded: String,
+    #[arg(required_unless_present = "pairs")]
+    pub decoded: Option<String>,
+
+    /// Judge every pair of a JSON Lines file (- for stdin): one
+    /// {"original": "…", "decoded": "…"} object a line (an "id" may ride
+    /// along); blank lines are passed over, any other line that is not a
+    /// pair stops the run before anything is judged (exit 1).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["original", "decoded"])]
+    pub pairs: Option<PathBuf>,
 
     /// The lowest similarity that passes [default: 0.80].
     #[arg(long, value_name = "SCORE")]

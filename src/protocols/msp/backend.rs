@@ -66,6 +66,11 @@ pub trait Backend {
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError>;
     /// How alike two texts are in meaning, in [0, 1].
     fn similarity(&self, a: &str, b: &str) -> Result<f64, MspError>;
+    /// [`Backend::similarity`] of each pair, in order; a backend that can
+    /// compute many at once (a local model's batches) does so.
+    fn similarities(&self, pairs: &[(&str, &str)]) -> Result<Vec<f64>, MspError> {
+        pairs.iter().map(|(a, b)| self.similarity(a, b)).collect()
+    }
     /// Which measure [`Backend::similarity`] is.
     fn judged_by(&self) -> JudgedBy;
 }
@@ -191,6 +196,42 @@ pub fn judge(
     threshold: f64,
 ) -> Result<JudgeResult, MspError> {
     let score = backend.similarity(original, decoded)?;
+    verdict(backend, score, original, decoded, threshold)
+}
+
+/// [`judge`] of each `(original, decoded)` pair, in order, the
+/// similarities computed together ([`Backend::similarities`]).
+pub fn judge_all(
+    backend: &dyn Backend,
+    pairs: &[(&str, &str)],
+    threshold: f64,
+) -> Result<Vec<JudgeResult>, MspError> {
+    let scores = backend.similarities(pairs)?;
+    if scores.len() != pairs.len() {
+        return Err(MspError::new(
+            ErrorKind::Judge,
+            format!(
+                "Failed to compute embeddings: {} similarities for {} pairs",
+                scores.len(),
+                pairs.len()
+            ),
+        ));
+    }
+    pairs
+        .iter()
+        .zip(scores)
+        .map(|((original, decoded), score)| verdict(backend, score, original, decoded, threshold))
+        .collect()
+}
+
+/// The judgement of a pair whose similarity is `score`.
+fn verdict(
+    backend: &dyn Backend,
+    score: f64,
+    original: &str,
+    decoded: &str,
+    threshold: f64,
+) -> Result<JudgeResult, MspError> {
     if !score.is_finite() {
         return Err(MspError::new(
             ErrorKind::Judge,

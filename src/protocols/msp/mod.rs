@@ -7,6 +7,8 @@
 //! decoder and judge backends; `pipeline` runs them end to end.
 
 pub mod backend;
+#[cfg(feature = "minilm")]
+pub mod bert;
 pub mod brief;
 pub mod cues;
 #[cfg(feature = "minilm")]
@@ -15,6 +17,7 @@ pub mod facts;
 pub mod meaning;
 pub mod model_map;
 pub mod offline;
+pub mod pairs;
 pub mod pipeline;
 #[cfg(test)]
 pub(crate) mod proptests;
