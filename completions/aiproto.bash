@@ -2861,12 +2861,16 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__judge)
-            opts="-q -v -h -V --threshold --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --pairs --threshold --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --pairs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --threshold)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

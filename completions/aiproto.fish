@@ -845,6 +845,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_sub
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s V -l version -d 'Print version'
+complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l pairs -d 'Judge every pair of a JSON Lines file (- for stdin): one {"original": "…", "decoded": "…"} object a line (an "id" may ride along); blank lines are passed over, any other line that is not a pair stops the run before anything is judged (exit 1)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l threshold -d 'The lowest similarity that passes [default: 0.80]' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -l backend -d 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq\'s API; judged offline, as Groq has no embeddings)' -r -f -a "offline\t'No network: rules and the offline judge'
 openai\t'An OpenAI-compatible server'

@@ -197,7 +197,7 @@ impl SentenceModel {
     }
 
     /// Many texts' embeddings, computed as sentence-transformers' `encode`
-    /// computes a list: ordered by length, so that a batch of [`BATCH`]
+    /// computes a list: ordered by length, so that a batch (of 16 texts)
     /// pads little, and the batches shared among the cores. Each embedding
     /// is still the one the text gets alone.
     pub fn embed_all(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
