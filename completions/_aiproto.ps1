@@ -906,7 +906,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;msp;judge' {
-            [CompletionResult]::new('--pairs', '--pairs', [CompletionResultType]::ParameterName, 'Judge every pair of a JSON Lines file (- for stdin): one {"original": "…", "decoded": "…"} object a line (an "id" may ride along); blank lines are passed over, any other line that is not a pair stops the run before anything is judged (exit 1)')
+            [CompletionResult]::new('--pairs', '--pairs', [CompletionResultType]::ParameterName, 'Judge every pair of a JSON Lines file (- for stdin): one {"original": "…", "decoded": "…"} object a line (an "id" may ride along, given back with the verdict); blank lines are passed over, any other line that is not a pair stops the run before anything is judged (exit 1)')
             [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'The lowest similarity that passes [default: 0.80]')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API root of an OpenAI-compatible server')

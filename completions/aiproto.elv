@@ -844,7 +844,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;msp;judge'= {
-            cand --pairs 'Judge every pair of a JSON Lines file (- for stdin): one {"original": "…", "decoded": "…"} object a line (an "id" may ride along); blank lines are passed over, any other line that is not a pair stops the run before anything is judged (exit 1)'
+            cand --pairs 'Judge every pair of a JSON Lines file (- for stdin): one {"original": "…", "decoded": "…"} object a line (an "id" may ride along, given back with the verdict); blank lines are passed over, any other line that is not a pair stops the run before anything is judged (exit 1)'
             cand --threshold 'The lowest similarity that passes [default: 0.80]'
             cand --backend 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)'
             cand --base-url 'The API root of an OpenAI-compatible server'

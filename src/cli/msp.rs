@@ -208,6 +208,7 @@ fn judge_pairs(
                 &JudgedPair {
                     source: name,
                     line: pair.line,
+                    id: pair.id.as_ref(),
                     result,
                 },
             )?,
@@ -236,11 +237,13 @@ fn judge_pairs(
 }
 
 /// One verdict of `judge --pairs --format json`: where the pair was
-/// written, then the judgement's fields.
+/// written and its `id` if it had one, then the judgement's fields.
 #[derive(Serialize)]
 struct JudgedPair<'a> {
     source: &'a str,
     line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a serde_json::Value>,
     #[serde(flatten)]
     result: &'a backend::JudgeResult,
 }

@@ -141,7 +141,7 @@ pub struct MspJudgeArgs {
 
     /// Judge every pair of a JSON Lines file (- for stdin): one
     /// {"original": "…", "decoded": "…"} object a line (an "id" may ride
-    /// along); blank lines are passed over, any other line that is not a
+    /// along, given back with the verdict); blank lines are passed over, any other line that is not a
     /// pair stops the run before anything is judged (exit 1).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["original", "decoded"])]
     pub pairs: Option<PathBuf>,

@@ -3,12 +3,14 @@
 
 use serde::Deserialize;
 
-/// One pair and the line it was written on (1-based).
+/// One pair, the line it was written on (1-based) and the name its writer
+/// gave it, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pair {
     pub line: usize,
     pub original: String,
     pub decoded: String,
+    pub id: Option<serde_json::Value>,
 }
 
 /// Why a line is not a pair: where, and what is wrong.
@@ -25,8 +27,7 @@ pub struct PairError {
 struct Written {
     original: String,
     decoded: String,
-    /// A name for the pair, kept by whoever wrote the file; not judged.
-    #[allow(dead_code)]
+    /// A name for the pair, given back with its verdict; not judged.
     id: Option<serde_json::Value>,
 }
 
@@ -48,6 +49,7 @@ pub fn read(text: &str) -> Result<Vec<Pair>, PairError> {
             line: number,
             original: written.original,
             decoded: written.decoded,
+            id: written.id,
         });
     }
     Ok(pairs)
@@ -78,12 +80,14 @@ mod tests {
                 Pair {
                     line: 1,
                     original: "Deploy at 14:00".into(),
-                    decoded: "Deploy at 16:00".into()
+                    decoded: "Deploy at 16:00".into(),
+                    id: None,
                 },
                 Pair {
                     line: 4,
                     original: "a".into(),
-                    decoded: "b".into()
+                    decoded: "b".into(),
+                    id: Some(7.into()),
                 },
             ]
         );
