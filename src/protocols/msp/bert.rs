@@ -250,8 +250,9 @@ fn f32s<'a>(storage: &'a mut CpuStorage, layout: &Layout, op: &str) -> Result<&'
     Ok(&mut all[start..end])
 }
 
-/// Adds a second tensor into the first, in place: one of the same size, or
-/// one repeated over the first's rows (a bias, the positions' vectors).
+/// Adds a second tensor into the first, in place: one of the same shape, or
+/// one whose shape ends the first's, repeated over it (a bias over every
+/// piece's vector, the positions' vectors over every text).
 struct AddRows;
 
 impl InplaceOp2 for AddRows {
@@ -272,11 +273,11 @@ impl InplaceOp2 for AddRows {
         };
         let add = &add[start..end];
         let into = f32s(s1, l1, self.name())?;
-        if add.is_empty() || !into.len().is_multiple_of(add.len()) {
+        if add.is_empty() || !l1.dims().ends_with(l2.dims()) {
             candle_core::bail!(
-                "add-rows: {} values do not repeat over {}",
-                add.len(),
-                into.len()
+                "add-rows: a tensor of shape {:?} does not repeat over one of shape {:?}",
+                l2.dims(),
+                l1.dims()
             );
         }
         const PIECE: usize = 16 * 1024;
@@ -476,6 +477,55 @@ pub fn exp(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_config_this_encoder_cannot_run_is_named() {
+        let config = |extra: &str| -> Config {
+            serde_json::from_str(&format!(
+                r#"{{"vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+                    "num_attention_heads": 2, "intermediate_size": 16,
+                    "max_position_embeddings": 8{extra}}}"#
+            ))
+            .expect("config")
+        };
+        assert_eq!(config("").unsupported(), None);
+        assert_eq!(config(r#", "hidden_act": "gelu""#).unsupported(), None);
+        let why = config(r#", "hidden_act": "relu""#).unsupported();
+        assert!(why.is_some_and(|w| w.contains("hidden_act \"relu\"")));
+        let why = config(r#", "position_embedding_type": "relative_key""#).unsupported();
+        assert!(why.is_some_and(|w| w.contains("relative_key")));
+        for heads in [0, 3] {
+            let mut odd = config("");
+            odd.num_attention_heads = heads;
+            let why = odd.unsupported();
+            assert!(why.is_some_and(|w| w.contains("multiple")), "{heads} heads");
+        }
+    }
+
+    #[test]
+    fn add_rows_adds_a_tensor_of_the_same_size_or_one_row_repeated() {
+        let cpu = &candle_core::Device::Cpu;
+        let x = Tensor::new(&[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]], cpu).expect("tensor");
+        x.inplace_op2(
+            &Tensor::new(&[10.0f32, 20.0, 30.0], cpu).expect("row"),
+            &AddRows,
+        )
+        .expect("a row");
+        x.inplace_op2(
+            &Tensor::ones((2, 3), candle_core::DType::F32, cpu).expect("ones"),
+            &AddRows,
+        )
+        .expect("the same size");
+        assert_eq!(
+            x.to_vec2::<f32>().expect("values"),
+            [[12.0, 23.0, 34.0], [15.0, 26.0, 37.0]]
+        );
+        let two = Tensor::new(&[1.0f32, 2.0], cpu).expect("tensor");
+        assert!(
+            x.inplace_op2(&two, &AddRows).is_err(),
+            "a row of 2 does not repeat over rows of 3"
+        );
+    }
 
     #[test]
     fn erf_is_within_5e7_of_the_exact_value() {
