@@ -223,6 +223,10 @@ impl Bert {
         if mask.len() != texts * pieces {
             candle_core::bail!("a mask of {} for {texts} × {pieces} pieces", mask.len());
         }
+        if pieces == 0 {
+            // A tokenizer that adds no [CLS]/[SEP] cuts an empty text into nothing.
+            candle_core::bail!("no word piece to embed");
+        }
         let positions = Tensor::arange(0u32, pieces as u32, &self.device)?;
         let x = self.words.forward(ids)?;
         x.inplace_op2(&self.token_types.forward(types)?, &AddRows)?;
