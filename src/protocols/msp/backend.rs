@@ -53,6 +53,10 @@ impl MspError {
     }
 }
 
+/// Sentence embeddings of texts, in order: how a sentence model guides
+/// [`Backend::candidates_guided`].
+pub type Embed<'a> = dyn Fn(&[&str]) -> Result<Vec<Vec<f32>>, MspError> + 'a;
+
 /// An encoder, a decoder and a similarity measure.
 pub trait Backend {
     /// Prose → signal. The text is never empty (see [`encode`]).
@@ -61,6 +65,12 @@ pub trait Backend {
     /// to choose among (by default the one [`Backend::encode_text`] gives).
     fn candidates(&self, text: &str) -> Result<Vec<MinimalSignal>, MspError> {
         Ok(vec![self.encode_text(text)?])
+    }
+    /// [`Backend::candidates`] chosen with the help of the judge's sentence
+    /// model (`embed` gives texts' embeddings); by default, without it.
+    fn candidates_guided(&self, text: &str, embed: &Embed) -> Result<Vec<MinimalSignal>, MspError> {
+        let _ = embed;
+        self.candidates(text)
     }
     /// Signal (1.0 or 2.0, as JSON) → prose in a style.
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError>;

@@ -19,7 +19,7 @@ const CUES: &[(Intent, &[&str])] = &[
             "hand over",
             "handing off",
             "handing over",
-            "handing this",
+            "handing",
             "take over",
             "forward",
             "dispatch",
@@ -242,7 +242,13 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
                 let noun = after_determiner(lower, at, !EVENTS.contains(cue))
                     && !INTENT_NOUNS.contains(cue);
                 let not_asked = QUESTION_WORDS.contains(cue) && !in_question(lower, at);
-                !(negated_at(lower, at) || noun || not_asked)
+                let modifier = INTENT_NOUNS.contains(cue)
+                    && lower[at + cue.len()..]
+                        .split_whitespace()
+                        .next()
+                        .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
+                        .is_some_and(|w| MODIFIED_NOUNS.contains(&w.trim_end_matches('s')));
+                !(negated_at(lower, at) || noun || not_asked || modifier)
             });
             if let Some(at) = at
                 && best.is_none_or(|(b, _, _)| at < b)
@@ -331,6 +337,12 @@ const INTENT_NOUNS: &[&str] = &[
     "results",
     "alert",
     "questions about",
+];
+
+/// Nouns that an intent noun only describes ("the status page is
+/// updated by hand", "a report template"): then it says no intent.
+const MODIFIED_NOUNS: &[&str] = &[
+    "page", "code", "bar", "field", "line", "template", "card", "channel",
 ];
 
 /// Query cues that ask only in a sentence that is a question.
@@ -472,6 +484,12 @@ mod tests {
                 Intent::Report,
                 "migration of orders_v2",
             ),
+            // A hand-off with its object inside.
+            (
+                "I'm handing the search latency investigation over to you.",
+                Intent::Delegate,
+                "search latency investigation",
+            ),
             // The same words as requests.
             ("Deploy the fix to staging.", Intent::Transform, "fix"),
             (
@@ -494,6 +512,12 @@ mod tests {
                 "Review the PR for the billing service.",
                 Intent::Evaluate,
                 "PR",
+            ),
+            // An intent noun that describes another noun says nothing.
+            (
+                "The status page is updated by hand. Compare the two tools.",
+                Intent::Analyze,
+                "two tools",
             ),
             // A version or a number is one word.
             (

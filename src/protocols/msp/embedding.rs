@@ -375,7 +375,15 @@ impl Backend for WithEmbeddings {
     }
 
     fn candidates(&self, text: &str) -> Result<Vec<MinimalSignal>, MspError> {
-        self.inner.candidates(text)
+        let embed = |texts: &[&str]| {
+            self.model.embed_all(texts).map_err(|e| {
+                MspError::new(
+                    ErrorKind::Judge,
+                    format!("Failed to compute embeddings: {e}"),
+                )
+            })
+        };
+        self.inner.candidates_guided(text, &embed)
     }
 
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError> {

@@ -207,24 +207,41 @@ pub fn facts(text: &str) -> Vec<Fact> {
     while i < tokens.len() {
         let raw = tokens[i];
         let word = trim_punctuation(raw);
+        // A comma or semicolon parts a word from the next: "In March, 11
+        // people left" has no date with a day.
         let next = tokens
             .get(i + 1)
+            .filter(|_| !raw.ends_with([',', ';']))
             .map(|t| trim_punctuation(t).to_lowercase());
-        let ends_sentence = raw.ends_with(['.', '!', '?', ':']) && !is_path_or_url(word);
-        if let Some((fact, used)) = fact_at(word, next.as_deref(), sentence_start) {
-            out.push(fact);
-            i += used;
-        } else {
-            i += 1;
-        }
-        sentence_start = ends_sentence;
+        let then = tokens
+            .get(i + 2)
+            .map(|t| trim_punctuation(t).to_lowercase());
+        let used = match fact_at(word, next.as_deref(), then.as_deref(), sentence_start) {
+            Some((fact, used)) => {
+                out.push(fact);
+                used
+            }
+            None => 1,
+        };
+        // Whether the last word taken ends a sentence ("every 20 minutes.
+        // For each…": the unit's stop, not the number's).
+        let last = tokens[i + used - 1];
+        sentence_start =
+            last.ends_with(['.', '!', '?', ':']) && !is_path_or_url(trim_punctuation(last));
+        i += used;
     }
     out
 }
 
 /// The fact a word states (with the word after it, for a unit, a day of a
-/// month or am/pm), and how many words it took.
-fn fact_at(word: &str, next: Option<&str>, sentence_start: bool) -> Option<(Fact, usize)> {
+/// month or am/pm), and how many words it took; `then` is the word after
+/// `next` ("March 11 million": 11 is no day).
+fn fact_at(
+    word: &str,
+    next: Option<&str>,
+    then: Option<&str>,
+    sentence_start: bool,
+) -> Option<(Fact, usize)> {
     if word.is_empty() {
         return None;
     }
@@ -258,7 +275,8 @@ fn fact_at(word: &str, next: Option<&str>, sentence_start: bool) -> Option<(Fact
         .position(|m| lower == *m || (lower.len() == 3 && m.starts_with(&lower)))
         .filter(|_| lower != "may" || next.is_some_and(|n| day_of(n).is_some()))
     {
-        let day = next.and_then(day_of);
+        let magnitude = then.is_some_and(|t| MAGNITUDES.contains(&t) || UNITS.contains(&t));
+        let day = next.and_then(day_of).filter(|_| !magnitude);
         let key = match day {
             Some(d) => format!("{:02}-{d:02}", month + 1),
             None => format!("{:02}", month + 1),
@@ -395,6 +413,9 @@ fn iso_date(word: &str) -> Option<String> {
             .all(|p| p.chars().all(|c| c.is_ascii_digit()));
     ok.then(|| format!("{y}-{:0>2}-{:0>2}", m, d))
 }
+
+/// Words that make the number before them a count, not a day of a month.
+const MAGNITUDES: &[&str] = &["hundred", "thousand", "million", "billion", "trillion"];
 
 /// A day of the month (`9`, `9th`, `21st`).
 fn day_of(word: &str) -> Option<u32> {

@@ -14,6 +14,7 @@ pub mod cues;
 #[cfg(feature = "minilm")]
 pub mod embedding;
 pub mod facts;
+pub mod guide;
 pub mod meaning;
 pub mod model_map;
 pub mod offline;

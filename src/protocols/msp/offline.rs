@@ -18,10 +18,10 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::backend::{Backend, JudgedBy, MspError, cosine};
+use super::backend::{Backend, Embed, ErrorKind, JudgedBy, MspError, cosine};
 use super::cues::{self, STOP, find_word, sentences};
 use super::{MinimalSignal, Priority};
-use super::{brief, facts, meaning};
+use super::{brief, facts, guide, meaning};
 use crate::tokens::Encoding;
 
 /// The offline backend.
@@ -35,6 +35,10 @@ impl Backend for Offline {
 
     fn candidates(&self, text: &str) -> Result<Vec<MinimalSignal>, MspError> {
         Ok(candidates(text))
+    }
+
+    fn candidates_guided(&self, text: &str, embed: &Embed) -> Result<Vec<MinimalSignal>, MspError> {
+        candidates_guided(text, embed)
     }
 
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError> {
@@ -76,6 +80,39 @@ fn budget(n: usize) -> f64 {
 /// priority, with more of the prose's sentences in `params.notes` and
 /// `constraints`. A sentence that negates or forbids is in every one.
 pub fn candidates(text: &str) -> Vec<MinimalSignal> {
+    let Ok(all) = candidates_by(text, |order: &Order| {
+        Ok::<_, std::convert::Infallible>(order.ranked.to_vec())
+    });
+    all
+}
+
+/// [`candidates`] with the clauses beyond the required ones added in the
+/// order that brings the signal's meaning closest to the whole message's,
+/// by the judge's own sentence model ([`guide::order`]), instead of by
+/// [`brief::ranked`]'s word counts.
+pub fn candidates_guided(text: &str, embed: &Embed) -> Result<Vec<MinimalSignal>, MspError> {
+    candidates_by(text, |order: &Order| guided_order(order, embed))
+}
+
+/// What decides the order in which clauses are added to the required ones.
+struct Order<'a> {
+    /// The prose.
+    text: &'a str,
+    /// The signal every candidate starts from, the required clauses in it.
+    required_signal: &'a MinimalSignal,
+    required: &'a [usize],
+    sentences: &'a [brief::Sentence],
+    cost: &'a [usize],
+    /// Every clause by [`brief::ranked`].
+    ranked: &'a [usize],
+}
+
+/// The candidates, with the clauses beyond the required ones added in the
+/// order `adding` gives.
+fn candidates_by<E>(
+    text: &str,
+    adding: impl FnOnce(&Order) -> Result<Vec<usize>, E>,
+) -> Result<Vec<MinimalSignal>, E> {
     // ASCII lowercasing keeps byte offsets, so a cue found in `lower` can be
     // cut out of `text` (full Unicode lowercasing can change lengths).
     let lower = text.to_ascii_lowercase();
@@ -124,13 +161,28 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
         stated: &stated,
     };
     let required = with_facts_stated(text, &base, &clauses, required);
-    let required_count = count(&with_sentences(&base, &sentences, &required));
+    let required_signal = with_sentences(&base, &sentences, &required);
+    let required_count = count(&required_signal);
+    // Below 60 tokens every clause is in the one candidate: no order to
+    // choose.
+    let added = if allowed.is_finite() {
+        adding(&Order {
+            text,
+            required_signal: &required_signal,
+            required: &required,
+            sentences: &sentences,
+            cost: &cost,
+            ranked: &order,
+        })?
+    } else {
+        order.clone()
+    };
     let mut out: Vec<MinimalSignal> = Vec::new();
     for scale in LADDER {
         let limit = allowed * scale;
         let mut chosen = required.clone();
         let mut total = required_count;
-        for &i in &order {
+        for &i in &added {
             if !chosen.contains(&i) && (total + cost[i]) as f64 <= limit {
                 chosen.push(i);
                 total += cost[i];
@@ -144,12 +196,48 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
             out.push(signal);
         }
     }
-    out
+    Ok(out)
+}
+
+/// The clauses not `required`, in the order [`guide::order`] gives by the
+/// embeddings of the message, of each clause and of the decoding every
+/// candidate shares.
+fn guided_order(order: &Order, embed: &Embed) -> Result<Vec<usize>, MspError> {
+    let Order {
+        required_signal,
+        required,
+        sentences,
+        cost,
+        ..
+    } = *order;
+    let shared = decode(&required_signal.to_wire(), "professional");
+    let mut texts: Vec<&str> = vec![order.text, &shared];
+    texts.extend(sentences.iter().map(|s| s.brief.as_str()));
+    let mut vectors = embed(&texts)?.into_iter();
+    let mut part = |weight: usize| -> Result<guide::Part, MspError> {
+        let vector = vectors.next().ok_or_else(|| {
+            MspError::new(
+                ErrorKind::Judge,
+                "the model gave fewer embeddings than texts",
+            )
+        })?;
+        Ok(guide::Part {
+            vector,
+            weight: weight as f64,
+        })
+    };
+    let message = part(0)?.vector;
+    let start = part(Encoding::O200kBase.count(&shared))?;
+    let clauses = cost
+        .iter()
+        .map(|&c| part(c))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(guide::order(&message, &start, &clauses, cost, required))
 }
 
 /// The budgets of the candidates, as multiples of [`budget`]: the judge
 /// takes the first it passes, so a finer ladder sends fewer tokens.
-const LADDER: [f64; 6] = [1.0, 1.2, 1.4, 1.7, 2.0, f64::INFINITY];
+const LADDER: [f64; 9] = [1.0, 1.1, 1.2, 1.3, 1.4, 1.55, 1.7, 2.0, f64::INFINITY];
 
 /// A text's clauses as the encoder weighs them: in rank order, each with
 /// its token cost and the facts it states.
@@ -386,6 +474,11 @@ fn find_params(text: &str) -> Map<String, Value> {
         if let Some((key, value)) = line.split_once(':')
             && !key.is_empty()
             && key.split_whitespace().count() <= 3
+            // Not a sentence's words before a time ("Summary. Between
+            // 14:05 and…"), nor a time or ratio itself.
+            && !key.contains(['.', ',', '!', '?', ';'])
+            && !(key.ends_with(|c: char| c.is_ascii_digit())
+                && value.starts_with(|c: char| c.is_ascii_digit()))
             && !value.trim().is_empty()
             && !value.trim_start().starts_with("//")
         {
@@ -876,6 +969,14 @@ mod tests {
         assert_eq!(s.target, "Q3 sales data");
         assert_eq!(s.params["deadline"], "Friday");
         assert_eq!(s.params["format"], "markdown");
+        // A time or a sentence before a colon is not a `key: value` line.
+        for text in [
+            "Summary. Between 14:05 and 15:22 UTC, 35% of requests failed.",
+            "The window opens 01:00 and closes 05:00 UTC.",
+        ] {
+            let keys: Vec<String> = encode(text).params.keys().cloned().collect();
+            assert!(keys.iter().all(|k| k == "notes"), "{keys:?} from {text}");
+        }
         for (text, deadline) in [
             ("Ship the report by next Friday.", "next Friday"),
             ("Keep the monolith until next year.", "next year"),
@@ -927,6 +1028,55 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 65, "{checked}");
+    }
+
+    /// A text of 200 tokens and more whose clauses the word-count ranking
+    /// and a sentence model order differently.
+    fn long_text_with_one_odd_clause() -> String {
+        let mut text = String::from("Please review the release checklist for the mobile app.\n");
+        for i in 0..24 {
+            text.push_str(&format!(
+                "The checklist item number {} covers the release checklist steps for the mobile app.\n",
+                ["one", "two", "three"][i % 3]
+            ));
+        }
+        text.push_str("Penguins migrate south across the glacier every winter season.\n");
+        text
+    }
+
+    /// With a model, the least detailed candidate takes the clause the
+    /// model puts nearest the message, which the word counts rank last;
+    /// every candidate still states every fact of the prose.
+    #[test]
+    fn a_model_chooses_the_clauses_it_finds_nearest_the_message() {
+        let text = long_text_with_one_odd_clause();
+        assert!(Encoding::O200kBase.count(&text) >= 200);
+        let odd = "Penguins migrate south";
+        // A model that reads the message as being about penguins only.
+        let embed = |texts: &[&str]| -> Result<Vec<Vec<f32>>, MspError> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    if *t == text || t.contains("Penguins") {
+                        vec![1.0, 0.0]
+                    } else {
+                        vec![0.0, 1.0]
+                    }
+                })
+                .collect())
+        };
+        let says_odd = |s: &MinimalSignal| s.to_wire().to_string().contains(odd);
+        let guided = candidates_guided(&text, &embed).unwrap();
+        assert!(says_odd(&guided[0]), "{}", guided[0].to_wire());
+        assert!(!says_odd(&candidates(&text)[0]));
+        for signal in &guided {
+            let lost = facts::lost(&text, &decode(&signal.to_wire(), "professional"));
+            assert!(lost.is_empty(), "{lost:?}");
+        }
+        // A model that fails fails the encoding, named as the judge's.
+        let broken = |_: &[&str]| -> Result<Vec<Vec<f32>>, MspError> { Ok(Vec::new()) };
+        let error = candidates_guided(&text, &broken).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Judge);
     }
 
     /// A long log of distinct facts: every one is in the least detailed

@@ -47,6 +47,40 @@ fn times_and_dates_in_their_usual_spellings() {
     );
     // "may" is a month only before a day.
     assert!(keys("it may fail").is_empty());
+    // A count after a month is no day of it, nor a number past a comma.
+    let march = (Kind::Date, "03".to_string());
+    assert_eq!(
+        keys("for March 11 million rows"),
+        vec![march.clone(), (Kind::Number, "11".into())]
+    );
+    assert_eq!(
+        keys("In March, 11 people left"),
+        vec![march, (Kind::Number, "11".into())]
+    );
+    assert!(
+        fact_issues(
+            "In March that is 11 million rows.",
+            "March 11 million rows."
+        )
+        .is_empty()
+    );
+}
+
+/// A sentence ends at the last word a fact takes: the word after "every
+/// 20 minutes." opens a sentence (and a capitalised opener is no name).
+#[test]
+fn a_sentence_ends_after_a_number_and_its_unit() {
+    assert_eq!(
+        keys("It runs every 20 minutes. For each option, say why."),
+        vec![(Kind::Number, "20 min".into())]
+    );
+    assert!(
+        fact_issues(
+            "Every 20 minutes. For each option, say.",
+            "Every 20 minutes. Option say."
+        )
+        .is_empty()
+    );
 }
 
 #[test]
