@@ -745,6 +745,11 @@ fn find_state(text: &str, params: &mut Map<String, Value>) -> Map<String, Value>
     state
 }
 
+/// The priority the message asks for, by its urgency words. A word that
+/// names a subject rather than the message's urgency is no cue: "the
+/// critical ones", "findings rated high or critical", "a postmortem of
+/// last week's outage" are not critical requests; "this is critical",
+/// "immediately", "P0" are.
 fn find_priority(lower: &str) -> Priority {
     let has = |cues: &[&str]| cues.iter().any(|c| find_word(lower, c).is_some());
     // "Not urgent" says low before "urgent" can say high.
@@ -752,11 +757,14 @@ fn find_priority(lower: &str) -> Priority {
         return Priority::Low;
     }
     if has(&[
-        "critical",
+        "this is critical",
+        "it is critical",
+        "it's critical",
+        "critical priority",
+        "priority: critical",
         "emergency",
         "asap",
         "immediately",
-        "outage",
         "p0",
         "sev1",
         "sev-1",
@@ -1151,6 +1159,34 @@ mod tests {
         assert_eq!(s.intent, Intent::Report);
         let s = encode("This is not urgent, sometime this week is fine. Write the release notes.");
         assert_eq!(s.priority, Priority::Low);
+        // Urgency words said of the message, and the same words said of
+        // its subject.
+        for (text, priority) in [
+            ("Lock those accounts immediately.", Priority::Critical),
+            ("This is critical: restore the backups.", Priority::Critical),
+            (
+                "Production is down, roll back the deploy.",
+                Priority::Critical,
+            ),
+            (
+                "Write the postmortem of last week's outage.",
+                Priority::Medium,
+            ),
+            (
+                "Resets and receipts are the critical ones; plan the move.",
+                Priority::Medium,
+            ),
+            (
+                "Fix anything rated high or critical before launch.",
+                Priority::Medium,
+            ),
+            (
+                "Review the fix: an outage would turn into a bypass.",
+                Priority::Medium,
+            ),
+        ] {
+            assert_eq!(encode(text).priority, priority, "{text}");
+        }
     }
 
     /// A target is whole words of the text, in order: never a word cut.
