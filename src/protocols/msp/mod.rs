@@ -14,6 +14,7 @@ pub mod cues;
 #[cfg(feature = "minilm")]
 pub mod embedding;
 pub mod facts;
+mod fields;
 pub mod guide;
 pub mod meaning;
 pub mod model_map;

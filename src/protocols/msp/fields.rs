@@ -1,0 +1,346 @@
+//! What prose says besides its sentences, as the offline encoder reads
+//! it: parameters (`key: value` lines, URLs, file names, deadlines,
+//! quantities, formats, languages), state (progress, blockers, what is
+//! done) and the priority asked for.
+
+use serde_json::{Map, Value, json};
+
+use super::Priority;
+use super::cues::{STOP, find_word, sentences};
+use super::facts;
+
+/// `key: value` lines, URLs, file names, dates, quantities, formats and
+/// languages.
+pub(super) fn find_params(text: &str) -> Map<String, Value> {
+    let mut params = Map::new();
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches(['-', '*', '•']).trim();
+        if let Some((key, value)) = line.split_once(':')
+            && !key.is_empty()
+            && key.split_whitespace().count() <= 3
+            // Not a sentence's words before a time ("Summary. Between
+            // 14:05 and…"), nor a time or ratio itself.
+            && !key.contains(['.', ',', '!', '?', ';'])
+            && !(key.ends_with(|c: char| c.is_ascii_digit())
+                && value.starts_with(|c: char| c.is_ascii_digit()))
+            && !value.trim().is_empty()
+            && !value.trim_start().starts_with("//")
+        {
+            let key = snake(key);
+            if !key.is_empty() && key.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+                params.insert(key, Value::String(value.trim().to_string()));
+            }
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let clean = |w: &str| {
+        w.trim_end_matches(['.', ',', ';', ')', ':', '!', '?'])
+            .trim_start_matches('(')
+            .to_string()
+    };
+    let urls: Vec<String> = words
+        .iter()
+        .filter(|w| w.starts_with("http://") || w.starts_with("https://"))
+        .map(|w| clean(w))
+        .collect();
+    put_list(&mut params, "urls", urls);
+    let files: Vec<String> = words
+        .iter()
+        .map(|w| clean(w))
+        .filter(|w| !w.contains("://") && is_file_name(w))
+        .collect();
+    put_list(&mut params, "files", files);
+    let lower: Vec<String> = words.iter().map(|w| clean(&w.to_lowercase())).collect();
+    let mut languages: Vec<String> = Vec::new();
+    let mut last_language = 0;
+    for (i, w) in lower.iter().enumerate() {
+        // A deadline: "by Friday", "before 5pm", "due 2026-03-01".
+        if matches!(w.as_str(), "by" | "before" | "due" | "until")
+            && let Some(next) = lower.get(i + 1)
+            && is_time_word(next)
+        {
+            let mut value = clean(words[i + 1]);
+            // "next" and "end" say nothing alone: "next year", "end of day".
+            let open = match next.as_str() {
+                "next" => 1,
+                "end" if lower.get(i + 2).is_some_and(|w| w == "of") => 2,
+                _ => 0,
+            };
+            for w in words.iter().skip(i + 2).take(open) {
+                value = format!("{value} {}", clean(w));
+            }
+            if let Some(after) = words.get(i + 2 + open).map(|w| clean(w))
+                && (is_time_word(&after.to_lowercase())
+                    || after.chars().all(|c| c.is_ascii_digit()))
+            {
+                value = format!("{value} {after}");
+            }
+            params.entry("deadline").or_insert(Value::String(value));
+        }
+        // A quantity: "200 words", "top 5", "3 bullet points".
+        if let Ok(n) = w.parse::<u64>()
+            // "March 3 …" is a date.
+            && !(i > 0 && facts::MONTHS.contains(&lower[i - 1].as_str()))
+            && let Some(unit) = lower.get(i + 1)
+            && unit.chars().all(|c| c.is_ascii_alphabetic())
+            // "March 3 Marta": a unit is not a name; "503 instead" not one.
+            && words[i + 1].starts_with(|c: char| c.is_ascii_lowercase())
+            && !NOT_UNITS.contains(&unit.as_str())
+            && unit.len() > 2
+            && !STOP.contains(&unit.as_str())
+            && !is_time_word(unit)
+        {
+            params.entry(unit.clone()).or_insert(json!(n));
+        }
+        if w == "top"
+            && let Some(n) = lower.get(i + 1).and_then(|n| n.parse::<u64>().ok())
+        {
+            params.entry("top").or_insert(json!(n));
+        }
+        if matches!(
+            w.as_str(),
+            "json" | "markdown" | "csv" | "yaml" | "html" | "xml" | "pdf" | "table"
+        ) && lower
+            .get(i + 1)
+            .is_some_and(|n| n == "format" || n == "output")
+            || (i > 0
+                && lower[i - 1] == "as"
+                && matches!(
+                    w.as_str(),
+                    "json"
+                        | "markdown"
+                        | "csv"
+                        | "yaml"
+                        | "html"
+                        | "xml"
+                        | "pdf"
+                        | "table"
+                        | "bullets"
+                ))
+        {
+            params.entry("format").or_insert(Value::String(w.clone()));
+        }
+        // Languages: "into French", and every one of the list that follows
+        // ("into Spanish and French", "to German, Italian or Dutch"); a
+        // later "in English" ("keep names in English") is not another.
+        let continues_list = languages.is_empty() || last_language + 2 >= i;
+        if continues_list
+            && LANGUAGES.contains(&w.as_str())
+            && (1..=i.min(4)).any(|back| {
+                matches!(lower[i - back].as_str(), "into" | "to" | "in")
+                    && lower[i - back + 1..i].iter().all(|between| {
+                        matches!(between.as_str(), "and" | "or")
+                            || LANGUAGES.contains(&between.trim_end_matches(','))
+                    })
+            })
+        {
+            languages.push(clean(words[i]));
+            last_language = i;
+        }
+    }
+    put_list(&mut params, "languages", languages);
+    params
+}
+
+/// Words that follow a number without counting anything ("return 503
+/// instead", "twice more").
+const NOT_UNITS: &[&str] = &[
+    "instead", "again", "later", "earlier", "ago", "more", "less", "fewer", "times", "total",
+    "each", "too", "only", "left", "apart",
+];
+
+const LANGUAGES: &[&str] = &[
+    "english",
+    "french",
+    "german",
+    "spanish",
+    "italian",
+    "portuguese",
+    "japanese",
+    "chinese",
+    "korean",
+    "dutch",
+    "russian",
+    "arabic",
+    "hindi",
+    "python",
+    "rust",
+    "go",
+    "typescript",
+    "javascript",
+    "java",
+    "kotlin",
+    "swift",
+    "sql",
+];
+
+fn is_time_word(w: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "today", "tomorrow", "tonight", "noon", "midnight", "eod", "eow", "end", "next", "q1",
+        "q2", "q3", "q4",
+    ];
+    WORDS.contains(&w)
+        || facts::WEEKDAYS.contains(&w)
+        || facts::MONTHS.contains(&w)
+        || (w.len() >= 8 && w.as_bytes()[4] == b'-' && w[..4].chars().all(|c| c.is_ascii_digit()))
+        || ((w.ends_with("am") || w.ends_with("pm"))
+            && w[..w.len() - 2]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ':')
+            && w.len() > 2)
+}
+
+fn is_file_name(w: &str) -> bool {
+    const EXT: &[&str] = &[
+        "py", "rs", "js", "ts", "go", "java", "md", "txt", "csv", "json", "yaml", "yml", "toml",
+        "pdf", "docx", "xlsx", "log", "sql", "html", "png", "sh",
+    ];
+    match w.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && EXT.contains(&ext.to_lowercase().as_str())
+                && stem
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "_-/.".contains(c))
+        }
+        None => false,
+    }
+}
+
+fn put_list(params: &mut Map<String, Value>, key: &str, mut items: Vec<String>) {
+    items.dedup();
+    match items.len() {
+        0 => {}
+        1 => {
+            params.insert(
+                key.trim_end_matches('s').to_string(),
+                Value::String(items.remove(0)),
+            );
+        }
+        _ => {
+            params.insert(key.to_string(), json!(items));
+        }
+    }
+}
+
+/// `Due Date` → `due_date`.
+pub(super) fn snake(key: &str) -> String {
+    key.trim()
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// Progress, blockers and status as state; `status`-like params move here.
+pub(super) fn find_state(text: &str, params: &mut Map<String, Value>) -> Map<String, Value> {
+    let mut state = Map::new();
+    for key in [
+        "status", "progress", "phase", "stage", "state", "blocker", "blockers",
+    ] {
+        if let Some(v) = params.remove(key) {
+            state.insert(key.to_string(), v);
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let w = w.trim_end_matches(['.', ',', ';']);
+        if let Some(p) = w.strip_suffix('%')
+            && p.parse::<f64>().is_ok()
+            && words.get(i + 1).is_some_and(|n| {
+                let n = n.to_lowercase();
+                n.starts_with("done") || n.starts_with("complete") || n.starts_with("finished")
+            })
+        {
+            state
+                .entry("progress")
+                .or_insert(Value::String(w.to_string()));
+        }
+    }
+    for sentence in sentences(text) {
+        // ASCII only: `at` is cut out of `sentence` below.
+        let lower = sentence.to_ascii_lowercase();
+        for (cue, key) in [
+            ("blocked by", "blocked_by"),
+            ("waiting on", "waiting_on"),
+            ("waiting for", "waiting_on"),
+            ("currently", "current"),
+            ("so far", "so_far"),
+            ("already", "done"),
+        ] {
+            if let Some(at) = find_word(&lower, cue) {
+                // Up to the end of the clause: what comes after a comma
+                // is another statement, kept as a note if at all.
+                let rest = sentence[at + cue.len()..]
+                    .split([',', ';', '(', '—'])
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .trim_end_matches(['.', '!', '?'])
+                    .trim();
+                // "… which you already have": a lone word says nothing.
+                if rest.split_whitespace().count() >= 2 {
+                    state.entry(key).or_insert(Value::String(rest.to_string()));
+                }
+            }
+        }
+    }
+    state
+}
+
+/// The priority the message asks for, by its urgency words. A word that
+/// names a subject rather than the message's urgency is no cue: "the
+/// critical ones", "findings rated high or critical", "a postmortem of
+/// last week's outage" are not critical requests; "this is critical",
+/// "immediately", "P0" are.
+pub(super) fn find_priority(lower: &str) -> Priority {
+    let has = |cues: &[&str]| cues.iter().any(|c| find_word(lower, c).is_some());
+    // "Not urgent" says low before "urgent" can say high.
+    if has(&["not urgent", "no rush", "not a priority", "low priority"]) {
+        return Priority::Low;
+    }
+    if has(&[
+        "this is critical",
+        "it is critical",
+        "it's critical",
+        "critical priority",
+        "priority: critical",
+        "emergency",
+        "asap",
+        "immediately",
+        "p0",
+        "sev1",
+        "sev-1",
+        "right now",
+        "production is down",
+    ]) {
+        Priority::Critical
+    } else if has(&[
+        "urgent",
+        "urgently",
+        "high priority",
+        "important",
+        "today",
+        "eod",
+        "end of day",
+        "p1",
+        "soon",
+        "quickly",
+    ]) {
+        Priority::High
+    } else if has(&[
+        "no rush",
+        "low priority",
+        "whenever",
+        "when you get a chance",
+        "eventually",
+        "nice to have",
+        "not urgent",
+        "someday",
+    ]) {
+        Priority::Low
+    } else {
+        Priority::Medium
+    }
+}
