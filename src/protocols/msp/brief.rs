@@ -135,6 +135,9 @@ pub struct Sentence {
     /// ([`is_constraint`]): the clauses of one sentence go to one field, so
     /// a decoding reads them together.
     pub constrains: bool,
+    /// Whether it continues the clause before it in one statement cut
+    /// finer ([`fine_clauses`]): kept together, the two are one note.
+    pub continues: bool,
 }
 
 /// The sentences of a text: split after `.`, `!` or `?` followed by a
@@ -162,7 +165,14 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
 fn push(out: &mut Vec<Sentence>, text: &str) {
     let text = text.trim();
     let constrains = is_constraint(text);
-    for clause in clauses(text) {
+    let fine = !out.is_empty() && !constrains && meaning::negations(text).is_empty();
+    let parts = if fine {
+        fine_clauses(text)
+    } else {
+        clauses(text)
+    };
+    let mut first = true;
+    for clause in parts {
         let clause = clause.trim();
         if clause.chars().any(char::is_alphanumeric) {
             out.push(Sentence {
@@ -170,7 +180,9 @@ fn push(out: &mut Vec<Sentence>, text: &str) {
                 text: clause.to_string(),
                 brief: telegraphic(clause),
                 constrains,
+                continues: fine && !first,
             });
+            first = false;
         }
     }
 }
@@ -220,6 +232,61 @@ pub fn clauses(sentence: &str) -> Vec<&str> {
         if cut && since >= CLAUSE_WORDS && words.len() - (n + 1) >= CLAUSE_WORDS {
             out.push(&sentence[start..next_at]);
             (start, since) = (next_at, 0);
+        }
+    }
+    out.push(&sentence[start..]);
+    out
+}
+
+/// Words that open a clause of their own even without a comma.
+const FINE_OPENERS: &[&str] = &[
+    "and", "but", "so", "which", "while", "whereas", "because", "although",
+];
+
+/// The fewest words either side of a fine cut.
+const FINE_WORDS: usize = 3;
+
+/// A statement cut finer than [`clauses`]: at every comma, colon or dash
+/// and before a conjunction, where each side has at least three words. A
+/// list ("the logs, metrics, and traces") is not cut: the words between
+/// two commas must be three or more on both sides of a cut too.
+pub fn fine_clauses(sentence: &str) -> Vec<&str> {
+    let words = words_at(sentence);
+    let ends_part = |word: &str| word.ends_with([';', ',', ':']);
+    // How many words from each word to the end of its comma-separated part.
+    let mut to_part_end = vec![0; words.len()];
+    let mut count = 0;
+    for (n, &(_, word)) in words.iter().enumerate().rev() {
+        if ends_part(word) {
+            count = 0;
+        }
+        count += 1;
+        to_part_end[n] = count;
+    }
+    let mut out = Vec::new();
+    let (mut start, mut since, mut since_part) = (0, 0, 0);
+    for (n, &(_, word)) in words.iter().enumerate() {
+        since += 1;
+        since_part += 1;
+        let Some(&(next_at, next)) = words.get(n + 1) else {
+            break;
+        };
+        let next = next.to_lowercase();
+        let at_comma = ends_part(word);
+        let cut = at_comma
+            || matches!(next.as_str(), "—" | "–" | "--")
+            || FINE_OPENERS.contains(&next.as_str());
+        if cut
+            && since >= FINE_WORDS
+            && since_part >= FINE_WORDS
+            && words.len() - (n + 1) >= FINE_WORDS
+            && (!at_comma || to_part_end[n + 1] >= FINE_WORDS)
+        {
+            out.push(&sentence[start..next_at]);
+            (start, since) = (next_at, 0);
+        }
+        if at_comma {
+            since_part = 0;
         }
     }
     out.push(&sentence[start..]);
@@ -411,6 +478,42 @@ mod tests {
             "Deploy it, but only after the review is done.",
         ] {
             assert_eq!(clauses(whole), [whole]);
+        }
+    }
+
+    #[test]
+    fn statements_are_cut_finer_requests_and_prohibitions_are_not() {
+        let texts = |text: &str| -> Vec<(String, bool)> {
+            sentences(text)
+                .into_iter()
+                .map(|s| (s.text, s.continues))
+                .collect()
+        };
+        let owned = |v: &[(&str, bool)]| -> Vec<(String, bool)> {
+            v.iter().map(|(t, c)| (t.to_string(), *c)).collect()
+        };
+        assert_eq!(
+            texts(
+                "Please check the build and tell me what broke. The Android build passed \
+                 the suite and is in the internal track, with 31 testers on it."
+            ),
+            owned(&[
+                ("Please check the build and tell me what broke.", false),
+                ("The Android build passed the suite", false),
+                ("and is in the internal track,", true),
+                ("with 31 testers on it.", true),
+            ])
+        );
+        // A prohibition, a limit and a negated statement stay whole (a
+        // cut could leave an object without its "not"); so does a list.
+        for whole in [
+            "Do not delete the old tables and the nightly backup snapshots.",
+            "Keep it short, with at most three sections in the report.",
+            "The p50 has not moved and the slow tail got worse again.",
+            "We collected the logs, metrics, and traces of the last week.",
+        ] {
+            let text = format!("Check the cluster. {whole}");
+            assert_eq!(texts(&text)[1..], owned(&[(whole, false)]), "{whole}");
         }
     }
 

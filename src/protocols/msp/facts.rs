@@ -415,7 +415,7 @@ fn iso_date(word: &str) -> Option<String> {
 }
 
 /// Words that make the number before them a count, not a day of a month.
-const MAGNITUDES: &[&str] = &["hundred", "thousand", "million", "billion", "trillion"];
+pub const MAGNITUDES: &[&str] = &["hundred", "thousand", "million", "billion", "trillion"];
 
 /// A day of the month (`9`, `9th`, `21st`).
 fn day_of(word: &str) -> Option<u32> {

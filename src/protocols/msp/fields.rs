@@ -86,6 +86,8 @@ pub(super) fn find_params(text: &str) -> Map<String, Value> {
             // "March 3 Marta": a unit is not a name; "503 instead" not one.
             && words[i + 1].starts_with(|c: char| c.is_ascii_lowercase())
             && !NOT_UNITS.contains(&unit.as_str())
+            // "4 million embeddings": a magnitude, not what is counted.
+            && !facts::MAGNITUDES.contains(&unit.as_str())
             && unit.len() > 2
             && !STOP.contains(&unit.as_str())
             && !is_time_word(unit)

@@ -77,7 +77,7 @@ fn budget(n: usize) -> f64 {
 }
 
 /// Signals for a text from the least detail (within `budget`) to the
-/// most (every sentence): the same intent, target, parameters, state and
+/// most (every sentence), the fewest tokens first: the same intent, target, parameters, state and
 /// priority, with more of the prose's sentences in `params.notes` and
 /// `constraints`. A sentence that negates or forbids is in every one.
 pub fn candidates(text: &str) -> Vec<MinimalSignal> {
@@ -161,6 +161,7 @@ fn candidates_by<E>(
         cost: &cost,
         stated: &stated,
     };
+    let required = with_states_said(&base, &sentences, &cost, required);
     let required = with_facts_stated(text, &base, &clauses, required);
     let required_signal = with_sentences(&base, &sentences, &required);
     let required_count = count(&required_signal);
@@ -178,6 +179,9 @@ fn candidates_by<E>(
     } else {
         order.clone()
     };
+    if std::env::var("DEBUG_ORDER").is_ok() {
+        eprintln!("required {required:?} added {added:?} allowed {allowed}");
+    }
     let mut out: Vec<MinimalSignal> = Vec::new();
     for scale in LADDER {
         let limit = allowed * scale;
@@ -197,7 +201,42 @@ fn candidates_by<E>(
             out.push(signal);
         }
     }
+    // A clause that takes a parameter's place can make a rung cheaper
+    // than the one before: the judge takes the first it passes, so the
+    // cheapest come first (in ladder order on a tie).
+    out.sort_by_cached_key(count);
+    out.dedup();
     Ok(out)
+}
+
+/// `chosen` and each clause that says a state of more than three words
+/// ("currently …", "already …") for no more tokens than the state's own
+/// entry: kept, it says the state in its place ([`with_sentences`] then
+/// leaves the state out), where the state alone would be the dearer copy.
+fn with_states_said(
+    base: &MinimalSignal,
+    sentences: &[brief::Sentence],
+    cost: &[usize],
+    mut chosen: Vec<usize>,
+) -> Vec<usize> {
+    for (key, value) in &base.state {
+        let Some(value) = value.as_str() else {
+            continue;
+        };
+        let said = brief::telegraphic(value);
+        if said.split_whitespace().count() <= 3 {
+            continue;
+        }
+        let entry = Encoding::O200kBase.count(&json!({ key: value }).to_string());
+        if let Some(i) = sentences
+            .iter()
+            .position(|s| s.brief.contains(&said) && cost[s.index] <= entry)
+            && !chosen.contains(&i)
+        {
+            chosen.push(i);
+        }
+    }
+    chosen
 }
 
 /// The clauses not `required`, in the order [`guide::order`] gives by the
@@ -377,6 +416,8 @@ fn with_sentences(
     let mut chosen = chosen.to_vec();
     chosen.sort_unstable();
     let mut notes: Vec<String> = Vec::new();
+    // The clause the last note ends with.
+    let mut previous: Option<usize> = None;
     for &i in &chosen {
         let s = &sentences[i];
         // A `key: value` line is a parameter already.
@@ -405,7 +446,14 @@ fn with_sentences(
                 .any(|v| plain(v).split(", ").any(|item| item == w))
         });
         if !note.is_empty() && !restates_params {
-            notes.push(note);
+            match notes.last_mut() {
+                Some(last) if s.continues && previous == Some(i - 1) => {
+                    last.push(' ');
+                    last.push_str(&note);
+                }
+                _ => notes.push(note),
+            }
+            previous = Some(i);
         }
     }
     // A quantity ("days": 90) reads better in its sentence or the target;
@@ -910,6 +958,67 @@ mod tests {
             "{:?}",
             s.params
         );
+    }
+
+    /// On a long text, a long state is said by its clause in every
+    /// candidate (the clause costs less than the state's entry), and a
+    /// magnitude is no unit: "4 million embeddings" is no `million: 4`.
+    #[test]
+    fn a_long_state_is_said_by_its_clause() {
+        let mut text = String::from(
+            "Could you check the search index? We currently store about 4 million \
+             ticket embeddings of 768 dimensions, growing by roughly 150,000 a month.\n",
+        );
+        for i in 0..20 {
+            text.push_str(&format!(
+                "The review item number {} covers the search index steps for the support team.\n",
+                ["one", "two", "three"][i % 3]
+            ));
+        }
+        assert!(Encoding::O200kBase.count(&text) >= 200);
+        let all = candidates(&text);
+        assert!(all.len() > 1);
+        for signal in &all {
+            assert!(signal.state.is_empty(), "{:?}", signal.state);
+            assert!(
+                !signal.params.contains_key("million"),
+                "{:?}",
+                signal.params
+            );
+            let notes = signal.params["notes"].to_string();
+            assert!(
+                notes.contains("store 4 million ticket embeddings 768 dimensions"),
+                "{notes}"
+            );
+        }
+        // Without the clause to say it, the state is the one copy.
+        let s = encode("Check the index. We currently store about 4 million embeddings");
+        assert!(
+            s.params["notes"].to_string().contains("4 million"),
+            "{:?}",
+            s
+        );
+    }
+
+    /// Clauses of one statement kept together make one note: the cut
+    /// lets the encoder keep one without the other, and costs nothing
+    /// when it keeps both.
+    #[test]
+    fn clauses_of_a_statement_kept_together_are_one_note() {
+        let text = "Check the cluster. The Android build passed the regression suite \
+                    and is in the Play Console internal track, with 31 testers.";
+        let s = encode(text);
+        assert_eq!(
+            s.params["notes"],
+            json!(["Android build passed regression suite Play Console internal track 31 testers"])
+        );
+        let sentences = brief::sentences(text);
+        let only_last = with_sentences(
+            &MinimalSignal::new(Intent::Query, "cluster"),
+            &sentences,
+            &[0, 3],
+        );
+        assert_eq!(only_last.params["notes"], json!(["31 testers"]));
     }
 
     /// What the target or a parameter says is not said again.
