@@ -423,6 +423,14 @@ fn day_of(word: &str) -> Option<u32> {
     digits.parse().ok().filter(|d| (1..=31).contains(d))
 }
 
+/// A day written as an ordinal: `20th`, `1st`, `22nd`, `3rd`.
+pub fn is_ordinal_day(word: &str) -> bool {
+    ["st", "nd", "rd", "th"].iter().any(|suffix| {
+        word.strip_suffix(suffix)
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    }) && day_of(word).is_some()
+}
+
 /// A number as compared: `1,000` and `1000` alike, `$5` as `$5`, `20%` as
 /// `20 %`, `three` as `3`.
 fn number_of(word: &str) -> Option<String> {

@@ -51,32 +51,12 @@ pub(super) fn find_params(text: &str) -> Map<String, Value> {
         .collect();
     put_list(&mut params, "files", files);
     let lower: Vec<String> = words.iter().map(|w| clean(&w.to_lowercase())).collect();
+    if let Some(deadline) = find_deadline(&words, &lower) {
+        params.insert("deadline".into(), Value::String(deadline));
+    }
     let mut languages: Vec<String> = Vec::new();
     let mut last_language = 0;
     for (i, w) in lower.iter().enumerate() {
-        // A deadline: "by Friday", "before 5pm", "due 2026-03-01".
-        if matches!(w.as_str(), "by" | "before" | "due" | "until")
-            && let Some(next) = lower.get(i + 1)
-            && is_time_word(next)
-        {
-            let mut value = clean(words[i + 1]);
-            // "next" and "end" say nothing alone: "next year", "end of day".
-            let open = match next.as_str() {
-                "next" => 1,
-                "end" if lower.get(i + 2).is_some_and(|w| w == "of") => 2,
-                _ => 0,
-            };
-            for w in words.iter().skip(i + 2).take(open) {
-                value = format!("{value} {}", clean(w));
-            }
-            if let Some(after) = words.get(i + 2 + open).map(|w| clean(w))
-                && (is_time_word(&after.to_lowercase())
-                    || after.chars().all(|c| c.is_ascii_digit()))
-            {
-                value = format!("{value} {after}");
-            }
-            params.entry("deadline").or_insert(Value::String(value));
-        }
         // A quantity: "200 words", "top 5", "3 bullet points".
         if let Ok(n) = w.parse::<u64>()
             // "March 3 …" is a date.
@@ -175,6 +155,70 @@ const LANGUAGES: &[&str] = &[
     "swift",
     "sql",
 ];
+
+/// The time the work is due: "by Friday", "by the 20th", "due
+/// 2026-03-01", "no later than noon"; failing those, "before 5pm" where
+/// the time ends its clause ("the data before November looks
+/// incomplete" says when the data is from, not when the work is due).
+/// "Until" says how long something lasts ("frozen until April"), not a
+/// deadline.
+fn find_deadline(words: &[&str], lower: &[String]) -> Option<String> {
+    let at = |i: usize, strong: bool| -> Option<String> {
+        let cue = lower[i].as_str();
+        let cued = if strong {
+            matches!(cue, "by" | "due")
+                || (cue == "than" && i >= 2 && lower[i - 2] == "no" && lower[i - 1] == "later")
+        } else {
+            cue == "before"
+        };
+        if !cued {
+            return None;
+        }
+        // "by the 20th": the day after its article.
+        let first = i
+            + 1
+            + usize::from(
+                lower.get(i + 1).is_some_and(|w| w == "the")
+                    && lower.get(i + 2).is_some_and(|w| facts::is_ordinal_day(w)),
+            );
+        let next = lower.get(first)?;
+        if !(is_time_word(next) || (first > i + 1 && facts::is_ordinal_day(next))) {
+            return None;
+        }
+        // "next" and "end" say nothing alone: "next year", "end of day".
+        let open = match next.as_str() {
+            "next" => 1,
+            "end" if lower.get(first + 1).is_some_and(|w| w == "of") => 2,
+            _ => 0,
+        };
+        let mut last = first + open;
+        if let Some(after) = lower.get(last + 1)
+            && (is_time_word(after) || after.chars().all(|c| c.is_ascii_digit()))
+            && !words[last].ends_with([',', '.', ';'])
+        {
+            last += 1;
+        }
+        let ends_clause =
+            last + 1 == words.len() || words[last].ends_with([',', '.', ';', '!', '?', ':', ')']);
+        if !strong && !ends_clause {
+            return None;
+        }
+        let clean = |w: &&str| {
+            w.trim_end_matches(['.', ',', ';', ')', ':', '!', '?'])
+                .to_string()
+        };
+        Some(
+            words[first..=last]
+                .iter()
+                .map(clean)
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    };
+    [true, false]
+        .into_iter()
+        .find_map(|strong| (0..lower.len()).find_map(|i| at(i, strong)))
+}
 
 fn is_time_word(w: &str) -> bool {
     const WORDS: &[&str] = &[

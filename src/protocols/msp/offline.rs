@@ -700,10 +700,33 @@ mod tests {
         }
         for (text, deadline) in [
             ("Ship the report by next Friday.", "next Friday"),
-            ("Keep the monolith until next year.", "next year"),
             ("Send the notes by end of day.", "end of day"),
+            ("I would like a first draft by the 20th.", "20th"),
+            ("It is due 2026-03-01 at the latest.", "2026-03-01"),
+            ("Ship it before 5pm, and tell Ana.", "5pm"),
+            // A deadline by "by" wins over one by "before".
+            (
+                "Review it before Friday. I need the notes by Monday.",
+                "Monday",
+            ),
+            ("Deliver it no later than noon tomorrow.", "noon tomorrow"),
         ] {
-            assert_eq!(encode(text).params["deadline"], deadline, "{text}");
+            let params = encode(text).params;
+            assert_eq!(
+                params.get("deadline"),
+                Some(&json!(deadline)),
+                "{text}: {params:?}"
+            );
+        }
+        // How long something lasts, or when data is from, is no deadline.
+        for text in [
+            "Keep the monolith until next year.",
+            "Marketing has frozen the templates until April.",
+            "If the data before November looks incomplete, say so.",
+            "Stand by the 20 replicas we have.",
+        ] {
+            let params = encode(text).params;
+            assert!(!params.contains_key("deadline"), "{text}: {params:?}");
         }
         assert_eq!(s.constraints, vec!["Only use EU region"]);
         // The format line is a parameter, not a note too.
