@@ -7,6 +7,23 @@
 use super::Intent;
 use super::meaning;
 
+/// Cues that delegate only when the clause hands the work to someone
+/// ("I'm passing the cleanup to you"), not otherwise ("the tests are
+/// passing").
+const HAND_OFF_ONLY: &[&str] = &["passing"];
+
+/// Whether the clause from `at` hands something over: "… to you",
+/// "… over to …".
+fn hands_off(lower: &str, at: usize) -> bool {
+    let clause = lower[at..]
+        .split(['.', ',', ';', '!', '?', '\n'])
+        .next()
+        .unwrap_or_default();
+    [" to you", " over to ", " on to "]
+        .iter()
+        .any(|to| clause.contains(to))
+}
+
 /// Cue words of each intent, looked for as whole words; the earliest cue
 /// in the text wins. The events ([`EVENTS`]) are REPORT cues too.
 const CUES: &[(Intent, &[&str])] = &[
@@ -20,6 +37,8 @@ const CUES: &[(Intent, &[&str])] = &[
             "handing off",
             "handing over",
             "handing",
+            // Only as a hand-off ([`HAND_OFF_ONLY`]).
+            "passing",
             "take over",
             "forward",
             "dispatch",
@@ -248,7 +267,8 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
                         .next()
                         .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
                         .is_some_and(|w| MODIFIED_NOUNS.contains(&w.trim_end_matches('s')));
-                !(negated_at(lower, at) || noun || not_asked || modifier)
+                let no_hand_off = HAND_OFF_ONLY.contains(cue) && !hands_off(lower, at);
+                !(negated_at(lower, at) || noun || not_asked || modifier || no_hand_off)
             });
             if let Some(at) = at
                 && best.is_none_or(|(b, _, _)| at < b)
@@ -489,6 +509,17 @@ mod tests {
                 "I'm handing the search latency investigation over to you.",
                 Intent::Delegate,
                 "search latency investigation",
+            ),
+            (
+                "I'm passing the data retention cleanup to you, since I move teams.",
+                Intent::Delegate,
+                "data retention cleanup",
+            ),
+            // Passing tests hand nothing over.
+            (
+                "The tests are passing now. Review the parser change.",
+                Intent::Evaluate,
+                "parser change",
             ),
             // The same words as requests.
             ("Deploy the fix to staging.", Intent::Transform, "fix"),

@@ -277,7 +277,20 @@ fn guided_order(order: &Order, embed: &Embed) -> Result<Vec<usize>, MspError> {
 
 /// The budgets of the candidates, as multiples of [`budget`]: the judge
 /// takes the first it passes, so a finer ladder sends fewer tokens.
-const LADDER: [f64; 9] = [1.0, 1.1, 1.2, 1.3, 1.4, 1.55, 1.7, 2.0, f64::INFINITY];
+const LADDER: [f64; 12] = [
+    1.0,
+    1.05,
+    1.1,
+    1.15,
+    1.2,
+    1.25,
+    1.3,
+    1.4,
+    1.55,
+    1.7,
+    2.0,
+    f64::INFINITY,
+];
 
 /// A text's clauses as the encoder weighs them: in rank order, each with
 /// its token cost and the facts it states.
