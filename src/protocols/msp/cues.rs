@@ -24,6 +24,35 @@ fn hands_off(lower: &str, at: usize) -> bool {
         .any(|to| clause.contains(to))
 }
 
+/// Nouns that name a report: "here is the status" hands one over.
+const REPORT_NOUNS: &[&str] = &[
+    "status",
+    "update",
+    "report",
+    "summary",
+    "follow-up",
+    "followup",
+    "results",
+    "findings",
+    "postmortem",
+    "recap",
+    "overview",
+    "rundown",
+    "progress",
+];
+
+/// Whether one of the first four words from `at` (in its clause) names a
+/// report.
+fn reports_after(lower: &str, at: usize) -> bool {
+    lower[at..]
+        .split(['.', ',', ';', ':', '!', '?', '\n'])
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(4)
+        .any(|w| REPORT_NOUNS.contains(&w) || w.ends_with("-status"))
+}
+
 /// Cue words of each intent, looked for as whole words; the earliest cue
 /// in the text wins. The events ([`EVENTS`]) are REPORT cues too.
 const CUES: &[(Intent, &[&str])] = &[
@@ -277,6 +306,14 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
             }
         }
     }
+    // "Here is the status for the quarter": a report handed over, not an
+    // answer.
+    if let Some((start, Intent::Respond, end)) = best
+        && lower[start..].starts_with("here ")
+        && reports_after(lower, end)
+    {
+        best = Some((start, Intent::Report, end));
+    }
     match best {
         Some((start, intent, end)) => (intent, start, end),
         None if text.trim_end().ends_with('?') => (Intent::Query, 0, 0),
@@ -514,6 +551,22 @@ mod tests {
                 "I'm passing the data retention cleanup to you, since I move teams.",
                 Intent::Delegate,
                 "data retention cleanup",
+            ),
+            // A report handed over is a report; an answer is a response.
+            (
+                "Here is the end-of-quarter status for the data team.",
+                Intent::Report,
+                "end-of-quarter status",
+            ),
+            (
+                "Here is the follow-up on last Thursday's incident.",
+                Intent::Report,
+                "follow-up",
+            ),
+            (
+                "Here is the answer to your question about quotas.",
+                Intent::Respond,
+                "answer",
             ),
             // Passing tests hand nothing over.
             (
