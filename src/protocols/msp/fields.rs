@@ -192,6 +192,10 @@ fn find_deadline(words: &[&str], lower: &[String]) -> Option<String> {
             _ => 0,
         };
         let mut last = first + open;
+        // A lone "next" or "end of" at the end of the text says no time.
+        if last >= words.len() {
+            return None;
+        }
         if let Some(after) = lower.get(last + 1)
             && (is_time_word(after) || after.chars().all(|c| c.is_ascii_digit()))
             && !words[last].ends_with([',', '.', ';'])

@@ -737,6 +737,10 @@ mod tests {
             "Marketing has frozen the templates until April.",
             "If the data before November looks incomplete, say so.",
             "Stand by the 20 replicas we have.",
+            // Cut off after the cue: nothing to read, nothing to panic on.
+            "Ship it by next",
+            "Send it by end of",
+            "It is due",
         ] {
             let params = encode(text).params;
             assert!(!params.contains_key("deadline"), "{text}: {params:?}");
