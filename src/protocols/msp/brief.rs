@@ -165,7 +165,11 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
 fn push(out: &mut Vec<Sentence>, text: &str) {
     let text = text.trim();
     let constrains = is_constraint(text);
-    let fine = !out.is_empty() && !constrains && meaning::negations(text).is_empty();
+    // The request's sentence (the first but a greeting) keeps the coarse
+    // cuts: "analyze X and tell me Y" is one request.
+    let fine = out.iter().any(|s| !is_greeting(&s.text))
+        && !constrains
+        && meaning::negations(text).is_empty();
     let parts = if fine {
         fine_clauses(text)
     } else {
@@ -238,13 +242,39 @@ pub fn clauses(sentence: &str) -> Vec<&str> {
     out
 }
 
+/// Words that open a greeting line ("Hi Ana,", "Dear team,").
+const GREETINGS: &[&str] = &["hi", "hello", "hey", "dear", "greetings", "morning", "good"];
+
+/// Whether a sentence is a greeting: three words at most, the first a
+/// greeting word ("Hi Ana,", "Good morning team,").
+fn is_greeting(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.len() <= 3
+        && words.first().is_some_and(|w| {
+            GREETINGS.contains(&w.trim_end_matches([',', '!', '.']).to_lowercase().as_str())
+        })
+}
+
+/// Where the request is among a text's clauses: the first one, or the
+/// first after a greeting.
+pub fn request_index(sentences: &[Sentence]) -> usize {
+    sentences
+        .iter()
+        .position(|s| !is_greeting(&s.text))
+        .unwrap_or(0)
+}
+
 /// Words that open a clause of their own even without a comma.
 const FINE_OPENERS: &[&str] = &[
     "and", "but", "so", "which", "while", "whereas", "because", "although",
 ];
 
-/// The fewest words either side of a fine cut.
+/// The fewest words either side of a fine cut at a comma, colon or dash.
 const FINE_WORDS: usize = 3;
+
+/// The fewest words either side of a cut before a conjunction with no
+/// comma: "with the plan names and prices of each month" is one phrase.
+const FINE_WORDS_BARE: usize = 5;
 
 /// A statement cut finer than [`clauses`]: at every comma, colon or dash
 /// and before a conjunction, where each side has at least three words. A
@@ -273,13 +303,17 @@ pub fn fine_clauses(sentence: &str) -> Vec<&str> {
         };
         let next = next.to_lowercase();
         let at_comma = ends_part(word);
-        let cut = at_comma
-            || matches!(next.as_str(), "—" | "–" | "--")
-            || FINE_OPENERS.contains(&next.as_str());
+        let dash = matches!(next.as_str(), "—" | "–" | "--");
+        let cut = at_comma || dash || FINE_OPENERS.contains(&next.as_str());
+        let least = if at_comma || dash {
+            FINE_WORDS
+        } else {
+            FINE_WORDS_BARE
+        };
         if cut
-            && since >= FINE_WORDS
-            && since_part >= FINE_WORDS
-            && words.len() - (n + 1) >= FINE_WORDS
+            && since >= least
+            && since_part >= least
+            && words.len() - (n + 1) >= least
             && (!at_comma || to_part_end[n + 1] >= FINE_WORDS)
         {
             out.push(&sentence[start..next_at]);
@@ -389,11 +423,12 @@ fn contains_phrase(lower: &str, phrase: &str) -> bool {
     })
 }
 
-/// How much a sentence is worth keeping: the first sentence (the request)
+/// How much a sentence is worth keeping: the request ([`request_index`])
 /// most, then sentences that forbid or constrain, then numbers and names,
 /// then words the rest of the text repeats (what it is about); earlier
 /// sentences a little more than later ones.
 pub fn ranked(sentences: &[Sentence]) -> Vec<usize> {
+    let request = request_index(sentences);
     let mut frequency: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
     for s in sentences {
         for w in s.brief.split_whitespace() {
@@ -408,7 +443,7 @@ pub fn ranked(sentences: &[Sentence]) -> Vec<usize> {
             let central =
                 words.iter().map(|w| frequency[w]).sum::<f64>() / words.len().max(1) as f64;
             let mut score = central / (1.0 + 0.05 * i as f64);
-            if i == 0 {
+            if i == request {
                 score += 100.0;
             }
             if !meaning::negations(&s.text).is_empty() {
@@ -504,6 +539,15 @@ mod tests {
                 ("with 31 testers on it.", true),
             ])
         );
+        // A bare "and" between two short phrases joins nouns.
+        assert_eq!(
+            texts("Check it. It has every account, with the plan names and prices of each month.")
+                [1..],
+            owned(&[
+                ("It has every account,", false),
+                ("with the plan names and prices of each month.", true),
+            ])
+        );
         // A prohibition, a limit and a negated statement stay whole (a
         // cut could leave an object without its "not"); so does a list.
         for whole in [
@@ -515,6 +559,28 @@ mod tests {
             let text = format!("Check the cluster. {whole}");
             assert_eq!(texts(&text)[1..], owned(&[(whole, false)]), "{whole}");
         }
+    }
+
+    /// After a greeting, the request is the next sentence: it keeps the
+    /// coarse cuts and ranks first.
+    #[test]
+    fn the_request_follows_a_greeting() {
+        let s = sentences(
+            "Hi Ana,\nPlease analyze the churn numbers for the EU region and tell me \
+             which customer segments drove the increase. It grew in March.",
+        );
+        assert_eq!(request_index(&s), 1);
+        assert_eq!(
+            s[1].text,
+            "Please analyze the churn numbers for the EU region and tell me which \
+             customer segments drove the increase."
+        );
+        assert_eq!(ranked(&s)[0], 1);
+        // Without a greeting, the first sentence.
+        assert_eq!(
+            request_index(&sentences("Hi there, team members of ours. Fix it.")),
+            0
+        );
     }
 
     #[test]

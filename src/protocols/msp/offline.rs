@@ -127,6 +127,7 @@ fn candidates_by<E>(
 
     let sentences = brief::sentences(text);
     let order = brief::ranked(&sentences);
+    let request = brief::request_index(&sentences);
     // Counted with stand-ins of the tracing fields: the signal chosen for
     // the same prose must not depend on the id and time drawn.
     let count = |s: &MinimalSignal| {
@@ -142,7 +143,7 @@ fn candidates_by<E>(
     let required: Vec<usize> = order
         .iter()
         .copied()
-        .filter(|&i| i == 0 || !meaning::negations(&sentences[i].text).is_empty())
+        .filter(|&i| i == request || !meaning::negations(&sentences[i].text).is_empty())
         .collect();
     // What a clause adds to the signal: its tokens and a separator (counted
     // once each, so that a long text is not tokenized again per clause).
@@ -426,6 +427,7 @@ fn with_sentences(
     chosen: &[usize],
 ) -> MinimalSignal {
     let mut signal = base.clone();
+    let request = brief::request_index(sentences);
     let mut chosen = chosen.to_vec();
     chosen.sort_unstable();
     let mut notes: Vec<String> = Vec::new();
@@ -446,7 +448,7 @@ fn with_sentences(
             signal.constraints.push(s.brief.clone());
             continue;
         }
-        let note = if i == 0 {
+        let note = if i == request {
             after_target(&s.brief, &signal.target)
         } else {
             s.brief.clone()
@@ -1059,6 +1061,16 @@ mod tests {
             &[0, 3],
         );
         assert_eq!(only_last.params["notes"], json!(["31 testers"]));
+    }
+
+    /// After a greeting the request is still said once, without the
+    /// words the intent and target say.
+    #[test]
+    fn a_greeting_does_not_hide_the_request() {
+        let s = encode("Hello team,\nPlease translate the help center articles into German.");
+        assert_eq!(s.intent, Intent::Transform);
+        let notes = s.params["notes"].to_string();
+        assert!(!notes.contains("translate"), "{notes}");
     }
 
     /// What the target or a parameter says is not said again.
