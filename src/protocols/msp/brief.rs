@@ -245,13 +245,31 @@ pub fn clauses(sentence: &str) -> Vec<&str> {
 /// Words that open a greeting line ("Hi Ana,", "Dear team,").
 const GREETINGS: &[&str] = &["hi", "hello", "hey", "dear", "greetings", "morning", "good"];
 
+/// Who a greeting is addressed to, besides names.
+const ADDRESSED: &[&str] = &[
+    "team",
+    "all",
+    "everyone",
+    "there",
+    "folks",
+    "morning",
+    "afternoon",
+    "evening",
+];
+
 /// Whether a sentence is a greeting: three words at most, the first a
-/// greeting word ("Hi Ana,", "Good morning team,").
+/// greeting word and the others names or whom it greets ("Hi Ana,",
+/// "Good morning team,"; not "Hey, fix it.").
 fn is_greeting(text: &str) -> bool {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let bare = |w: &str| w.trim_end_matches([',', '!', '.', ':']).to_string();
+    let words: Vec<String> = text.split_whitespace().map(bare).collect();
     words.len() <= 3
-        && words.first().is_some_and(|w| {
-            GREETINGS.contains(&w.trim_end_matches([',', '!', '.']).to_lowercase().as_str())
+        && words
+            .first()
+            .is_some_and(|w| GREETINGS.contains(&w.to_lowercase().as_str()))
+        && words[1..].iter().all(|w| {
+            w.starts_with(|c: char| c.is_uppercase())
+                || ADDRESSED.contains(&w.to_lowercase().as_str())
         })
 }
 
@@ -576,7 +594,12 @@ mod tests {
              customer segments drove the increase."
         );
         assert_eq!(ranked(&s)[0], 1);
+        assert_eq!(
+            request_index(&sentences("Good morning team,\nFix it. Then ship it.")),
+            1
+        );
         // Without a greeting, the first sentence.
+        assert_eq!(request_index(&sentences("Hey, fix it. Thanks.")), 0);
         assert_eq!(
             request_index(&sentences("Hi there, team members of ours. Fix it.")),
             0
