@@ -16,6 +16,7 @@ pub mod embedding;
 pub mod facts;
 mod fields;
 pub mod guide;
+mod lexical;
 pub mod meaning;
 pub mod model_map;
 pub mod offline;
@@ -26,6 +27,7 @@ pub(crate) mod proptests;
 pub mod rate;
 pub mod remote;
 pub mod signal;
+mod template;
 
 use std::sync::OnceLock;
 

@@ -8,20 +8,24 @@
 //!   words as the priority (params, state and priority: `super::fields`).
 //!   It cannot resolve pronouns, read negation in
 //!   general, or tell two requests in one message apart: the first wins.
-//! - The decoder writes the signal back as plain sentences from templates;
-//!   it always names the intent and the target verbatim.
-//! - The judge is lexical: the mean of the cosine similarities of word
-//!   counts and of character trigram counts. It rewards shared wording, not
-//!   shared meaning: a paraphrase scores lower than an embedding model
-//!   would give it.
+//! - The decoder writes the signal back as plain sentences from templates
+//!   (`super::template`); it always names the intent and the target
+//!   verbatim.
+//! - The judge is lexical (`super::lexical`): the mean of the cosine
+//!   similarities of word counts and of character trigram counts. It
+//!   rewards shared wording, not shared meaning: a paraphrase scores lower
+//!   than an embedding model would give it.
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::MinimalSignal;
-use super::backend::{Backend, Embed, ErrorKind, JudgedBy, MspError, cosine};
+use super::backend::{Backend, Embed, ErrorKind, JudgedBy, MspError};
 use super::cues;
+pub use super::lexical::similarity;
+use super::template::plain;
+pub use super::template::{STYLES, decode};
 use super::{brief, facts, fields, guide, meaning};
 use crate::tokens::Encoding;
 
@@ -529,167 +533,6 @@ fn after_target(brief: &str, target: &str) -> String {
     }
 }
 
-/// The styles the template decoder knows.
-pub const STYLES: &[&str] = &["professional", "concise", "friendly"];
-
-/// Writes a signal (1.0 or 2.0) as prose from templates: every field
-/// said (notes as sentences, then the other parameters, constraints, state
-/// and a priority other than medium).
-pub fn decode(signal: &Value, style: &str) -> String {
-    let get = |k: &str| signal.get(k);
-    let intent = get("intent").and_then(Value::as_str).unwrap_or("REPORT");
-    let target = get("target").and_then(Value::as_str).unwrap_or("");
-    let verb = intent.to_lowercase();
-    let lead = match (intent, style) {
-        ("QUERY", _) => format!("Query: what can you tell me about {target}?"),
-        ("RESPOND", _) => format!("Responding to {target}."),
-        ("REPORT", _) => format!("Report on {target}."),
-        (_, "concise") => format!("{}: {target}.", capitalize(&verb)),
-        (_, "friendly") => format!("Hi! Could you {verb} {target}?"),
-        _ => format!("Please {verb} {target}."),
-    };
-    let mut out = vec![lead];
-    if let Some(Value::Object(params)) = get("params") {
-        if let Some(notes) = params.get("notes") {
-            let notes = match notes {
-                Value::Array(items) => items.iter().map(plain).collect(),
-                other => vec![plain(other)],
-            };
-            out.extend(notes.iter().map(|n| sentence(n)));
-        }
-        let rest: Map<String, Value> = params
-            .iter()
-            .filter(|(k, _)| *k != "notes")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if !rest.is_empty() {
-            out.push(format!("Details: {}.", describe(&rest)));
-        }
-    }
-    if let Some(Value::Object(summary)) = get("summary")
-        && !summary.is_empty()
-    {
-        out.push(format!("Summary: {}.", describe(summary)));
-    }
-    if let Some(Value::Array(sections)) = get("sections") {
-        for s in sections {
-            let title = s.get("title").and_then(Value::as_str).unwrap_or("");
-            let content = s.get("content").and_then(Value::as_str).unwrap_or("");
-            out.push(format!("{title}: {content}"));
-        }
-    }
-    if let Some(Value::Array(constraints)) = get("constraints")
-        && !constraints.is_empty()
-    {
-        out.extend(constraints.iter().map(|c| sentence(&plain(c))));
-    }
-    if let Some(Value::Object(state)) = get("state")
-        && !state.is_empty()
-    {
-        out.push(format!("Current state: {}.", describe(state)));
-    }
-    match get("priority").and_then(Value::as_str) {
-        Some(p) if p != "medium" => out.push(format!("Priority: {p}.")),
-        _ => {}
-    }
-    out.join(" ")
-}
-
-/// A note as a sentence: capitalised, ending with a stop.
-fn sentence(note: &str) -> String {
-    let note = capitalize(note.trim());
-    if note.ends_with(['.', '!', '?']) {
-        note
-    } else {
-        format!("{note}.")
-    }
-}
-
-fn capitalize(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-        .unwrap_or_default()
-}
-
-/// `key: value` for each entry, keys with spaces for underscores.
-fn describe(map: &Map<String, Value>) -> String {
-    map.iter()
-        .map(|(k, v)| format!("{}: {}", k.replace('_', " "), plain(v)))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// A JSON value as plain words.
-fn plain(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().map(plain).collect::<Vec<_>>().join(", "),
-        Value::Object(map) => describe(map),
-        Value::Null => "none".into(),
-        other => other.to_string(),
-    }
-}
-
-/// Lexical similarity in [0, 1]: the mean of word and character-trigram
-/// cosine similarities.
-pub fn similarity(a: &str, b: &str) -> f64 {
-    // On the content words: filler says nothing about meaning, and a
-    // telegraphic signal leaves it out.
-    let (ta, tb) = (brief::telegraphic(a), brief::telegraphic(b));
-    let (a, b) = if ta.is_empty() || tb.is_empty() {
-        (a, b)
-    } else {
-        (ta.as_str(), tb.as_str())
-    };
-    let words = cosine_of(&word_counts(a), &word_counts(b));
-    let trigrams = cosine_of(&trigram_counts(a), &trigram_counts(b));
-    ((words + trigrams) / 2.0).clamp(0.0, 1.0)
-}
-
-fn word_counts(text: &str) -> HashMap<String, f64> {
-    let mut counts = HashMap::new();
-    for w in text
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        *counts.entry(w.to_string()).or_insert(0.0) += 1.0;
-    }
-    counts
-}
-
-fn trigram_counts(text: &str) -> HashMap<String, f64> {
-    let normal: Vec<char> = text
-        .to_lowercase()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .collect();
-    let mut counts = HashMap::new();
-    for w in normal.windows(3) {
-        *counts.entry(w.iter().collect::<String>()).or_insert(0.0) += 1.0;
-    }
-    counts
-}
-
-fn cosine_of(a: &HashMap<String, f64>, b: &HashMap<String, f64>) -> f64 {
-    let keys: Vec<&String> = a
-        .keys()
-        .chain(b.keys().filter(|k| !a.contains_key(*k)))
-        .collect();
-    let va: Vec<f64> = keys
-        .iter()
-        .map(|k| a.get(*k).copied().unwrap_or(0.0))
-        .collect();
-    let vb: Vec<f64> = keys
-        .iter()
-        .map(|k| b.get(*k).copied().unwrap_or(0.0))
-        .collect();
-    cosine(&va, &vb)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1116,13 +959,5 @@ mod tests {
         let s = encode("İİ analyze the thing. Currently İİİİ blocked by the ẞẞ review.");
         assert_eq!(s.state["blocked_by"], "the ẞẞ review");
         assert_eq!(s.intent, Intent::Analyze);
-    }
-
-    #[test]
-    fn similarity_is_bounded_and_reflexive() {
-        assert!((similarity("the same words", "the same words") - 1.0).abs() < 1e-9);
-        assert_eq!(similarity("", "anything"), 0.0);
-        let s = similarity("deploy the api", "deploy the web app");
-        assert!(s > 0.3 && s < 1.0, "{s}");
     }
 }
