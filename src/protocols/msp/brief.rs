@@ -70,7 +70,6 @@ const FILLER: &[&str] = &[
     "because",
     "some",
     "such",
-    "than",
     "too",
     "do",
     "does",
@@ -120,7 +119,6 @@ const FILLER: &[&str] = &[
     "going",
     "get",
     "got",
-    "one",
 ];
 
 /// One sentence of the source (or one clause of a long one), and its
@@ -366,16 +364,29 @@ fn words_at(text: &str) -> Vec<(usize, &str)> {
 }
 
 /// A sentence without its filler words and its inner punctuation; words
-/// are kept whole and in order.
+/// are kept whole and in order. Filler that makes a limit stays with it:
+/// "at most", "at least", "up to" (a bound, where "most 10,000" or "up
+/// 68 minutes" would not be one).
 pub fn telegraphic(sentence: &str) -> String {
-    let mut kept: Vec<&str> = Vec::new();
-    for word in sentence.split_whitespace() {
+    let bare_lower = |word: &str| {
         let bare = word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'));
-        let lower = bare.to_lowercase().replace('’', "'");
-        if bare.is_empty() {
+        bare.to_lowercase().replace('’', "'")
+    };
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let mut kept: Vec<&str> = Vec::new();
+    for (i, &word) in words.iter().enumerate() {
+        let lower = bare_lower(word);
+        if lower.is_empty() {
             continue;
         }
-        if meaning::is_negation(&lower) || !FILLER.contains(&lower.as_str()) {
+        let next = words.get(i + 1).map(|w| bare_lower(w)).unwrap_or_default();
+        let previous = i
+            .checked_sub(1)
+            .map(|p| bare_lower(words[p]))
+            .unwrap_or_default();
+        let bound = (lower == "at" && (next == "most" || next == "least"))
+            || (lower == "to" && previous == "up");
+        if bound || meaning::is_negation(&lower) || !FILLER.contains(&lower.as_str()) {
             // Trailing commas and stops go; a colon or inner punctuation
             // (a file name, a version, a ratio) stays.
             kept.push(
@@ -390,13 +401,21 @@ pub fn telegraphic(sentence: &str) -> String {
 /// Whether a sentence says what must or must not happen: a prohibition
 /// ("do not", "never", "avoid"…) or a requirement or limit ("must",
 /// "only", "at most"…). A statement that merely negates ("volume alone
-/// does not explain it") is not one: it stays a note, in its place.
+/// does not explain it", "we do not know how", "it was never lowered")
+/// is not one: it stays a note, in its place, with its negation. Nor is a
+/// question ("does it apply to logs only?"): it asks, it does not rule.
 pub fn is_constraint(sentence: &str) -> bool {
     let lower = sentence.to_lowercase().replace('’', "'");
-    PROHIBITIONS
+    if lower.trim_end().ends_with('?') {
+        return false;
+    }
+    IMPERATIVE_PROHIBITIONS
         .iter()
-        .chain(meaning::FORBIDDING)
-        .any(|cue| contains_phrase(&lower, cue))
+        .any(|cue| imperative_phrase(&lower, cue))
+        || PROHIBITIONS
+            .iter()
+            .chain(meaning::FORBIDDING)
+            .any(|cue| contains_phrase(&lower, cue))
         || [
             "must",
             "only",
@@ -417,21 +436,44 @@ pub fn is_constraint(sentence: &str) -> bool {
         .any(|cue| contains_phrase(&lower, cue))
 }
 
-/// Phrases that forbid, besides [`meaning::FORBIDDING`]'s words.
+/// Phrases that forbid wherever they stand, besides
+/// [`meaning::FORBIDDING`]'s words: "we must not", "it may not" rule.
 const PROHIBITIONS: &[&str] = &[
-    "do not",
-    "don't",
-    "dont",
-    "never",
     "must not",
     "mustn't",
     "should not",
     "shouldn't",
     "may not",
-    "cannot",
-    "can't",
     "not allowed",
 ];
+
+/// Phrases that forbid only as a command ([`imperative_phrase`]): "Do
+/// not merge", "please never", "you can't"; after another subject they
+/// state a fact ("we do not know how", "it was never lowered", "I can't
+/// reproduce it").
+const IMPERATIVE_PROHIBITIONS: &[&str] = &["do not", "don't", "dont", "never", "cannot", "can't"];
+
+/// Words that may stand between a clause's start and its command.
+const BEFORE_COMMAND: &[&str] = &["please", "and", "but", "so", "then", "just", "also", "you"];
+
+/// Whether `phrase` stands in `lower` as a command: at the start of the
+/// sentence or of a clause (after `,` `;` `:` or a dash), with only
+/// [`BEFORE_COMMAND`] words before it.
+fn imperative_phrase(lower: &str, phrase: &str) -> bool {
+    lower.match_indices(phrase).any(|(i, _)| {
+        let after = lower[i + phrase.len()..].chars().next();
+        if after.is_some_and(char::is_alphanumeric) || lower[..i].ends_with(char::is_alphanumeric) {
+            return false;
+        }
+        let clause = lower[..i]
+            .rsplit([',', ';', ':', '—', '–', '(', '.'])
+            .next()
+            .unwrap_or("");
+        clause
+            .split_whitespace()
+            .all(|w| BEFORE_COMMAND.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+    })
+}
 
 fn contains_phrase(lower: &str, phrase: &str) -> bool {
     lower.match_indices(phrase).any(|(i, _)| {
@@ -492,6 +534,15 @@ mod tests {
         assert_eq!(
             telegraphic("We don't need the report in gateway.py"),
             "don't report gateway.py"
+        );
+        // Bounds, comparisons and counts keep their words.
+        assert_eq!(
+            telegraphic("Use batches of at most 10,000 accounts, at least two, up to 68 minutes."),
+            "Use batches at most 10,000 accounts at least two up to 68 minutes"
+        );
+        assert_eq!(
+            telegraphic("Do not run the job in one go; it is slower than the cron."),
+            "not run job one go slower than cron"
         );
     }
 
@@ -615,6 +666,11 @@ mod tests {
             "Avoid the legacy endpoint.",
             "Keep it under 200 words.",
             "Use only the EU region.",
+            "Please never force-push to main.",
+            "Once it is merged, do not touch the flags.",
+            "You can't deploy on Fridays.",
+            "The job is slow; don't run it twice.",
+            "We must not lose an order.",
         ] {
             assert!(is_constraint(constraint), "{constraint}");
         }
@@ -623,6 +679,14 @@ mod tests {
             "The new hires are not trained yet.",
             "We ran it without a mismatch.",
             "The notes are online.",
+            // Negated statements: the negation stays, in a note.
+            "We do not know how a zero-quantity order got past the checkout form; Amara is looking.",
+            "The alert fired late because its threshold was never lowered again.",
+            "I can't reproduce it on staging.",
+            "Priya doesn't think it is the cause.",
+            // Questions ask, they do not rule.
+            "Does the discount apply to log ingestion only or also to metrics?",
+            "Are we allowed to reduce the volume, or only to increase it?",
         ] {
             assert!(!is_constraint(statement), "{statement}");
         }

@@ -60,7 +60,9 @@ const CUES: &[(Intent, &[&str])] = &[
         Intent::Delegate,
         &[
             "delegate",
+            "delegating",
             "assign",
+            "assigning",
             "hand off",
             "hand over",
             "handing off",
@@ -111,6 +113,8 @@ const CUES: &[(Intent, &[&str])] = &[
             "test",
             "benchmark",
             "approve",
+            "choose",
+            "choosing",
         ],
     ),
     (
@@ -229,10 +233,19 @@ pub fn reading(text: &str, lower: &str) -> (Intent, String) {
     } else {
         String::new()
     };
-    let target = if subject.is_empty() {
-        find_target(text, cue_end)
-    } else {
+    // "Weekly status from the platform team": the report is the target,
+    // not who sends it.
+    let from_someone = intent == Intent::Report
+        && lower[cue_end..]
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| ["from", "by"].contains(&w));
+    let target = if !subject.is_empty() {
         subject
+    } else if from_someone {
+        subject_before(text, cue_end)
+    } else {
+        find_target(text, cue_end)
     };
     (intent, target)
 }
@@ -412,7 +425,8 @@ fn after_determiner(lower: &str, at: usize, or_one_word_before: bool) -> bool {
         "the", "a", "an", "our", "this", "that", "your", "my", "their", "its", "his", "her",
         "these", "those",
     ];
-    // One word may stand between: "the revocation check happens".
+    // One word may stand between: "the revocation check happens" (but
+    // "your help choosing" asks for the choosing).
     let before = &lower[..at];
     let clause = before
         .rsplit([',', ';', '.', '!', '?', '\n'])
@@ -422,7 +436,7 @@ fn after_determiner(lower: &str, at: usize, or_one_word_before: bool) -> bool {
     let last = words.next();
     last.is_some_and(|w| DETERMINERS.contains(&w))
         || (or_one_word_before
-            && last.is_some_and(|w| !STOP.contains(&w) && !LEADING.contains(&w))
+            && last.is_some_and(|w| !STOP.contains(&w) && !LEADING.contains(&w) && w != "help")
             && words.next().is_some_and(|w| DETERMINERS.contains(&w)))
 }
 
@@ -501,6 +515,21 @@ fn find_target(text: &str, from: usize) -> String {
         }
         out.join(" ")
     };
+    // "We need a migration plan … Please draft it as a document": the
+    // object is a pronoun, and what it stands for was named as needed.
+    // Otherwise what it is made as, if anything: "draft it as a document".
+    if object_is_pronoun(&text[from..]) {
+        let after_pronoun = word_ends(&text[from..]).nth(1).map(|end| from + end);
+        for start in [needed_before(text, from), after_pronoun]
+            .into_iter()
+            .flatten()
+        {
+            let target = phrase(start);
+            if !target.is_empty() {
+                return target;
+            }
+        }
+    }
     let target = phrase(from);
     if !target.is_empty() {
         return target;
@@ -515,6 +544,46 @@ fn find_target(text: &str, from: usize) -> String {
     } else {
         fallback
     }
+}
+
+/// Whether the words after a cue start with a pronoun that is the whole
+/// object ("draft it as a document", "send them.").
+fn object_is_pronoun(rest: &str) -> bool {
+    const OBJECTS: &[&str] = &["it", "this", "that", "them", "these", "those"];
+    let mut words = rest.split_whitespace().map(|w| {
+        w.to_lowercase()
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_string()
+    });
+    let first_ends = rest
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.ends_with(['.', ',', ';', ':', '!', '?']));
+    words.next().is_some_and(|w| OBJECTS.contains(&w.as_str()))
+        && (first_ends || words.next().is_none_or(|w| STOP.contains(&w.as_str())))
+}
+
+/// The byte offsets where each word of `text` ends.
+fn word_ends(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.split_whitespace()
+        .map(move |w| w.as_ptr() as usize - text.as_ptr() as usize + w.len())
+}
+
+/// Where the thing a text says it needs is named, before `at`: just after
+/// the last "need", "needs", "want", "would like" or "looking for".
+fn needed_before(text: &str, at: usize) -> Option<usize> {
+    const NEEDING: &[&str] = &[
+        " need ",
+        " needs ",
+        " want ",
+        " would like ",
+        " looking for ",
+    ];
+    let before = text[..at].to_ascii_lowercase();
+    NEEDING
+        .iter()
+        .filter_map(|cue| before.rfind(cue).map(|i| i + cue.len()))
+        .max()
 }
 
 #[cfg(test)]
@@ -567,6 +636,33 @@ mod tests {
                 "Here is the answer to your question about quotas.",
                 Intent::Respond,
                 "answer",
+            ),
+            (
+                "I'm delegating the security review of the partner integration to you.",
+                Intent::Delegate,
+                "security review of the partner integration",
+            ),
+            // Choosing among options is an evaluation.
+            (
+                "I'd like your help choosing how we run incidents from next year. It should update our Statuspage.",
+                Intent::Evaluate,
+                "how we run incidents",
+            ),
+            (
+                "Weekly status from the platform team. The upgrade is finished.",
+                Intent::Report,
+                "Weekly status",
+            ),
+            // A pronoun object stands for what was said to be needed.
+            (
+                "We need a migration plan for the email vendor. Please draft it as a document the team can work from.",
+                Intent::Generate,
+                "migration plan",
+            ),
+            (
+                "Please draft it as a document.",
+                Intent::Generate,
+                "document",
             ),
             // Passing tests hand nothing over.
             (
