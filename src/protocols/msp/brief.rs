@@ -411,6 +411,7 @@ pub fn is_constraint(sentence: &str) -> bool {
     }
     IMPERATIVE_PROHIBITIONS
         .iter()
+        .chain(IMPERATIVE_REQUIREMENTS)
         .any(|cue| imperative_phrase(&lower, cue))
         || PROHIBITIONS
             .iter()
@@ -424,13 +425,10 @@ pub fn is_constraint(sentence: &str) -> bool {
             "no more than",
             "no longer than",
             "within",
-            "keep it",
-            "keep the",
             "limit",
             "required",
             "maximum",
             "minimum",
-            "ensure",
         ]
         .iter()
         .any(|cue| contains_phrase(&lower, cue))
@@ -452,6 +450,11 @@ const PROHIBITIONS: &[&str] = &[
 /// state a fact ("we do not know how", "it was never lowered", "I can't
 /// reproduce it").
 const IMPERATIVE_PROHIBITIONS: &[&str] = &["do not", "don't", "dont", "never", "cannot", "can't"];
+
+/// Requirements only as a command: "Keep it to five bullet points",
+/// "ensure the job is idempotent"; "the decisions were … to keep the
+/// monolith" reports one.
+const IMPERATIVE_REQUIREMENTS: &[&str] = &["keep it", "keep the", "ensure", "make sure"];
 
 /// Words that may stand between a clause's start and its command.
 const BEFORE_COMMAND: &[&str] = &["please", "and", "but", "so", "then", "just", "also", "you"];
@@ -671,6 +674,8 @@ mod tests {
             "You can't deploy on Fridays.",
             "The job is slow; don't run it twice.",
             "We must not lose an order.",
+            "Keep it to five bullet points.",
+            "Please make sure the backfill can resume.",
         ] {
             assert!(is_constraint(constraint), "{constraint}");
         }
@@ -687,6 +692,8 @@ mod tests {
             // Questions ask, they do not rule.
             "Does the discount apply to log ingestion only or also to metrics?",
             "Are we allowed to reduce the volume, or only to increase it?",
+            // A requirement reported, not made.
+            "The key decisions were to move the bus to Kafka and to keep the monolith for billing.",
         ] {
             assert!(!is_constraint(statement), "{statement}");
         }

@@ -142,6 +142,14 @@ const CUES: &[(Intent, &[&str])] = &[
             "roll back",
             "upgrade",
             "restart",
+            // "Status update" reports; "update the document" changes it.
+            "update the",
+            "update our",
+            "update your",
+            "update this",
+            "update these",
+            "update it",
+            "update them",
         ],
     ),
     (
@@ -245,7 +253,16 @@ pub fn reading(text: &str, lower: &str) -> (Intent, String) {
     } else if from_someone {
         subject_before(text, cue_end)
     } else {
-        find_target(text, cue_end)
+        let target = find_target(text, cue_end);
+        // "Status update on the payments outage": what the update is on.
+        let lowered = target.to_ascii_lowercase();
+        match lower[cue_end..].find(&lowered) {
+            Some(at) if INTENT_NOUNS.contains(&lowered.as_str()) => {
+                let after = find_target(text, cue_end + at + lowered.len());
+                if after.is_empty() { target } else { after }
+            }
+            _ => target,
+        }
     };
     (intent, target)
 }
@@ -310,7 +327,8 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
                         .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
                         .is_some_and(|w| MODIFIED_NOUNS.contains(&w.trim_end_matches('s')));
                 let no_hand_off = HAND_OFF_ONLY.contains(cue) && !hands_off(lower, at);
-                !(negated_at(lower, at) || noun || not_asked || modifier || no_hand_off)
+                let subject = *cue == "results" && followed_by_verb(lower, at + cue.len());
+                !(negated_at(lower, at) || noun || not_asked || modifier || no_hand_off || subject)
             });
             if let Some(at) = at
                 && best.is_none_or(|(b, _, _)| at < b)
@@ -364,7 +382,7 @@ pub(super) fn find_word(text: &str, word: &str) -> Option<usize> {
 }
 
 /// Every whole-word occurrence of `word` in `text`.
-fn find_words<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+pub(super) fn find_words<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
     let bytes = text.as_bytes();
     text.match_indices(word).map(|(i, _)| i).filter(move |&i| {
         let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
@@ -519,7 +537,15 @@ fn find_target(text: &str, from: usize) -> String {
     // object is a pronoun, and what it stands for was named as needed.
     // Otherwise what it is made as, if anything: "draft it as a document".
     if object_is_pronoun(&text[from..]) {
-        let after_pronoun = word_ends(&text[from..]).nth(1).map(|end| from + end);
+        // Not past the pronoun's clause: "approve it. First, …".
+        let clause_ends = text[from..]
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.ends_with(['.', ',', ';', ':', '!', '?']));
+        let after_pronoun = word_ends(&text[from..])
+            .nth(1)
+            .filter(|_| !clause_ends)
+            .map(|end| from + end);
         for start in [needed_before(text, from), after_pronoun]
             .into_iter()
             .flatten()
@@ -544,6 +570,20 @@ fn find_target(text: &str, from: usize) -> String {
     } else {
         fallback
     }
+}
+
+/// Whether the word after `at` in its clause is neither a preposition nor
+/// the end: "how stale results get" (results as a subject, not results
+/// handed over), against "the results of the test" and "results:".
+fn followed_by_verb(lower: &str, at: usize) -> bool {
+    let rest = &lower[at..];
+    if rest.starts_with([',', '.', ';', ':', '!', '?', '\n']) {
+        return false;
+    }
+    rest.split_whitespace()
+        .next()
+        .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
+        .is_some_and(|w| !w.is_empty() && !STOP.contains(&w) && !["of", "are", "is"].contains(&w))
 }
 
 /// Whether the words after a cue start with a pronoun that is the whole
@@ -653,6 +693,22 @@ mod tests {
                 Intent::Report,
                 "Weekly status",
             ),
+            // Results that do something are not results reported.
+            (
+                "Incremental updates are right given how stale results get. Please update the document.",
+                Intent::Transform,
+                "document",
+            ),
+            (
+                "Status update on the payments outage: it is fixed.",
+                Intent::Report,
+                "payments outage",
+            ),
+            (
+                "Results of the load test: p99 is 80 ms.",
+                Intent::Report,
+                "load test",
+            ),
             // A pronoun object stands for what was said to be needed.
             (
                 "We need a migration plan for the email vendor. Please draft it as a document the team can work from.",
@@ -663,6 +719,13 @@ mod tests {
                 "Please draft it as a document.",
                 Intent::Generate,
                 "document",
+            ),
+            // Nothing named as needed: the text's first words, never the
+            // next sentence's ("the schema changes").
+            (
+                "I read your design document. We may approve it. First, the schema changes.",
+                Intent::Evaluate,
+                "I read your design document",
             ),
             // Passing tests hand nothing over.
             (

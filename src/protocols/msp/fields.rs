@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Priority;
-use super::cues::{STOP, find_word, sentences};
+use super::cues::{STOP, find_word, find_words, sentences};
 use super::facts;
 
 /// `key: value` lines, URLs, file names, dates, quantities, formats and
@@ -345,7 +345,22 @@ pub(super) fn find_state(text: &str, params: &mut Map<String, Value>) -> Map<Str
 /// last week's outage" are not critical requests; "this is critical",
 /// "immediately", "P0" are.
 pub(super) fn find_priority(lower: &str) -> Priority {
-    let has = |cues: &[&str]| cues.iter().any(|c| find_word(lower, c).is_some());
+    // "Today's review" says when, not how soon: a possessive is no cue;
+    // nor is "Today we open a channel by hand" (nowadays), a sentence's
+    // first word.
+    let has = |cues: &[&str]| {
+        cues.iter().any(|c| {
+            find_words(lower, c).any(|at| {
+                let after = &lower[at + c.len()..];
+                let opens = lower[..at]
+                    .trim_end()
+                    .chars()
+                    .next_back()
+                    .is_none_or(|p| matches!(p, '.' | '!' | '?' | '\n'));
+                !(after.starts_with("'s") || after.starts_with("’s") || (*c == "today" && opens))
+            })
+        })
+    };
     // "Not urgent" says low before "urgent" can say high.
     if has(&["not urgent", "no rush", "not a priority", "low priority"]) {
         return Priority::Low;

@@ -808,6 +808,15 @@ mod tests {
                 "Review the fix: an outage would turn into a bypass.",
                 Priority::Medium,
             ),
+            (
+                "Summarize the notes from today's architecture review.",
+                Priority::Medium,
+            ),
+            ("I need the summary today.", Priority::High),
+            (
+                "Help us choose a tool. Today we open the channel by hand.",
+                Priority::Medium,
+            ),
         ] {
             assert_eq!(encode(text).priority, priority, "{text}");
         }
