@@ -457,7 +457,9 @@ const IMPERATIVE_PROHIBITIONS: &[&str] = &["do not", "don't", "dont", "never", "
 const IMPERATIVE_REQUIREMENTS: &[&str] = &["keep it", "keep the", "ensure", "make sure"];
 
 /// Words that may stand between a clause's start and its command.
-const BEFORE_COMMAND: &[&str] = &["please", "and", "but", "so", "then", "just", "also", "you"];
+const BEFORE_COMMAND: &[&str] = &[
+    "please", "and", "but", "so", "then", "just", "also", "you", "should", "must",
+];
 
 /// Whether `phrase` stands in `lower` as a command: at the start of the
 /// sentence or of a clause (after `,` `;` `:` or a dash), with only
@@ -672,6 +674,7 @@ mod tests {
             "Please never force-push to main.",
             "Once it is merged, do not touch the flags.",
             "You can't deploy on Fridays.",
+            "You should never store card numbers.",
             "The job is slow; don't run it twice.",
             "We must not lose an order.",
             "Keep it to five bullet points.",

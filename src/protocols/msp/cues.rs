@@ -327,7 +327,7 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
                         .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
                         .is_some_and(|w| MODIFIED_NOUNS.contains(&w.trim_end_matches('s')));
                 let no_hand_off = HAND_OFF_ONLY.contains(cue) && !hands_off(lower, at);
-                let subject = *cue == "results" && followed_by_verb(lower, at + cue.len());
+                let subject = *cue == "results" && phrase_goes_on(lower, at + cue.len());
                 !(negated_at(lower, at) || noun || not_asked || modifier || no_hand_off || subject)
             });
             if let Some(at) = at
@@ -538,13 +538,9 @@ fn find_target(text: &str, from: usize) -> String {
     // Otherwise what it is made as, if anything: "draft it as a document".
     if object_is_pronoun(&text[from..]) {
         // Not past the pronoun's clause: "approve it. First, …".
-        let clause_ends = text[from..]
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| w.ends_with(['.', ',', ';', ':', '!', '?']));
         let after_pronoun = word_ends(&text[from..])
             .nth(1)
-            .filter(|_| !clause_ends)
+            .filter(|_| !first_word_ends_clause(&text[from..]))
             .map(|end| from + end);
         for start in [needed_before(text, from), after_pronoun]
             .into_iter()
@@ -575,7 +571,7 @@ fn find_target(text: &str, from: usize) -> String {
 /// Whether the word after `at` in its clause is neither a preposition nor
 /// the end: "how stale results get" (results as a subject, not results
 /// handed over), against "the results of the test" and "results:".
-fn followed_by_verb(lower: &str, at: usize) -> bool {
+fn phrase_goes_on(lower: &str, at: usize) -> bool {
     let rest = &lower[at..];
     if rest.starts_with([',', '.', ';', ':', '!', '?', '\n']) {
         return false;
@@ -595,12 +591,15 @@ fn object_is_pronoun(rest: &str) -> bool {
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_string()
     });
-    let first_ends = rest
-        .split_whitespace()
-        .next()
-        .is_some_and(|w| w.ends_with(['.', ',', ';', ':', '!', '?']));
     words.next().is_some_and(|w| OBJECTS.contains(&w.as_str()))
-        && (first_ends || words.next().is_none_or(|w| STOP.contains(&w.as_str())))
+        && (first_word_ends_clause(rest) || words.next().is_none_or(|w| STOP.contains(&w.as_str())))
+}
+
+/// Whether the first word of `rest` ends its clause ("it." "it,").
+fn first_word_ends_clause(rest: &str) -> bool {
+    rest.split_whitespace()
+        .next()
+        .is_some_and(|w| w.ends_with(['.', ',', ';', ':', '!', '?']))
 }
 
 /// The byte offsets where each word of `text` ends.
