@@ -132,8 +132,61 @@ fn prose_with_facts() -> impl Strategy<Value = String> {
     prop::collection::vec(sentence, 1..30).prop_map(|s| s.join(" "))
 }
 
+/// Sentences of filler words mixed with the words a telegraphic note must
+/// keep: negations, numbers, number words and the words of a bound.
+fn sentence_with_filler() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        3 => prop::sample::select(vec![
+            "the", "a", "to", "of", "at", "up", "in", "one", "than", "more", "most", "least",
+            "is", "we", "it", "please", "just", "no", "not", "never", "don't", "do", "can't",
+            "without", "two", "twelve", "10,000", "3.5", "90%", "batches", "run", "go",
+        ])
+        .prop_map(str::to_string),
+        1 => "[a-z]{2,8}",
+    ];
+    prop::collection::vec(word, 1..25).prop_map(|w| w.join(" "))
+}
+
+/// The words of `text` a telegraphic note keeps whatever else it drops, in
+/// order: negations, words with a digit, number words, "than", and "at"
+/// before "most" or "least", "to" after "up".
+fn kept_for_meaning(text: &str) -> Vec<String> {
+    let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+    let number = |w: &str| {
+        w.chars().any(|c| c.is_ascii_digit())
+            || [
+                "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve",
+            ]
+            .contains(&w)
+    };
+    words
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            let next = words.get(i + 1).map(String::as_str);
+            let previous = i.checked_sub(1).map(|p| words[p].as_str());
+            super::meaning::is_negation(w)
+                || number(w)
+                || *w == "than"
+                || (*w == "at" && matches!(next, Some("most" | "least")))
+                || (*w == "to" && previous == Some("up"))
+        })
+        .map(|(_, w)| w.clone())
+        .collect()
+}
+
 proptest! {
     #![proptest_config(crate::proptest_config::config(256))]
+
+    /// A telegraphic note drops filler only: never a negation, a number,
+    /// a number word ("in one go"), "than", nor the filler of a bound
+    /// ("at most 10,000", "up to 68 minutes").
+    #[test]
+    fn telegraphic_notes_keep_negations_numbers_and_bounds(text in sentence_with_filler()) {
+        let brief = super::brief::telegraphic(&text);
+        prop_assert_eq!(kept_for_meaning(&brief), kept_for_meaning(&text), "{} -> {}", text, brief);
+    }
 
     /// Property 1: every field is present, the JSON is valid, and it reads back equal.
     #[test]
