@@ -328,7 +328,14 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
                         .is_some_and(|w| MODIFIED_NOUNS.contains(&w.trim_end_matches('s')));
                 let no_hand_off = HAND_OFF_ONLY.contains(cue) && !hands_off(lower, at);
                 let subject = *cue == "results" && phrase_goes_on(lower, at + cue.len());
-                !(negated_at(lower, at) || noun || not_asked || modifier || no_hand_off || subject)
+                let undecided = undecided_at(lower, at);
+                !(negated_at(lower, at)
+                    || noun
+                    || not_asked
+                    || modifier
+                    || no_hand_off
+                    || subject
+                    || undecided)
             });
             if let Some(at) = at
                 && best.is_none_or(|(b, _, _)| at < b)
@@ -508,13 +515,30 @@ fn find_target(text: &str, from: usize) -> String {
             .unwrap_or("");
         let words: Vec<&str> = clause.split_whitespace().collect();
         let mut out: Vec<&str> = Vec::new();
-        for w in words {
-            let lw = w.to_lowercase();
-            let lw = lw.trim_matches(|c: char| !c.is_alphanumeric());
+        let bare: Vec<String> = words
+            .iter()
+            .map(|w| {
+                w.to_lowercase()
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_string()
+            })
+            .collect();
+        for (i, w) in words.iter().enumerate() {
+            let lw = bare[i].as_str();
             if out.is_empty() && LEADING.contains(&lw) {
                 continue;
             }
             if !out.is_empty() && STOP.contains(&lw) {
+                break;
+            }
+            // "How much headroom do we have": the question's verb and its
+            // subject are not what it is about.
+            if !out.is_empty()
+                && QUESTION_AUX.contains(&lw)
+                && bare
+                    .get(i + 1)
+                    .is_some_and(|n| SUBJECTS.contains(&n.as_str()))
+            {
                 break;
             }
             out.push(w.trim_matches(|c: char| c == '"' || c == '\''));
@@ -567,6 +591,35 @@ fn find_target(text: &str, from: usize) -> String {
         fallback
     }
 }
+
+/// Whether `at` stands in a clause that weighs a choice still open: "we
+/// are deciding whether to build our own vector search or …" asks neither
+/// to build nor to search.
+fn undecided_at(lower: &str, at: usize) -> bool {
+    const WEIGHING: &[&str] = &[
+        "deciding whether",
+        "decide whether",
+        "considering whether",
+        "wondering whether",
+        "not sure whether",
+        "unsure whether",
+    ];
+    let clause = lower[..at]
+        .rsplit(['.', ',', ';', ':', '!', '?', '\n'])
+        .next()
+        .unwrap_or_default();
+    WEIGHING.iter().any(|w| clause.contains(w))
+}
+
+/// Auxiliaries that open a question's inverted verb ("do we have", "are
+/// we allowed").
+const QUESTION_AUX: &[&str] = &[
+    "do", "does", "did", "are", "is", "was", "were", "can", "could", "should", "will", "would",
+    "have", "has",
+];
+
+/// The subjects after a question's auxiliary.
+const SUBJECTS: &[&str] = &["we", "you", "i", "they", "it", "he", "she", "there"];
 
 /// Whether the word after `at` in its clause is neither a preposition nor
 /// the end: "how stale results get" (results as a subject, not results
@@ -707,6 +760,23 @@ mod tests {
                 "Results of the load test: p99 is 80 ms.",
                 Intent::Report,
                 "load test",
+            ),
+            // A question is about its object, not its inverted verb.
+            (
+                "How much headroom do we have on the primary database?",
+                Intent::Query,
+                "headroom",
+            ),
+            (
+                "Which regions are we allowed to store health data in?",
+                Intent::Query,
+                "regions",
+            ),
+            // A choice still being made is not the request.
+            (
+                "We are deciding whether to build our own vector search or to buy one. Please prepare a comparison of three services.",
+                Intent::Generate,
+                "comparison of three services",
             ),
             // A pronoun object stands for what was said to be needed.
             (
