@@ -83,7 +83,8 @@ fn budget(n: usize) -> f64 {
 /// Signals for a text from the least detail (within `budget`) to the
 /// most (every sentence), the fewest tokens first: the same intent, target, parameters, state and
 /// priority, with more of the prose's sentences in `params.notes` and
-/// `constraints`. A sentence that negates or forbids is in every one.
+/// `constraints`. A clause that negates, forbids, requires or limits is in
+/// every one.
 pub fn candidates(text: &str) -> Vec<MinimalSignal> {
     let Ok(all) = candidates_by(text, |order: &Order| {
         Ok::<_, std::convert::Infallible>(order.ranked.to_vec())
@@ -142,12 +143,19 @@ fn candidates_by<E>(
         Encoding::O200kBase.count(&counted.to_wire_string())
     };
     let allowed = budget(Encoding::O200kBase.count(text));
-    // The request and every sentence that negates or forbids, then enough
-    // sentences to state every fact: in every candidate.
+    // The request, every clause that negates, and every clause of a
+    // sentence that forbids, requires or limits ("the evaluation must use
+    // the held-out set only"), then enough clauses to state every fact: in
+    // every candidate. A similarity barely moves when a requirement goes;
+    // the receiver's work does.
     let required: Vec<usize> = order
         .iter()
         .copied()
-        .filter(|&i| i == request || !meaning::negations(&sentences[i].text).is_empty())
+        .filter(|&i| {
+            i == request
+                || !meaning::negations(&sentences[i].text).is_empty()
+                || sentences[i].constrains
+        })
         .collect();
     // What a clause adds to the signal: its tokens and a separator (counted
     // once each, so that a long text is not tokenized again per clause).
@@ -709,6 +717,23 @@ mod tests {
         // And the ladder still climbs to every clause.
         assert!(all.len() >= 5, "{}", all.len());
         assert!(tokens(&all[all.len() - 1]) as f64 > budget(n));
+    }
+
+    /// Every clause of a sentence that requires or limits is in every
+    /// candidate, as a negation is: "the evaluation must use the held-out
+    /// set only" was dropped from the signal of a request that said it,
+    /// with "do not touch the training data" kept (the judge passed it).
+    #[test]
+    fn requirements_are_in_every_candidate() {
+        let mut text = long_text_with_one_odd_clause();
+        text.push_str(
+            "The evaluation must use the held-out set only; do not touch the training data.\n",
+        );
+        for signal in candidates(&text) {
+            let wire = signal.to_wire().to_string();
+            assert!(wire.contains("held-out set only"), "{wire}");
+            assert!(wire.contains("not touch training data"), "{wire}");
+        }
     }
 
     /// A long log of distinct facts: every one is in the least detailed
