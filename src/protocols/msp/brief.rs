@@ -373,20 +373,18 @@ pub fn telegraphic(sentence: &str) -> String {
         bare.to_lowercase().replace('’', "'")
     };
     let words: Vec<&str> = sentence.split_whitespace().collect();
+    let lowered: Vec<String> = words.iter().map(|w| bare_lower(w)).collect();
     let mut kept: Vec<&str> = Vec::new();
     for (i, &word) in words.iter().enumerate() {
-        let lower = bare_lower(word);
+        let lower = lowered[i].as_str();
         if lower.is_empty() {
             continue;
         }
-        let next = words.get(i + 1).map(|w| bare_lower(w)).unwrap_or_default();
-        let previous = i
-            .checked_sub(1)
-            .map(|p| bare_lower(words[p]))
-            .unwrap_or_default();
+        let next = lowered.get(i + 1).map_or("", String::as_str);
+        let previous = i.checked_sub(1).map_or("", |p| lowered[p].as_str());
         let bound = (lower == "at" && (next == "most" || next == "least"))
             || (lower == "to" && previous == "up");
-        if bound || meaning::is_negation(&lower) || !FILLER.contains(&lower.as_str()) {
+        if bound || meaning::is_negation(lower) || !FILLER.contains(&lower) {
             // Trailing commas and stops go; a colon or inner punctuation
             // (a file name, a version, a ratio) stays.
             kept.push(
@@ -465,11 +463,7 @@ const BEFORE_COMMAND: &[&str] = &[
 /// sentence or of a clause (after `,` `;` `:` or a dash), with only
 /// [`BEFORE_COMMAND`] words before it.
 fn imperative_phrase(lower: &str, phrase: &str) -> bool {
-    lower.match_indices(phrase).any(|(i, _)| {
-        let after = lower[i + phrase.len()..].chars().next();
-        if after.is_some_and(char::is_alphanumeric) || lower[..i].ends_with(char::is_alphanumeric) {
-            return false;
-        }
+    phrase_starts(lower, phrase).any(|i| {
         let clause = lower[..i]
             .rsplit([',', ';', ':', '—', '–', '(', '.'])
             .next()
@@ -481,11 +475,19 @@ fn imperative_phrase(lower: &str, phrase: &str) -> bool {
 }
 
 fn contains_phrase(lower: &str, phrase: &str) -> bool {
-    lower.match_indices(phrase).any(|(i, _)| {
-        let before = lower[..i].chars().next_back();
-        let after = lower[i + phrase.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+    phrase_starts(lower, phrase).next().is_some()
+}
+
+/// Where `phrase` stands in `lower` as whole words.
+fn phrase_starts<'a>(lower: &'a str, phrase: &'a str) -> impl Iterator<Item = usize> + 'a {
+    lower
+        .match_indices(phrase)
+        .map(|(i, _)| i)
+        .filter(move |&i| {
+            let before = lower[..i].chars().next_back();
+            let after = lower[i + phrase.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
 }
 
 /// How much a sentence is worth keeping: the request ([`request_index`])
