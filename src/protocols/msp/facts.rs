@@ -2,12 +2,14 @@
 //! ("deploy at 14:00" and "deploy at 16:00" are 0.98 alike): numbers with
 //! their units, times, dates, and names — capitalised words that do not
 //! open a sentence, acronyms, identifiers (`orders_v2`, `PROJ-123`), file
-//! paths and URLs. The judge fails a decoding that drops or changes one and
-//! names it, as the upstream's loss analyzer does with a model ("MISSING:
-//! …"), here offline and exact.
+//! paths and URLs — and the items of a list ([`lists`]). The judge fails a
+//! decoding that drops or changes one and names it, as the upstream's loss
+//! analyzer does with a model ("MISSING: …"), here offline and exact.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
+use super::brief;
+use super::lists;
 use super::meaning::negations;
 
 /// What kind of fact a token states.
@@ -17,6 +19,9 @@ pub enum Kind {
     Time,
     Date,
     Name,
+    /// An item of a list the text enumerates; its key is
+    /// [`lists::Item::key`].
+    Item,
 }
 
 impl Kind {
@@ -26,6 +31,7 @@ impl Kind {
             Kind::Time => "time",
             Kind::Date => "date",
             Kind::Name => "name",
+            Kind::Item => "list item",
         }
     }
 }
@@ -198,8 +204,27 @@ const REPORTING: &[&str] = &[
     "leads",
 ];
 
-/// The facts of a text, in order.
+/// The facts of a text: those its words state, in order, then the items
+/// of its lists but those that are facts already (`PROJ-123`, `$40`).
 pub fn facts(text: &str) -> Vec<Fact> {
+    let mut out = word_facts(text);
+    out.extend(
+        lists::items(text)
+            .into_iter()
+            .filter(|item| {
+                word_facts(&item.text).len() < brief::telegraphic(&item.text).split(' ').count()
+            })
+            .map(|item| Fact {
+                kind: Kind::Item,
+                key: item.key(),
+                text: item.text,
+            }),
+    );
+    out
+}
+
+/// The facts a text's words state, in order.
+fn word_facts(text: &str) -> Vec<Fact> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let mut out = Vec::new();
     let mut sentence_start = true;
@@ -498,6 +523,7 @@ fn same_number(a: &str, b: &str) -> bool {
 pub struct Stated {
     facts: Vec<Fact>,
     lower: String,
+    stems: HashSet<String>,
 }
 
 impl Stated {
@@ -505,48 +531,97 @@ impl Stated {
         Stated {
             facts: facts(text),
             lower: text.to_lowercase(),
+            stems: lists::stems_of(text),
         }
     }
 
     /// Whether this text states `fact`: the same key (a number with or
     /// without its unit), or for a name, its text anywhere (a name may open
-    /// a sentence here, or sit in a longer word).
+    /// a sentence here, or sit in a longer word); for a list item, half of
+    /// its content words anywhere ([`lists::kept`]).
     pub fn keeps(&self, fact: &Fact) -> bool {
+        if fact.kind == Kind::Item {
+            return lists::kept(&fact.key, &self.stems);
+        }
         self.facts.iter().any(|k| {
             k.kind == fact.kind
                 && (k.key == fact.key || (k.kind == Kind::Number && same_number(&fact.key, &k.key)))
         }) || (fact.kind == Kind::Name && self.lower.contains(&fact.key))
     }
 
-    /// The keys under which this text may keep a fact ([`Fact::index_key`]
-    /// of each of its facts, and each of its words as a name), for an index
-    /// that finds, among many texts, those worth asking [`Stated::keeps`].
-    /// A name kept only inside a longer word is not among them.
+    /// The keys under which this text may keep a fact ([`index_keys`] of
+    /// each of its facts, each of its words as a name, each of its
+    /// stems for a list item), for an index that finds, among many texts,
+    /// those worth asking [`Stated::keeps`]. A name kept only inside a
+    /// longer word is not among them.
     pub fn index_keys(&self) -> Vec<(Kind, String)> {
         self.facts
             .iter()
-            .map(Fact::index_key)
+            .flat_map(|fact| match fact.kind {
+                Kind::Item => Vec::new(),
+                _ => fact.index_keys(),
+            })
             .chain(
                 self.lower
                     .split_whitespace()
                     .map(|w| (Kind::Name, trim_punctuation(w).to_string())),
             )
+            .chain(self.stems.iter().map(|s| (Kind::Item, s.clone())))
             .collect()
     }
 }
 
 impl Fact {
-    /// The key an index files this fact under: a number by its value alone
-    /// (`3 gb` and `3` may be the same number), anything else by its key.
-    pub fn index_key(&self) -> (Kind, String) {
+    /// The keys an index files this fact under: a number by its value
+    /// alone (`3 gb` and `3` may be the same number), anything else by its
+    /// key; a list item, see [`index_keys`].
+    fn index_keys(&self) -> Vec<(Kind, String)> {
         match self.kind {
-            Kind::Number => (
+            Kind::Number => vec![(
                 self.kind,
                 self.key.split(' ').next().unwrap_or_default().to_string(),
-            ),
-            _ => (self.kind, self.key.clone()),
+            )],
+            _ => vec![(self.kind, self.key.clone())],
         }
     }
+
+    /// Whether every text that keeps this fact has one of its
+    /// [`index_keys`] among its own: not a name, which may be kept inside
+    /// a longer word.
+    pub fn indexed_whole(&self) -> bool {
+        self.kind != Kind::Name
+    }
+}
+
+/// The keys an index files each of `facts` under, for texts that give
+/// [`Stated::index_keys`]. A list item is filed under the rarer half of
+/// its stems (rarer among these facts) and the rarer half of its head's:
+/// a text that keeps it has more than half of either, so one of those
+/// ("X Y last week" under X and Y: a text with "last week" is not asked
+/// about every item that ends so, however many there are).
+pub fn index_keys(facts: &[Fact]) -> Vec<Vec<(Kind, String)>> {
+    let mut items_with: HashMap<&str, usize> = HashMap::new();
+    for fact in facts.iter().filter(|f| f.kind == Kind::Item) {
+        for stem in fact.key.split([' ', '|']).filter(|s| !s.is_empty()) {
+            *items_with.entry(stem).or_default() += 1;
+        }
+    }
+    let rarer_half = |stems: &str| -> Vec<(Kind, String)> {
+        let mut stems: Vec<&str> = stems.split(' ').filter(|s| !s.is_empty()).collect();
+        stems.sort_by_key(|s| (items_with.get(s).copied().unwrap_or(0), *s));
+        let half = stems.len().div_ceil(2);
+        stems[..half]
+            .iter()
+            .map(|s| (Kind::Item, (*s).to_string()))
+            .collect()
+    };
+    facts
+        .iter()
+        .map(|fact| match fact.kind {
+            Kind::Item => fact.key.split(" | ").flat_map(rarer_half).collect(),
+            _ => fact.index_keys(),
+        })
+        .collect()
 }
 
 /// The facts of `original` (each once, in order) that `decoded` does not
@@ -590,7 +665,11 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
         ));
     }
     for fact in lost.drain(..) {
-        let replaced = new.iter().position(|n| n.kind == fact.kind);
+        // An item is missing, never replaced: a list of the decoding may
+        // say the same items in other words.
+        let replaced = new
+            .iter()
+            .position(|n| n.kind == fact.kind && n.kind != Kind::Item);
         match replaced {
             Some(at) => {
                 let other = new.remove(at);

@@ -17,6 +17,7 @@ pub mod facts;
 mod fields;
 pub mod guide;
 mod lexical;
+pub mod lists;
 pub mod meaning;
 pub mod model_map;
 pub mod offline;

@@ -384,13 +384,16 @@ fn with_facts_stated(
 }
 
 /// For each clause not yet tried, which of the `lost` facts it states: an
-/// index by [`facts::Fact::index_key`] finds the candidates, and
-/// [`facts::Stated::keeps`] decides; the facts the index cannot find (a
-/// name inside a longer word) are asked of every clause.
+/// index by [`facts::index_keys`] finds the candidates, and
+/// [`facts::Stated::keeps`] decides; the facts the index may miss (a name
+/// inside a longer word) and no clause was found to state are asked of
+/// every clause.
 fn covering(stated: &[facts::Stated], tried: &[bool], lost: &[facts::Fact]) -> Vec<Vec<usize>> {
     let mut by_key: HashMap<(facts::Kind, String), Vec<usize>> = HashMap::new();
-    for (f, fact) in lost.iter().enumerate() {
-        by_key.entry(fact.index_key()).or_default().push(f);
+    for (f, keys) in facts::index_keys(lost).into_iter().enumerate() {
+        for key in keys {
+            by_key.entry(key).or_default().push(f);
+        }
     }
     let mut covers: Vec<Vec<usize>> = vec![Vec::new(); stated.len()];
     let mut found = vec![false; lost.len()];
@@ -410,7 +413,11 @@ fn covering(stated: &[facts::Stated], tried: &[bool], lost: &[facts::Fact]) -> V
         }
         covers[i] = states;
     }
-    for (f, fact) in lost.iter().enumerate().filter(|(f, _)| !found[*f]) {
+    for (f, fact) in lost
+        .iter()
+        .enumerate()
+        .filter(|(f, fact)| !found[*f] && !fact.indexed_whole())
+    {
         for (i, clause) in stated.iter().enumerate().filter(|(i, _)| !tried[*i]) {
             if clause.keeps(fact) {
                 covers[i].push(f);

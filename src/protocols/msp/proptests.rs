@@ -280,6 +280,41 @@ proptest! {
         }
     }
 
+    /// A decoding that drops an item of a list never passes, whatever the
+    /// threshold; the same items in another order raise no fact issue.
+    /// (Words of consonants only: never filler, nor two items alike.)
+    #[test]
+    fn p5d_a_dropped_list_item_never_passes(
+        words in prop::collection::hash_set("[b-df-hj-np-tv-z]{4,8}", 6..15),
+        sizes in prop::collection::vec(1usize..=3, 3..6),
+        drop in any::<prop::sample::Index>(),
+        threshold in 0.0f64..=1.0,
+    ) {
+        let mut words = words.into_iter();
+        let items: Vec<String> = sizes
+            .iter()
+            .map_while(|&n| {
+                let item: Vec<String> = words.by_ref().take(n).collect();
+                (item.len() == n).then(|| item.join(" "))
+            })
+            .collect();
+        prop_assume!(items.len() >= 3);
+        let list = |items: &[String]| {
+            let (last, rest) = items.split_last().unwrap();
+            format!("Please check {}, and {last} before the release.", rest.join(", "))
+        };
+        let original = list(&items);
+        let mut dropped = items.clone();
+        dropped.remove(drop.index(items.len()));
+        let decoded = format!("Please check {} before the release.", dropped.join(" and "));
+        let r = backend::judge(&Offline, &original, &decoded, threshold).unwrap();
+        prop_assert!(!r.passed, "{original} passed against {decoded}");
+        let mut reordered = items.clone();
+        reordered.rotate_left(1);
+        let issues = super::facts::fact_issues(&original, &list(&reordered));
+        prop_assert!(issues.is_empty(), "{original}: {issues:?}");
+    }
+
     /// The least detailed candidate loses no fact that the most detailed
     /// (every sentence) keeps: the encoder adds the sentences that state
     /// them before it counts its budget.
