@@ -133,6 +133,9 @@ pub struct Sentence {
     /// ([`is_constraint`]): the clauses of one sentence go to one field, so
     /// a decoding reads them together.
     pub constrains: bool,
+    /// Whether the whole sentence it is part of asks something of the
+    /// receiver ([`asks`]): a question, a decision wanted.
+    pub asks: bool,
     /// Whether it continues the clause before it in one statement cut
     /// finer ([`fine_clauses`]): kept together, the two are one note.
     pub continues: bool,
@@ -163,6 +166,7 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
 fn push(out: &mut Vec<Sentence>, text: &str) {
     let text = text.trim();
     let constrains = is_constraint(text);
+    let asks = asks(text);
     // The request's sentence (the first but a greeting) keeps the coarse
     // cuts: "analyze X and tell me Y" is one request.
     let fine = out.iter().any(|s| !is_greeting(&s.text))
@@ -182,11 +186,40 @@ fn push(out: &mut Vec<Sentence>, text: &str) {
                 text: clause.to_string(),
                 brief: telegraphic(clause),
                 constrains,
+                asks,
                 continues: fine && !first,
             });
             first = false;
         }
     }
+}
+
+/// Phrases with which a sentence asks something of its receiver.
+const ASKING: &[&str] = &[
+    "please",
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "let me know",
+    "tell me",
+    "i need you",
+    "we need you",
+    "need your",
+    "need a decision",
+    "need a call",
+    "need an answer",
+    "need approval",
+    "need sign-off",
+];
+
+/// Whether a sentence asks something of its receiver: a question ("Does
+/// the discount apply to logs?") or a phrase that asks ("please …", "let
+/// me know …", "we need a decision by Friday"). Dropped, the receiver
+/// never hears what it was asked.
+pub fn asks(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase().replace('’', "'");
+    lower.trim_end().ends_with('?') || ASKING.iter().any(|cue| contains_phrase(&lower, cue))
 }
 
 /// Words that open a clause of their own after a comma.

@@ -176,7 +176,30 @@ const NOT_NAMES: &[&str] = &[
     "nothing",
     "someone",
     "everyone",
+    "something",
+    "anything",
+    "somebody",
+    "anybody",
+    "everybody",
+    "nobody",
+    "none",
+    "one",
+    "another",
+    "other",
+    "others",
+    "such",
+    "either",
+    "neither",
 ];
+/// Auxiliaries after which a capitalised word opening a sentence is its
+/// subject ("Priya is looking at it"; "It is", "This is", "Nothing is"
+/// are [`NOT_NAMES`]). A noun so placed ("Production is down") is asked
+/// of the decoding as a name: it must be there, in any case.
+const SUBJECT_AUXILIARIES: &[&str] = &[
+    "is", "was", "has", "had", "will", "can", "cannot", "can't", "would", "should", "could", "did",
+    "does", "isn't", "wasn't", "hasn't", "won't", "doesn't", "didn't",
+];
+
 /// Verbs after which a capitalised word opening a sentence is its subject.
 const REPORTING: &[&str] = &[
     "says",
@@ -334,9 +357,11 @@ fn fact_at(
     let capitalised = word.chars().next().is_some_and(char::is_uppercase)
         && word.chars().skip(1).any(char::is_lowercase);
     // At a sentence's start a capitalised word is a name when a verb in
-    // the past or third person follows ("Alice reported", "Priya says"):
-    // an imperative ("Deploy the …") is followed by its object.
-    let subject = sentence_start && next.is_some_and(|n| REPORTING.contains(&n));
+    // the past or third person or an auxiliary follows ("Alice reported",
+    // "Priya says", "Tom is changing the flow"): an imperative ("Deploy
+    // the …") is followed by its object.
+    let subject = sentence_start
+        && next.is_some_and(|n| REPORTING.contains(&n) || SUBJECT_AUXILIARIES.contains(&n));
     if (acronym || (capitalised && (!sentence_start || subject)))
         && !NOT_NAMES.contains(&lower.as_str())
     {

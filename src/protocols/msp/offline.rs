@@ -143,11 +143,12 @@ fn candidates_by<E>(
         Encoding::O200kBase.count(&counted.to_wire_string())
     };
     let allowed = budget(Encoding::O200kBase.count(text));
-    // The request, every clause that negates, and every clause of a
-    // sentence that forbids, requires or limits ("the evaluation must use
-    // the held-out set only"), then enough clauses to state every fact: in
-    // every candidate. A similarity barely moves when a requirement goes;
-    // the receiver's work does.
+    // The request, every clause that negates, every clause of a sentence
+    // that forbids, requires or limits ("the evaluation must use the
+    // held-out set only") or asks ("please use a constant-time
+    // comparison", a question), then enough clauses to state every fact:
+    // in every candidate. A similarity barely moves when a requirement or
+    // a question goes; the receiver's work does.
     let required: Vec<usize> = order
         .iter()
         .copied()
@@ -155,6 +156,7 @@ fn candidates_by<E>(
             i == request
                 || !meaning::negations(&sentences[i].text).is_empty()
                 || sentences[i].constrains
+                || sentences[i].asks
         })
         .collect();
     // What a clause adds to the signal: its tokens and a separator (counted
@@ -741,6 +743,27 @@ mod tests {
             assert!(wire.contains("held-out set only"), "{wire}");
             assert!(wire.contains("not touch training data"), "{wire}");
         }
+    }
+
+    /// What the message asks of its receiver after its first sentence is
+    /// in every candidate: a review's requested fix, an analysis's
+    /// questions ("Who moved the routing rules?" was dropped and the judge
+    /// passed it: a similarity barely moves when one question of five goes).
+    #[test]
+    fn what_the_message_asks_is_in_every_candidate() {
+        let mut text = long_text_with_one_odd_clause();
+        text.push_str(
+            "The timing check leaks information; please use a constant-time comparison. \
+             Who moved the routing rules in August?\n",
+        );
+        for signal in candidates(&text) {
+            let wire = signal.to_wire().to_string();
+            assert!(wire.contains("use constant-time comparison"), "{wire}");
+            assert!(wire.contains("moved routing rules August"), "{wire}");
+        }
+        assert!(brief::asks("Could you check it"));
+        assert!(brief::asks("So we need a decision by Friday noon."));
+        assert!(!brief::asks("The deploy passed and we are done."));
     }
 
     /// A long log of distinct facts: every one is in the least detailed

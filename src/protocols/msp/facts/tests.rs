@@ -110,6 +110,16 @@ fn names_identifiers_paths_and_urls() {
         issues,
         vec!["Fact missing: the name `orders_v2` is not in the decoded text"]
     );
+    // A name that opens a sentence before an auxiliary is its subject.
+    assert_eq!(
+        keys("Priya is looking at it. Tom is changing the flow. Nothing is blocked."),
+        vec![(Kind::Name, "priya".into()), (Kind::Name, "tom".into())]
+    );
+    assert!(keys("It is done. This is fine. Something has changed. Deploy it.").is_empty());
+    assert_eq!(
+        fact_issues("Tom is changing the flow.", "Someone is changing the flow."),
+        vec!["Fact missing: the name `Tom` is not in the decoded text"]
+    );
     // A name that opens a sentence of the decoding is still there.
     assert!(fact_issues("Tell Alice about it.", "Alice should be told about it.").is_empty());
 }
