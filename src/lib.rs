@@ -47,15 +47,13 @@ pub mod transport;
 use std::ffi::OsString;
 use std::io::Write;
 
-use clap::Parser;
-
 use exit::ExitStatus;
 
 /// Runs aiproto with these arguments; returns the process exit code.
 /// Errors are printed once, as `aiproto: error: …` with an optional hint;
 /// a closed stdout (`aiproto … | head`) ends the program quietly with 0.
 pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> u8 {
-    let cli = match cli::Cli::try_parse_from(args) {
+    let cli = match cli::parse(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

@@ -38,6 +38,41 @@ use clap::ValueEnum;
 
 use crate::exit::CmdResult;
 
+/// Parses a command line. An environment variable that is set but empty
+/// (`AIPROTO_EMBEDDING_MODEL_DIR=` in a CI file, an `export X=` left over)
+/// counts as unset, as most tools read one, rather than as a flag given no
+/// value ("a value is required for '--embedding-model-dir'", exit 2).
+pub fn parse(
+    args: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut command = Cli::command();
+    if std::env::vars_os().any(|(_, value)| value.is_empty()) {
+        command = without_empty_env(command);
+    }
+    let mut matches = command.try_get_matches_from(args)?;
+    Cli::from_arg_matches_mut(&mut matches)
+}
+
+/// `command` with the environment variables of its arguments, and of its
+/// subcommands', that are set but empty no longer read.
+fn without_empty_env(command: clap::Command) -> clap::Command {
+    let command = command.mut_args(|arg| {
+        let empty = arg
+            .get_env()
+            .and_then(std::env::var_os)
+            .is_some_and(|value| value.is_empty());
+        if empty { arg.env(None) } else { arg }
+    });
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
+    names.into_iter().fold(command, |command, name| {
+        command.mut_subcommand(name, without_empty_env)
+    })
+}
+
 /// Runs one parsed command line.
 pub fn dispatch(cli: &Cli) -> CmdResult {
     let mut global = cli.global.clone();

@@ -658,3 +658,27 @@ fn judge_pairs_with_minilm_matches_each_pair_judged_alone() {
         }
     }
 }
+
+/// A variable set but empty (`AIPROTO_EMBEDDING_MODEL_DIR=` in a CI file)
+/// is unset, as most tools read one: the judge in use is the next in line
+/// (here the lexical one), not a usage error. A flag given an empty value
+/// on the command line is still one.
+#[test]
+fn an_empty_environment_variable_counts_as_unset() {
+    let h = home();
+    let text = "Deploy the billing API to production on Friday.";
+    let out = aiproto(h.path())
+        .env("AIPROTO_EMBEDDING_MODEL_DIR", "")
+        .env("AIPROTO_LLM_BACKEND", "")
+        .args(["msp", "judge", text, text])
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{line}");
+    assert!(line.contains("lexical judge"), "{line}");
+    let out = aiproto(h.path())
+        .args(["msp", "judge", "--embedding-model-dir=", text, text])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -18,7 +18,14 @@ pub fn similarity(a: &str, b: &str) -> f64 {
         (ta.as_str(), tb.as_str())
     };
     let words = cosine_of(&word_counts(a), &word_counts(b));
-    let trigrams = cosine_of(&trigram_counts(a), &trigram_counts(b));
+    let (trigrams_a, trigrams_b) = (trigram_counts(a), trigram_counts(b));
+    // Texts of a word or two shorter than three characters have no
+    // trigrams: their words alone say how alike they are ("a b" against
+    // itself is 1, not the mean of 1 and 0).
+    if trigrams_a.is_empty() && trigrams_b.is_empty() {
+        return words.clamp(0.0, 1.0);
+    }
+    let trigrams = cosine_of(&trigrams_a, &trigrams_b);
     ((words + trigrams) / 2.0).clamp(0.0, 1.0)
 }
 
@@ -72,6 +79,9 @@ mod tests {
     #[test]
     fn similarity_is_bounded_and_reflexive() {
         assert!((similarity("the same words", "the same words") - 1.0).abs() < 1e-9);
+        // Too short for a trigram, still the same text.
+        assert!((similarity("a b", "a b") - 1.0).abs() < 1e-9);
+        assert!(similarity("a b", "c d") < 0.5);
         assert_eq!(similarity("", "anything"), 0.0);
         let s = similarity("deploy the api", "deploy the web app");
         assert!(s > 0.3 && s < 1.0, "{s}");
