@@ -448,21 +448,88 @@ pub fn is_constraint(sentence: &str) -> bool {
             .iter()
             .chain(meaning::FORBIDDING)
             .any(|cue| contains_phrase(&lower, cue))
-        || [
-            "must",
-            "only",
-            "at most",
-            "at least",
-            "no more than",
-            "no longer than",
-            "within",
-            "limit",
-            "required",
-            "maximum",
-            "minimum",
-        ]
-        .iter()
-        .any(|cue| contains_phrase(&lower, cue))
+        || contains_phrase(&lower, "must")
+        || (LIMITS.iter().any(|cue| contains_phrase(&lower, cue)) && !reports(&lower))
+}
+
+/// Words that limit wherever they stand in a rule ("Use only the EU
+/// region", "A short report, at most four pages"), and that a statement
+/// uses too ("traffic only grew 5%", "the alert fired within seven
+/// minutes"): see [`reports`].
+const LIMITS: &[&str] = &[
+    "only",
+    "at most",
+    "at least",
+    "no more than",
+    "no longer than",
+    "within",
+    "limit",
+    "required",
+    "maximum",
+    "minimum",
+];
+
+/// Words that open a statement about something, not a command: a
+/// determiner, a subject (not "you": what is said to the receiver is
+/// often its rule), a preposition, a number, "whether".
+const STATEMENT_OPENERS: &[&str] = &[
+    "the", "a", "an", "this", "that", "these", "those", "our", "their", "its", "his", "her", "my",
+    "i", "we", "it", "they", "he", "she", "there", "someone", "everyone", "nobody", "for", "in",
+    "on", "at", "by", "over", "during", "after", "before", "since", "of", "from", "with",
+    "whether", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+];
+
+/// Words a sentence that opens so may pass before its opener: "First, the
+/// document assumes …".
+const DISCOURSE: &[&str] = &[
+    "first", "second", "third", "fourth", "fifth", "finally", "also", "and", "but", "so", "then",
+    "however",
+];
+
+/// A verb that says what is or was: a form of be, have or do, or a
+/// common past tense.
+const FINITE: &[&str] = &[
+    "is", "are", "was", "were", "has", "have", "had", "does", "did", "isn't", "aren't", "wasn't",
+    "weren't", "hasn't", "haven't", "hadn't", "doesn't", "didn't", "went", "grew", "rose", "fell",
+    "took", "came", "made", "got", "gave", "said", "saw", "found", "left", "ran", "began",
+    "brought", "kept", "sent", "spent", "built", "wrote", "chose", "broke", "held", "met", "paid",
+    "sold", "told", "thought", "knew", "became", "stood", "won", "lost",
+];
+
+/// Words that make a sentence ask or require whatever else it says.
+const WANTING: &[&str] = &[
+    "should",
+    "need",
+    "needs",
+    "want",
+    "wants",
+    "would like",
+    "has to",
+    "have to",
+    "shall",
+];
+
+/// Whether a sentence reports rather than rules: it opens as a statement
+/// ([`STATEMENT_OPENERS`], after "First," and the like), says what is or
+/// was (a form of be, have or do, a past tense: "went", "fired"), and
+/// neither requires nor wants ("should", "need"…). "The total went up
+/// 22% while traffic only grew 5%" reports; "I only need titles and
+/// links", "The dashboard should show …, at least once", "A short report,
+/// at most four pages" and "Include a list …, ordered by impact within
+/// six weeks" rule.
+fn reports(lower: &str) -> bool {
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let Some(opener) = words.iter().find(|w| !DISCOURSE.contains(w)) else {
+        return false;
+    };
+    let past = |w: &str| w.len() >= 5 && w.ends_with("ed") && !w.ends_with("eed");
+    STATEMENT_OPENERS.contains(opener)
+        && words.iter().any(|w| FINITE.contains(w) || past(w))
+        && !WANTING.iter().any(|cue| contains_phrase(lower, cue))
 }
 
 /// Phrases that forbid wherever they stand, besides
@@ -714,6 +781,13 @@ mod tests {
             "We must not lose an order.",
             "Keep it to five bullet points.",
             "Please make sure the backfill can resume.",
+            // A limit in a rule, wherever it stands.
+            "I only need titles and links.",
+            "The dashboard should show the share reassigned at least once.",
+            "A short report, at most four pages, with the main findings first.",
+            "Include a list of actions, ordered by expected impact within six weeks.",
+            "We need a recommendation, one page at most, before Thursday.",
+            "You have at most three retries.",
         ] {
             assert!(is_constraint(constraint), "{constraint}");
         }
@@ -732,6 +806,14 @@ mod tests {
             "Are we allowed to reduce the volume, or only to increase it?",
             // A requirement reported, not made.
             "The key decisions were to move the bus to Kafka and to keep the monolith for billing.",
+            // A limit in a statement: what was, not what must be.
+            "The total went up 22% while traffic only grew 5%.",
+            "The alert fired within seven minutes, and the page was updated at 14:20.",
+            "The only open risk is the certificate rotation.",
+            "First, whether the partner id check is applied on every endpoint or only on creation.",
+            "For the reporting export, the objective was set too tight: it assumes exports finish within ten minutes.",
+            "Two engineers asked to leave; this leaves the rotation with only four people.",
+            "The second goal, a catalogue of every table, is only partly done.",
         ] {
             assert!(!is_constraint(statement), "{statement}");
         }
