@@ -562,8 +562,8 @@ impl Stated {
 
     /// Whether this text states `fact`: the same key (a number with or
     /// without its unit), or for a name, its text anywhere (a name may open
-    /// a sentence here, or sit in a longer word); for a list item, half of
-    /// its content words anywhere ([`lists::kept`]).
+    /// a sentence here, or sit in a longer word); for a list item, more
+    /// than half of its content words anywhere ([`lists::kept`]).
     pub fn keeps(&self, fact: &Fact) -> bool {
         if fact.kind == Kind::Item {
             return lists::kept(&fact.key, &self.stems);
