@@ -24,8 +24,8 @@ use super::brief;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     pub text: String,
-    pub head: Vec<String>,
-    pub all: Vec<String>,
+    head: Vec<String>,
+    all: Vec<String>,
 }
 
 impl Item {
@@ -37,11 +37,6 @@ impl Item {
         } else {
             format!("{} | {}", self.head.join(" "), self.all.join(" "))
         }
-    }
-
-    /// Whether a text whose word stems are `said` keeps this item.
-    pub fn kept_by(&self, said: &HashSet<String>) -> bool {
-        kept(&self.key(), said)
     }
 }
 
@@ -147,7 +142,7 @@ pub fn items(text: &str) -> Vec<Item> {
     sentences(text).flat_map(list_items).collect()
 }
 
-/// The word stems of a text, to ask [`Item::kept_by`].
+/// The word stems of a text, to ask [`kept`].
 pub fn stems_of(text: &str) -> HashSet<String> {
     words_of(text).map(stem).collect()
 }
@@ -182,6 +177,7 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
     out.into_iter().filter(|s| !s.trim().is_empty())
 }
 
+/// A word without the punctuation around it, in lower case.
 fn lower_bare(word: &str) -> String {
     word.trim_matches(|c: char| !c.is_alphanumeric())
         .to_lowercase()
@@ -471,14 +467,14 @@ mod tests {
     }
 
     #[test]
-    fn an_item_is_kept_by_half_its_content_words() {
+    fn an_item_is_kept_by_more_than_half_its_content_words() {
         let list = items("We shipped offline mode, a redesigned settings screen, and dark mode.");
         let said = stems_of("Shipped offline mode, dark mode, and a new setting screen.");
-        let kept: Vec<bool> = list.iter().map(|i| i.kept_by(&said)).collect();
-        assert_eq!(kept, [true, true, true]);
+        let kept_items: Vec<bool> = list.iter().map(|i| kept(&i.key(), &said)).collect();
+        assert_eq!(kept_items, [true, true, true]);
         let said = stems_of("Shipped offline mode and dark mode; fixed the screen.");
-        let kept: Vec<bool> = list.iter().map(|i| i.kept_by(&said)).collect();
-        assert_eq!(kept, [true, false, true]);
+        let kept_items: Vec<bool> = list.iter().map(|i| kept(&i.key(), &said)).collect();
+        assert_eq!(kept_items, [true, false, true]);
     }
 
     /// Each part is looked at about once: a text of 50,000 commas would
