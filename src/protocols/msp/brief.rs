@@ -66,7 +66,6 @@ const FILLER: &[&str] = &[
     "which",
     "who",
     "whom",
-    "if",
     "because",
     "some",
     "such",
@@ -401,6 +400,13 @@ fn words_at(text: &str) -> Vec<(usize, &str)> {
 /// "at most", "at least", "up to" (a bound, where "most 10,000" or "up
 /// 68 minutes" would not be one).
 pub fn telegraphic(sentence: &str) -> String {
+    // A number, or a name ("Saturday", "EU"), as written.
+    let names_or_numbers = |word: &str| {
+        word.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c.is_uppercase())
+            && !word.ends_with([',', ';', '.', ':'])
+    };
     let bare_lower = |word: &str| {
         let bare = word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'));
         bare.to_lowercase().replace('’', "'")
@@ -416,7 +422,18 @@ pub fn telegraphic(sentence: &str) -> String {
         let next = lowered.get(i + 1).map_or("", String::as_str);
         let previous = i.checked_sub(1).map_or("", |p| lowered[p].as_str());
         let bound = (lower == "at" && (next == "most" || next == "least"))
-            || (lower == "to" && previous == "up");
+            || (lower == "to" && previous == "up")
+            // A range or a move: "24 to 48 hours", "from Saturday to
+            // Sunday".
+            || (lower == "to"
+                && i > 0
+                && names_or_numbers(words[i - 1])
+                && words.get(i + 1).is_some_and(|w| names_or_numbers(w)))
+            // "so far none has it" is not "far none".
+            || (lower == "so" && next == "far")
+            // "We don't need the report" is not "don't report", a
+            // prohibition; "I don't know whether" is not "don't whether".
+            || (NEGATED_VERBS.contains(&lower) && meaning::is_negation(previous));
         if bound || meaning::is_negation(lower) || !FILLER.contains(&lower) {
             // Trailing commas and stops go; a colon or inner punctuation
             // (a file name, a version, a ratio) stays.
@@ -428,6 +445,12 @@ pub fn telegraphic(sentence: &str) -> String {
     }
     kept.join(" ").trim_end_matches([')', '"']).to_string()
 }
+
+/// Filler verbs a negation before them turns into what the sentence
+/// says: "don't need", "doesn't know", "didn't have".
+const NEGATED_VERBS: &[&str] = &[
+    "need", "want", "know", "have", "has", "had", "like", "make", "do", "does", "did",
+];
 
 /// Whether a sentence says what must or must not happen: a prohibition
 /// ("do not", "never", "avoid"…) or a requirement or limit ("must",
@@ -638,9 +661,28 @@ mod tests {
             telegraphic("Please do not deploy the API to production before 5pm, version 2.4."),
             "not deploy API production before 5pm version 2.4"
         );
+        // A negated need is no prohibition: "don't report" would be one.
         assert_eq!(
             telegraphic("We don't need the report in gateway.py"),
-            "don't report gateway.py"
+            "don't need report gateway.py"
+        );
+        assert_eq!(
+            telegraphic("I don't know whether that has happened yet."),
+            "don't know whether happened yet"
+        );
+        // A condition, a range and "so far" keep their words.
+        assert_eq!(
+            telegraphic("If the review takes the usual 24 to 48 hours, we ship on the 12th."),
+            "If review takes usual 24 to 48 hours ship 12th"
+        );
+        assert_eq!(telegraphic("So far none has it."), "So far none has");
+        assert_eq!(
+            telegraphic("The window moved from Saturday to Sunday night, 22:00 to 02:00 UTC."),
+            "window moved Saturday to Sunday night 22:00 to 02:00 UTC"
+        );
+        assert_eq!(
+            telegraphic("Send it to the team, to Lukas."),
+            "Send team Lukas"
         );
         // Bounds, comparisons and counts keep their words.
         assert_eq!(

@@ -142,6 +142,13 @@ const CUES: &[(Intent, &[&str])] = &[
             "roll back",
             "upgrade",
             "restart",
+            // Actions on a system's state: "lock those accounts".
+            "lock",
+            "unlock",
+            "disable",
+            "revoke",
+            "rotate",
+            "suspend",
             // "Status update" reports; "update the document" changes it.
             "update the",
             "update our",
@@ -216,14 +223,52 @@ const CUES: &[(Intent, &[&str])] = &[
 
 /// Words that end a target phrase.
 pub(super) const STOP: &[&str] = &[
-    "for", "by", "with", "to", "before", "after", "within", "using", "and", "so", "because", "in",
-    "on", "from", "into", "that", "which", "if", "then", "while", "but", "as", "at", "under",
-    "without", "until", "per", "via", "asap", "please", "now", "today", "tomorrow", "over",
-    "during", "since", "across", "through",
+    "for",
+    "by",
+    "with",
+    "to",
+    "before",
+    "after",
+    "within",
+    "using",
+    "and",
+    "so",
+    "because",
+    "in",
+    "on",
+    "from",
+    "into",
+    "that",
+    "which",
+    "if",
+    "then",
+    "while",
+    "but",
+    "as",
+    "at",
+    "under",
+    "without",
+    "until",
+    "per",
+    "via",
+    "asap",
+    "please",
+    "now",
+    "today",
+    "tomorrow",
+    "over",
+    "immediately",
+    "urgently",
+    "quickly",
+    "during",
+    "since",
+    "across",
+    "through",
 ];
 
-/// Words dropped from the start of a target.
-const LEADING: &[&str] = &[
+/// Words dropped from the start of a target (determiners, pronouns,
+/// auxiliaries…): no quantity's unit either.
+pub(super) const LEADING: &[&str] = &[
     "for", "to", "the", "a", "an", "our", "your", "my", "this", "these", "those", "that", "their",
     "its", "me", "us", "them", "it", "up", "out", "over", "on", "please", "some", "all", "of",
     "is", "are", "was", "were", "about", "you", "can", "could", "would", "should", "do", "many",
@@ -326,6 +371,7 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
                         .next()
                         .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
                         .is_some_and(|w| MODIFIED_NOUNS.contains(&w.trim_end_matches('s')));
+                let compound = compound_at(lower, cue, at);
                 let no_hand_off = HAND_OFF_ONLY.contains(cue) && !hands_off(lower, at);
                 let subject = *cue == "results" && phrase_goes_on(lower, at + cue.len());
                 let undecided = undecided_at(lower, at);
@@ -333,6 +379,7 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
                     || noun
                     || not_asked
                     || modifier
+                    || compound
                     || no_hand_off
                     || subject
                     || undecided)
@@ -357,6 +404,37 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
         None if text.trim_end().ends_with('?') => (Intent::Query, 0, 0),
         None => (Intent::Report, 0, 0),
     }
+}
+
+/// Cue words that name a thing together with the word after them: "rate
+/// limiting is holding" rates nothing, "the test suite passed" asks for
+/// no test.
+const COMPOUNDS: &[(&str, &[&str])] = &[
+    (
+        "rate",
+        &["limit", "limits", "limiting", "limiter", "limiters", "card"],
+    ),
+    (
+        "test",
+        &[
+            "suite", "suites", "coverage", "case", "cases", "data", "plan", "run", "runs",
+        ],
+    ),
+    ("check", &["box", "boxes", "list", "lists", "mark"]),
+    ("review", &["board", "comments", "queue"]),
+    ("plan", &["b"]),
+];
+
+/// Whether the cue at `at` is the first word of one of [`COMPOUNDS`].
+fn compound_at(lower: &str, cue: &str, at: usize) -> bool {
+    COMPOUNDS.iter().any(|(word, nouns)| {
+        *word == cue
+            && lower[at + cue.len()..]
+                .split_whitespace()
+                .next()
+                .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
+                .is_some_and(|w| nouns.contains(&w))
+    })
 }
 
 /// A first sentence that is a question ("Is the build green?", "What
@@ -580,8 +658,10 @@ fn find_target(text: &str, from: usize) -> String {
     if !target.is_empty() {
         return target;
     }
-    // No phrase after the cue: the first words of the text.
-    let fallback = phrase(0);
+    // No phrase after the cue: the first words of the text, from its
+    // first object if it opens with a subject ("I read your design
+    // document …, approve it." is about the design document).
+    let fallback = phrase(object_of_opening(text).unwrap_or(0));
     if fallback.is_empty() {
         text.split_whitespace()
             .take(6)
@@ -590,6 +670,27 @@ fn find_target(text: &str, from: usize) -> String {
     } else {
         fallback
     }
+}
+
+/// Where the first object of a text that opens with a pronoun subject
+/// starts: just after the first determiner of its first clause ("I read
+/// *your* design document", "We moved *the* …").
+fn object_of_opening(text: &str) -> Option<usize> {
+    const DETERMINERS: &[&str] = &["the", "a", "an", "your", "our", "my", "their", "this"];
+    let clause_end = text
+        .find(['.', ',', ';', ':', '!', '?', '\n'])
+        .unwrap_or(text.len());
+    let clause = &text[..clause_end];
+    let mut words = clause.split_whitespace();
+    let subject = words.next()?.to_ascii_lowercase();
+    if !SUBJECTS.contains(&subject.as_str()) || subject == "it" || subject == "there" {
+        return None;
+    }
+    word_ends(clause)
+        .zip(clause.split_whitespace())
+        .skip(1)
+        .find(|(_, w)| DETERMINERS.contains(&w.to_ascii_lowercase().as_str()))
+        .map(|(end, _)| end)
 }
 
 /// Whether `at` stands in a clause that weighs a choice still open: "we
@@ -789,13 +890,37 @@ mod tests {
                 Intent::Generate,
                 "document",
             ),
-            // Nothing named as needed: the text's first words, never the
-            // next sentence's ("the schema changes").
+            // Nothing named as needed: the text's first object, never the
+            // next sentence's ("the schema changes"), nor its subject and
+            // verb ("I read your").
             (
                 "I read your design document. We may approve it. First, the schema changes.",
                 Intent::Evaluate,
-                "I read your design document",
+                "design document",
             ),
+            (
+                "We moved the billing jobs to the new cluster, approve it.",
+                Intent::Evaluate,
+                "billing jobs",
+            ),
+            (
+                "Billing jobs moved. Approve it.",
+                Intent::Evaluate,
+                "Billing jobs moved",
+            ),
+            // A cue that names a thing with the word after it.
+            (
+                "Rate limiting is holding, but two accounts were targeted. \
+                 Please lock those accounts immediately.",
+                Intent::Transform,
+                "accounts",
+            ),
+            (
+                "The test suite is green again. Review the parser change.",
+                Intent::Evaluate,
+                "parser change",
+            ),
+            ("Rate the three answers.", Intent::Evaluate, "three answers"),
             // Passing tests hand nothing over.
             (
                 "The tests are passing now. Review the parser change.",

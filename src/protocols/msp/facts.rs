@@ -135,6 +135,12 @@ const NOT_NAMES: &[&str] = &[
     "medium",
     "critical",
     "urgent",
+    // Abbreviations of a message's manner, not names: "FYI:", "ASAP".
+    "fyi",
+    "asap",
+    "eod",
+    "btw",
+    "tldr",
     "i'm",
     "i'd",
     "i'll",

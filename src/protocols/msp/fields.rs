@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Priority;
-use super::cues::{STOP, find_word, find_words, sentences};
+use super::cues::{LEADING, STOP, find_word, find_words, sentences};
 use super::facts;
 
 /// `key: value` lines, URLs, file names, dates, quantities, formats and
@@ -25,6 +25,9 @@ pub(super) fn find_params(text: &str) -> Map<String, Value> {
                 && value.starts_with(|c: char| c.is_ascii_digit()))
             && !value.trim().is_empty()
             && !value.trim_start().starts_with("//")
+            // "Critical: we detected … in the last hour. Rate limiting is
+            // holding, …": sentences after a label are prose, not a value.
+            && !says_sentences(value)
         {
             let key = snake(key);
             if !key.is_empty() && key.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
@@ -61,6 +64,9 @@ pub(super) fn find_params(text: &str) -> Map<String, Value> {
         if let Ok(n) = w.parse::<u64>()
             // "March 3 …" is a date.
             && !(i > 0 && facts::MONTHS.contains(&lower[i - 1].as_str()))
+            // "the wiki page from 2023, the setup script": a number that
+            // ends a clause counts nothing after it.
+            && !words[i].ends_with([',', '.', ';', ':', '!', '?', ')'])
             && let Some(unit) = lower.get(i + 1)
             && unit.chars().all(|c| c.is_ascii_alphabetic())
             // "March 3 Marta": a unit is not a name; "503 instead" not one.
@@ -70,6 +76,8 @@ pub(super) fn find_params(text: &str) -> Map<String, Value> {
             && !facts::MAGNITUDES.contains(&unit.as_str())
             && unit.len() > 2
             && !STOP.contains(&unit.as_str())
+            // "in 2023 the team…": a determiner or an auxiliary is no unit.
+            && !LEADING.contains(&unit.as_str())
             && !is_time_word(unit)
         {
             params.entry(unit.clone()).or_insert(json!(n));
@@ -122,6 +130,17 @@ pub(super) fn find_params(text: &str) -> Map<String, Value> {
     }
     put_list(&mut params, "languages", languages);
     params
+}
+
+/// Whether a value goes on past the end of a sentence ("… last hour.
+/// Rate limiting is holding"); a version or a file name ("v2.4",
+/// "gateway.py") has no space after its stop.
+fn says_sentences(value: &str) -> bool {
+    let value = value.trim();
+    value.match_indices(['.', '!', '?']).any(|(at, _)| {
+        value[at + 1..].starts_with(' ')
+            && value[at + 1..].trim_start().starts_with(char::is_uppercase)
+    })
 }
 
 /// Words that follow a number without counting anything ("return 503
@@ -329,14 +348,61 @@ pub(super) fn find_state(text: &str, params: &mut Map<String, Value>) -> Map<Str
                     .trim()
                     .trim_end_matches(['.', '!', '?'])
                     .trim();
-                // "… which you already have": a lone word says nothing.
-                if rest.split_whitespace().count() >= 2 {
+                // "… which you already have", "staff can currently open
+                // them", "partners that already exist there": a verb
+                // without what it acts on says nothing; nor does a
+                // relative clause ("the rotations we already keep in
+                // PagerDuty") say a state of the work.
+                let said = rest
+                    .split_whitespace()
+                    .filter(|w| !STAND_INS.contains(&w.to_ascii_lowercase().as_str()))
+                    .count();
+                if said >= 2 && !relative_clause(&lower[..at]) {
                     state.entry(key).or_insert(Value::String(rest.to_string()));
                 }
             }
         }
     }
     state
+}
+
+/// Pronouns and place words: they stand in for what another clause
+/// names, so a state of only a verb and one of them says nothing.
+const STAND_INS: &[&str] = &[
+    "it", "them", "there", "here", "this", "that", "these", "those", "one", "none", "him", "her",
+    "they", "we", "you", "i", "us", "me", "he", "she", "so",
+];
+
+/// Whether the words before a state cue end in a relative clause's
+/// subject: a pronoun after a noun ("rotations we already keep"), not one
+/// that opens its clause ("…; we already keep", "and we already keep").
+fn relative_clause(before: &str) -> bool {
+    let mut words = before.split_whitespace().rev();
+    let subject = words.next().unwrap_or_default();
+    if !matches!(subject, "we" | "they" | "you" | "i" | "he" | "she") {
+        return false;
+    }
+    words.next().is_some_and(|w| {
+        !w.ends_with([',', ';', ':', '.', '!', '?'])
+            && !matches!(
+                w,
+                "and"
+                    | "but"
+                    | "so"
+                    | "because"
+                    | "since"
+                    | "as"
+                    | "while"
+                    | "when"
+                    | "if"
+                    | "that"
+                    | "then"
+                    | "now"
+                    | "what"
+                    | "how"
+                    | "where"
+            )
+    })
 }
 
 /// The priority the message asks for, by its urgency words. A word that

@@ -128,6 +128,9 @@ fn candidates_by<E>(
     base.timestamp = super::signal::now_seconds();
     base.params = fields::find_params(text);
     base.state = fields::find_state(text, &mut base.params);
+    for key in restating_target(text, &base.target) {
+        base.params.remove(&key);
+    }
     base.priority = fields::find_priority(&lower);
 
     let sentences = brief::sentences(text);
@@ -219,6 +222,22 @@ fn candidates_by<E>(
     out.sort_by_cached_key(count);
     out.dedup();
     Ok(out)
+}
+
+/// The keys of the `key: value` lines whose value holds the target
+/// ("Incident report: partial outage of the customer API on 12
+/// November."): as parameters they would say it a second time, and a
+/// fact only such a line states is stated by its clause instead. A key
+/// that is a fact itself ("FYI: …") stays.
+fn restating_target(text: &str, target: &str) -> Vec<String> {
+    if target.split_whitespace().count() < 2 {
+        return Vec::new();
+    }
+    text.lines()
+        .filter_map(|line| line.split_once(':'))
+        .filter(|(key, value)| value.contains(target) && facts::facts(key).is_empty())
+        .map(|(key, _)| fields::snake(key.trim().trim_start_matches(['-', '*', '•'])))
+        .collect()
 }
 
 /// `chosen` and each clause that says a state of more than three words
@@ -543,14 +562,25 @@ fn with_sentences(
     signal
 }
 
-/// A telegraphic request without its leading cue and target words.
+/// A telegraphic request without its leading cue and target words. A
+/// target named later than the cue's few words ("Critical: detected
+/// repeated login attempts against admin accounts", where the request to
+/// lock the accounts comes two sentences on) cuts nothing: what comes
+/// before it is not the cue.
 fn after_target(brief: &str, target: &str) -> String {
+    /// The most words before the target that a cue takes ("Could you
+    /// analyze", "delegating", "Status").
+    const CUE_WORDS: usize = 4;
     let target_brief = brief::telegraphic(target);
     match brief.find(&target_brief) {
-        Some(at) if !target_brief.is_empty() => brief[at + target_brief.len()..]
-            .trim_start_matches([':', ',', ';', '-', '—', ' '])
-            .trim()
-            .to_string(),
+        Some(at)
+            if !target_brief.is_empty() && brief[..at].split_whitespace().count() <= CUE_WORDS =>
+        {
+            brief[at + target_brief.len()..]
+                .trim_start_matches([':', ',', ';', '-', '—', ' '])
+                .trim()
+                .to_string()
+        }
         _ => brief.to_string(),
     }
 }
@@ -933,6 +963,26 @@ mod tests {
             "{:?}",
             s.params
         );
+        // A number that ends its clause counts nothing after it, and a
+        // determiner is no unit.
+        let s = encode("Read the wiki page from 2023, setup scripts and in 2023 the team notes.");
+        assert!(
+            !s.params.contains_key("the") && !s.params.contains_key("setup"),
+            "{:?}",
+            s.params
+        );
+        // A verb and a pronoun are no state, nor is a relative clause.
+        for text in [
+            "Check the admin screens: any staff member can currently open them.",
+            "Use the two test partners that already exist there.",
+            "Review the files; so far none has it.",
+            "Say how it handles the rotations we already keep in PagerDuty.",
+        ] {
+            let s = encode(text);
+            assert!(s.state.is_empty(), "{text}: {:?}", s.state);
+        }
+        let s = encode("Report on the launch. Marketing has already scheduled the announcement.");
+        assert_eq!(s.state["done"], "scheduled the announcement");
     }
 
     /// On a long text, a long state is said by its clause in every
@@ -1007,6 +1057,46 @@ mod tests {
     }
 
     /// What the target or a parameter says is not said again.
+    #[test]
+    fn a_line_that_holds_the_target_is_no_parameter() {
+        let s = encode(
+            "Incident report: partial outage of the customer API on 12 November.\n\n\
+             Summary. About 35% of requests failed. No data was lost.",
+        );
+        assert_eq!(s.target, "partial outage of the customer API");
+        assert!(!s.params.contains_key("incident_report"), "{:?}", s.params);
+        assert!(
+            s.to_wire_string().contains("12 November"),
+            "{}",
+            s.to_wire_string()
+        );
+    }
+
+    /// The request's words before its target are cut only when they are
+    /// the cue's few words: a first sentence that names the target late
+    /// keeps what it says.
+    #[test]
+    fn a_target_named_late_in_the_first_sentence_cuts_nothing() {
+        let s = encode(
+            "Critical: we detected repeated login attempts against admin accounts from a \
+             small set of IP ranges in the last hour. Rate limiting is holding, but two \
+             accounts without MFA were targeted. Please lock those accounts immediately \
+             and force a password reset. Production is not affected so far.",
+        );
+        assert_eq!(
+            (s.intent, s.target.as_str()),
+            (Intent::Transform, "accounts")
+        );
+        let wire = s.to_wire_string();
+        assert!(wire.contains("repeated login attempts"), "{wire}");
+        // The label's sentences are prose, not a `critical` parameter.
+        assert!(!s.params.contains_key("critical"), "{wire}");
+        assert_eq!(
+            after_target("analyze Q3 sales data anomalies", "Q3 sales data"),
+            "anomalies"
+        );
+    }
+
     #[test]
     fn the_request_is_said_once() {
         let s = encode(

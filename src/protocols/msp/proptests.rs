@@ -140,6 +140,7 @@ fn sentence_with_filler() -> impl Strategy<Value = String> {
             "the", "a", "to", "of", "at", "up", "in", "one", "than", "more", "most", "least",
             "is", "we", "it", "please", "just", "no", "not", "never", "don't", "do", "can't",
             "without", "two", "twelve", "10,000", "3.5", "90%", "batches", "run", "go",
+            "need", "know", "if", "so", "far", "24",
         ])
         .prop_map(str::to_string),
         1 => "[a-z]{2,8}",
@@ -149,11 +150,13 @@ fn sentence_with_filler() -> impl Strategy<Value = String> {
 
 /// The words of `text` a telegraphic note keeps whatever else it drops, in
 /// order: negations, words with a digit, number words, "than", and "at"
-/// before "most" or "least", "to" after "up".
+/// before "most" or "least", "to" after "up" or between numbers, "if",
+/// "so" before "far", and a filler verb after a negation ("don't need").
 fn kept_for_meaning(text: &str) -> Vec<String> {
     let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+    let digits = |w: &str| w.chars().any(|c| c.is_ascii_digit());
     let number = |w: &str| {
-        w.chars().any(|c| c.is_ascii_digit())
+        digits(w)
             || [
                 "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve",
@@ -171,6 +174,11 @@ fn kept_for_meaning(text: &str) -> Vec<String> {
                 || *w == "than"
                 || (*w == "at" && matches!(next, Some("most" | "least")))
                 || (*w == "to" && previous == Some("up"))
+                || (*w == "to" && previous.is_some_and(digits) && next.is_some_and(digits))
+                || *w == "if"
+                || (*w == "so" && next == Some("far"))
+                || (matches!(w.as_str(), "need" | "know" | "do")
+                    && previous.is_some_and(super::meaning::is_negation))
         })
         .map(|(_, w)| w.clone())
         .collect()
@@ -180,8 +188,9 @@ proptest! {
     #![proptest_config(crate::proptest_config::config(256))]
 
     /// A telegraphic note drops filler only: never a negation, a number,
-    /// a number word ("in one go"), "than", nor the filler of a bound
-    /// ("at most 10,000", "up to 68 minutes").
+    /// a number word ("in one go"), "than", a condition's "if", a verb a
+    /// negation turns ("don't need"), nor the filler of a bound or range
+    /// ("at most 10,000", "up to 68 minutes", "24 to 48 hours").
     #[test]
     fn telegraphic_notes_keep_negations_numbers_and_bounds(text in sentence_with_filler()) {
         let brief = super::brief::telegraphic(&text);

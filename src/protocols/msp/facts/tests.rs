@@ -116,6 +116,11 @@ fn names_identifiers_paths_and_urls() {
         vec![(Kind::Name, "priya".into()), (Kind::Name, "tom".into())]
     );
     assert!(keys("It is done. This is fine. Something has changed. Deploy it.").is_empty());
+    // A message's manner is no name: "FYI", "ASAP" (but "MFA" is one).
+    assert_eq!(
+        keys("FYI: the window moved. Fix it ASAP, with MFA."),
+        vec![(Kind::Name, "mfa".into())]
+    );
     assert_eq!(
         fact_issues("Tom is changing the flow.", "Someone is changing the flow."),
         vec!["Fact missing: the name `Tom` is not in the decoded text"]
