@@ -221,6 +221,25 @@ fn candidates_by<E>(
     // cheapest come first (in ladder order on a tie).
     out.sort_by_cached_key(count);
     out.dedup();
+    // Last, every clause as written: telegraphic notes can read too far
+    // from the prose for a sentence model ("report price 50 million
+    // vectors 768 dimensions …"), and a signal that says it all in the
+    // prose's own words is still better than one the judge fails.
+    let verbatim: Vec<brief::Sentence> = sentences
+        .iter()
+        .map(|s| brief::Sentence {
+            brief: s
+                .text
+                .trim_end_matches(['.', '!', ',', ';', ':'])
+                .to_string(),
+            ..s.clone()
+        })
+        .collect();
+    let all: Vec<usize> = (0..sentences.len()).collect();
+    let written = with_sentences(&base, &verbatim, &all);
+    if out.last() != Some(&written) {
+        out.push(written);
+    }
     Ok(out)
 }
 
@@ -529,7 +548,16 @@ fn with_sentences(
         .retain(|_, value| !(value.is_number() && said.contains(&value.to_string().as_str())));
     // A state that is a clause of a kept sentence says it twice (a short
     // one, "80%" or "schema review", stays: it is what a program reads).
-    let kept: Vec<&String> = notes.iter().chain(&signal.constraints).collect();
+    // Notes said in full words are compared in their telegraphic form.
+    let kept: Vec<String> = if signal.state.is_empty() {
+        Vec::new()
+    } else {
+        notes
+            .iter()
+            .chain(&signal.constraints)
+            .map(|k| brief::telegraphic(k))
+            .collect()
+    };
     signal.state.retain(|_, value| {
         let brief = value.as_str().map(brief::telegraphic).unwrap_or_default();
         brief.split_whitespace().count() <= 3 || !kept.iter().any(|k| k.contains(&brief))
@@ -576,10 +604,15 @@ fn after_target(brief: &str, target: &str) -> String {
         Some(at)
             if !target_brief.is_empty() && brief[..at].split_whitespace().count() <= CUE_WORDS =>
         {
-            brief[at + target_brief.len()..]
+            let rest = brief[at + target_brief.len()..]
                 .trim_start_matches([':', ',', ';', '-', '—', ' '])
-                .trim()
-                .to_string()
+                .trim();
+            // "Could you check the search index?": nothing after it.
+            if rest.chars().any(char::is_alphanumeric) {
+                rest.to_string()
+            } else {
+                String::new()
+            }
         }
         _ => brief.to_string(),
     }
@@ -758,6 +791,14 @@ mod tests {
         assert!(tokens(&all[all.len() - 1]) as f64 > budget(n));
     }
 
+    /// The candidates but the last, which says every clause as written.
+    fn telegraphic_candidates(text: &str) -> Vec<MinimalSignal> {
+        let mut all = candidates(text);
+        let written = all.pop().unwrap().to_wire_string().len();
+        assert!(all.iter().all(|s| s.to_wire_string().len() < written));
+        all
+    }
+
     /// Every clause of a sentence that requires or limits is in every
     /// candidate, as a negation is: "the evaluation must use the held-out
     /// set only" was dropped from the signal of a request that said it,
@@ -768,7 +809,7 @@ mod tests {
         text.push_str(
             "The evaluation must use the held-out set only; do not touch the training data.\n",
         );
-        for signal in candidates(&text) {
+        for signal in telegraphic_candidates(&text) {
             let wire = signal.to_wire().to_string();
             assert!(wire.contains("held-out set only"), "{wire}");
             assert!(wire.contains("not touch training data"), "{wire}");
@@ -786,7 +827,7 @@ mod tests {
             "The timing check leaks information; please use a constant-time comparison. \
              Who moved the routing rules in August?\n",
         );
-        for signal in candidates(&text) {
+        for signal in telegraphic_candidates(&text) {
             let wire = signal.to_wire().to_string();
             assert!(wire.contains("use constant-time comparison"), "{wire}");
             assert!(wire.contains("moved routing rules August"), "{wire}");
@@ -1001,7 +1042,7 @@ mod tests {
             ));
         }
         assert!(Encoding::O200kBase.count(&text) >= 200);
-        let all = candidates(&text);
+        let all = telegraphic_candidates(&text);
         assert!(all.len() > 1);
         for signal in &all {
             assert!(signal.state.is_empty(), "{:?}", signal.state);
@@ -1094,6 +1135,30 @@ mod tests {
         assert_eq!(
             after_target("analyze Q3 sales data anomalies", "Q3 sales data"),
             "anomalies"
+        );
+    }
+
+    /// When every telegraphic candidate reads too far from the prose, the
+    /// last one says each clause in the prose's own words: a judge that
+    /// fails the notes can still pass the message, uncompressed.
+    #[test]
+    fn the_last_candidate_says_every_clause_as_written() {
+        let text = "Find all design documents that mention the legacy authentication \
+                    service, so we can list what has to be updated before it is retired. \
+                    Search the wiki and the docs repository. I only need titles and links.";
+        let all = candidates(text);
+        let last = all.last().unwrap().to_wire_string();
+        for said in [
+            "so we can list what has to be updated before it is retired",
+            "Search the wiki and the docs repository",
+            "I only need titles and links",
+        ] {
+            assert!(last.contains(said), "{said}: {last}");
+        }
+        assert!(
+            !all[0].to_wire_string().contains("I only need"),
+            "{:?}",
+            all[0]
         );
     }
 
