@@ -295,6 +295,11 @@ pub fn reading(text: &str, lower: &str) -> (Intent, String) {
             .is_some_and(|w| ["from", "by"].contains(&w));
     let target = if !subject.is_empty() {
         subject
+    } else if let Some(object) = (lower[cue_start..cue_end] == *"make")
+        .then(|| causative(lower, cue_end))
+        .flatten()
+    {
+        text[object].to_string()
     } else if from_someone {
         subject_before(text, cue_end)
     } else {
@@ -391,6 +396,14 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
             }
         }
     }
+    // "Make the script resumable" changes the script; "make a dashboard"
+    // makes one.
+    if let Some((start, Intent::Generate, end)) = best
+        && lower[start..end] == *"make"
+        && causative(lower, end).is_some()
+    {
+        best = Some((start, Intent::Transform, end));
+    }
     // "Here is the status for the quarter": a report handed over, not an
     // answer.
     if let Some((start, Intent::Respond, end)) = best
@@ -404,6 +417,56 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
         None if text.trim_end().ends_with('?') => (Intent::Query, 0, 0),
         None => (Intent::Report, 0, 0),
     }
+}
+
+/// Endings of the adjectives a causative "make" puts after its object:
+/// "resumable", "faster", "idempotent", "configurable".
+const ADJECTIVE_ENDINGS: &[&str] = &[
+    "able", "ible", "er", "ive", "ent", "ant", "ful", "less", "ic", "ous", "safe", "proof",
+];
+
+/// After "make" at `end`: where the object is, of a causative "make the script
+/// resumable" (a determiner, one to three words, then an adjective that
+/// ends its clause or comes before a stop word), or `None` for a "make"
+/// that creates ("make the release notes", "make a dashboard").
+fn causative(lower: &str, end: usize) -> Option<std::ops::Range<usize>> {
+    const DETERMINERS: &[&str] = &[
+        "the", "this", "that", "these", "those", "its", "our", "your", "it", "them",
+    ];
+    let clause = lower[end..]
+        .split(['.', ',', ';', ':', '!', '?', '\n'])
+        .next()?;
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let determiner = words.first()?;
+    if !DETERMINERS.contains(determiner) {
+        return None;
+    }
+    let phrase_end = words
+        .iter()
+        .position(|w| STOP.contains(w))
+        .unwrap_or(words.len());
+    let phrase = &words[..phrase_end];
+    // "make it faster": the pronoun is the object.
+    let object_words = if matches!(*determiner, "it" | "them") {
+        1
+    } else {
+        2
+    };
+    if phrase.len() < object_words + 1 || phrase.len() > object_words + 3 {
+        return None;
+    }
+    let adjective = phrase.last()?;
+    if !ADJECTIVE_ENDINGS
+        .iter()
+        .any(|e| adjective.ends_with(e) && adjective.len() > e.len() + 2)
+    {
+        return None;
+    }
+    let first = phrase[if object_words == 1 { 0 } else { 1 }];
+    let last = phrase[phrase.len() - 2];
+    let from = first.as_ptr() as usize - lower.as_ptr() as usize;
+    let to = last.as_ptr() as usize - lower.as_ptr() as usize + last.len();
+    Some(from..to)
 }
 
 /// Cue words that name a thing together with the word after them: "rate
@@ -907,6 +970,27 @@ mod tests {
                 "Billing jobs moved. Approve it.",
                 Intent::Evaluate,
                 "Billing jobs moved",
+            ),
+            // A causative "make" changes its object; "make a …" creates.
+            (
+                "Please make the script resumable from the last id it wrote.",
+                Intent::Transform,
+                "script",
+            ),
+            (
+                "Make the Backfill job idempotent and safe to rerun.",
+                Intent::Transform,
+                "Backfill job",
+            ),
+            (
+                "Make the release notes for 2.4.",
+                Intent::Generate,
+                "release notes",
+            ),
+            (
+                "Make a dashboard for the support team.",
+                Intent::Generate,
+                "dashboard",
             ),
             // A cue that names a thing with the word after it.
             (
