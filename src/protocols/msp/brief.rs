@@ -413,7 +413,8 @@ pub fn telegraphic(sentence: &str) -> String {
     };
     let words: Vec<&str> = sentence.split_whitespace().collect();
     let lowered: Vec<String> = words.iter().map(|w| bare_lower(w)).collect();
-    let mut kept: Vec<&str> = Vec::new();
+    let mut kept: Vec<String> = Vec::new();
+    let mut comma_pending = false;
     for (i, &word) in words.iter().enumerate() {
         let lower = lowered[i].as_str();
         if lower.is_empty() {
@@ -434,16 +435,34 @@ pub fn telegraphic(sentence: &str) -> String {
             // "We don't need the report" is not "don't report", a
             // prohibition; "I don't know whether" is not "don't whether".
             || (NEGATED_VERBS.contains(&lower) && meaning::is_negation(previous));
+        // A comma stays: it parts the items of a list ("offline mode,
+        // redesigned settings screen, fix crash") that would otherwise
+        // run together. The comma of a dropped word ("keep it, and …")
+        // goes to the word kept before it.
+        let ends_comma = word.trim_end_matches([')', '"']).ends_with(',');
         if bound || meaning::is_negation(lower) || !FILLER.contains(&lower) {
-            // Trailing commas and stops go; a colon or inner punctuation
-            // (a file name, a version, a ratio) stays.
-            kept.push(
-                word.trim_end_matches([',', ';', '.', '!', '?'])
-                    .trim_start_matches(['(', '"']),
-            );
+            if comma_pending
+                && let Some(last) = kept.last_mut()
+                && !last.ends_with(',')
+            {
+                last.push(',');
+            }
+            comma_pending = false;
+            // Stops go; a colon or inner punctuation (a file name, a
+            // version, a ratio) stays.
+            let mut bare = word
+                .trim_end_matches([',', ';', '.', '!', '?'])
+                .trim_start_matches(['(', '"'])
+                .to_string();
+            if ends_comma {
+                bare.push(',');
+            }
+            kept.push(bare);
+        } else if ends_comma {
+            comma_pending = true;
         }
     }
-    kept.join(" ").trim_end_matches([')', '"']).to_string()
+    kept.join(" ").trim_end_matches([')', '"', ',']).to_string()
 }
 
 /// Filler verbs a negation before them turns into what the sentence
@@ -550,8 +569,16 @@ fn reports(lower: &str) -> bool {
         return false;
     };
     let past = |w: &str| w.len() >= 5 && w.ends_with("ed") && !w.ends_with("eed");
+    // "our CDC setup only guarantees order per partition": after "only",
+    // a word in -s is the subject's verb.
+    let only_does = words.windows(2).any(|pair| {
+        pair[0] == "only"
+            && pair[1].len() >= 4
+            && pair[1].ends_with('s')
+            && !pair[1].ends_with("ss")
+    });
     STATEMENT_OPENERS.contains(opener)
-        && words.iter().any(|w| FINITE.contains(w) || past(w))
+        && (only_does || words.iter().any(|w| FINITE.contains(w) || past(w)))
         && !WANTING.iter().any(|cue| contains_phrase(lower, cue))
 }
 
@@ -659,7 +686,7 @@ mod tests {
     fn telegraphic_keeps_negations_numbers_and_whole_words() {
         assert_eq!(
             telegraphic("Please do not deploy the API to production before 5pm, version 2.4."),
-            "not deploy API production before 5pm version 2.4"
+            "not deploy API production before 5pm, version 2.4"
         );
         // A negated need is no prohibition: "don't report" would be one.
         assert_eq!(
@@ -673,21 +700,33 @@ mod tests {
         // A condition, a range and "so far" keep their words.
         assert_eq!(
             telegraphic("If the review takes the usual 24 to 48 hours, we ship on the 12th."),
-            "If review takes usual 24 to 48 hours ship 12th"
+            "If review takes usual 24 to 48 hours, ship 12th"
         );
         assert_eq!(telegraphic("So far none has it."), "So far none has");
+        // Commas part a list's items and a sentence's commands.
+        assert_eq!(
+            telegraphic(
+                "The main changes are offline mode for saved articles, a redesigned \
+                 settings screen, and a fix for the crash."
+            ),
+            "main changes offline mode saved articles, redesigned settings screen, fix crash"
+        );
+        assert_eq!(
+            telegraphic("Keep it, and avoid the old tables, please."),
+            "Keep, avoid old tables"
+        );
         assert_eq!(
             telegraphic("The window moved from Saturday to Sunday night, 22:00 to 02:00 UTC."),
-            "window moved Saturday to Sunday night 22:00 to 02:00 UTC"
+            "window moved Saturday to Sunday night, 22:00 to 02:00 UTC"
         );
         assert_eq!(
             telegraphic("Send it to the team, to Lukas."),
-            "Send team Lukas"
+            "Send team, Lukas"
         );
         // Bounds, comparisons and counts keep their words.
         assert_eq!(
             telegraphic("Use batches of at most 10,000 accounts, at least two, up to 68 minutes."),
-            "Use batches at most 10,000 accounts at least two up to 68 minutes"
+            "Use batches at most 10,000 accounts, at least two, up to 68 minutes"
         );
         assert_eq!(
             telegraphic("Do not run the job in one go; it is slower than the cron."),
@@ -830,6 +869,8 @@ mod tests {
             "Include a list of actions, ordered by expected impact within six weeks.",
             "We need a recommendation, one page at most, before Thursday.",
             "You have at most three retries.",
+            "Include only items over $40.",
+            "Our reports should only use rows from this year.",
         ] {
             assert!(is_constraint(constraint), "{constraint}");
         }
@@ -856,6 +897,7 @@ mod tests {
             "For the reporting export, the objective was set too tight: it assumes exports finish within ten minutes.",
             "Two engineers asked to leave; this leaves the rotation with only four people.",
             "The second goal, a catalogue of every table, is only partly done.",
+            "But our CDC setup only guarantees order per partition.",
         ] {
             assert!(!is_constraint(statement), "{statement}");
         }

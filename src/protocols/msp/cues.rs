@@ -419,10 +419,61 @@ fn find_intent(text: &str, lower: &str) -> (Intent, usize, usize) {
     }
 }
 
-/// Endings of the adjectives a causative "make" puts after its object:
-/// "resumable", "faster", "idempotent", "configurable".
-const ADJECTIVE_ENDINGS: &[&str] = &[
-    "able", "ible", "er", "ive", "ent", "ant", "ful", "less", "ic", "ous", "safe", "proof",
+/// Endings of the adjectives a causative "make" puts after its object
+/// ("resumable", "stateless", "thread-safe"); nouns end so too ("the
+/// environment variable", "the config loader"), so the list is short and
+/// [`NOUNS_LIKE_ADJECTIVES`] and [`ADJECTIVES`] do the rest.
+const ADJECTIVE_ENDINGS: &[&str] = &["able", "ible", "less", "ful", "ous", "safe", "proof"];
+
+/// Nouns with an adjective's ending.
+const NOUNS_LIKE_ADJECTIVES: &[&str] = &[
+    "variable",
+    "variables",
+    "deliverable",
+    "deliverables",
+    "executable",
+    "executables",
+    "receivable",
+    "payable",
+    "timetable",
+];
+
+/// Adjectives a causative "make" puts after its object that no ending
+/// tells: comparatives and a few common ones.
+const ADJECTIVES: &[&str] = &[
+    "faster",
+    "slower",
+    "safer",
+    "smaller",
+    "larger",
+    "bigger",
+    "cheaper",
+    "clearer",
+    "shorter",
+    "longer",
+    "simpler",
+    "easier",
+    "quicker",
+    "cleaner",
+    "lighter",
+    "better",
+    "stricter",
+    "idempotent",
+    "consistent",
+    "transparent",
+    "efficient",
+    "robust",
+    "secure",
+    "public",
+    "private",
+    "optional",
+    "mandatory",
+    "atomic",
+    "deterministic",
+    "explicit",
+    "async",
+    "concurrent",
+    "responsive",
 ];
 
 /// After "make" at `end`: where the object is, of a causative "make the script
@@ -446,20 +497,22 @@ fn causative(lower: &str, end: usize) -> Option<std::ops::Range<usize>> {
         .position(|w| STOP.contains(w))
         .unwrap_or(words.len());
     let phrase = &words[..phrase_end];
-    // "make it faster": the pronoun is the object.
+    // "make it faster": the pronoun is the object, alone.
     let object_words = if matches!(*determiner, "it" | "them") {
         1
     } else {
         2
     };
-    if phrase.len() < object_words + 1 || phrase.len() > object_words + 3 {
+    let longest = if object_words == 1 { 2 } else { 5 };
+    if phrase.len() < object_words + 1 || phrase.len() > longest {
         return None;
     }
     let adjective = phrase.last()?;
-    if !ADJECTIVE_ENDINGS
+    let by_ending = ADJECTIVE_ENDINGS
         .iter()
         .any(|e| adjective.ends_with(e) && adjective.len() > e.len() + 2)
-    {
+        && !NOUNS_LIKE_ADJECTIVES.contains(adjective);
+    if !(by_ending || ADJECTIVES.contains(adjective)) {
         return None;
     }
     let first = phrase[if object_words == 1 { 0 } else { 1 }];
@@ -666,10 +719,28 @@ fn find_target(text: &str, from: usize) -> String {
             .collect();
         for (i, w) in words.iter().enumerate() {
             let lw = bare[i].as_str();
-            if out.is_empty() && LEADING.contains(&lw) {
+            let next = bare.get(i + 1).map_or("", String::as_str);
+            // "Who is on call": "on call" is what is asked about (but
+            // "a report on call volumes" is on call volumes).
+            let after = bare.get(i + 2).map_or("", String::as_str);
+            let idiom = lw == "on"
+                && ON_IDIOMS.contains(&next)
+                && (after.is_empty()
+                    || words[i + 1].ends_with(|c: char| !c.is_alphanumeric())
+                    || STOP.contains(&after)
+                    || WHEN_WORDS.contains(&after)
+                    || matches!(after, "this" | "next" | "last"));
+            if out.is_empty() && LEADING.contains(&lw) && !idiom {
                 continue;
             }
             if !out.is_empty() && STOP.contains(&lw) {
+                break;
+            }
+            // "… on call this week", "… tonight": when, not what.
+            if !out.is_empty()
+                && (WHEN_WORDS.contains(&lw)
+                    || (matches!(lw, "this" | "next" | "last") && PERIODS.contains(&next)))
+            {
                 break;
             }
             // "How much headroom do we have": the question's verb and its
@@ -755,6 +826,26 @@ fn object_of_opening(text: &str) -> Option<usize> {
         .find(|(_, w)| DETERMINERS.contains(&w.to_ascii_lowercase().as_str()))
         .map(|(end, _)| end)
 }
+
+/// Words that make a phrase with "on" before them: "on call", "on duty".
+const ON_IDIOMS: &[&str] = &["call", "duty", "hold", "track", "leave", "schedule"];
+
+/// Words that say when, ending a target ("call tonight").
+const WHEN_WORDS: &[&str] = &["tonight", "yesterday", "currently", "again"];
+
+/// Periods after "this", "next" or "last" ("this week").
+const PERIODS: &[&str] = &[
+    "week",
+    "month",
+    "quarter",
+    "year",
+    "morning",
+    "afternoon",
+    "evening",
+    "weekend",
+    "sprint",
+    "time",
+];
 
 /// Whether `at` stands in a clause that weighs a choice still open: "we
 /// are deciding whether to build our own vector search or …" asks neither
@@ -988,6 +1079,17 @@ mod tests {
                 "release notes",
             ),
             (
+                "Make the config loader for the new service.",
+                Intent::Generate,
+                "config loader",
+            ),
+            (
+                "Make the environment variable.",
+                Intent::Generate,
+                "environment variable",
+            ),
+            ("Make the export faster.", Intent::Transform, "export"),
+            (
                 "Make a dashboard for the support team.",
                 Intent::Generate,
                 "dashboard",
@@ -1005,6 +1107,23 @@ mod tests {
                 "parser change",
             ),
             ("Rate the three answers.", Intent::Evaluate, "three answers"),
+            (
+                "Please report on call volumes for March.",
+                Intent::Report,
+                "call volumes",
+            ),
+            // "On call" is what is asked about; "this week" says when.
+            ("Who is on call this week?", Intent::Query, "on call"),
+            (
+                "Who is on call for payments tonight?",
+                Intent::Query,
+                "on call",
+            ),
+            (
+                "Review the parser change tonight.",
+                Intent::Evaluate,
+                "parser change",
+            ),
             // Passing tests hand nothing over.
             (
                 "The tests are passing now. Review the parser change.",
