@@ -395,10 +395,12 @@ fn words_at(text: &str) -> Vec<(usize, &str)> {
     words
 }
 
-/// A sentence without its filler words and its inner punctuation; words
-/// are kept whole and in order. Filler that makes a limit stays with it:
-/// "at most", "at least", "up to" (a bound, where "most 10,000" or "up
-/// 68 minutes" would not be one).
+/// A sentence without its filler words and its stops; words are kept
+/// whole and in order, and commas stay between them. Filler that makes a
+/// limit stays with it: "at most", "at least", "up to" (a bound, where
+/// "most 10,000" or "up 68 minutes" would not be one), so do a range's
+/// "to", a condition's "if", "so far" and a verb a negation turns ("don't
+/// need").
 pub fn telegraphic(sentence: &str) -> String {
     // A number, or a name ("Saturday", "EU"), as written.
     let names_or_numbers = |word: &str| {
