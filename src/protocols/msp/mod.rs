@@ -10,6 +10,7 @@ pub mod backend;
 #[cfg(feature = "minilm")]
 pub mod bert;
 pub mod brief;
+mod cover;
 pub mod cues;
 #[cfg(feature = "minilm")]
 pub mod embedding;
