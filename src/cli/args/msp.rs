@@ -22,6 +22,12 @@ pub enum MspCommand {
 
     /// Score how well DECODED keeps the meaning of ORIGINAL; exit 1 below --threshold.
     ///
+    /// Exit 1 also, whatever the score, when one text negates and the other
+    /// does not, when the two read as different intents, or when DECODED
+    /// loses or changes a fact of ORIGINAL (a number with its unit, a time,
+    /// a date, a name, a list item) or states one ORIGINAL never gave; each
+    /// reason is named.
+    ///
     /// Each text is given as is, as @PATH (a file), or as - (stdin, once).
     /// --pairs judges a whole file of pairs in one run, a verdict a line
     /// (a local model embeds them in batches, on every core); exit 1 if

@@ -667,8 +667,10 @@ pub fn lost(original: &str, decoded: &str) -> Vec<Fact> {
         .collect()
 }
 
-/// What `decoded` lost or changed of the facts `original` states, each
-/// named: "`14:00` became `16:00`", "the name `orders_v2` is missing".
+/// What `decoded` lost or changed of the facts `original` states, and the
+/// facts it states that `original` does not, each named: "`14:00` became
+/// `16:00`", "the name `orders_v2` is missing", "the time `16:00` is not in
+/// the original".
 pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
     let kept = facts(decoded);
     let said: HashSet<(Kind, String)> = facts(original)
@@ -688,11 +690,19 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
         .collect();
     let mut issues = Vec::new();
     // A negation lost where others remain ("Never raise it without asking"
-    // → "Raise it without asking"): the polarity check sees both negate.
+    // → "Raise it without asking"): the polarity check sees both negate,
+    // and passes one that negates where the other does not at all.
     let (said_negations, kept_negations) = (negations(original).len(), negations(decoded).len());
     if kept_negations > 0 && kept_negations < said_negations {
         issues.push(format!(
             "Negation lost: the original negates or forbids {said_negations} time(s), the decoded text {kept_negations}"
+        ));
+    }
+    // And one added where the original has others ("Do not deploy on
+    // Friday; deploy the docs today" → "… do not deploy the docs today").
+    if said_negations > 0 && kept_negations > said_negations {
+        issues.push(format!(
+            "Negation added: the decoded text negates or forbids {kept_negations} time(s), the original {said_negations}"
         ));
     }
     for fact in lost.drain(..) {
@@ -716,6 +726,24 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
                 fact.kind.noun(),
                 fact.text
             )),
+        }
+    }
+    // What is left of `new` the decoding states alone: a deadline, an
+    // amount or a name the original never gave ("… and drop the
+    // `orders_v2` table at 16:00") is as wrong as one it lost. A list item
+    // is read by its words, which a decoding may rephrase: not counted.
+    let original = Stated::of(original);
+    let mut added = HashSet::new();
+    for fact in new {
+        if fact.kind != Kind::Item
+            && !original.keeps(fact)
+            && added.insert((fact.kind, fact.key.as_str()))
+        {
+            issues.push(format!(
+                "Fact added: the {} `{}` is not in the original",
+                fact.kind.noun(),
+                fact.text
+            ));
         }
     }
     issues

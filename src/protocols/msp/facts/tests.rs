@@ -280,6 +280,96 @@ fn the_fact_check_catches_changes_and_passes_paraphrases() {
 }
 
 #[test]
+fn a_fact_only_the_decoding_states_is_added() {
+    assert_eq!(
+        fact_issues(
+            "Deploy the billing API at 14:00.",
+            "Deploy the billing API at 14:00, then drop orders_v2 at 16:00.",
+        ),
+        [
+            "Fact added: the name `orders_v2` is not in the original",
+            "Fact added: the time `16:00` is not in the original",
+        ]
+    );
+    // A changed fact is said once, as changed, not as lost and added.
+    assert_eq!(
+        fact_issues("Retry 3 times.", "Retry 5 times."),
+        ["Fact changed: the number `3` became `5`"]
+    );
+    // A name the original writes in lower case or at a sentence's start,
+    // a number with its unit where the original gave it bare, a spelling
+    // of the same number: all given.
+    assert!(fact_issues("ask the api team about it.", "Ask the API team about it.").is_empty());
+    assert!(fact_issues("Alice asked for it.", "Send it to Alice.").is_empty());
+    assert!(fact_issues("Retry 3 times.", "Retry three times.").is_empty());
+    assert!(fact_issues("Keep 42.", "Keep 42 requests.").is_empty());
+    // A negation added where the original has another: the polarity
+    // check sees both negate.
+    assert_eq!(
+        fact_issues(
+            "Do not deploy on Friday. Deploy the docs today.",
+            "Do not deploy on Friday. Do not deploy the docs today.",
+        ),
+        ["Negation added: the decoded text negates or forbids 2 time(s), the original 1"]
+    );
+    // Said twice, named once.
+    assert_eq!(
+        fact_issues("Ship it.", "Ship it on Friday, on Friday."),
+        ["Fact added: the date `Friday` is not in the original"]
+    );
+}
+
+/// What a decoding may add: a clause with one fact of each kind the
+/// templates do not state, and clauses with none.
+const ADDED: &[(&str, &str)] = &[
+    ("{N}", "Also keep a budget of 7 retries."),
+    ("{T}", "Also check it again at 21:30."),
+    ("{D}", "Also check it again on Thursday."),
+    ("{P}", "Also copy Dmitri on it."),
+    ("{I}", "Also update billing_v9 first."),
+];
+const ADDED_WITHOUT_FACTS: &[&str] = &[
+    "Also keep it short.",
+    "Thanks in advance.",
+    "Also tell the team.",
+];
+
+/// The generated pairs again, each with a clause appended that states a
+/// fact the original does not (caught?), or none (passed?).
+#[test]
+fn the_fact_check_catches_facts_added_and_passes_clauses_without_one() {
+    let (mut additions, mut missed) = (0usize, Vec::new());
+    let (mut plain, mut alarms) = (0usize, Vec::new());
+    for template in TEMPLATES {
+        for pick in 0..6 {
+            let original = fill(template, pick);
+            for (kind, clause) in ADDED {
+                additions += 1;
+                let longer = format!("{original} {clause}");
+                let issues = fact_issues(&original, &longer);
+                if !issues.iter().any(|i| i.starts_with("Fact added")) {
+                    missed.push(format!("{kind}: {longer}: {issues:?}"));
+                }
+            }
+            for clause in ADDED_WITHOUT_FACTS {
+                plain += 1;
+                let longer = format!("{original} {clause}");
+                if caught(&original, &longer) {
+                    alarms.push(format!("{longer}: {:?}", fact_issues(&original, &longer)));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "fact check: {} of {additions} facts added caught, {} false alarms in {plain} clauses without one",
+        additions - missed.len(),
+        alarms.len()
+    );
+    assert!(missed.is_empty(), "missed: {missed:#?}");
+    assert!(alarms.is_empty(), "false alarms: {alarms:#?}");
+}
+
+#[test]
 fn a_list_item_dropped_is_missing_by_its_words() {
     let original = "The main changes are offline mode for saved articles, a redesigned \
                     settings screen, and a fix for the crash on Android 14.";
