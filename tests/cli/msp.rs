@@ -227,7 +227,7 @@ fn tokens_counts_inputs_and_compares_forms() {
 /// A sentence and its negation are close in any similarity measure; the
 /// judge fails them whatever the score, and says why.
 #[test]
-fn the_judge_fails_a_changed_polarity_or_intent_whatever_the_similarity() {
+fn the_judge_fails_a_changed_polarity_intent_or_added_fact_whatever_the_similarity() {
     let h = home();
     let out = aiproto(h.path())
         .args(["msp", "judge", "--format", "json", "--threshold", "0.1"])
@@ -253,6 +253,24 @@ fn the_judge_fails_a_changed_polarity_or_intent_whatever_the_similarity() {
     let line = String::from_utf8_lossy(&out.stdout);
     assert!(
         line.contains("Intent changed: the original reads as EVALUATE"),
+        "{line}"
+    );
+
+    // A decoding that says more than the original: a deadline and a table
+    // it never named.
+    let out = aiproto(h.path())
+        .args(["msp", "judge", "--threshold", "0.1"])
+        .args([
+            "Deploy the billing API at 14:00.",
+            "Deploy the billing API at 14:00, then drop orders_v2 at 16:00.",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        line.contains("Fact added: the time `16:00` is not in the original")
+            && line.contains("Fact added: the name `orders_v2`"),
         "{line}"
     );
 }

@@ -115,6 +115,10 @@ const CUES: &[(Intent, &[&str])] = &[
             "approve",
             "choose",
             "choosing",
+            // "Make sure the tests pass": see that something holds.
+            "make sure",
+            "make certain",
+            "ensure",
         ],
     ),
     (
@@ -539,6 +543,8 @@ const COMPOUNDS: &[(&str, &[&str])] = &[
     ("check", &["box", "boxes", "list", "lists", "mark"]),
     ("review", &["board", "comments", "queue"]),
     ("plan", &["b"]),
+    // "make sure" is a cue of its own.
+    ("make", &["sure", "certain"]),
 ];
 
 /// Whether the cue at `at` is the first word of one of [`COMPOUNDS`].
@@ -1089,6 +1095,17 @@ mod tests {
                 "environment variable",
             ),
             ("Make the export faster.", Intent::Transform, "export"),
+            // "Make sure" asks to see that something holds.
+            (
+                "Make sure the tests pass before you merge.",
+                Intent::Evaluate,
+                "tests pass",
+            ),
+            (
+                "Please ensure the backup job runs every night.",
+                Intent::Evaluate,
+                "backup job runs every night",
+            ),
             (
                 "Make a dashboard for the support team.",
                 Intent::Generate,

@@ -303,14 +303,14 @@ fn a_fact_only_the_decoding_states_is_added() {
     assert!(fact_issues("Alice asked for it.", "Send it to Alice.").is_empty());
     assert!(fact_issues("Retry 3 times.", "Retry three times.").is_empty());
     assert!(fact_issues("Keep 42.", "Keep 42 requests.").is_empty());
-    // A negation added where the original has another: the polarity
-    // check sees both negate.
-    assert_eq!(
+    // A negation said twice is no negation added: the decoder writes its
+    // target in the lead and in the clause it comes from.
+    assert!(
         fact_issues(
-            "Do not deploy on Friday. Deploy the docs today.",
-            "Do not deploy on Friday. Do not deploy the docs today.",
-        ),
-        ["Negation added: the decoded text negates or forbids 2 time(s), the original 1"]
+            "Make sure that nobody can read the admin page.",
+            "Please evaluate nobody can read the admin page. Make sure that nobody can read the admin page.",
+        )
+        .is_empty()
     );
     // Said twice, named once.
     assert_eq!(
