@@ -668,9 +668,9 @@ pub fn lost(original: &str, decoded: &str) -> Vec<Fact> {
 }
 
 /// What `decoded` lost or changed of the facts `original` states, and the
-/// facts it states that `original` does not, each named: "`14:00` became
-/// `16:00`", "the name `orders_v2` is missing", "the time `16:00` is not in
-/// the original".
+/// numbers, times, dates and identifiers it states that `original` does
+/// not, each named: "`14:00` became `16:00`", "the name `orders_v2` is
+/// missing", "the time `16:00` is not in the original".
 pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
     let kept = facts(decoded);
     let said: HashSet<(Kind, String)> = facts(original)
@@ -724,13 +724,27 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
         }
     }
     // What is left of `new` the decoding states alone: a deadline, an
-    // amount or a name the original never gave ("… and drop the
-    // `orders_v2` table at 16:00") is as wrong as one it lost. A list item
-    // is read by its words, which a decoding may rephrase: not counted.
+    // amount or an identifier the original never gave ("… and drop the
+    // `orders_v2` table at 16:00") is as wrong as one it lost. Not
+    // counted: a list item, read by its words, which a decoding may
+    // rephrase; a capitalised word or an acronym, which a decoding's
+    // headings and list items make of words that name nothing
+    // ("**Deployment Plan**", "Based on …", "SUMMARY"); a list's own
+    // numbers at a line's start ("1.").
     let original = Stated::of(original);
+    let unmarked: HashSet<(Kind, String)> = facts(&without_list_markers(decoded))
+        .into_iter()
+        .map(|f| (f.kind, f.key))
+        .collect();
     let mut added = HashSet::new();
     for fact in new {
-        if fact.kind != Kind::Item
+        let counted = match fact.kind {
+            Kind::Item => false,
+            Kind::Name => is_identifier(&fact.text) || is_path_or_url(&fact.text),
+            Kind::Number | Kind::Time | Kind::Date => true,
+        };
+        if counted
+            && unmarked.contains(&(fact.kind, fact.key.clone()))
             && !original.keeps(fact)
             && added.insert((fact.kind, fact.key.as_str()))
         {
@@ -742,6 +756,25 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
         }
     }
     issues
+}
+
+/// `text` without the marks that open a list item or a heading at a
+/// line's start (`1.`, `2)`, `-`, `*`, `#`, `>`).
+fn without_list_markers(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let rest = line.trim_start();
+            let Some((first, after)) = rest.split_once(char::is_whitespace) else {
+                return line;
+            };
+            let numbered = first
+                .strip_suffix(['.', ')'])
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+            let marks = first.chars().all(|c| "#-*+>".contains(c));
+            if numbered || marks { after } else { line }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]

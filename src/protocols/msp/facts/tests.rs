@@ -312,6 +312,9 @@ fn a_fact_only_the_decoding_states_is_added() {
         )
         .is_empty()
     );
+    // Not counted: a person or any capitalised word only the decoding
+    // names, which its headings make of words that name nothing.
+    assert!(fact_issues("Ship it.", "**Release Plan**\n\nShip it, says Dmitri.").is_empty());
     // Said twice, named once.
     assert_eq!(
         fact_issues("Ship it.", "Ship it on Friday, on Friday."),
@@ -325,13 +328,16 @@ const ADDED: &[(&str, &str)] = &[
     ("{N}", "Also keep a budget of 7 retries."),
     ("{T}", "Also check it again at 21:30."),
     ("{D}", "Also check it again on Thursday."),
-    ("{P}", "Also copy Dmitri on it."),
     ("{I}", "Also update billing_v9 first."),
 ];
+/// Clauses with no fact, and the headings and list marks of a decoding
+/// written in Markdown.
 const ADDED_WITHOUT_FACTS: &[&str] = &[
     "Also keep it short.",
     "Thanks in advance.",
     "Also tell the team.",
+    "\n\n**Next Steps**\n\n- Based on this, keep it short.\n1. To be safe, tell the team.",
+    "\n\n### SUMMARY\n\n2) Several people agree.",
 ];
 
 /// The generated pairs again, each with a clause appended that states a
