@@ -25,8 +25,8 @@ pub enum MspCommand {
     /// Exit 1 also, whatever the score, when one text negates and the other
     /// does not, when the two read as different intents, or when DECODED
     /// loses or changes a fact of ORIGINAL (a number with its unit, a time,
-    /// a date, a name, a list item) or states one ORIGINAL never gave; each
-    /// reason is named.
+    /// a date, a name, a list item) or adds a number, time, date or
+    /// identifier ORIGINAL never gave; each reason is named.
     ///
     /// Each text is given as is, as @PATH (a file), or as - (stdin, once).
     /// --pairs judges a whole file of pairs in one run, a verdict a line
