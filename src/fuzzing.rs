@@ -48,7 +48,7 @@ pub fn read_any(data: &[u8]) {
     let _ = Protocol::detect(&text);
     for &protocol in Protocol::ALL {
         for found in protocol.read(&text, &options) {
-            let _ = (found.render(), found.to_message(), found.id());
+            let _ = (found.canonical(), found.to_message(), found.id());
             let _ = found.is_valid(true);
             for d in &found.diagnostics {
                 assert!(d.line >= 1 && d.column >= 1, "{d:?}");
@@ -128,7 +128,7 @@ pub fn cbp_frames(data: &[u8]) {
 pub fn crosstalk_canonical(data: &[u8]) {
     let text = text_of(data);
     for found in Protocol::Crosstalk.read(&text, &options()) {
-        let Some(canonical) = found.render() else {
+        let Some(canonical) = found.canonical() else {
             continue;
         };
         let again = Protocol::Crosstalk.read(&canonical, &options());
@@ -139,7 +139,7 @@ pub fn crosstalk_canonical(data: &[u8]) {
             );
         };
         assert_eq!(
-            one.render().as_deref(),
+            one.canonical().as_deref(),
             Some(canonical.as_str()),
             "render(parse(x)) != x"
         );

@@ -180,3 +180,151 @@ fn anchors_and_links_are_read_as_github_does() {
     assert!(broken(&root().join("README.md"), "docs/ci.md#no-such-heading").is_some());
     assert!(broken(&root().join("README.md"), "docs/ci.md#use-in-ci").is_none());
 }
+
+/// A fenced block of shell commands: the line of its opening fence, the
+/// words after the language, and its text.
+struct ShellBlock {
+    line: usize,
+    tags: Vec<String>,
+    text: String,
+}
+
+/// The `sh`/`bash`/`shell` blocks of `doc`.
+fn shell_blocks(doc: &Path) -> Vec<ShellBlock> {
+    let text = std::fs::read_to_string(doc).unwrap();
+    let mut blocks = Vec::new();
+    let mut open: Option<(usize, Vec<String>, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let fence = line.trim_start().strip_prefix("```");
+        match (&mut open, fence) {
+            (None, Some(info)) => {
+                let mut words = info.split_whitespace().map(str::to_string);
+                let language = words.next().unwrap_or_default();
+                let tags = words.collect();
+                open = Some((i + 1, tags, language));
+            }
+            (Some((start, tags, language)), Some(_)) => {
+                if ["sh", "bash", "shell"].contains(&language.as_str()) {
+                    let body: Vec<&str> = text.lines().skip(*start).take(i - *start).collect();
+                    blocks.push(ShellBlock {
+                        line: *start,
+                        tags: std::mem::take(tags),
+                        text: body.join("\n") + "\n",
+                    });
+                }
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+/// The shell blocks a test runs as written: (document, the block's first
+/// line, the test file that reads the block out of the document and runs it).
+const RUN_AS_WRITTEN: &[(&str, &str, &str)] = &[
+    (
+        "README.md",
+        "# 1. Teach chat A (here Claude) the format",
+        "tests/cli/readme_loop.rs",
+    ),
+    ("README.md", "cargo test --locked", "tests/docs.rs"),
+];
+
+/// Why a shell block cannot be pasted as written, if it cannot: a comment
+/// after a line-continuing backslash ends the command there (the lines
+/// after it run as commands of their own), and a backslash followed by
+/// spaces continues nothing.
+fn paste_problem(block: &str) -> Option<String> {
+    for (i, line) in block.lines().enumerate() {
+        if let Some(at) = line.find("\\ ")
+            && line[at + 1..].trim_start().starts_with('#')
+        {
+            return Some(format!(
+                "line {}: a comment after `\\` ends the command (the next line runs on its own): {line}",
+                i + 1
+            ));
+        }
+        if line.ends_with("\\ ") || line.ends_with("\\\t") {
+            return Some(format!(
+                "line {}: spaces after the line-continuing `\\`: {line}",
+                i + 1
+            ));
+        }
+    }
+    let checked = std::process::Command::new("bash")
+        .arg("-n")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(block.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    (!checked.status.success()).then(|| {
+        format!(
+            "not shell syntax: {}",
+            String::from_utf8_lossy(&checked.stderr)
+        )
+    })
+}
+
+/// Every shell block either runs in a test as written (listed in
+/// [`RUN_AS_WRITTEN`], and the test names the document) or says it is an
+/// illustration (```` ```sh illustration ````); and every one can be pasted
+/// into a shell: no comment after a continuation, valid syntax.
+#[test]
+fn every_shell_block_runs_in_a_test_or_says_it_is_an_illustration() {
+    let mut problems = Vec::new();
+    for doc in documents() {
+        let name = doc.strip_prefix(root()).unwrap().display().to_string();
+        for block in shell_blocks(&doc) {
+            let at = format!("{name}:{}", block.line);
+            if let Some(why) = paste_problem(&block.text) {
+                problems.push(format!("{at}: {why}"));
+            }
+            let illustration = block.tags.iter().any(|t| t == "illustration");
+            let first = block.text.lines().next().unwrap_or_default().trim();
+            let runner = RUN_AS_WRITTEN
+                .iter()
+                .find(|(d, start, _)| *d == name && first.starts_with(start));
+            match (illustration, runner) {
+                (true, Some(_)) => problems.push(format!(
+                    "{at}: a block a test runs is no illustration; drop the tag"
+                )),
+                (false, None) => problems.push(format!(
+                    "{at}: no test runs this block: run it in one (and list it in RUN_AS_WRITTEN), \
+                     or mark it ```sh illustration"
+                )),
+                (false, Some((_, _, test))) => {
+                    let runs = std::fs::read_to_string(root().join(test)).unwrap();
+                    let file = Path::new(&name).file_name().unwrap().to_string_lossy();
+                    if !runs.contains(file.as_ref()) {
+                        problems.push(format!("{at}: {test} does not read {name}"));
+                    }
+                }
+                (true, None) => {}
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+}
+
+#[test]
+fn a_comment_after_a_continuation_cannot_be_pasted() {
+    let rabbit = "A=1 \\\nB=./x \\   # holds: [x].\nC=2 run -detached\n";
+    assert!(paste_problem(rabbit).unwrap().contains("ends the command"));
+    assert!(
+        paste_problem("a \\ \nb\n")
+            .unwrap()
+            .contains("spaces after")
+    );
+    assert!(
+        paste_problem("if then\n")
+            .unwrap()
+            .contains("not shell syntax")
+    );
+    assert!(paste_problem("a --x \\\n    --y # fine\n").is_none());
+}

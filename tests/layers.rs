@@ -223,3 +223,46 @@ fn references_are_found_in_every_spelling() {
     assert_eq!(references(text, "cli"), vec![8]);
     assert_eq!(references(text, "model"), vec![8]);
 }
+
+/// Where a message may be written from its parsed value (`Found::canonical`):
+/// a conversion, asked for by name, and the places that only compare or
+/// fuzz. Every path that moves a message writes `Found::written`, its
+/// bytes as they came (DESIGN.md, "one writing path").
+const CANONICAL_ALLOWED: &[&str] = &[
+    "convert/",
+    "fuzzing.rs",
+    // The identity of a node of the conversation tree; nothing is written.
+    "records/thread.rs",
+    "protocols/mod.rs",
+    "protocols/crosstalk/proptests.rs",
+];
+
+#[test]
+fn only_a_conversion_writes_a_message_anew() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut problems = Vec::new();
+    for file in files {
+        let rel = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if CANONICAL_ALLOWED.iter().any(|a| rel.starts_with(a)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains(".canonical()") {
+                problems.push(format!(
+                    "src/{rel}:{}: writes a message from its parsed value; a path that moves a message writes `Found::written` (its bytes as they came)",
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+}

@@ -29,7 +29,7 @@ pub fn run(args: &IdArgs) -> CmdResult {
 /// Each envelope of the text with a fresh `message` id (thread and parent
 /// kept), validated; all or nothing.
 fn reissue(path: &std::path::Path, kind: IdKind) -> CmdResult {
-    let source = common::input_of(Some(path))?.read()?;
+    let source = crate::reader::read_text(&common::input_of(Some(path))?)?;
     let envelopes = crosstalk::parse_all(&source.text);
     if envelopes.is_empty() {
         return Err(CliError::new(

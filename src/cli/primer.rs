@@ -13,7 +13,7 @@ pub fn run(args: &PrimerArgs, g: &GlobalArgs) -> CmdResult {
     let destination: Endpoint = args.via.parse().map_err(CliError::usage)?;
     let text = match &args.reply_to {
         Some(path) => {
-            let source = common::input_of(Some(path))?.read()?;
+            let source = crate::reader::read_text(&common::input_of(Some(path))?)?;
             let envelopes = crosstalk::parse_all(&source.text);
             let (index, original) = reply::pick(&envelopes, args.pick.as_deref()).map_err(|e| {
                 CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: {e}", source.name))

@@ -127,7 +127,7 @@ fn canonical(found: &Found, options: WriteOptions) -> Option<String> {
                 .unwrap_or_else(|_| doc.json.clone());
             Some(format!("{json}\n"))
         }
-        _ => found.render(),
+        _ => found.canonical(),
     }
 }
 

@@ -67,8 +67,8 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
     let archived = Input::File(path.to_path_buf());
     let mut by_id: HashMap<String, ([u8; 32], usize)> = HashMap::new();
     each_piece(&archived, &mut |piece| {
-        for found in &piece.messages {
-            if let (Some(id), Some(text)) = (found.id(), found.render()) {
+        for (found, text) in written(piece) {
+            if let Some(id) = found.id() {
                 by_id.insert(id.to_string(), (digest(&text), found.line));
             }
         }
@@ -79,10 +79,7 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
     let mut conflict = None;
     for input in inputs {
         each_piece(input, &mut |piece| {
-            for found in &piece.messages {
-                let Some(text) = found.render() else {
-                    continue;
-                };
+            for (found, text) in written(piece) {
                 let Some(id) = found.id() else {
                     chosen.push(true);
                     continue;

@@ -155,7 +155,8 @@ impl Exchange for Binding {
         }
         let mut replies = Vec::new();
         for found in &doc.messages {
-            let Some(rendered) = found.render() else {
+            // Handled, stored and handed on as the client wrote it.
+            let Some(rendered) = found.written(&doc.source.text) else {
                 continue;
             };
             // Delivered before (a client's retry): acknowledged again, not

@@ -31,8 +31,8 @@ pub struct Received<'a> {
     pub topic: Option<&'a str>,
     /// The message as read (`None`: no known protocol in the arrival).
     pub found: Option<&'a Found>,
-    /// Its canonical text, or the text as it came when it cannot be read
-    /// or was cut off.
+    /// Its text as its sender wrote it ([`Found::written`]), or the text as
+    /// it came when it cannot be read or was cut off.
     pub text: &'a str,
     /// The whole arrival it was found in (for the lines of a finding), or
     /// the piece of a long input.
@@ -171,7 +171,13 @@ impl Inbox {
             None,
             &ReadOptions::default(),
         );
-        self.hand_on(arrival, 0, &doc.messages, each)
+        // The text the messages were read from (a byte-order mark dropped,
+        // a saved mail decoded): their places and bytes are in it.
+        let read = Arrival {
+            text: &doc.source.text,
+            ..*arrival
+        };
+        self.hand_on(&read, 0, &doc.messages, each)
     }
 
     /// Hands on the messages read from an arrival (whose first line is line
@@ -233,12 +239,12 @@ impl Inbox {
     }
 }
 
-/// A message's canonical text, or its own lines of the arrival when it
-/// cannot be written (broken JSON, a cut-off envelope: passed on as they
-/// came, not lost and not repaired). The arrival's first line is line
-/// `first_line + 1` of the message's numbering.
+/// A message as its sender wrote it ([`Found::written`]), or its own lines
+/// of the arrival when it cannot be written (broken JSON, a cut-off
+/// envelope: passed on as they came, not lost and not repaired). The
+/// arrival's first line is line `first_line + 1` of the message's numbering.
 fn text_of(found: &Found, arrival: &str, first_line: usize) -> String {
-    found.render().unwrap_or_else(|| {
+    found.written(arrival).unwrap_or_else(|| {
         let first = found.line.saturating_sub(first_line + 1);
         let count = found.end_line.max(found.line) + 1 - found.line.max(1);
         let mut text: String = arrival
@@ -277,13 +283,13 @@ impl Remembered {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// A transport that delivers fixed arrivals.
-    struct Fixed(Vec<(&'static str, bool)>);
+    /// A transport that delivers fixed arrivals: (text, whether a snapshot).
+    pub(crate) struct Fixed<S: AsRef<str>>(pub Vec<(S, bool)>);
 
-    impl Transport for Fixed {
+    impl<S: AsRef<str>> Transport for Fixed<S> {
         fn send(
             &mut self,
             _: &[crate::transport::Outgoing],
@@ -301,7 +307,7 @@ mod tests {
                 let answer = on_arrival(Arrival {
                     origin: "t",
                     topic: None,
-                    text,
+                    text: text.as_ref(),
                     snapshot: *snapshot,
                     properties: None,
                 })

@@ -14,6 +14,8 @@ pub mod binding;
 pub mod handler;
 pub mod inbox;
 pub mod mail;
+#[cfg(test)]
+mod proptests;
 pub mod receipt;
 mod replies;
 pub mod routing;

@@ -46,7 +46,7 @@ pub fn archived_message(archive: &Path, id: &str) -> Result<Option<(usize, Strin
         match item.map_err(|e| OpError::new(e.to_string()))? {
             Item::Piece(piece) => {
                 if let Some(found) = piece.messages.iter().find(|f| f.id() == Some(id)) {
-                    let text = found.render().ok_or_else(|| {
+                    let text = found.written(&piece.source.text).ok_or_else(|| {
                         OpError::new(format!("message {id} cannot be written back"))
                     })?;
                     return Ok(Some((found.line, text)));

@@ -371,7 +371,8 @@ fn compose_crosstalk(
         crosstalk::Version::parse(spec.version_or_default()).unwrap_or(crosstalk::Version::V1_1);
     let base = match p.reply_to {
         Some(original) => {
-            let source = text_source(ctx, "<reply_to>", original)?;
+            let mut source = text_source(ctx, "<reply_to>", original)?;
+            crate::reader::prepare(&mut source);
             let envelopes = crosstalk::parse_all(&source.text);
             let base = ct_compose::reply_base(&envelopes, p.pick.as_deref(), p.from.as_deref())
                 .map_err(|(e, receivers)| {
@@ -449,13 +450,8 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
     let mut draft = match p.reply_to {
         Some(original) => {
             let source = text_source(ctx, "<reply_to>", original)?;
-            let original: Value = serde_json::from_str(&source.text)
-                .map_err(|e| OpError::new(format!("reply_to: not one HSP message: {e}")))?;
-            if original.get("message_id").and_then(Value::as_str).is_none() {
-                return Err(OpError::new(
-                    "reply_to: the message has no message_id to answer",
-                ));
-            }
+            let original = crate::reader::hsp_original(source)
+                .map_err(|why| OpError::new(format!("reply_to: {why}")))?;
             hsp_compose::reply_to(&original, kind).1
         }
         None => hsp_compose::Draft {
@@ -644,8 +640,9 @@ pub fn primer(ctx: &Context, p: params::Primer) -> Result<String, OpError> {
         );
         return Ok(primer::primer(&example, None));
     };
-    let original = text_source(ctx, "reply_to", original)?.text;
-    let envelopes = crosstalk::parse_all(&original);
+    let mut original = text_source(ctx, "reply_to", original)?;
+    crate::reader::prepare(&mut original);
+    let envelopes = crosstalk::parse_all(&original.text);
     let (_, picked) = reply::pick(&envelopes, p.pick.as_deref())
         .map_err(|e| OpError::new(e.to_string().replace("--pick", "pick")))?;
     if !picked.complete {

@@ -148,7 +148,7 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
                 received.push(json!({
                     "origin": origin,
                     "topic": arrival.topic,
-                    "text": found.render(),
+                    "text": found.written(&doc.source.text),
                     "verdict": record,
                 }));
             }

@@ -319,10 +319,13 @@ impl Found {
     }
 
     /// The message in its own canonical wire form, ending with a line end:
-    /// a Crosstalk envelope, or one line of compact JSON. `None` for what
-    /// cannot be written: unreadable JSON, or an envelope that was cut off
-    /// (aiproto never closes one with an `[[END]]` of its own).
-    pub fn render(&self) -> Option<String> {
+    /// a Crosstalk envelope, or one line of compact JSON serialised again
+    /// from its parsed value (keys sorted, numbers as a double holds them).
+    /// A conversion, asked for by name (`convert`, `--canonical`): a path
+    /// that only moves a message writes [`written`](Self::written). `None`
+    /// for what cannot be written: unreadable JSON, or an envelope that was
+    /// cut off (aiproto never closes one with an `[[END]]` of its own).
+    pub fn canonical(&self) -> Option<String> {
         match &self.value {
             Value::Crosstalk(p) if !p.complete => None,
             Value::Crosstalk(p) => Some(crosstalk::render(&p.envelope)),
@@ -333,20 +336,32 @@ impl Found {
     }
 
     /// The message as its sender wrote it, ending with a line end: what
-    /// `send` delivers. A JSON message is its own text in `source` (the
-    /// text it was read from) on one line, the whitespace between tokens
-    /// taken out, numbers, key order and escapes as written; a Crosstalk
-    /// envelope is [`render`](Self::render)ed. Falls back to `render` when
-    /// the message's text is not in `source`. `None` where `render` is.
+    /// every path that does not convert writes (`send`, `recv`, `relay`,
+    /// `serve`, archives, handlers, MCP, the desk). A JSON message written
+    /// on one line is its own bytes in `source` (the text it was read
+    /// from), exactly; one spread over several lines is joined onto one,
+    /// the whitespace between its tokens taken out and every token (numbers
+    /// digit for digit, key order, escapes) as written. A Crosstalk envelope
+    /// is its [`canonical`](Self::canonical) text (LF, no quote prefix or
+    /// fence; a repair made to read it is one of its findings). Falls back
+    /// to `canonical` when the message's text is not in `source`. `None`
+    /// where `canonical` is.
     pub fn written(&self, source: &str) -> Option<String> {
         if self.protocol == Protocol::Crosstalk || !self.is_writable() {
-            return self.render();
+            return self.canonical();
         }
         self.span
             .and_then(|span| source.get(span.start..span.end))
-            .and_then(json_doc::compact::compact)
+            .map(|text| text.trim_matches([' ', '\t', '\n', '\r']))
+            .and_then(|text| {
+                // Also the check that the span holds JSON tokens only (no
+                // quote prefix or fence): else the canonical form is written.
+                let joined = json_doc::compact::compact(text)?;
+                let one_line = !text.contains(['\n', '\r']);
+                Some(if one_line { text.into() } else { joined })
+            })
             .map(|text| format!("{text}\n"))
-            .or_else(|| self.render())
+            .or_else(|| self.canonical())
     }
 
     /// The protocol and version the message is written in.

@@ -31,14 +31,7 @@ impl Document {
         forced: Option<ProtocolSpec>,
         options: &ReadOptions,
     ) -> Document {
-        let bom = source.text.starts_with(chars::BOM);
-        if bom {
-            source.text.drain(..chars::BOM.len_utf8());
-        }
-        // A saved mail whose body is encoded: read as the text it carries.
-        if let Some(text) = mail::decoded(&source.text) {
-            source.text = text;
-        }
+        let bom = prepare(&mut source);
         let protocol = forced
             .map(|s| s.protocol)
             .or_else(|| Protocol::detect(&source.text));
@@ -50,6 +43,66 @@ impl Document {
         }
         Document { source, messages }
     }
+}
+
+/// Turns a text as it was read into the text its messages are looked for
+/// in, the same for every command and face: a byte-order mark at the start
+/// dropped (editors and some clipboards add one; `true` when there was
+/// one), and a saved mail whose body is transfer-encoded or in parts read
+/// as the text it carries ([`mail`]).
+pub fn prepare(source: &mut Source) -> bool {
+    let bom = source.text.starts_with(chars::BOM);
+    if bom {
+        source.text.drain(..chars::BOM.len_utf8());
+    }
+    if let Some(text) = mail::decoded(&source.text) {
+        source.text = text;
+    }
+    bom
+}
+
+/// Reads an input whole as the text its messages are looked for in, as
+/// [`read`] reads it before parsing ([`read_source`], then [`prepare`]):
+/// for a command that reads the envelopes of a text itself (`compose
+/// --reply-to`, `primer --reply-to`, `id --reissue`).
+pub fn read_text(input: &Input) -> Result<Source, InputError> {
+    let mut source = read_source(input, ReadOptions::default().max_message_bytes)?;
+    prepare(&mut source);
+    Ok(source)
+}
+
+/// The one HSP message of a text that `--reply-to` answers, read as every
+/// command reads it ([`Document::from_source`]: a byte-order mark, a saved
+/// mail, JSON Lines of one line): its JSON, or why it cannot be answered.
+pub fn hsp_original(source: Source) -> Result<serde_json::Value, String> {
+    use crate::protocols::Value;
+    let spec = ProtocolSpec {
+        protocol: Protocol::Hsp,
+        version: None,
+    };
+    let doc = Document::from_source(source, Some(spec), &ReadOptions::default());
+    let found = match doc.messages.as_slice() {
+        [] => return Err("not one HSP message: it holds none".into()),
+        [one] => one,
+        many => {
+            return Err(format!(
+                "not one HSP message: it holds {}; answer one at a time",
+                many.len()
+            ));
+        }
+    };
+    let Value::Hsp(Some(message)) = &found.value else {
+        let why = found
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .map_or_else(|| "it cannot be read".to_string(), |d| d.message.clone());
+        return Err(format!("not one HSP message: {why}"));
+    };
+    if message.message_id().is_none() {
+        return Err("the message has no message_id to answer".into());
+    }
+    Ok(message.json.clone())
 }
 
 /// Reads and checks one input.

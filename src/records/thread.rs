@@ -84,7 +84,7 @@ impl Collector {
     /// Adds a message; returns the first copy when it is one again.
     pub fn add(&mut self, source: &str, found: &Found) -> Option<Copy<'_>> {
         let m = found.to_message()?;
-        if let (Some(id), Some(text)) = (&m.id, found.render()) {
+        if let (Some(id), Some(text)) = (&m.id, found.canonical()) {
             let mut hasher = Sha256::new();
             hasher.update(id.as_bytes());
             hasher.update([0]);

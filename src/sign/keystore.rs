@@ -22,59 +22,14 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
-use super::key::{Algorithm, KeyError, PublicKey, SigningKey};
+use super::key::{Algorithm, PublicKey, SigningKey};
 pub use super::key_line::{KnownKey, matches_pattern};
 use super::key_line::{format_date, parse_date};
 use super::store_files::{locked, read_optional, refuse_open_private, refuse_unsafe, write_file};
 
 pub use crate::home::{HOME_ENV, home};
 
-/// Why the keystore could not do what was asked.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("no keystore directory: set AIPROTO_HOME or HOME")]
-    NoHome,
-    #[error("a key `{0}` already exists (rotate it with `aiproto keygen --rotate {0}`)")]
-    Exists(String),
-    #[error("no key `{0}` in the keystore")]
-    Unknown(String),
-    #[error("key id `{0}` may not be empty or hold whitespace, control characters, `;` or `=`")]
-    BadId(String),
-    #[error("{path}: permissions {mode:o} let others read this private key; run: chmod 600 {path}")]
-    Permissions { path: String, mode: u32 },
-    #[error("{path}: {why}, so the keystore does not trust it; {fix}")]
-    Unsafe {
-        path: String,
-        why: String,
-        fix: String,
-    },
-    #[error(
-        "`{id}` is already pinned with another key ({pinned}; this one is {new}): nothing changed; to replace it deliberately, add --replace"
-    )]
-    Replaces {
-        id: String,
-        pinned: String,
-        new: String,
-    },
-    #[error("`{0}` is one of your own keys: a key of someone else cannot be pinned under its id")]
-    OwnId(String),
-    #[error(
-        "your key `{id}` was revoked on {at}: it signs nothing (make a new one: aiproto keygen --id NEW-ID)"
-    )]
-    RevokedOwn { id: String, at: String },
-    #[error("your key `{id}` expired on {at}: it signs nothing (aiproto keygen --rotate {id})")]
-    ExpiredOwn { id: String, at: String },
-    #[error("{path}: {why}")]
-    Corrupt { path: String, why: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Key(#[from] KeyError),
-}
+pub use super::store_error::StoreError;
 
 /// A private key file.
 #[derive(Serialize, Deserialize)]

@@ -10,5 +10,6 @@ pub mod message;
 #[cfg(test)]
 mod proptests;
 pub mod statement;
+pub mod store_error;
 pub mod store_files;
 pub mod trust;

@@ -23,6 +23,7 @@ pub mod mqtt;
 mod mqtt5;
 mod msp;
 mod msp_remote;
+mod one_path;
 mod project;
 mod readme_loop;
 mod relay;

@@ -67,7 +67,7 @@ fn usage(e: ComposeError) -> CliError {
 /// one, or the one `--pick` names): see [`compose::reply_base`]. Says on
 /// stderr which envelope it answers.
 fn reply_base(path: &Path, args: &ComposeArgs, quiet: bool) -> Result<ReplyBase, CliError> {
-    let source = common::input_of(Some(path))?.read()?;
+    let source = crate::reader::read_text(&common::input_of(Some(path))?)?;
     let envelopes = crosstalk::parse_all(&source.text);
     let base = compose::reply_base(&envelopes, args.pick.as_deref(), args.from.as_deref())
         .map_err(|(e, receivers)| match (e, receivers) {

@@ -99,19 +99,13 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
 }
 
 fn reply_draft(path: &Path, kind: Option<Kind>) -> Result<Draft, CliError> {
-    let source = crate::cli::common::input_of(Some(path))?.read()?;
-    let original: Value = serde_json::from_str(&source.text).map_err(|e| {
-        CliError::new(
-            ExitStatus::Invalid,
-            anyhow::anyhow!("{}: not one HSP message: {e}", source.name),
-        )
-    })?;
-    if original.get("message_id").and_then(Value::as_str).is_none() {
-        return Err(CliError::new(
-            ExitStatus::Invalid,
-            anyhow::anyhow!("{}: the message has no message_id to answer", source.name),
-        ));
-    }
+    let source = crate::reader::read_source(
+        &crate::cli::common::input_of(Some(path))?,
+        crate::protocols::ReadOptions::default().max_message_bytes,
+    )?;
+    let name = source.name.clone();
+    let original = crate::reader::hsp_original(source)
+        .map_err(|why| CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{name}: {why}")))?;
     Ok(compose::reply_to(&original, kind).1)
 }
 

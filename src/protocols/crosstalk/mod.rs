@@ -17,7 +17,7 @@ pub mod model_map;
 pub mod parse;
 pub mod primer;
 #[cfg(test)]
-mod proptests;
+pub(crate) mod proptests;
 pub mod render;
 pub mod repair;
 pub mod reply;

@@ -12,6 +12,7 @@
 
 pub mod checks;
 pub mod codes;
+pub mod fields;
 pub mod model_map;
 #[cfg(test)]
 pub(crate) mod proptests;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::checks::{missing, not_object, required_str, wrong_type};
+use super::fields::{missing, not_object, required_str, wrong_type};
 use crate::protocols::json_doc::Finding;
 
 /// Names a `next` may use to end the workflow.
@@ -486,7 +486,7 @@ fn strings_in<'a>(value: &'a Value, at: &str, out: &mut Vec<(String, &'a str)>) 
         }
         Value::Object(map) => {
             for (k, v) in map {
-                strings_in(v, &format!("{at}/{}", super::checks::escape(k)), out);
+                strings_in(v, &format!("{at}/{}", super::fields::escape(k)), out);
             }
         }
         _ => {}

@@ -5,7 +5,7 @@
 //! signal on this; the judge compares the readings of two texts.
 
 use super::Intent;
-use super::meaning;
+use super::negation;
 
 /// Cues that delegate only when the clause hands the work to someone
 /// ("I'm passing the cleanup to you"), not otherwise ("the tests are
@@ -680,7 +680,7 @@ fn negated_at(lower: &str, at: usize) -> bool {
         .next()
         .unwrap_or(before);
     clause.split_whitespace().rev().take(2).any(|w| {
-        meaning::is_negation(w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'')))
+        negation::is_negation(w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'')))
     })
 }
 

@@ -4,61 +4,7 @@
 //! its negation close together).
 
 use super::cues;
-
-/// Words and phrases that negate or forbid what follows, lowercased.
-const NEGATIONS: &[&str] = &[
-    "not",
-    "no",
-    "never",
-    "none",
-    "nothing",
-    "nobody",
-    "neither",
-    "nor",
-    "don't",
-    "dont",
-    "doesn't",
-    "didn't",
-    "isn't",
-    "aren't",
-    "wasn't",
-    "weren't",
-    "won't",
-    "wouldn't",
-    "can't",
-    "cannot",
-    "couldn't",
-    "shouldn't",
-    "mustn't",
-    "haven't",
-    "hasn't",
-    "hadn't",
-    "without",
-];
-
-/// Words that forbid, lowercased.
-pub const FORBIDDING: &[&str] = &[
-    "avoid",
-    "forbid",
-    "forbidden",
-    "prohibit",
-    "prohibited",
-    "refrain",
-];
-
-/// Whether a lowercased word negates or forbids.
-pub fn is_negation(word: &str) -> bool {
-    NEGATIONS.contains(&word) || FORBIDDING.contains(&word) || word.ends_with("n't")
-}
-
-/// The negating words of a text, in order (as written, lowercased; a
-/// typographic apostrophe read as `'`).
-pub fn negations(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
-        .map(|w| w.to_lowercase().replace('’', "'"))
-        .filter(|w| is_negation(w))
-        .collect()
-}
+pub use super::negation::{FORBIDDING, is_negation, negations};
 
 /// Why `decoded` says the opposite of `original`: one negates or forbids
 /// and the other does not.

@@ -21,6 +21,7 @@ mod lexical;
 pub mod lists;
 pub mod meaning;
 pub mod model_map;
+pub mod negation;
 pub mod offline;
 pub mod pairs;
 pub mod pipeline;
@@ -154,7 +155,7 @@ pub fn check(value: &Value) -> (Option<Version>, Vec<Finding>) {
     };
     for key in map.keys().filter(|k| !fields.contains(&k.as_str())) {
         rules.push(Finding::error(
-            format!("/{}", super::csdl::checks::escape(key)),
+            format!("/{}", super::csdl::fields::escape(key)),
             "MSP-UNKNOWN-FIELD",
             format!(
                 "`{key}` is not a field of an MSP {} signal (extra fields are forbidden)",
