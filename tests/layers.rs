@@ -266,3 +266,125 @@ fn only_a_conversion_writes_a_message_anew() {
     }
     assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
 }
+
+/// The sibling modules a file names through `super::` (`super::a`,
+/// `super::{a, b::c}`), comments skipped.
+fn sibling_references(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("super::") {
+            let after = &rest[at + "super::".len()..];
+            if after.starts_with("super::") {
+                // A grandparent's module: not a sibling.
+                rest = &after["super::".len()..];
+                continue;
+            }
+            if let Some(group) = after.strip_prefix('{') {
+                let group = group.split('}').next().unwrap_or("");
+                for item in group.split(',') {
+                    let name = item.trim().split("::").next().unwrap_or("").trim();
+                    if !name.is_empty() && name != "self" {
+                        names.push(name.to_string());
+                    }
+                }
+            } else {
+                let name: String = after
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                // `super::f(…)` calls a function of the parent module.
+                if !name.is_empty() && !after[name.len()..].starts_with(['(', '!']) {
+                    names.push(name);
+                }
+            }
+            rest = after;
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Every circle of imports between the modules of one folder: a pair (or
+/// more) of files that each name the other through `super::`.
+fn import_circles(src: &Path) -> Vec<Vec<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    // Module path (folder/name) → the sibling modules it names.
+    let mut edges: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for file in &files {
+        let rel = file.strip_prefix(src).unwrap().with_extension("");
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel.ends_with("/mod") || rel == "lib" || rel == "main" {
+            continue;
+        }
+        let folder = rel.rsplit_once('/').map_or("", |(f, _)| f).to_string();
+        let text = std::fs::read_to_string(file).unwrap();
+        let named = sibling_references(&text)
+            .into_iter()
+            .map(|n| {
+                if folder.is_empty() {
+                    n
+                } else {
+                    format!("{folder}/{n}")
+                }
+            })
+            .filter(|n| *n != rel)
+            .collect();
+        edges.insert(rel, named);
+    }
+    // A circle is a module that reaches itself again.
+    let mut circles: Vec<Vec<String>> = Vec::new();
+    for start in edges.keys() {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = std::collections::HashSet::new();
+        while let Some((at, path)) = stack.pop() {
+            for next in edges.get(&at).into_iter().flatten() {
+                if next == start {
+                    let mut circle = path.clone();
+                    let least = circle.iter().min().unwrap().clone();
+                    let turn = circle.iter().position(|m| *m == least).unwrap();
+                    circle.rotate_left(turn);
+                    if !circles.contains(&circle) {
+                        circles.push(circle);
+                    }
+                } else if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    circles
+}
+
+#[test]
+fn no_module_imports_a_sibling_that_imports_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let circles: Vec<String> = import_circles(&src)
+        .iter()
+        .map(|c| format!("src/{} → src/{}", c.join(" → src/"), c[0]))
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "\nimport circles (move what both need into a module below them):\n{}\n",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn sibling_references_are_found_in_every_spelling() {
+    let text = "use super::cues;\n\
+                use super::fields::{missing, wrong_type};\n\
+                use super::{brief, lists::kept};\n\
+                let x = super::meaning::is_negation(w); // super::ignored::x\n\
+                use super::super::csdl::checks;\n";
+    assert_eq!(
+        sibling_references(text),
+        vec!["brief", "cues", "fields", "lists", "meaning"]
+    );
+}
