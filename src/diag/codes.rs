@@ -588,6 +588,10 @@ pub const CODES: &[Code] = &[
         "The sender's name only looks like the name the key is bound to.",
     ),
     code(
+        "SIG-NO-SENDER",
+        "Trust on first use found no one sender to bind the key to (none, empty, or a pattern): nothing pinned.",
+    ),
+    code(
         "SIG-BAD",
         "The signature does not match the message: it was changed after signing.",
     ),

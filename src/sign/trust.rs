@@ -97,6 +97,12 @@ pub enum VerifyError {
         id: String,
         note: String,
     },
+    /// Trust on first use binds a key to one named sender; this message
+    /// gives none to bind (no sender, an empty one, or a pattern).
+    #[error(
+        "not pinned on first use: {why}, so `{key_id}` cannot be bound to a sender; check who signed it, then `aiproto keys trust {key_id} --signs-for NAME`"
+    )]
+    NoSenderToPin { key_id: String, why: String },
     #[error("`{id}` signs with {expected}, the message says {claimed}")]
     WrongAlgorithm {
         id: String,
@@ -152,6 +158,7 @@ impl VerifyError {
             VerifyError::KeyChanged { .. } | VerifyError::OwnKeyForged { .. } => "SIG-KEY-CHANGED",
             VerifyError::NotForSender { .. } => "SIG-SENDER",
             VerifyError::LookAlike { .. } => "SIG-LOOKALIKE",
+            VerifyError::NoSenderToPin { .. } => "SIG-NO-SENDER",
             VerifyError::WrongAlgorithm { .. } => "SIG-ALGORITHM",
             VerifyError::BadSignature(_) => "SIG-BAD",
             VerifyError::Revoked { .. } => "SIG-REVOKED",
@@ -309,26 +316,37 @@ fn first_use(
         return Err(untrusted());
     };
     refuse_lookalike("key id", id)?;
-    if let Some(sender) = claimed.sender {
-        refuse_lookalike("sender", sender)?;
-    }
-    let pinned = KnownKey::new(id.clone(), seen.clone()).signing_for(
-        claimed
-            .sender
-            .map(|s| vec![s.to_string()])
-            .unwrap_or_default(),
-    );
-    match store.pin_first_use(id, seen, claimed.sender)? {
+    let sender = named_sender(id, claimed.sender)?;
+    refuse_lookalike("sender", sender)?;
+    let pinned = KnownKey::new(id.clone(), seen.clone()).signing_for(vec![sender.to_string()]);
+    match store.pin_first_use(id, seen, Some(sender))? {
         FirstUse::Pinned => Ok(verified(claim, seen, claimed, Some(&pinned), true)),
         FirstUse::AlreadyPinned => Ok(verified(claim, seen, claimed, Some(&pinned), false)),
-        FirstUse::Taken { entry, origin } => Err(changed(
-            claimed.sender.unwrap_or(id),
-            &entry,
-            origin,
-            id,
-            seen,
-        )),
+        FirstUse::Taken { entry, origin } => Err(changed(sender, &entry, origin, id, seen)),
     }
+}
+
+/// The one sender a key met for the first time may be bound to: a message
+/// without a sender, with an empty one, or with a pattern (`*`, `*@x.org`,
+/// which a key's `signs-for` reads as "anyone matching") gives none, and
+/// nothing is pinned: a key's scope is widened by the person only.
+fn named_sender<'s>(key_id: &str, sender: Option<&'s str>) -> Result<&'s str, VerifyError> {
+    let refused = |why: String| VerifyError::NoSenderToPin {
+        key_id: key_id.to_string(),
+        why,
+    };
+    let Some(sender) = sender else {
+        return Err(refused("the message names no sender".into()));
+    };
+    if sender.trim().is_empty() {
+        return Err(refused("the message's sender is empty".into()));
+    }
+    if sender.contains(['*', '?', '[', ']', ',']) {
+        return Err(refused(format!(
+            "the message's sender `{sender}` is a pattern, not one sender"
+        )));
+    }
+    Ok(sender)
 }
 
 /// The error for a key that is not the one trusted for `subject`.
@@ -573,5 +591,56 @@ mod tests {
             "{err}"
         );
         assert!(!dir.path().join("known_keys").exists());
+    }
+
+    /// A message without one named sender pins nothing: a key pinned for
+    /// no sender would sign for its own id ("from ALICE" beside Alice's
+    /// key), one pinned for a pattern for everyone it matches.
+    #[test]
+    fn first_use_pins_only_for_one_named_sender() {
+        let dir = tempfile::tempdir().unwrap();
+        let trust = Trust::Store {
+            store: Keystore::at(dir.path()),
+            tofu: true,
+        };
+        let key = SigningKey::generate(Algorithm::Ed25519).unwrap();
+        for sender in [
+            None,
+            Some(""),
+            Some("  "),
+            Some("*"),
+            Some("*@example.com"),
+            Some("AL?CE"),
+        ] {
+            let err =
+                verify(&claim_for(&key, "ALICE", b"m", true), b"m", &trust, sender).unwrap_err();
+            assert_eq!(err.code(), "SIG-NO-SENDER", "{sender:?}: {err}");
+            assert!(
+                err.to_string().contains("keys trust ALICE --signs-for"),
+                "{err}"
+            );
+            assert!(!dir.path().join("known_keys").exists(), "{sender:?} pinned");
+        }
+        // Named, it is pinned, for that sender only.
+        let ok = verify(
+            &claim_for(&key, "ALICE", b"m", true),
+            b"m",
+            &trust,
+            Some("ALICE"),
+        )
+        .unwrap();
+        assert!(ok.pinned_now);
+        let no_tofu = Trust::Store {
+            store: Keystore::at(dir.path()),
+            tofu: false,
+        };
+        let err = verify(
+            &claim_for(&key, "ALICE", b"m", true),
+            b"m",
+            &no_tofu,
+            Some("BOB"),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "SIG-SENDER", "{err}");
     }
 }

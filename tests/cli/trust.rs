@@ -290,3 +290,44 @@ fn no_message_can_drive_the_terminal() {
         .stdout(predicate::str::contains("CT-CONTROL-CHAR"))
         .stdout(predicate::str::contains("\\x1b"));
 }
+
+/// First use binds a key to one named sender. A signed message from `*`,
+/// or with no sender at all, pins nothing (`SIG-NO-SENDER`, exit 1): once
+/// pinned, the first would have let the key sign as anyone, the second
+/// "from ALICE" beside Alice's own key.
+#[test]
+fn first_use_never_pins_for_a_pattern_or_a_missing_sender() {
+    let mallory = home();
+    let receiver = home();
+    keygen(mallory.path(), "ALICE", &["*"]);
+    let message = std::fs::read_to_string(repo("examples/csdl/valid/agent_message.json")).unwrap();
+    let wildcard = sign(
+        mallory.path(),
+        "ALICE",
+        &message.replace("\"atlas\"", "\"*\""),
+    );
+    let function =
+        std::fs::read_to_string(repo("examples/csdl/valid/function_structure.json")).unwrap();
+    let nobody = sign(mallory.path(), "ALICE", &function);
+    for signed in [wildcard, nobody] {
+        aiproto(receiver.path())
+            .args(["verify", "--tofu"])
+            .write_stdin(signed)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("SIG-NO-SENDER"));
+    }
+    assert!(!receiver.path().join("known_keys").exists());
+    // Nothing was pinned: ALICE's messages from this key are untrusted still.
+    let as_alice = sign(
+        mallory.path(),
+        "ALICE",
+        &message.replace("\"atlas\"", "\"ALICE\""),
+    );
+    aiproto(receiver.path())
+        .arg("verify")
+        .write_stdin(as_alice)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("SIG-UNTRUSTED"));
+}
