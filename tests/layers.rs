@@ -276,9 +276,9 @@ fn sibling_references(text: &str) -> Vec<String> {
         let mut rest = code;
         while let Some(at) = rest.find("super::") {
             let after = &rest[at + "super::".len()..];
-            if after.starts_with("super::") {
+            if let Some(grandparent) = after.strip_prefix("super::") {
                 // A grandparent's module: not a sibling.
-                rest = &after["super::".len()..];
+                rest = grandparent;
                 continue;
             }
             if let Some(group) = after.strip_prefix('{') {
