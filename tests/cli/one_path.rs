@@ -171,3 +171,75 @@ fn an_archive_tells_numbers_apart_that_a_double_cannot() {
         .stderr(predicate::str::contains("with different content"));
     assert_eq!(std::fs::read_to_string(&archive).unwrap(), first);
 }
+
+/// What a mail client with `format=flowed` (RFC 3676) makes of a text: a
+/// line longer than 78 characters broken after a space (the space kept at
+/// the end: a soft break), and a space stuffed before a line that begins
+/// with one.
+fn flowed(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut rest = line.to_string();
+        while rest.chars().count() > 78 {
+            let Some(at) = rest[..78].rfind(' ') else {
+                break;
+            };
+            let (head, tail) = rest.split_at(at + 1);
+            out.push_str(&stuffed(head));
+            out.push_str("\r\n");
+            rest = tail.to_string();
+        }
+        out.push_str(&stuffed(&rest));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+fn stuffed(line: &str) -> String {
+    if line.starts_with([' ', '>']) || line.starts_with("From ") {
+        format!(" {line}")
+    } else {
+        line.to_string()
+    }
+}
+
+/// A signed envelope mailed by a client that sends `format=flowed`: its
+/// `sig:` line broken after `sig: ` (the key id holds `@` and `.`), its body
+/// lines stuffed. Read as the sender wrote it, it verifies.
+#[test]
+fn a_signed_envelope_mailed_as_flowed_text_verifies() {
+    let h = home();
+    aiproto(h.path())
+        .args([
+            "keygen",
+            "-q",
+            "--id",
+            "you@example.com",
+            "--signs-for",
+            "CLAUDE",
+        ])
+        .assert()
+        .code(0);
+    let signed = super::sign(h.path(), "you@example.com", REQUEST);
+    assert!(
+        signed
+            .lines()
+            .any(|l| l.starts_with("sig: ") && l.len() > 78)
+    );
+    let mail = format!(
+        "From: you@example.com\r\nTo: relay@example.com\r\nSubject: review\r\nMIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8; format=flowed\r\nContent-Transfer-Encoding: 8bit\r\n\r\n{}",
+        flowed(&signed)
+    );
+    assert!(mail.contains("\r\nsig: \r\n"), "{mail}");
+    let eml = h.path().join("signed.eml");
+    std::fs::write(&eml, mail).unwrap();
+    aiproto(h.path()).arg("verify").arg(&eml).assert().code(0);
+    aiproto(h.path())
+        .args(["compose", "--body", "Thanks."])
+        .arg("--reply-to")
+        .arg(&eml)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("[[CHATGPT→CLAUDE v1]]"));
+}
