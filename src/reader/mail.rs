@@ -128,9 +128,12 @@ fn unflowed(text: &str, delsp: bool) -> String {
         push_line(&mut out, d, &joined);
     }
     // `split` gave one line more than the text has line ends.
-    if out.ends_with('\n') && !text.ends_with('\n') {
-        out.pop();
-    } else if out.ends_with("\n\n") && text.ends_with('\n') {
+    let one_too_many = if text.ends_with('\n') {
+        out.ends_with("\n\n")
+    } else {
+        out.ends_with('\n')
+    };
+    if one_too_many {
         out.pop();
     }
     out
