@@ -6,7 +6,9 @@ use std::io::Write;
 use super::args::{GlobalArgs, PrimerArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::protocols::crosstalk::{self, primer, reply};
+use crate::protocols::crosstalk::primer::ReplyPrimerError;
+use crate::protocols::crosstalk::reply::ReplyError;
+use crate::protocols::crosstalk::{self, primer};
 use crate::transport::{Endpoint, clipboard};
 
 pub fn run(args: &PrimerArgs, g: &GlobalArgs) -> CmdResult {
@@ -15,31 +17,18 @@ pub fn run(args: &PrimerArgs, g: &GlobalArgs) -> CmdResult {
         Some(path) => {
             let source = crate::reader::read_text(&common::input_of(Some(path))?)?;
             let envelopes = crosstalk::parse_all(&source.text);
-            let (index, original) = reply::pick(&envelopes, args.pick.as_deref()).map_err(|e| {
-                CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: {e}", source.name))
-            })?;
+            let person = crate::operations::person_names();
+            let primed = primer::for_reply(
+                &envelopes,
+                args.pick.as_deref(),
+                args.from.as_deref(),
+                &person,
+            )
+            .map_err(|e| refused(&source.name, e))?;
             if !g.quiet {
-                common::say_answered(&source.name, &envelopes, index);
+                common::say_answered(&source.name, &envelopes, primed.index);
             }
-            if !original.complete {
-                return Err(CliError::new(
-                    ExitStatus::Invalid,
-                    anyhow::anyhow!(
-                        "{}:{}: the envelope was cut off before its [[END]] line; copy it whole",
-                        source.name,
-                        original.start_line
-                    ),
-                ));
-            }
-            let skeleton =
-                reply::skeleton(&original.envelope, args.from.as_deref()).map_err(|e| {
-                    CliError::usage(format!("{}: {e}", source.name)).with_hint(format!(
-                        "add --from <{}>",
-                        reply::receivers(&original.envelope).join(" | ")
-                    ))
-                })?;
-            let example = primer::example(Some(skeleton), "", "");
-            primer::primer(&example, Some(&crosstalk::render(&original.envelope)))
+            primed.text
         }
         None => {
             let from = args.from.as_deref().unwrap_or("ASSISTANT");
@@ -63,4 +52,23 @@ pub fn run(args: &PrimerArgs, g: &GlobalArgs) -> CmdResult {
         }
     }
     Ok(ExitStatus::Ok)
+}
+
+/// Why no primer was written for `name`, with the way on: an input that
+/// holds no envelope to answer (or not the one picked), or one cut off, is
+/// invalid (exit 1); a reply whose sender is unclear asks for `--from` or
+/// `--pick` (exit 2).
+fn refused(name: &str, e: ReplyPrimerError) -> CliError {
+    match e {
+        ReplyPrimerError::Reply(ReplyError::WhichReceiver(_) | ReplyError::NotAReceiver { .. }) => {
+            CliError::usage(format!("{name}: {e}"))
+                .with_hint("add --from NAME: the receiver that answers")
+        }
+        ReplyPrimerError::ToThePerson { .. } => CliError::usage(format!("{name}: {e}")).with_hint(
+            "add --pick N for the envelope the other chat answers, or --from NAME for who answers",
+        ),
+        ReplyPrimerError::Reply(_) | ReplyPrimerError::CutOff(_) => {
+            CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{name}: {e}"))
+        }
+    }
 }

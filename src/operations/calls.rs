@@ -12,7 +12,7 @@ use crate::diag::{self, Diagnostic};
 use crate::ids::IdKind;
 use crate::input::{Input, Source};
 use crate::poll;
-use crate::protocols::crosstalk::{self, compose as ct_compose, primer, reply};
+use crate::protocols::crosstalk::{self, compose as ct_compose, primer};
 use crate::protocols::hsp::compose as hsp_compose;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value as Read};
 use crate::reader::{self, Document};
@@ -643,26 +643,20 @@ pub fn primer(ctx: &Context, p: params::Primer) -> Result<String, OpError> {
     let mut original = text_source(ctx, "reply_to", original)?;
     crate::reader::prepare(&mut original);
     let envelopes = crosstalk::parse_all(&original.text);
-    let (_, picked) = reply::pick(&envelopes, p.pick.as_deref())
-        .map_err(|e| OpError::new(e.to_string().replace("--pick", "pick")))?;
-    if !picked.complete {
-        return Err(OpError::new(format!(
-            "reply_to: the envelope at line {} was cut off before its [[END]] line; paste it whole",
-            picked.start_line
-        )));
-    }
-    let skeleton = reply::skeleton(&picked.envelope, p.from.as_deref()).map_err(|e| {
-        OpError::new(format!(
-            "{} (from: one of {})",
-            e.to_string().replace("--from", "from"),
-            reply::receivers(&picked.envelope).join(" | ")
-        ))
-    })?;
-    let example = primer::example(Some(skeleton), "", "");
-    Ok(primer::primer(
-        &example,
-        Some(&crosstalk::render(&picked.envelope)),
-    ))
+    let person = super::person_names();
+    primer::for_reply(&envelopes, p.pick.as_deref(), p.from.as_deref(), &person)
+        .map(|primed| primed.text)
+        .map_err(|e| {
+            let message = format!("reply_to: {e}")
+                .replace("--pick", "pick")
+                .replace("--from", "from");
+            OpError::new(match e {
+                primer::ReplyPrimerError::ToThePerson { .. } => format!(
+                    "{message}; give `pick` (the envelope the other chat answers) or `from` (who answers)"
+                ),
+                _ => message,
+            })
+        })
 }
 
 /// The keystore's own keys: id and the senders each signs for (never the

@@ -7,6 +7,7 @@ mod archive;
 mod calls;
 mod network;
 pub mod params;
+mod person;
 pub mod sandbox;
 
 use std::path::PathBuf;
@@ -19,6 +20,7 @@ pub use calls::{
     thread, validate, verify,
 };
 pub use network::{recv, send};
+pub use person::person_names;
 pub use sandbox::Sandbox;
 
 /// Where and how the operations run.

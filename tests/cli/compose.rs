@@ -281,3 +281,37 @@ fn a_quoted_envelope_below_a_reply_is_not_the_one_answered() {
         );
     }
 }
+
+/// A reply that ends with an envelope addressed to the person: the primer
+/// hands the other chat the one addressed to it, never one that would make
+/// it write `[[HUMAN→…]]`; with only the person's, it asks who answers.
+#[test]
+fn the_primer_never_makes_the_other_chat_write_as_the_person() {
+    let h = home();
+    let to_human = REQUEST
+        .replace("[[CLAUDE→CHATGPT v1]]", "[[CLAUDE→HUMAN v1]]")
+        .replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DBC4N7P2Q3R5S7T9W1V3");
+    let reply = h.path().join("reply.txt");
+    std::fs::write(
+        &reply,
+        format!("Here you go:\n\n{REQUEST}\nAnd for you:\n\n{to_human}"),
+    )
+    .unwrap();
+    aiproto(h.path())
+        .args(["primer", "--via", "-", "--reply-to"])
+        .arg(&reply)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("[[CHATGPT→CLAUDE v1]]"))
+        .stdout(predicate::str::contains("[[HUMAN→").not())
+        .stderr(predicate::str::contains("answering envelope 1 of 2"));
+    std::fs::write(&reply, &to_human).unwrap();
+    aiproto(h.path())
+        .args(["primer", "--via", "-", "--reply-to"])
+        .arg(&reply)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("addressed to HUMAN, that is you"))
+        .stderr(predicate::str::contains("--from NAME"));
+}

@@ -4,7 +4,9 @@
 //! id) when it answers a given envelope.
 
 use super::envelope::Envelope;
+use super::parse::ParsedEnvelope;
 use super::render::render;
+use super::reply::{self, ReplyError};
 use crate::ids::{self, IdKind};
 
 /// How many ids the primer gives for the assistant's follow-up messages.
@@ -103,6 +105,79 @@ pub fn primer(example: &Envelope, original: Option<&str>) -> String {
     out
 }
 
+/// The name every person relaying goes by, whatever keys they have.
+pub const PERSON: &str = "HUMAN";
+
+/// Why no primer for a reply could be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyPrimerError {
+    #[error(transparent)]
+    Reply(#[from] ReplyError),
+    #[error("line {0}: the envelope was cut off before its [[END]] line; copy it whole")]
+    CutOff(usize),
+    /// The envelope answered is addressed to the person: the chat given the
+    /// primer would write as them.
+    #[error(
+        "line {line}: the envelope answered is addressed to {receiver}, that is you: the chat given the primer would answer as you"
+    )]
+    ToThePerson { line: usize, receiver: String },
+}
+
+/// A primer for answering an envelope of a paste, and which one it answers.
+#[derive(Debug)]
+pub struct ReplyPrimer {
+    /// The 0-based index of the envelope answered.
+    pub index: usize,
+    pub text: String,
+}
+
+/// The primer that hands the other chat an envelope of `envelopes` to
+/// answer: the one `pick` names (see [`reply::pick`]), answered by `from`
+/// or by its receiver. `person` names whoever relays (they sign for these
+/// senders; [`PERSON`] always): a chat is never told to write as them. With
+/// no `pick`, an envelope addressed to the person is passed over for the
+/// last one that is not (the other half of a reply, addressed to the other
+/// chat); with a `pick` that names one, or when every envelope is, it is an
+/// error unless `from` says who answers.
+pub fn for_reply(
+    envelopes: &[ParsedEnvelope],
+    pick: Option<&str>,
+    from: Option<&str>,
+    person: &[String],
+) -> Result<ReplyPrimer, ReplyPrimerError> {
+    let is_person = |env: &Envelope| {
+        reply::receivers(env).iter().any(|r| {
+            r.eq_ignore_ascii_case(PERSON) || person.iter().any(|p| p.eq_ignore_ascii_case(r))
+        })
+    };
+    let (mut index, mut original) = reply::pick(envelopes, pick)?;
+    if from.is_none() && is_person(&original.envelope) {
+        let other = envelopes
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, e)| !e.quoted && !is_person(&e.envelope));
+        match other {
+            Some((i, e)) if pick.is_none() => (index, original) = (i, e),
+            _ => {
+                return Err(ReplyPrimerError::ToThePerson {
+                    line: original.start_line,
+                    receiver: original.envelope.receiver.clone(),
+                });
+            }
+        }
+    }
+    if !original.complete {
+        return Err(ReplyPrimerError::CutOff(original.start_line));
+    }
+    let skeleton = reply::skeleton(&original.envelope, from)?;
+    let example = example(Some(skeleton), "", "");
+    Ok(ReplyPrimer {
+        index,
+        text: primer(&example, Some(&render(&original.envelope))),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +245,54 @@ mod tests {
             found[1].envelope.message.as_deref(),
             Some("01J9J3DBC4N7P2Q3R5S7T9V1V2")
         );
+    }
+
+    const TO_GPT: &str = "[[CLAUDE→CHATGPT v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V2\nintent: REQUEST\nbody: |\n  For ChatGPT.\nsig: none\n[[END]]\n";
+    const TO_HUMAN: &str = "[[CLAUDE→HUMAN v1]]\nmessage: 01J9J3DBC4N7P2Q3R5S7T9V1V3\nintent: BROADCAST\nbody: |\n  For you.\nsig: none\n[[END]]\n";
+
+    fn envelopes(text: &str) -> Vec<ParsedEnvelope> {
+        crate::protocols::crosstalk::parse_all(text)
+    }
+
+    /// A reply holding an envelope for the other chat and, last, one for
+    /// the person: the primer answers the first, never as the person.
+    #[test]
+    fn the_primer_passes_over_an_envelope_addressed_to_the_person() {
+        let both = envelopes(&format!("{TO_GPT}\n{TO_HUMAN}"));
+        let primed = for_reply(&both, None, None, &[]).unwrap();
+        assert_eq!(primed.index, 0);
+        assert!(
+            primed.text.contains("[[CHATGPT→CLAUDE v1]]"),
+            "{}",
+            primed.text
+        );
+        assert!(!primed.text.contains("[[HUMAN→"), "{}", primed.text);
+    }
+
+    #[test]
+    fn an_envelope_only_for_the_person_needs_a_from_or_another_pick() {
+        let only = envelopes(TO_HUMAN);
+        let err = for_reply(&only, None, None, &[]).unwrap_err();
+        assert!(matches!(err, ReplyPrimerError::ToThePerson { .. }), "{err}");
+        // Picked by hand, it is refused too: the chat would still speak as the person.
+        let both = envelopes(&format!("{TO_GPT}\n{TO_HUMAN}"));
+        let err = for_reply(&both, Some("2"), None, &[]).unwrap_err();
+        assert!(matches!(err, ReplyPrimerError::ToThePerson { .. }), "{err}");
+        // Said who answers, it is written.
+        let primed = for_reply(&only, None, Some("CHATGPT"), &[]).unwrap();
+        assert!(
+            primed.text.contains("[[CHATGPT→CLAUDE v1]]"),
+            "{}",
+            primed.text
+        );
+    }
+
+    /// A sender the person's keys sign for is the person too.
+    #[test]
+    fn the_senders_of_the_persons_keys_are_the_person() {
+        let to_alice = envelopes(&TO_GPT.replace("→CHATGPT", "→alice"));
+        let err = for_reply(&to_alice, None, None, &["ALICE".to_string()]).unwrap_err();
+        assert!(matches!(err, ReplyPrimerError::ToThePerson { .. }), "{err}");
+        assert!(for_reply(&to_alice, None, None, &[]).is_ok());
     }
 }
