@@ -257,7 +257,8 @@ fn list(store: &Keystore, g: &GlobalArgs) -> Result<(), CliError> {
             .into_iter()
             .map(|k| (k, Origin::Pinned)),
     );
-    for (k, origin) in rows {
+    for (k, origin) in &rows {
+        let (k, origin) = (k, *origin);
         let revoked = store.revoked(&k.key).map_err(store_error)?;
         let kind = match (origin, &revoked, k.is_current()) {
             (_, Some(_), _) => "revoked",
@@ -302,6 +303,29 @@ fn list(store: &Keystore, g: &GlobalArgs) -> Result<(), CliError> {
             k.key.algorithm.name(),
             k.key.fingerprint(),
             output::escape_controls(&k.allowed())
+        )?;
+    }
+    // Revocations whose key is pinned no more (replaced, forgotten) or never
+    // was: they still hold, and say so.
+    let listed: Vec<String> = rows.iter().map(|(k, _)| k.key.fingerprint()).collect();
+    for r in store.revocations().map_err(store_error)? {
+        if listed.contains(&r.fingerprint) {
+            continue;
+        }
+        let mut note = String::from("revoked");
+        if let Some(at) = r.at {
+            note.push_str(&format!(" {}", format_date(at)));
+        }
+        if let Some(by) = &r.by {
+            note.push_str(&format!(" by {}", escape_controls(by)));
+        }
+        writeln!(
+            out,
+            "{:<8} {:<32} {:<10} {}  signs for nobody  ({note}; not pinned)",
+            p.dim("revoked"),
+            p.bold(&output::escape_controls(&r.id)),
+            "",
+            r.fingerprint,
         )?;
     }
     Ok(())
@@ -370,7 +394,27 @@ fn apply_revoke(store: &Keystore, path: &std::path::Path) -> CmdResult {
             .to_string();
         let entries = store.entries_for(&target).map_err(store_error)?;
         if entries.is_empty() {
-            return Err(store_error(StoreError::Unknown(target)));
+            // A revocation certificate for a key not pinned here (yet): kept
+            // when the key it carries signed it, so that key never verifies
+            // here, whenever it comes (as OpenPGP honours one before the key).
+            let presented = claim.public_key.as_ref().filter(|k| {
+                target == claim.key_id
+                    && k.algorithm == claim.algorithm
+                    && k.verify(&input, &claim.signature)
+            });
+            let Some(presented) = presented else {
+                return Err(store_error(StoreError::Unknown(target)));
+            };
+            store
+                .revoke(&target, presented, &target)
+                .map_err(store_error)?;
+            eprintln!(
+                "aiproto: revoked `{}` ({}) on its own word before it was pinned here: it will never verify",
+                escape_controls(&target),
+                presented.fingerprint()
+            );
+            applied += 1;
+            continue;
         }
         // Signed by the key it revokes?
         let own_word = entries.iter().find(|(e, _)| {

@@ -195,6 +195,12 @@ pub fn verify_claimed(
             "(the signature names no key; verify it with --pubkey)".into(),
         ));
     }
+    // A revoked key is refused before anything else, pinned or not: a
+    // revocation outlives `keys forget`, `--replace` and re-imports, and
+    // first use never pins a revoked key.
+    if let (Trust::Store { store, .. }, Some(seen)) = (trust, &claim.public_key) {
+        refuse_revoked(store, seen)?;
+    }
     let candidates: Vec<(KnownKey, Origin)> = match trust {
         Trust::Key(key) => {
             check_signature(claim, key, input)?;
@@ -248,21 +254,8 @@ fn accept(
     entry: &KnownKey,
 ) -> Result<Verified, VerifyError> {
     let id = &claim.key_id;
-    if let Trust::Store { store, .. } = trust
-        && let Some(revoked) = store.revoked(&entry.key)?
-    {
-        let mut detail = String::new();
-        if let Some(at) = revoked.at {
-            detail.push_str(&format!(" on {}", super::key_line::format_date(at)));
-        }
-        if let Some(by) = revoked.by {
-            detail.push_str(&format!(" by `{by}`"));
-        }
-        return Err(VerifyError::Revoked {
-            id: revoked.id,
-            fingerprint: entry.key.fingerprint(),
-            detail,
-        });
+    if let Trust::Store { store, .. } = trust {
+        refuse_revoked(store, &entry.key)?;
     }
     if let Some(why) = entry.out_of_date(claimed.time) {
         return Err(VerifyError::OutOfDate {
@@ -347,6 +340,25 @@ fn named_sender<'s>(key_id: &str, sender: Option<&'s str>) -> Result<&'s str, Ve
         )));
     }
     Ok(sender)
+}
+
+/// `SIG-REVOKED` for a key revoked here, whoever it is pinned for (if anyone).
+fn refuse_revoked(store: &Keystore, key: &PublicKey) -> Result<(), VerifyError> {
+    let Some(revoked) = store.revoked(key)? else {
+        return Ok(());
+    };
+    let mut detail = String::new();
+    if let Some(at) = revoked.at {
+        detail.push_str(&format!(" on {}", super::key_line::format_date(at)));
+    }
+    if let Some(by) = revoked.by {
+        detail.push_str(&format!(" by `{by}`"));
+    }
+    Err(VerifyError::Revoked {
+        id: revoked.id,
+        fingerprint: key.fingerprint(),
+        detail,
+    })
 }
 
 /// The error for a key that is not the one trusted for `subject`.

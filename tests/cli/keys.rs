@@ -602,3 +602,67 @@ fn stale_and_future_dates_are_named() {
     let report = verify_json(h.path(), &["--strict"], &future, 1);
     assert_eq!(report["code"], "SIG-FUTURE", "{report}");
 }
+
+/// Tomasz's laptop key is stolen; he revokes it and his colleague pins his
+/// new key with `--replace`. The stolen key never verifies again: not after
+/// `keys forget` and `--tofu` (the advice the changed-key error once gave),
+/// and a revocation that arrives before its key was ever pinned is kept
+/// and applied when the key shows up.
+#[test]
+fn a_revoked_key_stays_revoked_whatever_is_forgotten_or_replaced() {
+    let (laptop, phone, colleague, stranger) = (home(), home(), home(), home());
+    let revocation = laptop.path().join("revoke.crosstalk");
+    keygen(
+        laptop.path(),
+        "tomasz@example.com",
+        &["TOMASZ"],
+        &["--revocation", revocation.to_str().unwrap()],
+    );
+    keygen(phone.path(), "tomasz@example.com", &["TOMASZ"], &[]);
+    let stolen = sign(
+        laptop.path(),
+        "tomasz@example.com",
+        &from("TOMASZ", REQUEST),
+    );
+    verify_json(colleague.path(), &["--tofu"], &stolen, 0);
+    aiproto(colleague.path())
+        .args(["keys", "apply-revoke"])
+        .arg(&revocation)
+        .assert()
+        .code(0);
+    // His new key, pinned deliberately over the old one.
+    let new_key = phone.path().join("new.keys");
+    let exported = aiproto(phone.path())
+        .args(["keys", "export", "tomasz@example.com"])
+        .assert()
+        .code(0);
+    std::fs::write(&new_key, &exported.get_output().stdout).unwrap();
+    aiproto(colleague.path())
+        .args(["keys", "import", "--replace", "--signs-for", "TOMASZ"])
+        .arg(&new_key)
+        .assert()
+        .code(0);
+    let report = verify_json(colleague.path(), &[], &stolen, 1);
+    assert_eq!(report["code"], "SIG-REVOKED", "{report}");
+    aiproto(colleague.path())
+        .args(["keys", "list"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("revoked").and(predicate::str::contains("not pinned")));
+    aiproto(colleague.path())
+        .args(["keys", "forget", "tomasz@example.com"])
+        .assert()
+        .code(0);
+    let report = verify_json(colleague.path(), &["--tofu"], &stolen, 1);
+    assert_eq!(report["code"], "SIG-REVOKED", "{report}");
+    // A stranger gets the revocation first: kept, and the key never pinned.
+    aiproto(stranger.path())
+        .args(["keys", "apply-revoke"])
+        .arg(&revocation)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("before it was pinned here"));
+    let report = verify_json(stranger.path(), &["--tofu"], &stolen, 1);
+    assert_eq!(report["code"], "SIG-REVOKED", "{report}");
+    assert!(!stranger.path().join("known_keys").exists());
+}
