@@ -144,6 +144,9 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
                 entry.expires = k.expires;
                 entry.retired = k.retired;
                 suggested_only(&k.id, &k.signs_for, signs_for);
+                if *replace {
+                    say_shared(&store, &entry)?;
+                }
                 store.pin(entry, *replace).map_err(store_error)?;
                 announce(&k.id, &k.key, *replace);
             }
@@ -163,6 +166,9 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
             let mut entry =
                 KnownKey::new(id.clone(), public.clone()).signing_for(signs_for.clone());
             entry.revokers = may_revoke.clone();
+            if *replace {
+                say_shared(&store, &entry)?;
+            }
             store.pin(entry, *replace).map_err(store_error)?;
             announce(id, &public, *replace);
         }
@@ -198,6 +204,22 @@ pub fn run(cmd: &KeysCommand, g: &GlobalArgs) -> CmdResult {
         }
     }
     Ok(ExitStatus::Ok)
+}
+
+/// A sender another key already signs for, which `entry` will sign for too
+/// (`--replace`; refused without): both keys named, with fingerprints.
+fn say_shared(store: &Keystore, entry: &KnownKey) -> Result<(), CliError> {
+    if let Some((sender, bound, _)) = store.bound_elsewhere(entry).map_err(store_error)? {
+        eprintln!(
+            "aiproto: `{}` is signed for by `{}` ({}); with --replace, `{}` ({}) signs for it too",
+            escape_controls(&sender),
+            escape_controls(&bound.id),
+            bound.key.fingerprint(),
+            escape_controls(&entry.id),
+            entry.key.fingerprint()
+        );
+    }
+    Ok(())
 }
 
 /// A file's `signs-for=` is a suggestion: say what it asked and what was stored.

@@ -29,7 +29,7 @@ use super::store_files::{locked, read_optional, refuse_open_private, refuse_unsa
 
 pub use crate::home::{HOME_ENV, home};
 
-pub use super::store_error::StoreError;
+pub use super::store_error::{SenderBound, StoreError};
 
 /// A private key file.
 #[derive(Serialize, Deserialize)]
@@ -436,7 +436,8 @@ impl Keystore {
 
     /// Pins a key a person chose (`keys trust`, `keys import`). Another key
     /// already under the same id is replaced only with `replace`, and an
-    /// own key's id never.
+    /// own key's id never; a sender another key already signs for (one of
+    /// your own keys above all) is bound to this one too only with `replace`.
     pub fn pin(&self, entry: KnownKey, replace: bool) -> Result<(), StoreError> {
         check_id(&entry.id)?;
         locked(&self.root, || {
@@ -455,10 +456,43 @@ impl Keystore {
                     new: entry.key.fingerprint(),
                 });
             }
+            if !replace && let Some((sender, bound, origin)) = self.bound_elsewhere(&entry)? {
+                return Err(StoreError::SenderBound(Box::new(SenderBound {
+                    sender,
+                    bound_id: bound.id.clone(),
+                    bound: bound.key.fingerprint(),
+                    own: origin == Origin::Own,
+                    new_id: entry.id.clone(),
+                    new: entry.key.fingerprint(),
+                })));
+            }
             keys.retain(|k| k.id != entry.id);
             keys.push(entry);
             write_lines(&self.known_path(), &keys)
         })
+    }
+
+    /// A sender `entry` would sign for that another key (under another id,
+    /// or another key) already signs for: the sender, that key, whose it is.
+    pub fn bound_elsewhere(
+        &self,
+        entry: &KnownKey,
+    ) -> Result<Option<(String, KnownKey, Origin)>, StoreError> {
+        let senders = if entry.signs_for.is_empty() {
+            vec![entry.id.clone()]
+        } else {
+            entry.signs_for.clone()
+        };
+        for sender in senders.iter().filter(|s| !s.contains('*')) {
+            if let Some((bound, origin)) = self
+                .bound_to(sender)?
+                .into_iter()
+                .find(|(k, _)| k.id != entry.id && k.key != entry.key)
+            {
+                return Ok(Some((sender.clone(), bound, origin)));
+            }
+        }
+        Ok(None)
     }
 
     /// A key transition statement, checked by the caller: the pinned key

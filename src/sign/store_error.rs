@@ -30,6 +30,8 @@ pub enum StoreError {
         pinned: String,
         new: String,
     },
+    #[error("{0}")]
+    SenderBound(Box<SenderBound>),
     #[error("`{0}` is one of your own keys: a key of someone else cannot be pinned under its id")]
     OwnId(String),
     #[error(
@@ -48,4 +50,20 @@ pub enum StoreError {
     },
     #[error(transparent)]
     Key(#[from] KeyError),
+}
+
+/// A sender another key already signs for, which a key being pinned would
+/// sign for too.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "`{sender}` is already signed for by {whose} key `{bound_id}` ({bound}); `{new_id}` ({new}) would sign for it too: nothing changed; to bind it deliberately, add --replace",
+    whose = if *own { "your own" } else { "the pinned" }
+)]
+pub struct SenderBound {
+    pub sender: String,
+    pub bound_id: String,
+    pub bound: String,
+    pub own: bool,
+    pub new_id: String,
+    pub new: String,
 }

@@ -666,3 +666,53 @@ fn a_revoked_key_stays_revoked_whatever_is_forgotten_or_replaced() {
     assert_eq!(report["code"], "SIG-REVOKED", "{report}");
     assert!(!stranger.path().join("known_keys").exists());
 }
+
+/// An imported key never takes a sender another key signs for without
+/// `--replace`: not the person's own (`HUMAN`), not a colleague's; the
+/// refusal names both keys with their fingerprints.
+#[test]
+fn an_import_never_binds_a_sender_already_bound_without_replace() {
+    let (me, alice, mallory) = (home(), home(), home());
+    keygen(me.path(), "me@example.com", &["HUMAN"], &[]);
+    keygen(alice.path(), "alice", &["ALICE"], &[]);
+    keygen(mallory.path(), "HUMAN", &[], &[]);
+    keygen(mallory.path(), "mallory", &["ALICE"], &[]);
+    let export = |h: &std::path::Path, id: &str| {
+        let out = aiproto(h).args(["keys", "export", id]).assert().code(0);
+        let path = h.join(format!("{id}.keys"));
+        std::fs::write(&path, &out.get_output().stdout).unwrap();
+        path
+    };
+    let alices = export(alice.path(), "alice");
+    aiproto(me.path())
+        .args(["keys", "import", "--signs-for", "ALICE"])
+        .arg(&alices)
+        .assert()
+        .code(0);
+    // An id that names my own sender, and a key for Alice under another id.
+    for (id, signs_for) in [("HUMAN", None), ("mallory", Some("ALICE"))] {
+        let file = export(mallory.path(), id);
+        let mut cmd = aiproto(me.path());
+        cmd.args(["keys", "import"]);
+        if let Some(s) = signs_for {
+            cmd.args(["--signs-for", s]);
+        }
+        cmd.arg(&file)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is already signed for by"))
+            .stderr(predicate::str::contains("SHA256:").count(2));
+    }
+    // Nothing was pinned: Mallory's key on ALICE's message is not Alice's.
+    let forged = sign(mallory.path(), "mallory", &from("ALICE", REQUEST));
+    let report = verify_json(me.path(), &[], &forged, 1);
+    assert_eq!(report["code"], "SIG-KEY-CHANGED", "{report}");
+    // Deliberately, with both keys shown.
+    let file = export(mallory.path(), "mallory");
+    aiproto(me.path())
+        .args(["keys", "import", "--replace", "--signs-for", "ALICE"])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("`ALICE` is signed for by `alice`"));
+}
