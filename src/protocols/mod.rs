@@ -308,7 +308,7 @@ impl Found {
 
     /// Whether the message can be written out at all: not JSON that could
     /// not be read, not an envelope cut off before its `[[END]]` line
-    /// (where [`render`](Self::render) gives `None`).
+    /// (where [`canonical`](Self::canonical) gives `None`).
     pub fn is_writable(&self) -> bool {
         match &self.value {
             Value::Crosstalk(p) => p.complete,
