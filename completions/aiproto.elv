@@ -771,6 +771,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --hidden 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
             cand --merge-reports 'Several aiproto runs started by one parent process (pre-commit, or xargs splitting a long file list) write one report holding all their results, merged under a file lock, instead of each replacing it. On whenever PRE_COMMIT is set (pre-commit sets it for its hooks) or AIPROTO_REPORT_SESSION is: runs with the same AIPROTO_REPORT_SESSION=NAME are one session whatever started them'
             cand --tofu 'Trust on first use: pin the key an unknown signer presents'
+            cand --respect-ignore 'Let directory walks skip hidden files and what .gitignore, .ignore and .git/info/exclude name, as `validate` does. By default `verify`, a trust gate, reads them too (never `.git`): a message hidden from git is still a message that must verify'
             cand --strict 'Refuse messages dated in the future (beyond five minutes of clock skew) instead of only naming them (SIG-FUTURE)'
             cand --allow-empty 'Exit 0 when the inputs hold no message at all; without it a run that verified nothing fails with NO-INPUT'
             cand -q 'Print only findings and data: no summary lines'

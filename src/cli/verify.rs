@@ -2,7 +2,7 @@
 
 use std::io::{BufWriter, Write};
 
-use super::args::{GlobalArgs, VerifyArgs};
+use super::args::{GlobalArgs, InputArgs, VerifyArgs};
 use super::common;
 use super::reports::{Reports, input_verdict, message_verdict};
 use crate::diag::{Diagnostic, Pos, Severity};
@@ -42,7 +42,15 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let mut reports = Reports::open(g, &args.report, "verify")?;
     // An input without any message fails the run: the reports say so too.
     let mut empty: Vec<(String, Diagnostic)> = Vec::new();
-    let (inputs, mut skipped) = common::gather(&args.input)?;
+    // A trust gate sees what git hides: a message in an ignored or hidden
+    // file is verified like any other, unless the person asks walks to
+    // skip them (`.git` is never read).
+    let input = InputArgs {
+        no_ignore: args.input.no_ignore || !args.respect_ignore,
+        hidden: args.input.hidden || !args.respect_ignore,
+        ..args.input.clone()
+    };
+    let (inputs, mut skipped) = common::gather(&input)?;
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut status = ExitStatus::Ok;
@@ -55,7 +63,7 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     let files = inputs.len();
     let read_status = common::each_message_of(
         inputs,
-        &args.input,
+        &input,
         &Default::default(),
         &mut |name, how, why| match how.code() {
             Some(code) => {
@@ -157,8 +165,8 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     status = status.max(read_status);
     common::note_skipped(g, &skipped);
     if checked == 0 && status == ExitStatus::Ok && !args.allow_empty {
-        let why = common::looked_at(&args.input, files, 0, &skipped);
-        let source = super::common::nothing_source(&args.input);
+        let why = common::looked_at(&input, files, 0, &skipped);
+        let source = super::common::nothing_source(&input);
         let d = Diagnostic::error("NO-INPUT", why.clone()).at(Pos::new(1, 1), 1);
         reports.verdict(&input_verdict(&source, &d))?;
         match g.format {

@@ -27,11 +27,24 @@ fn repository_with_an_ignored_message() -> tempfile::TempDir {
 }
 
 #[test]
-fn verify_names_what_a_walk_passes_over_and_a_gate_can_read_it_all() {
+fn verify_reads_what_git_hides_and_names_what_a_walk_passes_over() {
     let h = home();
     let repo = repository_with_an_ignored_message();
-    // Nothing else to read: the ignored message does not make the gate green.
+    // A gate reads the ignored and the hidden message: both unsigned, both failures.
     let (code, out) = run(h.path(), repo.path(), &["verify", "messages/"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("messages/local/unsigned.crosstalk:1: error[SIG-UNSIGNED]")
+            && out.contains("messages/.draft.crosstalk:1: error[SIG-UNSIGNED]"),
+        "{out}"
+    );
+    // --respect-ignore walks as validate does: nothing else to read, and
+    // the ignored message does not make the gate green.
+    let (code, out) = run(
+        h.path(),
+        repo.path(),
+        &["verify", "--respect-ignore", "messages/"],
+    );
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("NO-INPUT"), "{out}");
     assert!(
@@ -39,7 +52,11 @@ fn verify_names_what_a_walk_passes_over_and_a_gate_can_read_it_all() {
         "the reasons, counted: {out}"
     );
     // -v names each one and why.
-    let (_, out) = run(h.path(), repo.path(), &["verify", "-v", "messages/"]);
+    let (_, out) = run(
+        h.path(),
+        repo.path(),
+        &["verify", "--respect-ignore", "-v", "messages/"],
+    );
     for line in [
         "messages/local/ and everything in it: not read, named in an ignore file (--no-ignore reads it)",
         "messages/.draft.crosstalk: not read, hidden (--hidden reads it)",
@@ -51,23 +68,15 @@ fn verify_names_what_a_walk_passes_over_and_a_gate_can_read_it_all() {
         !out.contains(".gitignore"),
         "ignore files are settings: {out}"
     );
-    // --no-ignore and --hidden read them: both unsigned, both failures.
-    let (code, out) = run(
-        h.path(),
-        repo.path(),
-        &["verify", "--no-ignore", "--hidden", "messages/"],
-    );
-    assert_eq!(code, Some(1), "{out}");
-    assert!(
-        out.contains("messages/local/unsigned.crosstalk:1: error[SIG-UNSIGNED]")
-            && out.contains("messages/.draft.crosstalk:1: error[SIG-UNSIGNED]"),
-        "{out}"
-    );
     // A file named on the command line is read whatever ignores it.
     let (code, out) = run(
         h.path(),
         repo.path(),
-        &["verify", "messages/local/unsigned.crosstalk"],
+        &[
+            "verify",
+            "--respect-ignore",
+            "messages/local/unsigned.crosstalk",
+        ],
     );
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("SIG-UNSIGNED"), "{out}");

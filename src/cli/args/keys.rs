@@ -232,6 +232,13 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub tofu: bool,
 
+    /// Let directory walks skip hidden files and what .gitignore, .ignore
+    /// and .git/info/exclude name, as `validate` does. By default `verify`,
+    /// a trust gate, reads them too (never `.git`): a message hidden from git
+    /// is still a message that must verify.
+    #[arg(long, conflicts_with_all = ["no_ignore", "hidden"])]
+    pub respect_ignore: bool,
+
     /// Check a detached minisign signature (`.minisig`) of the one file given.
     #[arg(long, value_name = "FILE")]
     pub signature: Option<PathBuf>,
