@@ -101,6 +101,15 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         let valid = r.found.is_some_and(|f| f.is_valid(false));
         let complete = r.found.is_none_or(|f| f.is_complete());
         invalid |= !valid;
+        if r.other_content
+            && let Some(id) = r.found.and_then(crate::protocols::Found::id)
+        {
+            eprintln!(
+                "aiproto: warning: {}: message {} came before with other content; this one is printed too (another sender's, or an edited copy: verify its signature)",
+                r.origin,
+                crate::output::escape_controls(id)
+            );
+        }
         if let Some(found) = r.found.filter(|_| !g.quiet || !valid) {
             // The findings of an invalid message, and the repairs made
             // to read a valid one, as `validate` prints them.
@@ -171,7 +180,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     .map_err(failure)?;
     if inbox.redeliveries() > 0 && !g.quiet {
         eprintln!(
-            "aiproto: {} redelivered message(s) not printed again (the id of one taken before, in this run or in --state)",
+            "aiproto: {} redelivered message(s) not printed again (the id and content of one taken before, in this run or in --state)",
             inbox.redeliveries()
         );
     }

@@ -11,6 +11,8 @@
 
 use std::collections::{HashSet, VecDeque};
 
+use sha2::{Digest, Sha256};
+
 use crate::input::Source;
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::Document;
@@ -41,6 +43,9 @@ pub struct Received<'a> {
     pub first_line: usize,
     /// What an MQTT 5 publisher said beside it.
     pub properties: Option<&'a Properties>,
+    /// Its id came before with other content: another message under the
+    /// same id (another sender's, or an edited one), handed on as well.
+    pub other_content: bool,
 }
 
 /// Counts what was handed on and what was skipped as a repeat.
@@ -48,7 +53,15 @@ pub struct Inbox {
     count: Option<usize>,
     handed_on: usize,
     repeats: usize,
+    /// Messages handed on whose id came before with other content.
+    other_content: usize,
+    /// Snapshot texts, and `protocol:id<TAB>digest` of stream messages.
     seen: Remembered,
+    /// `protocol:id` of every stream message handed on.
+    ids: Remembered,
+    /// Ids an older state file holds without a digest: any content under
+    /// them counts as a repeat, as it did when they were written.
+    legacy: HashSet<String>,
     /// The state file the ids of a stream are appended to, once taken.
     state: Option<std::io::BufWriter<std::fs::File>>,
 }
@@ -60,7 +73,10 @@ impl Inbox {
             count,
             handed_on: 0,
             repeats: 0,
+            other_content: 0,
             seen: Remembered::default(),
+            ids: Remembered::default(),
+            legacy: HashSet::new(),
             state: None,
         }
     }
@@ -77,8 +93,16 @@ impl Inbox {
         };
         let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
         let kept = &lines[lines.len().saturating_sub(REMEMBERED)..];
-        for key in kept {
-            self.seen.first_time((*key).to_string());
+        for line in kept {
+            match line.rsplit_once('\t') {
+                Some((key, digest)) if digest.len() == 64 => {
+                    self.ids.first_time(key.to_string());
+                    self.seen.first_time((*line).to_string());
+                }
+                _ => {
+                    self.legacy.insert((*line).to_string());
+                }
+            }
         }
         if kept.len() < lines.len() {
             // Written whole again, without the ids past the window.
@@ -100,9 +124,16 @@ impl Inbox {
         self.handed_on
     }
 
-    /// Messages of a stream skipped because their id came before.
+    /// Messages of a stream skipped because they came before (same id,
+    /// same content).
     pub fn redeliveries(&self) -> usize {
         self.repeats
+    }
+
+    /// Messages handed on although their id came before with other content
+    /// (another sender's message under the same id, or an edited one).
+    pub fn other_content(&self) -> usize {
+        self.other_content
     }
 
     /// Receives from `transport` and calls `each` with every new message;
@@ -198,10 +229,27 @@ impl Inbox {
             .map(|found| (Some(found), text_of(found, arrival.text, first_line)))
             .chain(unread.into_iter().flatten().map(|t| (None, t.clone())));
         for (found, text) in texts {
+            // A stream message is a repeat when its id came with the same
+            // content; under a seen id, other content is handed on too, and said.
+            let mut other_content = false;
+            let mut remembered = None;
             let key = match (arrival.snapshot, found.and_then(Found::id)) {
                 (true, _) => Some(text.clone()),
                 (false, Some(id)) => {
-                    Some(format!("{}:{id}", found.map_or("", |f| f.protocol.name())))
+                    let protocol = found.map_or("", |f| f.protocol.name());
+                    let id_key = format!("{protocol}:{}", id.replace(['\n', '\r', '\t'], " "));
+                    let digest: String = Sha256::digest(text.as_bytes())
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect();
+                    let key = format!("{id_key}\t{digest}");
+                    if self.legacy.contains(&id_key) {
+                        self.repeats += 1;
+                        continue;
+                    }
+                    other_content = self.ids.contains(&id_key) && !self.seen.contains(&key);
+                    remembered = Some((id_key, key.clone()));
+                    Some(key)
                 }
                 (false, None) => None,
             };
@@ -211,6 +259,10 @@ impl Inbox {
                 self.repeats += usize::from(!arrival.snapshot);
                 continue;
             }
+            if let Some((id_key, _)) = &remembered {
+                self.ids.first_time(id_key.clone());
+            }
+            self.other_content += usize::from(other_content);
             answer.publish.extend(each(Received {
                 origin: arrival.origin,
                 topic: arrival.topic,
@@ -219,15 +271,12 @@ impl Inbox {
                 arrival: arrival.text,
                 first_line,
                 properties: arrival.properties,
+                other_content,
             })?);
-            if let (Some(state), false, Some(id)) =
-                (&mut self.state, arrival.snapshot, found.and_then(Found::id))
-            {
+            if let (Some(state), Some((_, key))) = (&mut self.state, &remembered) {
                 use std::io::Write;
-                let protocol = found.map_or("", |f| f.protocol.name());
                 // Taken: remembered before the next message is looked at.
-                writeln!(state, "{protocol}:{}", id.replace(['\n', '\r'], " "))
-                    .and_then(|()| state.flush())?;
+                writeln!(state, "{key}").and_then(|()| state.flush())?;
             }
             self.handed_on += 1;
             if self.count.is_some_and(|n| self.handed_on >= n) {
@@ -266,6 +315,10 @@ struct Remembered {
 }
 
 impl Remembered {
+    fn contains(&self, key: &str) -> bool {
+        self.keys.contains(key)
+    }
+
     /// True the first time `key` is offered (among the ones remembered).
     fn first_time(&mut self, key: String) -> bool {
         if self.keys.contains(&key) {
@@ -403,5 +456,56 @@ pub(crate) mod tests {
         // A restarted receiver: the replay is not taken, the new one is.
         assert_eq!(first(vec![(FACT, false), (OTHER, false)]), (1, 1));
         assert_eq!(std::fs::read_to_string(&state).unwrap().lines().count(), 2);
+    }
+
+    /// Mallory's message under the id of Alice's, first: Alice's real one
+    /// is not dropped as a repeat, and both say so; a true redelivery of
+    /// either is still skipped, across restarts too.
+    #[test]
+    fn other_content_under_a_seen_id_is_handed_on_and_said() {
+        let squat: &'static str =
+            Box::leak(FACT.replace("\"x\"", "\"pay mallory\"").into_boxed_str());
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("taken");
+        let run = |arrivals: Vec<(&'static str, bool)>| {
+            let mut inbox = Inbox::new(None).remembering(&state).unwrap();
+            let mut got = Vec::new();
+            inbox
+                .receive(&mut Fixed(arrivals), &Listen::default(), |r| {
+                    got.push((r.text.trim_end().to_string(), r.other_content));
+                    Ok(Vec::new())
+                })
+                .unwrap();
+            (got, inbox.redeliveries(), inbox.other_content())
+        };
+        let (got, repeats, other) = run(vec![(squat, false), (FACT, false), (FACT, false)]);
+        assert_eq!(got, [(squat.to_string(), false), (FACT.to_string(), true)]);
+        assert_eq!((repeats, other), (1, 1));
+        // Restarted: both are known, neither is taken again.
+        let (got, repeats, _) = run(vec![(FACT, false), (squat, false)]);
+        assert!(got.is_empty(), "{got:?}");
+        assert_eq!(repeats, 2);
+    }
+
+    /// A state file an older aiproto wrote (ids without a digest) keeps
+    /// its promise: those ids are not taken again, whatever their content.
+    #[test]
+    fn an_older_state_file_still_keeps_its_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("taken");
+        std::fs::write(&state, "msp:6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f\n").unwrap();
+        let mut inbox = Inbox::new(None).remembering(&state).unwrap();
+        let mut got = 0;
+        inbox
+            .receive(
+                &mut Fixed(vec![(FACT, false), (OTHER, false)]),
+                &Listen::default(),
+                |_| {
+                    got += 1;
+                    Ok(Vec::new())
+                },
+            )
+            .unwrap();
+        assert_eq!((got, inbox.redeliveries()), (1, 1));
     }
 }
