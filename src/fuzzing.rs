@@ -5,7 +5,7 @@
 
 use crate::convert::promise;
 use crate::model::Message;
-use crate::protocols::msp::offline;
+use crate::prose::offline;
 use crate::protocols::{Found, Protocol, ReadOptions, Value};
 use crate::{json_locate, poll, thread};
 

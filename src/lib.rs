@@ -32,6 +32,7 @@ pub mod poll;
 pub mod project;
 #[cfg(test)]
 pub mod proptest_config;
+pub mod prose;
 pub mod protocols;
 pub mod reader;
 pub mod records;

@@ -17,6 +17,19 @@ struct Rule {
 
 const RULES: &[Rule] = &[
     Rule {
+        from: &[
+            "protocols/",
+            "model/",
+            "reader/",
+            "transport/",
+            "delivery/",
+            "sign/",
+        ],
+        except: &[],
+        to: "prose",
+        why: "the MSP codec reads and writes signals; reading English into them (encoder, fact check, judge, BERT) is a layer above the protocols",
+    },
+    Rule {
         from: &["conformance/"],
         except: &[],
         to: "protocols",

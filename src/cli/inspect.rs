@@ -49,7 +49,7 @@ fn inspect_json_document(
         writeln!(out, "  signature: {signature}")?;
     }
     if found.protocol == crate::protocols::Protocol::Msp {
-        let prose = crate::protocols::msp::offline::decode(document, "professional");
+        let prose = crate::prose::offline::decode(document, "professional");
         writeln!(out, "  {}", p.dim(&esc(&prose)))?;
     }
     let pretty = serde_json::to_string_pretty(document).unwrap_or_default();

@@ -11,11 +11,11 @@ use crate::config::{self, MspConfig};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Input;
 use crate::output::{self, Format, Painter, SourceLines, Stream};
-use crate::protocols::msp::backend::{self, Backend, ErrorKind, MspError};
-use crate::protocols::msp::offline::Offline;
-use crate::protocols::msp::pairs;
-use crate::protocols::msp::pipeline::{self, Settings};
-use crate::protocols::msp::remote::{Remote, RemoteConfig};
+use crate::prose::backend::{self, Backend, ErrorKind, MspError};
+use crate::prose::offline::Offline;
+use crate::prose::pairs;
+use crate::prose::pipeline::{self, Settings};
+use crate::prose::remote::{Remote, RemoteConfig};
 use crate::protocols::msp::{self as msp_protocol};
 
 const DEFAULT_THRESHOLD: f64 = 0.80;
@@ -335,7 +335,7 @@ fn with_model(
     inner: Box<dyn Backend>,
     dir: &std::path::Path,
 ) -> Result<Box<dyn Backend>, CliError> {
-    use crate::protocols::msp::embedding::{SentenceModel, WithEmbeddings};
+    use crate::prose::embedding::{SentenceModel, WithEmbeddings};
     let model = SentenceModel::load(dir).map_err(|e| {
         CliError::usage(format!("the embedding model cannot be loaded: {e}")).with_hint(
             "give a sentence-transformers folder (config.json, model.safetensors, tokenizer.json); see docs/msp.md",

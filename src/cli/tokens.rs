@@ -11,8 +11,8 @@ use crate::convert::{self, WriteOptions};
 use crate::exit::{CmdResult, ExitStatus};
 use crate::input::Input;
 use crate::output::{self, Format};
+use crate::prose::offline;
 use crate::protocols::csdl::codes;
-use crate::protocols::msp::offline;
 use crate::protocols::{Found, Protocol, ProtocolSpec, Value};
 use crate::tokens::Encoding;
 

@@ -333,7 +333,7 @@ fn tokens_compare_a_pipeline_record_with_its_original_prose() {
 }
 
 /// The all-MiniLM-L6-v2 folder of `AIPROTO_TEST_MINILM_DIR` (see
-/// `protocols::msp::embedding`'s tests); `None` skips, saying why.
+/// `prose::embedding`'s tests); `None` skips, saying why.
 fn minilm_dir() -> Option<String> {
     let dir = std::env::var("AIPROTO_TEST_MINILM_DIR").ok();
     if dir.is_none() {

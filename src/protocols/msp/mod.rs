@@ -3,34 +3,13 @@
 //! `signal` is the 1.0 model; reading checks a document against the
 //! embedded schema of its version (`schemas/msp/1.0/`, and the 2.0 shape
 //! inferred from the upstream's own signals in `schemas/msp/2.0/`) plus the
-//! rules a schema cannot say well. `offline` and `remote` are the encoder,
-//! decoder and judge backends; `pipeline` runs them end to end.
+//! rules a schema cannot say well. The encoder, decoder and judge that
+//! turn prose into signals and back are a layer above, in `crate::prose`.
 
-pub mod backend;
-#[cfg(feature = "minilm")]
-pub mod bert;
-pub mod brief;
-mod cover;
-pub mod cues;
-#[cfg(feature = "minilm")]
-pub mod embedding;
-pub mod facts;
-mod fields;
-pub mod guide;
-mod lexical;
-pub mod lists;
-pub mod meaning;
 pub mod model_map;
-pub mod negation;
-pub mod offline;
-pub mod pairs;
-pub mod pipeline;
 #[cfg(test)]
 pub(crate) mod proptests;
-pub mod rate;
-pub mod remote;
 pub mod signal;
-mod template;
 
 use std::sync::OnceLock;
 

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::MinimalSignal;
+use crate::protocols::msp::MinimalSignal;
 
 /// The spec's error classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

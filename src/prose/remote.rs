@@ -8,8 +8,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::backend::{Backend, ErrorKind, JudgedBy, MspError, cosine};
+use super::offline;
 use super::rate::RateLimiter;
-use super::{MinimalSignal, offline};
+use crate::protocols::msp::MinimalSignal;
 
 /// How to reach the server.
 #[derive(Debug, Clone)]

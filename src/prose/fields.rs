@@ -5,9 +5,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Priority;
 use super::cues::{LEADING, STOP, find_word, find_words, sentences};
 use super::facts;
+use crate::protocols::msp::Priority;
 
 /// `key: value` lines, URLs, file names, dates, quantities, formats and
 /// languages.

@@ -16,9 +16,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokenizers::{Tokenizer, TruncationParams};
 
-use super::MinimalSignal;
 use super::backend::{Backend, ErrorKind, JudgedBy, MspError};
 use super::bert::{Bert, Config};
+use crate::protocols::msp::MinimalSignal;
 
 /// A loaded model: tokenizer, BERT, pooling.
 pub struct SentenceModel {
@@ -526,8 +526,8 @@ mod tests {
         }
         for i in 0..texts.len() {
             for j in i + 1..texts.len() {
-                let ours = super::super::backend::cosine(&ours[i], &ours[j]);
-                let theirs = super::super::backend::cosine(&reference[i], &reference[j]);
+                let ours = crate::prose::backend::cosine(&ours[i], &ours[j]);
+                let theirs = crate::prose::backend::cosine(&reference[i], &reference[j]);
                 assert!(
                     (ours - theirs).abs() < 1e-4,
                     "texts {i} and {j}: {ours} against {theirs}"

@@ -18,13 +18,13 @@
 
 use serde_json::{Value, json};
 
-use super::MinimalSignal;
 use super::backend::{Backend, Embed, ErrorKind, JudgedBy, MspError};
 use super::cues;
 pub use super::lexical::similarity;
 use super::template::plain;
 pub use super::template::{STYLES, decode};
 use super::{brief, cover, facts, fields, guide, meaning};
+use crate::protocols::msp::MinimalSignal;
 use crate::tokens::Encoding;
 
 /// The offline backend.
@@ -123,7 +123,7 @@ fn candidates_by<E>(
     let (intent, target) = cues::reading(text, &lower);
     let mut base = MinimalSignal::new(intent, target);
     base.trace_id = short_trace_id();
-    base.timestamp = super::signal::now_seconds();
+    base.timestamp = crate::protocols::msp::signal::now_seconds();
     base.params = fields::find_params(text);
     base.state = fields::find_state(text, &mut base.params);
     for key in restating_target(text, &base.target) {
@@ -625,7 +625,7 @@ mod tests {
     /// code review got one signal or another from run to run).
     #[test]
     fn candidates_do_not_depend_on_the_trace_id_drawn() {
-        let text = include_str!("../../../examples/msp/prose/03_code_review.txt");
+        let text = include_str!("../../examples/msp/prose/03_code_review.txt");
         let content = |mut all: Vec<MinimalSignal>| -> Vec<MinimalSignal> {
             for s in &mut all {
                 s.trace_id.clear();

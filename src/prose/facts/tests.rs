@@ -3,7 +3,7 @@
 //! that changes none must pass.
 
 use super::*;
-use crate::protocols::msp::meaning::polarity_issue;
+use crate::prose::meaning::polarity_issue;
 
 fn keys(text: &str) -> Vec<(Kind, String)> {
     facts(text).into_iter().map(|f| (f.kind, f.key)).collect()

@@ -4,8 +4,8 @@
 //! and the target phrase that goes with it. The offline encoder builds its
 //! signal on this; the judge compares the readings of two texts.
 
-use super::Intent;
 use super::negation;
+use crate::protocols::msp::Intent;
 
 /// Cues that delegate only when the clause hands the work to someone
 /// ("I'm passing the cleanup to you"), not otherwise ("the tests are
