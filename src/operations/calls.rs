@@ -47,8 +47,8 @@ fn text_source(ctx: &Context, name: &str, text: String) -> Result<Source, OpErro
     })
 }
 
-/// A file inside the roots, within the size limit.
-pub fn file_source(ctx: &Context, path: &str) -> Result<Source, OpError> {
+/// A file inside the roots, opened, within the size limit.
+fn opened_file(ctx: &Context, path: &str) -> Result<super::sandbox::Opened, OpError> {
     let opened = ctx
         .sandbox
         .existing_file(path)
@@ -60,6 +60,12 @@ pub fn file_source(ctx: &Context, path: &str) -> Result<Source, OpError> {
             ctx.max_bytes
         )));
     }
+    Ok(opened)
+}
+
+/// A file inside the roots, within the size limit, as text.
+pub fn file_source(ctx: &Context, path: &str) -> Result<Source, OpError> {
+    let opened = opened_file(ctx, path)?;
     let mut source = Input::File(opened.path().to_path_buf())
         .read()
         .map_err(|e| OpError::new(e.named(path).to_string()))?;
@@ -79,6 +85,10 @@ fn one_source(ctx: &Context, text: Option<String>, path: Option<&str>) -> Result
     }
 }
 
+/// The messages of the `text` or the file at `path`, read as the command
+/// line reads an input ([`reader::read`]: CBP frames, UTF-16, a saved mail,
+/// a byte-order mark). A file that is not text fails with the record the
+/// command line prints for it (`INPUT-NOT-UTF8`) in the error's details.
 fn read(
     ctx: &Context,
     text: Option<String>,
@@ -87,8 +97,30 @@ fn read(
     options: &ReadOptions,
 ) -> Result<Document, OpError> {
     let forced = protocol_spec(protocol)?;
-    let source = one_source(ctx, text, path)?;
-    Ok(Document::from_source(source, forced, options))
+    let Some(path) = path.filter(|_| text.is_none()) else {
+        let source = one_source(ctx, text, path)?;
+        return Ok(Document::from_source(source, forced, options));
+    };
+    // Held open while it is read: the path names the file that was checked.
+    let opened = opened_file(ctx, path)?;
+    let input = Input::File(opened.path().to_path_buf());
+    let mut doc = reader::read(&input, forced, options).map_err(|e| match e.named(path) {
+        crate::input::InputError::NotUtf8 {
+            path,
+            line,
+            column,
+            what,
+        } => {
+            let d = Diagnostic::error("INPUT-NOT-UTF8", what.describe())
+                .at(crate::diag::Pos::new(line, column), 1);
+            let record = json(&ValidateRecord::input(&path, &d));
+            OpError::new(format!("{path}:{line}:{column}: {}", what.describe()))
+                .with(json!({ "messages": [record] }))
+        }
+        other => OpError::new(other.to_string()),
+    })?;
+    doc.source.name = path.into();
+    Ok(doc)
 }
 
 /// The messages of a [`params::Messages`] argument, read with the defaults.
@@ -144,13 +176,21 @@ pub fn validate(ctx: &Context, p: params::Validate) -> OpResult {
         lenient: p.lenient,
         ..ReadOptions::default()
     };
-    let doc = read(
+    let doc = match read(
         ctx,
         p.text,
         p.path.as_deref(),
         p.protocol.as_deref(),
         &options,
-    )?;
+    ) {
+        Ok(doc) => doc,
+        // A file that is not text is a verdict, as on the command line.
+        Err(OpError {
+            details: Some(details),
+            ..
+        }) => return Ok(json!({ "valid": false, "messages": details["messages"] })),
+        Err(e) => return Err(e),
+    };
     let (valid, messages) = verdicts(&doc, p.strict);
     Ok(json!({ "valid": valid, "messages": messages }))
 }

@@ -111,17 +111,41 @@ pub fn read(
     forced: Option<ProtocolSpec>,
     options: &ReadOptions,
 ) -> Result<Document, InputError> {
-    let source = read_source(input, options.max_message_bytes)?;
-    Ok(Document::from_source(source, forced, options))
+    let (source, utf16) = read_source_noting(input, options.max_message_bytes)?;
+    let mut doc = Document::from_source(source, forced, options);
+    // Said on the first message, as a streamed read says it.
+    if let (Some(encoding), Some(first)) = (utf16, doc.messages.first_mut()) {
+        first.diagnostics.insert(0, pieces::utf16_warning(encoding));
+    }
+    Ok(doc)
 }
 
 /// Reads an input whole as text: UTF-8 (or UTF-16 with a byte-order mark),
 /// or a stream of CBP frames decoded into the JSON lines of their messages.
 pub fn read_source(input: &Input, max_message_bytes: usize) -> Result<Source, InputError> {
+    Ok(read_source_noting(input, max_message_bytes)?.0)
+}
+
+/// [`read_source`], and the UTF-16 encoding the text was decoded from, if
+/// it was.
+fn read_source_noting(
+    input: &Input,
+    max_message_bytes: usize,
+) -> Result<(Source, Option<&'static str>), InputError> {
     if let Input::Text(source) = input {
-        return Ok(source.clone());
+        return Ok((source.clone(), None));
     }
-    source_from(input.name(), input.open()?, max_message_bytes)
+    let name = input.name();
+    let mut bytes = Vec::new();
+    input
+        .open()?
+        .read_to_end(&mut bytes)
+        .map_err(|error| InputError::Io {
+            path: name.clone(),
+            error,
+        })?;
+    let utf16 = input::utf16_bom(&bytes);
+    Ok((text_of_bytes(name, bytes, max_message_bytes)?, utf16))
 }
 
 /// [`read_source`] of an input already open.
@@ -137,6 +161,16 @@ pub fn source_from(
             path: name.clone(),
             error,
         })?;
+    text_of_bytes(name, bytes, max_message_bytes)
+}
+
+/// An input's bytes as text: CBP frames as the JSON lines of their
+/// messages, else UTF-8 (or UTF-16 with a byte-order mark).
+fn text_of_bytes(
+    name: String,
+    bytes: Vec<u8>,
+    max_message_bytes: usize,
+) -> Result<Source, InputError> {
     let text = if cbp::is_cbp(&bytes) {
         cbp::to_text(&bytes, max_message_bytes)
     } else {

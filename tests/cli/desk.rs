@@ -14,14 +14,14 @@ use super::{REQUEST, Running, aiproto, home, spawn};
 
 /// A running desk: its address (`127.0.0.1:PORT`), the token of its URL
 /// (used once, to log in) and the session cookie that got.
-struct Desk {
+pub(crate) struct Desk {
     child: Running,
     address: String,
     token: String,
     cookie: String,
 }
 
-fn start(home: &Path, archive: &Path, extra: &[&str]) -> Desk {
+pub(crate) fn start(home: &Path, archive: &Path, extra: &[&str]) -> Desk {
     let mut child = spawn(home, &["desk", "--listen", "127.0.0.1:0", "--archive"])
         .arg(archive)
         .args(extra)
@@ -84,7 +84,7 @@ fn raw(desk: &Desk, head: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
 }
 
 /// `POST /api/NAME` as the page sends it: session cookie, Host, same Origin.
-fn call(desk: &Desk, name: &str, body: &Value) -> (u16, Value) {
+pub(crate) fn call(desk: &Desk, name: &str, body: &Value) -> (u16, Value) {
     let head = format!(
         "POST /api/{name} HTTP/1.1\r\nHost: {0}\r\nOrigin: http://{0}\r\nCookie: {1}\r\nContent-Type: application/json\r\n",
         desk.address, desk.cookie

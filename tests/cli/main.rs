@@ -15,6 +15,7 @@ mod csdl;
 mod desk;
 mod email;
 mod examples;
+mod faces;
 mod hsp;
 pub mod http;
 mod keys;

@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 use super::{REQUEST, aiproto, home, json_lines};
 use super::{embedded_broker, subscribed};
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// `aiproto mcp ARGS` in `root` (its working directory and default root).
-async fn start(root: &Path, home: &Path, args: &[&str]) -> Client {
+pub(crate) async fn start(root: &Path, home: &Path, args: &[&str]) -> Client {
     let transport = TokioChildProcess::new(
         tokio::process::Command::new(assert_cmd::cargo::cargo_bin("aiproto")).configure(|cmd| {
             cmd.arg("mcp")
@@ -30,7 +30,7 @@ async fn start(root: &Path, home: &Path, args: &[&str]) -> Client {
     ().serve(transport).await.unwrap()
 }
 
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
     let Value::Object(args) = args else {
         panic!("arguments are an object")
     };
@@ -40,7 +40,7 @@ async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
         .unwrap()
 }
 
-fn structured(result: &CallToolResult) -> &Value {
+pub(crate) fn structured(result: &CallToolResult) -> &Value {
     result
         .structured_content
         .as_ref()
@@ -345,12 +345,17 @@ async fn hostile_input_gets_a_tool_error_or_a_finding_never_a_crash() {
     std::fs::write(root.path().join("big.crosstalk"), "x".repeat(2048)).unwrap();
     let client = start(root.path(), h.path(), &["--max-bytes", "1024"]).await;
 
+    // A file that is not text is a finding, as the command line reports it.
     let binary = call(&client, "validate", json!({"path": "binary.crosstalk"})).await;
-    assert!(is_error(&binary));
-    assert!(
-        error_text(&binary).contains("binary.crosstalk:1:4: not UTF-8"),
-        "{}",
-        error_text(&binary)
+    assert!(!is_error(&binary), "{}", error_text(&binary));
+    let verdict = structured(&binary);
+    assert_eq!(verdict["valid"], false);
+    let error = &verdict["messages"][0]["errors"][0];
+    assert_eq!(error["code"], "INPUT-NOT-UTF8", "{verdict}");
+    assert_eq!(
+        (&error["line"], &error["column"]),
+        (&json!(1), &json!(4)),
+        "{verdict}"
     );
 
     for big in [
