@@ -3,6 +3,9 @@
 
 use std::io::{BufRead, ErrorKind};
 
+use crate::diag::{Diagnostic, Pos};
+use crate::protocols::json_doc::split;
+
 /// One line of a stream.
 pub enum Line {
     /// The line's text (without its line end), and its 1-based number.
@@ -18,6 +21,26 @@ impl Line {
     pub fn number(&self) -> usize {
         match self {
             Line::Text(n, _) | Line::TooLong(n, _) | Line::NotUtf8(n, _) => *n,
+        }
+    }
+
+    /// The line's text, or why it cannot be read as a message, at line `at`
+    /// (its number, or its place in a piece): over the size limit `max`
+    /// (`HSP-TOO-LARGE`), or not UTF-8 (`INPUT-NOT-UTF8`). Every reader of
+    /// JSON Lines words these alike.
+    pub fn text_or_failure(&self, at: usize, max: usize) -> Result<&str, Diagnostic> {
+        match self {
+            Line::Text(_, text) => Ok(text),
+            Line::TooLong(_, size) => Err(Diagnostic::error(
+                "HSP-TOO-LARGE",
+                split::too_large(*size, max),
+            )
+            .at(Pos::new(at, 1), 1)),
+            Line::NotUtf8(_, column) => Err(Diagnostic::error(
+                "INPUT-NOT-UTF8",
+                "this line is not UTF-8 text",
+            )
+            .at(Pos::new(at, *column), 1)),
         }
     }
 }

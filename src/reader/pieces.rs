@@ -14,7 +14,7 @@ use crate::diag::{Diagnostic, Pos};
 use crate::input::{self, Input, InputError, Source};
 use crate::protocols::crosstalk::extract;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, hsp};
-use crate::stream::{Line, LineReader};
+use crate::stream::LineReader;
 
 /// The size a piece grows to before it is cut (where a cut is allowed).
 pub const PIECE_BYTES: usize = 1 << 20;
@@ -354,19 +354,9 @@ fn hsp_lines(
             break;
         };
         lines += 1;
-        match line {
-            Line::Text(_, t) => text.push_str(&t),
-            Line::TooLong(_, size) => failed.push(
-                Diagnostic::error(
-                    "HSP-TOO-LARGE",
-                    crate::protocols::json_doc::split::too_large(size, options.max_message_bytes),
-                )
-                .at(Pos::new(lines, 1), 1),
-            ),
-            Line::NotUtf8(_, column) => failed.push(
-                Diagnostic::error("INPUT-NOT-UTF8", "this line is not UTF-8 text")
-                    .at(Pos::new(lines, column), 1),
-            ),
+        match line.text_or_failure(lines, options.max_message_bytes) {
+            Ok(t) => text.push_str(t),
+            Err(d) => failed.push(d),
         }
         text.push('\n');
     }

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::report::Reporter;
 use crate::cli::args::GlobalArgs;
-use crate::diag::{Diagnostic, Pos};
+use crate::diag::Diagnostic;
 use crate::exit::ExitStatus;
 use crate::parallel;
 use crate::project::checks::ProjectChecks;
@@ -122,24 +122,13 @@ enum Stop {
 }
 
 fn check_line(line: &Line, options: hsp::Options) -> hsp::Read {
-    match line {
-        Line::Text(n, text) => hsp::read_doc(
-            split::parse_line(text, *n, options.max_message_bytes),
+    let n = line.number();
+    match line.text_or_failure(n, options.max_message_bytes) {
+        Ok(text) => hsp::read_doc(
+            split::parse_line(text, n, options.max_message_bytes),
             options,
         ),
-        Line::TooLong(n, size) => failed(
-            *n,
-            Diagnostic::error(
-                "HSP-TOO-LARGE",
-                split::too_large(*size, options.max_message_bytes),
-            )
-            .at(Pos::new(*n, 1), 1),
-        ),
-        Line::NotUtf8(n, column) => failed(
-            *n,
-            Diagnostic::error("INPUT-NOT-UTF8", "this line is not UTF-8 text")
-                .at(Pos::new(*n, *column), 1),
-        ),
+        Err(d) => failed(n, d),
     }
 }
 
