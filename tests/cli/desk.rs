@@ -490,3 +490,69 @@ fn an_archive_past_the_request_limit_still_opens() {
         "{refused}"
     );
 }
+
+/// `desk --open` never puts the token on the opener's command line, where
+/// any local user reads it in the process list: the opener gets a page
+/// only this user can read, which sends the browser on.
+#[cfg(unix)]
+#[test]
+fn open_hands_the_browser_no_token_on_its_command_line() {
+    use std::os::unix::fs::PermissionsExt;
+    let h = home();
+    let bin = h.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let seen = h.path().join("seen");
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{0}.args'\npage=\"${{1#file://}}\"\nstat -c %a \"$page\" > '{0}.mode'\nstat -c %a \"$(dirname \"$page\")\" > '{0}.dirmode'\ncat \"$page\" > '{0}.page'\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let archive = h.path().join("a.crosstalk");
+    let mut child = spawn(
+        h.path(),
+        &["desk", "--listen", "127.0.0.1:0", "--open", "--archive"],
+    )
+    .arg(&archive)
+    .env("PATH", path)
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _running = Running(child);
+    let token = line.trim().split_once("#token=").unwrap().1.to_string();
+    let file = |ext: &str| seen.with_extension(ext);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !file("page").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let args = std::fs::read_to_string(file("args")).unwrap();
+    assert!(
+        !args.contains(&token),
+        "the token is on the command line: {args}"
+    );
+    assert!(args.trim().starts_with("file://"), "{args}");
+    assert_eq!(std::fs::read_to_string(file("mode")).unwrap().trim(), "600");
+    assert_eq!(
+        std::fs::read_to_string(file("dirmode")).unwrap().trim(),
+        "700"
+    );
+    let page = std::fs::read_to_string(file("page")).unwrap();
+    assert!(
+        page.contains(line.trim()),
+        "the page sends the browser on: {page}"
+    );
+}
