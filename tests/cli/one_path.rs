@@ -243,3 +243,54 @@ fn a_signed_envelope_mailed_as_flowed_text_verifies() {
         .code(0)
         .stdout(predicate::str::contains("[[CHATGPT→CLAUDE v1]]"));
 }
+
+/// A signed envelope in a plain-text mail that a client hard-wrapped (no
+/// `format=flowed`: Outlook, Gmail): the value moved whole to the line after
+/// `sig:`, or broken at 76 columns, with a key id holding `@` and `.`. Read
+/// back it verifies; the same mail with its body edited does not.
+#[test]
+fn a_signed_envelope_hard_wrapped_by_a_mail_client_verifies() {
+    let h = home();
+    aiproto(h.path())
+        .args([
+            "keygen",
+            "-q",
+            "--id",
+            "you@example.com",
+            "--signs-for",
+            "CLAUDE",
+        ])
+        .assert()
+        .code(0);
+    let signed = super::sign(h.path(), "you@example.com", REQUEST);
+    let sig_line = signed
+        .lines()
+        .find(|l| l.starts_with("sig: "))
+        .unwrap()
+        .to_string();
+    let value = sig_line.strip_prefix("sig: ").unwrap();
+    let moved = signed.replace(&sig_line, &format!("sig:\n{value}"));
+    let (head, tail) = sig_line.split_at(76);
+    let broken = signed.replace(&sig_line, &format!("{head}\n{tail}"));
+    for (how, text) in [("moved", moved), ("broken", broken)] {
+        let eml = h.path().join(format!("{how}.eml"));
+        let mail = format!(
+            "From: you@example.com\r\nTo: relay@example.com\r\nSubject: review\r\n\r\n{}",
+            text.replace('\n', "\r\n")
+        );
+        std::fs::write(&eml, &mail).unwrap();
+        aiproto(h.path())
+            .arg("verify")
+            .arg(&eml)
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains("CT-REPAIR-WRAP").or(predicate::str::contains("ok")));
+        std::fs::write(&eml, mail.replace("Please review.", "Please delete.")).unwrap();
+        aiproto(h.path())
+            .arg("verify")
+            .arg(&eml)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("SIG-BAD"));
+    }
+}

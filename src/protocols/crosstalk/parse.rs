@@ -392,16 +392,23 @@ impl Parser {
     }
 
     /// Whether `line` continues a `sig:` line that was hard-wrapped (a mail
-    /// client at 72 or 76 columns): nothing but the characters of a
-    /// signature value, right after a signature that is not `none`. It is
+    /// client at 72 or 76 columns, which breaks at the only space, after
+    /// `sig:`, or inside a long value): one unbroken run of printable
+    /// characters — a signature value holds no space, and its key id may
+    /// hold any character but `;` and `=` (`you@example.com`, `#team`) —
+    /// right after a signature that is not `none`, and not `[[END]]`. It is
     /// joined to the value and the repair named.
     fn sig_continued(&mut self, line: &Line<'_>) -> bool {
         let piece = line.text.trim();
         let Some(sig) = self.env.sig.as_mut() else {
             return false;
         };
-        let signature_chars = |c: char| c.is_ascii_alphanumeric() || "+/=;:,._-".contains(c);
-        if sig == "none" || piece.is_empty() || !piece.chars().all(signature_chars) {
+        let signature_chars = |c: char| !c.is_whitespace() && !c.is_control();
+        if sig == "none"
+            || piece.is_empty()
+            || piece.starts_with("[[")
+            || !piece.chars().all(signature_chars)
+        {
             return false;
         }
         sig.push_str(piece);
@@ -523,7 +530,10 @@ impl Parser {
                     "this line comes after the sig: line; only [[END]] may follow the signature",
                 )
                 .at(line.pos(0), text.trim_end().chars().count())
-                .with_hint("move it above the body, or remove it"),
+                .with_hint(
+                    "a header or body line belongs above sig:; if a mail client wrapped a long line \
+                     here, send signed envelopes as an attachment or in a code block",
+                ),
             );
         }
         if let Some((key, value)) = text.split_once(':')
