@@ -203,13 +203,10 @@ fn stuffed(line: &str) -> String {
     }
 }
 
-/// A signed envelope mailed by a client that sends `format=flowed`: its
-/// `sig:` line broken after `sig: ` (the key id holds `@` and `.`), its body
-/// lines stuffed. Read as the sender wrote it, it verifies.
-#[test]
-fn a_signed_envelope_mailed_as_flowed_text_verifies() {
-    let h = home();
-    aiproto(h.path())
+/// [`REQUEST`] signed by a new key `you@example.com` (an id holding `@` and
+/// `.`, as the README's) that signs for CLAUDE, in the keystore at `home`.
+fn signed_by_you(home: &std::path::Path) -> String {
+    aiproto(home)
         .args([
             "keygen",
             "-q",
@@ -220,7 +217,16 @@ fn a_signed_envelope_mailed_as_flowed_text_verifies() {
         ])
         .assert()
         .code(0);
-    let signed = super::sign(h.path(), "you@example.com", REQUEST);
+    super::sign(home, "you@example.com", REQUEST)
+}
+
+/// A signed envelope mailed by a client that sends `format=flowed`: its
+/// `sig:` line broken after `sig: ` (the key id holds `@` and `.`), its body
+/// lines stuffed. Read as the sender wrote it, it verifies.
+#[test]
+fn a_signed_envelope_mailed_as_flowed_text_verifies() {
+    let h = home();
+    let signed = signed_by_you(h.path());
     assert!(
         signed
             .lines()
@@ -251,18 +257,7 @@ fn a_signed_envelope_mailed_as_flowed_text_verifies() {
 #[test]
 fn a_signed_envelope_hard_wrapped_by_a_mail_client_verifies() {
     let h = home();
-    aiproto(h.path())
-        .args([
-            "keygen",
-            "-q",
-            "--id",
-            "you@example.com",
-            "--signs-for",
-            "CLAUDE",
-        ])
-        .assert()
-        .code(0);
-    let signed = super::sign(h.path(), "you@example.com", REQUEST);
+    let signed = signed_by_you(h.path());
     let sig_line = signed
         .lines()
         .find(|l| l.starts_with("sig: "))
