@@ -11,10 +11,10 @@ use super::args::{GlobalArgs, RecvArgs, RequestArgs};
 use super::common::print_findings;
 use super::endpoints::{endpoint, failure, stop_on_signals};
 use crate::delivery::answer::{Asked, Judgement, judge};
-use crate::delivery::inbox::{self, Inbox};
 use crate::delivery::receipt::{Receipt, receipt};
 use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::operations::receive::{self, Inbox, Received};
 use crate::output::{self, Format};
 use crate::protocols::Value;
 use crate::transport::mqtt::MqttTransport;
@@ -23,7 +23,7 @@ use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transpor
 
 /// `--format json`: one line per message.
 #[derive(Serialize)]
-struct Received<'a> {
+struct ReceivedRecord<'a> {
     /// Where it came from: a topic, a path, `<clipboard>`, `<stdin>`.
     source: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -97,18 +97,12 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let to_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut out = std::io::stdout().lock();
     let mut printed = 0usize;
-    let handle = |r: inbox::Received<'_>| {
+    let handle = |r: Received<'_>| {
         let valid = r.found.is_some_and(|f| f.is_valid(false));
         let complete = r.found.is_none_or(|f| f.is_complete());
         invalid |= !valid;
-        if r.other_content
-            && let Some(id) = r.found.and_then(crate::protocols::Found::id)
-        {
-            eprintln!(
-                "aiproto: warning: {}: message {} came before with other content; this one is printed too (another sender's, or an edited copy: verify its signature)",
-                r.origin,
-                crate::output::escape_controls(id)
-            );
+        if let Some(warning) = receive::other_content_warning(&r) {
+            eprintln!("aiproto: warning: {warning}");
         }
         if let Some(found) = r.found.filter(|_| !g.quiet || !valid) {
             // The findings of an invalid message, and the repairs made
@@ -120,7 +114,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         match g.format {
             Format::Json => output::write_json_line(
                 &mut out,
-                &Received {
+                &ReceivedRecord {
                     source: r.origin,
                     topic: r.topic,
                     protocol: r.found.map(|f| f.protocol.name()),

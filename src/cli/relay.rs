@@ -6,109 +6,51 @@ use chrono::Utc;
 
 use super::args::{GlobalArgs, RelayArgs};
 use super::endpoints::{endpoint, failure};
-use crate::convert::{self, WriteOptions};
-use crate::delivery::inbox::{Inbox, Received};
-use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::input::Source;
-use crate::protocols::ReadOptions;
-use crate::protocols::crosstalk::{self, audit};
-use crate::reader::Document;
+use crate::operations::receive::{Inbox, Received};
+use crate::operations::relay::{NotRelayed, RelayStep};
+use crate::operations::{self};
 use crate::transport::{self, Endpoint, Transport};
 
 /// What every forwarded message needs.
 struct Relay<'a> {
-    args: &'a RelayArgs,
+    step: RelayStep<'a>,
     destination: Box<dyn Transport>,
-    /// Where it goes (for each message's routing).
-    to: Endpoint,
     quiet: bool,
     forwarded: usize,
     skipped: usize,
 }
 
 impl Relay<'_> {
-    /// Converts (when asked), adds the hop and delivers one message.
+    /// Delivers one message as the relay step makes it, or says why not.
     fn forward(&mut self, r: &Received<'_>) -> Result<(), CliError> {
-        let (source, received) = (r.origin, r.text);
-        let Some(found) = r.found else {
-            eprintln!("aiproto: warning: {source}: not a message of a known protocol, not relayed");
-            self.skipped += 1;
-            return Ok(());
-        };
-        if !found.is_valid(false) {
-            eprintln!(
-                "aiproto: warning: {source}:{}: invalid {} message not relayed (see `aiproto validate`)",
-                found.line, found.protocol
-            );
-            self.skipped += 1;
-            return Ok(());
+        let source = r.origin;
+        if let Some(warning) = operations::receive::other_content_warning(r) {
+            eprintln!("aiproto: warning: {warning}");
         }
-        let mut text = received.to_string();
-        if let Some(target) = self.args.convert_to {
-            let Some(converted) = convert::convert(found, target, WriteOptions::default()) else {
-                self.not_relayed(source, found.line, "it cannot be converted");
+        let relayed = match self.step.step(r, Utc::now()) {
+            Ok(relayed) => relayed,
+            Err(NotRelayed { line, why }) => {
+                eprintln!("aiproto: warning: {source}:{line}: message not relayed: {why}");
+                self.skipped += 1;
                 return Ok(());
-            };
-            for loss in &converted.losses {
-                eprintln!(
-                    "aiproto: {source}:{}: dropped {} = {} ({})",
-                    found.line, loss.field, loss.value, loss.reason
-                );
             }
-            text = converted.text;
-        }
-        let envelope = text.starts_with("[[");
-        if envelope {
-            text = self.with_hop(&text, received);
-        }
-        // The destination routes by the message it gets (an MQTT topic, a mail's Subject).
-        let doc = Document::from_source(
-            Source {
-                name: source.to_string(),
-                text: text.clone(),
-            },
-            None,
-            &ReadOptions::default(),
-        );
-        let Some(found) = doc.messages.first() else {
-            self.not_relayed(source, 1, "its new form cannot be read back");
-            return Ok(());
         };
-        let outgoing = routing::with_text(found, text, &self.to);
+        let line = r.found.map_or(1, |f| f.line);
+        for loss in &relayed.losses {
+            eprintln!(
+                "aiproto: {source}:{line}: dropped {} = {} ({})",
+                loss.field, loss.value, loss.reason
+            );
+        }
+        if let Some(why) = relayed.no_hop.filter(|_| !self.quiet) {
+            eprintln!("aiproto: note: no audit hop added: {why}");
+        }
         self.destination
-            .send(&[outgoing], &mut super::send::print_reply)
+            .send(&[relayed.outgoing], &mut super::send::print_reply)
             .map_err(failure)?;
         self.forwarded += 1;
         Ok(())
-    }
-
-    /// Says why a message is not relayed, and counts it.
-    fn not_relayed(&mut self, source: &str, line: usize, why: &str) {
-        eprintln!("aiproto: warning: {source}:{line}: message not relayed: {why}");
-        self.skipped += 1;
-    }
-
-    /// The envelope with this relay's hop, or as it is when it cannot take one.
-    fn with_hop(&self, text: &str, received: &str) -> String {
-        let Some(parsed) = crosstalk::parse_all(text).into_iter().next() else {
-            return text.to_string();
-        };
-        let mut env = parsed.envelope;
-        match audit::add_hop(
-            &mut env,
-            &self.args.relay_id,
-            Utc::now(),
-            &audit::digest(received),
-        ) {
-            Ok(()) => crosstalk::render(&env),
-            Err(why) => {
-                if !self.quiet {
-                    eprintln!("aiproto: note: no audit hop added: {why}");
-                }
-                text.to_string()
-            }
-        }
     }
 }
 
@@ -122,9 +64,12 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
     let listen = args.listen.listen(&from, keep_reading, g.quiet)?;
     let mut source = transport::open(from, settings.clone());
     let mut relay = Relay {
-        args,
+        step: RelayStep {
+            convert_to: args.convert_to,
+            relay_id: &args.relay_id,
+            to: &to,
+        },
         destination: transport::open(to.clone(), settings),
-        to,
         quiet: g.quiet,
         forwarded: 0,
         skipped: 0,

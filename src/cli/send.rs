@@ -11,6 +11,7 @@ use crate::delivery::{archive, routing};
 use crate::diag::Diagnostic;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
+use crate::operations::sendable::{Unsendable, unsendable};
 use crate::protocols::{Protocol, ReadOptions};
 use crate::reader::{
     self,
@@ -210,25 +211,26 @@ fn check(inputs: &[Input], force: bool, g: &GlobalArgs) -> Result<Checked, CliEr
             let text = (piece.source.text.as_str(), piece.first_line);
             for found in &piece.messages {
                 count += 1;
-                if !found.is_complete() {
-                    refused = true;
-                    common::print_findings(g, name, text, found, Diagnostic::is_error);
-                    eprintln!(
-                        "aiproto: error: {name}:{}: the envelope was cut off before its [[END]] line, nothing sent",
-                        found.line
-                    );
-                } else if !found.is_writable() {
-                    // Not even --force sends what cannot be read as a
-                    // message: it would be dropped while counted as sent.
-                    refused = true;
-                    common::print_findings(g, name, text, found, Diagnostic::is_error);
-                    eprintln!(
-                        "aiproto: error: {name}:{}: not readable as a message, nothing sent (not even with --force)",
-                        found.line
-                    );
-                } else if !force && !found.is_valid(false) {
-                    invalid = true;
-                    common::print_findings(g, name, text, found, Diagnostic::is_error);
+                match unsendable(found, force) {
+                    None => {}
+                    Some(Unsendable::Invalid) => {
+                        invalid = true;
+                        common::print_findings(g, name, text, found, Diagnostic::is_error);
+                    }
+                    Some(why) => {
+                        refused = true;
+                        common::print_findings(g, name, text, found, Diagnostic::is_error);
+                        let more = if why == Unsendable::Unreadable {
+                            " (not even with --force)"
+                        } else {
+                            ""
+                        };
+                        eprintln!(
+                            "aiproto: error: {name}:{}: {}, nothing sent{more}",
+                            found.line,
+                            why.describe()
+                        );
+                    }
                 }
             }
             Ok(())

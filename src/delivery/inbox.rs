@@ -150,6 +150,23 @@ impl Inbox {
         transport.receive(listen, &mut |arrival| self.take(&arrival, &mut each))
     }
 
+    /// Reads one arrival and hands on its messages not seen before, for a
+    /// caller that looks at the arrival first (a face that refuses one over
+    /// its size limit before reading it).
+    pub fn arrival(
+        &mut self,
+        arrival: &Arrival<'_>,
+        mut each: impl FnMut(Received<'_>) -> anyhow::Result<Vec<Publication>>,
+    ) -> anyhow::Result<Answer> {
+        if self.count.is_some_and(|n| self.handed_on >= n) {
+            return Ok(Answer {
+                stop: true,
+                ..Answer::default()
+            });
+        }
+        self.take(arrival, &mut each)
+    }
+
     /// Reads an input once, piece by piece (`reader::pieces`: bounded
     /// memory whatever its size), as a stream: each new message handed to
     /// `each`; what it returns to publish is dropped (no broker here).

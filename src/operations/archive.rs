@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use super::sendable::unsendable;
 use super::{Context, OpError, OpResult};
 use crate::delivery::archive;
 use crate::diag;
@@ -89,15 +90,12 @@ pub fn refuse_unsendable(doc: &Document) -> Result<(), OpError> {
             crate::reader::no_message_reason(&doc.source.text)
         )));
     }
-    let bad = doc
+    let Some((bad, why)) = doc
         .messages
         .iter()
-        .find(|f| !f.is_complete() || !f.is_valid(false));
-    let Some(bad) = bad else { return Ok(()) };
-    let why = if bad.is_complete() {
-        "the message is invalid"
-    } else {
-        "the envelope was cut off before its [[END]] line"
+        .find_map(|f| unsendable(f, false).map(|why| (f, why)))
+    else {
+        return Ok(());
     };
     let records: Vec<Value> = doc
         .messages
@@ -109,7 +107,7 @@ pub fn refuse_unsendable(doc: &Document) -> Result<(), OpError> {
         })
         .collect();
     Err(OpError {
-        message: format!("{name}:{}: {why}; nothing sent", bad.line),
+        message: format!("{name}:{}: {}; nothing sent", bad.line, why.describe()),
         details: Some(json!({ "messages": records })),
     })
 }

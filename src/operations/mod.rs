@@ -8,7 +8,10 @@ mod calls;
 mod network;
 pub mod params;
 mod person;
+pub mod receive;
+pub mod relay;
 pub mod sandbox;
+pub mod sendable;
 
 use std::path::PathBuf;
 

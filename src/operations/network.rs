@@ -9,6 +9,7 @@ use serde_json::json;
 use super::Context;
 use super::archive;
 use super::params;
+use super::receive::{self, Inbox};
 use super::{OpError, OpResult};
 use crate::delivery::routing;
 use crate::diag;
@@ -16,7 +17,7 @@ use crate::input::Source;
 use crate::protocols::ReadOptions;
 use crate::reader::Document;
 use crate::records::validate::ValidateRecord;
-use crate::transport::{self, Answer, Ended, Endpoint, Listen, Outgoing, Settings};
+use crate::transport::{self, Answer, Arrival, Ended, Endpoint, Listen, Outgoing, Settings};
 
 /// The longest a `recv` waits.
 const MAX_WAIT_SECONDS: u64 = 300;
@@ -122,6 +123,9 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
     let shown: Option<String> = held
         .as_ref()
         .map(|o: &crate::operations::sandbox::Opened| o.resolved().display().to_string());
+    // The inbox every face receives through: each message once (an MQTT
+    // redelivery skipped), other content under a seen id flagged.
+    let mut inbox = Inbox::new(Some(wanted));
     let mut peer = transport::open(source, Settings::default());
     let ended = peer
         .receive(&listen, &mut |arrival| {
@@ -134,27 +138,24 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
                 }));
                 return Ok(Answer::default());
             }
-            let doc = Document::from_source(
-                Source {
-                    name: origin.to_string(),
-                    text: arrival.text.to_string(),
-                },
-                None,
-                &ReadOptions::default(),
-            );
-            for found in &doc.messages {
-                let (errors, warnings) = diag::partition(&found.diagnostics, false);
-                let record = ValidateRecord::message(origin, found, errors, warnings, None);
-                received.push(json!({
-                    "origin": origin,
-                    "topic": arrival.topic,
-                    "text": found.written(&doc.source.text),
-                    "verdict": record,
-                }));
-            }
-            Ok(Answer {
-                stop: received.len() >= wanted,
-                ..Answer::default()
+            let arrival = Arrival { origin, ..arrival };
+            inbox.arrival(&arrival, |r| {
+                let mut record = json!({
+                    "origin": r.origin,
+                    "topic": r.topic,
+                    "text": r.text,
+                });
+                if let Some(found) = r.found {
+                    let (errors, warnings) = diag::partition(&found.diagnostics, false);
+                    record["verdict"] = json!(ValidateRecord::message(
+                        r.origin, found, errors, warnings, None
+                    ));
+                }
+                if let Some(warning) = receive::other_content_warning(&r) {
+                    record["warning"] = json!(warning);
+                }
+                received.push(record);
+                Ok(Vec::new())
             })
         })
         .map_err(|e| OpError::new(e.to_string()))?;

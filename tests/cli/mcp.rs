@@ -322,6 +322,48 @@ async fn send_appends_once_and_publishes_to_the_embedded_broker() {
     client.cancel().await.unwrap();
 }
 
+/// `recv` takes what arrives through the inbox every face uses: a message
+/// that comes twice is handed on once, as `aiproto recv` prints it once.
+#[tokio::test]
+async fn recv_hands_each_message_on_once_as_the_command_line_does() {
+    let (root, h) = (home(), home());
+    let twice = format!("{REQUEST}\n{REQUEST}");
+    std::fs::write(root.path().join("inbox.crosstalk"), &twice).unwrap();
+    let client = start(root.path(), h.path(), &["--allow-network"]).await;
+    let got = call(
+        &client,
+        "recv",
+        json!({"via": "file:inbox.crosstalk", "count": 5, "timeout_seconds": 2}),
+    )
+    .await;
+    assert!(!is_error(&got), "{}", error_text(&got));
+    let messages = structured(&got)["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 1, "{messages:#?}");
+    assert_eq!(messages[0]["text"], REQUEST);
+    assert_eq!(messages[0]["verdict"]["valid"], true);
+    client.cancel().await.unwrap();
+
+    let cli = aiproto(h.path())
+        .args([
+            "recv",
+            "--via",
+            "file:inbox.crosstalk",
+            "--count",
+            "5",
+            "--timeout",
+            "2",
+        ])
+        .current_dir(root.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&cli.stdout)
+            .matches("[[END]]")
+            .count(),
+        1
+    );
+}
+
 #[tokio::test]
 async fn the_primer_prompt_carries_the_ids_of_the_envelope_answered() {
     let (root, h) = (home(), home());

@@ -94,6 +94,28 @@ fn signed_envelopes_pass_unchanged_and_invalid_ones_not_at_all() {
         .stderr(predicate::str::contains("not relayed"));
 }
 
+/// A message that comes again under its id with other content is relayed
+/// (it may be another sender's) and said, as `recv` says it; the same
+/// message twice is relayed once.
+#[test]
+fn other_content_under_a_seen_id_is_relayed_and_said() {
+    let h = home();
+    let edited = REQUEST.replace("Please review", "Please approve");
+    assert_ne!(edited, REQUEST, "the fixture's body changed");
+    let out = aiproto(h.path())
+        .args(["relay", "--from", "-", "--to", "-"])
+        .write_stdin(format!("{REQUEST}\n{REQUEST}\n{edited}"))
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "came before with other content; this one is handed on too",
+        ))
+        .stderr(predicate::str::contains("relayed 2 message(s)"));
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert_eq!(stdout.matches("[[END]]").count(), 2, "{stdout}");
+    assert!(stdout.contains("Please approve"), "{stdout}");
+}
+
 #[test]
 fn a_followed_file_is_relayed_as_it_grows() {
     let h = home();
