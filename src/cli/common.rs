@@ -8,44 +8,19 @@ use crate::exit::{CliError, ExitStatus};
 use std::path::Path;
 
 use crate::input::{self, Input, SkipReason, Skipped, Source};
+use crate::operations::read::{self, Document, Piece};
+use crate::operations::{Found, ReadOptions};
 use crate::output::{self, Painter, SourceLines, Stream};
-use crate::protocols::{Found, ReadOptions};
-use crate::reader::pieces::Piece;
-use crate::reader::{self, Document};
 use crate::transport::clipboard;
 
-/// How an input gave no message to check, for [`each_message`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoMessage {
-    /// Read, and it holds none (NO-MESSAGE, status 1).
-    Empty,
-    /// A file a walk met that holds none (a README): passed over.
-    PassedOver,
-    /// Not UTF-8 text (INPUT-NOT-UTF8, status 1).
-    NotText,
-    /// It cannot be read at all (INPUT-UNREADABLE, status 2).
-    Unreadable,
-}
+pub use crate::operations::read::NoMessage;
 
-impl NoMessage {
-    /// The diagnostic code of the finding it is, if it is one.
-    pub fn code(self) -> Option<&'static str> {
-        match self {
-            NoMessage::Empty => Some("NO-MESSAGE"),
-            NoMessage::PassedOver => None,
-            NoMessage::NotText => Some("INPUT-NOT-UTF8"),
-            NoMessage::Unreadable => Some("INPUT-UNREADABLE"),
-        }
-    }
-}
-
-/// Reads every input piece by piece (`reader::pieces`: bounded memory
-/// whatever the size) and hands each message to `each` with its input's
-/// name, in order. An input that gives no message is handed to
-/// `no_message` with how and why, and the run goes on: one without any
-/// message and one that is not text make the status 1, one that cannot be
-/// read 2; they and messages that cannot be read at all (JSON syntax
-/// errors, status 1) are also said on stderr.
+/// Reads every input piece by piece ([`read::each_message`]) and hands
+/// each message to `each` with its input's name, in order. An input that
+/// gives no message is handed to `no_message` with how and why, and the
+/// run goes on: one without any message and one that is not text make the
+/// status 1, one that cannot be read 2; they and messages that cannot be
+/// read at all (JSON syntax errors, status 1) are also said on stderr.
 pub fn each_message(
     args: &InputArgs,
     options: &ReadOptions,
@@ -64,90 +39,40 @@ pub fn each_message_of(
     each: &mut dyn FnMut(&str, &Found) -> Result<(), CliError>,
 ) -> Result<ExitStatus, CliError> {
     let mut status = ExitStatus::Ok;
-    for input in inputs {
-        let name = input.name();
-        let mut failed = |how: NoMessage, why: String| {
-            if how != NoMessage::PassedOver {
-                eprintln!("aiproto: error: {name}: {why}");
-            }
-            no_message(&name, how, &why);
-            match how {
-                NoMessage::PassedOver => ExitStatus::Ok,
-                NoMessage::Empty | NoMessage::NotText => ExitStatus::Invalid,
-                NoMessage::Unreadable => ExitStatus::Usage,
-            }
-        };
-        let mut pieces = match reader::pieces::pieces(
-            &input,
-            args.protocol,
-            options,
-            reader::pieces::PIECE_BYTES,
-        ) {
-            Ok(pieces) => pieces,
-            Err(e) => {
-                status = status.max(failed(how_unread(&e), e.to_string()));
-                continue;
-            }
-        };
-        let mut any = false;
-        let mut outcome = None;
-        for item in &mut pieces {
-            match item {
-                Ok(reader::pieces::Item::Piece(piece)) => {
-                    for found in &piece.messages {
-                        any = true;
-                        status = status.max(note_unreadable(&piece.source.name, found));
-                        each(&piece.source.name, found)?;
-                    }
-                }
-                Ok(reader::pieces::Item::Skipped(_, why)) => {
-                    outcome = Some((NoMessage::PassedOver, why.to_string()));
-                    break;
-                }
-                Err(e) => {
-                    outcome = Some((how_unread(&e), e.to_string()));
-                    break;
-                }
-            }
+    let mut failed = |name: &str, how: NoMessage, why: String| {
+        if how != NoMessage::PassedOver {
+            eprintln!("aiproto: error: {name}: {why}");
         }
-        if outcome.is_none() && !any {
-            outcome = Some((NoMessage::Empty, pieces.why_no_message().to_string()));
-        }
-        if let Some((how, why)) = outcome {
-            status = status.max(failed(how, why));
-        }
-    }
-    Ok(status)
+        no_message(name, how, &why);
+        status = status.max(match how {
+            NoMessage::PassedOver => ExitStatus::Ok,
+            NoMessage::Empty | NoMessage::NotText => ExitStatus::Invalid,
+            NoMessage::Unreadable => ExitStatus::Usage,
+        });
+    };
+    let mut unreadable = ExitStatus::Ok;
+    read::each_message(
+        inputs,
+        args.protocol,
+        options,
+        &mut failed,
+        &mut |name, found| {
+            unreadable = unreadable.max(note_unreadable(name, found));
+            each(name, found)
+        },
+    )?;
+    Ok(status.max(unreadable))
 }
 
-/// How an input that could not be read counts.
-fn how_unread(e: &input::InputError) -> NoMessage {
-    match e {
-        input::InputError::NotUtf8 { .. } => NoMessage::NotText,
-        _ => NoMessage::Unreadable,
-    }
-}
-
-/// Reads one input piece by piece (`reader::pieces`: bounded memory) and
-/// hands each piece to `each`, in order. Returns why there was no message
-/// when the input held none; a file a walk met without any message (a
-/// README) is passed over.
+/// Reads one input piece by piece and hands each piece to `each`, in
+/// order (see [`read::each_piece`]).
 pub fn each_piece(
     input: &Input,
-    protocol: Option<crate::protocols::ProtocolSpec>,
+    protocol: Option<crate::operations::ProtocolSpec>,
     options: &ReadOptions,
     each: &mut dyn FnMut(&Piece) -> Result<(), CliError>,
 ) -> Result<Option<String>, CliError> {
-    let mut pieces = reader::pieces::pieces(input, protocol, options, reader::pieces::PIECE_BYTES)?;
-    let mut any = false;
-    for item in &mut pieces {
-        let reader::pieces::Item::Piece(piece) = item? else {
-            return Ok(None);
-        };
-        any |= !piece.messages.is_empty();
-        each(&piece)?;
-    }
-    Ok((!any).then(|| pieces.why_no_message().to_string()))
+    read::each_piece(input, protocol, options, each)
 }
 
 /// Says on stderr that a message cannot be read at all (status 1), if so.
@@ -331,16 +256,12 @@ fn clipboard() -> Result<Input, CliError> {
 /// Reads the one input a command works on ([`input_of`]); an input
 /// without any message is an error (exit 1).
 pub fn read_one(path: Option<&Path>) -> Result<Document, CliError> {
-    let input = input_of(path)?;
-    let doc = reader::read(&input, None, &ReadOptions::default())?;
-    if doc.messages.is_empty() {
-        let why = reader::no_message_reason(&doc.source.text);
-        return Err(CliError::new(
-            ExitStatus::Invalid,
-            anyhow::anyhow!("{}: {why}", doc.source.name),
-        ));
-    }
-    Ok(doc)
+    read::one(&input_of(path)?).map_err(|e| match e {
+        read::ReadOneError::Input(e) => e.into(),
+        e @ read::ReadOneError::NoMessage(..) => {
+            CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{e}"))
+        }
+    })
 }
 
 /// Prints a message's findings on stderr as `validate` does
@@ -391,7 +312,7 @@ pub fn archive_path(path: &Path) -> Result<std::path::PathBuf, CliError> {
 /// envelopes after it were passed over, that they were.
 pub fn say_answered(
     name: &str,
-    envelopes: &[crate::protocols::crosstalk::ParsedEnvelope],
+    envelopes: &[crate::operations::composing::ParsedEnvelope],
     index: usize,
 ) {
     let Some(answered) = envelopes.get(index) else {

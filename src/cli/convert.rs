@@ -12,9 +12,9 @@ use crate::convert::{self, Attempt, WriteOptions};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
 use crate::model::Loss;
+use crate::operations::read::{self, Item};
+use crate::operations::{Found, Protocol, ProtocolSpec, ReadOptions};
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
-use crate::reader::{self, pieces::Item};
 use crate::records::convert::LossRecord;
 
 pub fn run(args: &ConvertArgs, g: &GlobalArgs) -> CmdResult {
@@ -107,11 +107,11 @@ impl Pass<'_> {
     ) -> Result<(), CliError> {
         for input in inputs {
             let mut any = false;
-            let mut pieces = reader::pieces::pieces(
+            let mut pieces = read::pieces(
                 input,
                 input_args.protocol,
                 &self.read_options,
-                reader::pieces::PIECE_BYTES,
+                read::PIECE_BYTES,
             )?;
             let mut skipped = false;
             for item in &mut pieces {
@@ -208,7 +208,7 @@ fn requests_in(
     options: WriteOptions,
 ) -> Result<Requests, CliError> {
     let input = common::input_of(Some(path))?;
-    let doc = crate::reader::read(&input, None, read_options)?;
+    let doc = read::read(&input, None, read_options)?;
     let mut requests = Requests::new();
     doc.messages
         .iter()

@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use super::args::{DirectoryArgs, GlobalArgs};
 use super::endpoints::{endpoint, failure};
-use crate::delivery::inbox::Inbox;
 use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::operations::receive::Inbox;
+use crate::operations::serving::{ADVERTISEMENTS, Directory, QUERIES, Seen};
 use crate::output::{self, Format};
-use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory, QUERIES, Seen};
 use crate::sign::message::verify_found;
 use crate::transport::{self, Endpoint, Publication};
 

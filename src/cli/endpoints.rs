@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::args::{ListenArgs, SendArgs};
-use crate::delivery::binding::Binding;
 use crate::exit::{CliError, ExitStatus};
+use crate::operations::serving::Binding;
 use crate::transport::server::ServeOptions;
 use crate::transport::{Ended, Endpoint, Listen, Settings, TransportError, email};
 

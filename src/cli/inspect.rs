@@ -7,10 +7,10 @@ use super::common;
 use crate::exit::CmdResult;
 use crate::ids;
 use crate::model::{Body, Message};
+use crate::operations::{Found, Protocol};
 use crate::output::escape_controls as esc;
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::Found;
-use crate::protocols::crosstalk::model_map::ENVELOPE_NAMESPACE;
+use crate::records::inspect::ENVELOPE_NAMESPACE;
 use crate::records::inspect::{self as records, View};
 use crate::sign::claim::ClaimError;
 use crate::sign::keystore::Keystore;
@@ -39,7 +39,7 @@ fn inspect_json_document(
         found.protocol,
         found.version
     )?;
-    if found.protocol == crate::protocols::Protocol::Csdl {
+    if found.protocol == Protocol::Csdl {
         if let Some(shape) = records::shape_of(found) {
             writeln!(
                 out,
@@ -48,7 +48,7 @@ fn inspect_json_document(
         }
         writeln!(out, "  signature: {signature}")?;
     }
-    if found.protocol == crate::protocols::Protocol::Msp {
+    if found.protocol == Protocol::Msp {
         let prose = crate::prose::offline::decode(document, "professional");
         writeln!(out, "  {}", p.dim(&esc(&prose)))?;
     }

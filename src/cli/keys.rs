@@ -7,8 +7,9 @@ use std::io::Write;
 use super::args::{GlobalArgs, KeyFormat, KeygenArgs, KeysCommand};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Input;
+use crate::operations::read;
+use crate::operations::{ReadOptions, ReadValue as Value};
 use crate::output::{self, Painter, Stream, escape_controls};
-use crate::protocols::{ReadOptions, Value};
 use crate::sign::key::PublicKey;
 use crate::sign::key_line::format_date;
 use crate::sign::keystore::{self, Keystore, KnownKey, Origin, StoreError};
@@ -372,8 +373,8 @@ pub fn parse_any_public(text: &str) -> Result<(PublicKey, Vec<String>), String> 
 /// The Crosstalk envelopes of a statement file, each with its place.
 fn statements(
     path: &std::path::Path,
-) -> Result<Vec<(String, crate::protocols::crosstalk::ParsedEnvelope)>, CliError> {
-    let doc = crate::reader::read(
+) -> Result<Vec<(String, crate::operations::composing::ParsedEnvelope)>, CliError> {
+    let doc = read::read(
         &Input::File(path.to_path_buf()),
         None,
         &ReadOptions::default(),

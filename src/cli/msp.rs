@@ -10,13 +10,14 @@ use super::args::{BackendArgs, BackendKind, GlobalArgs, MspCommand};
 use crate::config::{self, MspConfig};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Input;
+use crate::operations::read::Source;
+use crate::operations::{Document, Protocol, ProtocolSpec, ReadOptions, ReadValue};
 use crate::output::{self, Format, Painter, SourceLines, Stream};
 use crate::prose::backend::{self, Backend, ErrorKind, MspError};
 use crate::prose::offline::Offline;
 use crate::prose::pairs;
 use crate::prose::pipeline::{self, Settings};
 use crate::prose::remote::{Remote, RemoteConfig};
-use crate::protocols::msp::{self as msp_protocol};
 
 const DEFAULT_THRESHOLD: f64 = 0.80;
 const DEFAULT_STYLE: &str = "professional";
@@ -479,20 +480,27 @@ fn read_signals(
             anyhow::anyhow!("{name}: the input is empty"),
         ));
     }
-    let read = msp_protocol::read(&text, crate::protocols::DEFAULT_MAX_MESSAGE_BYTES);
+    // The one reading path, told the input is MSP: a byte-order mark
+    // dropped, a saved mail decoded, as `validate -p msp` reads it.
+    let msp = ProtocolSpec {
+        protocol: Protocol::Msp,
+        version: None,
+    };
+    let doc = Document::from_source(Source { name, text }, Some(msp), &ReadOptions::default());
+    let name = &doc.source.name;
     let p = Painter::new(g.color, Stream::Stderr);
-    let lines = SourceLines::new(&text);
+    let lines = SourceLines::new(&doc.source.text);
     let mut err = std::io::stderr().lock();
     let mut signals = Vec::new();
     let mut invalid = false;
-    for r in read {
-        let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.is_error()).collect();
+    for found in &doc.messages {
+        let errors: Vec<_> = found.diagnostics.iter().filter(|d| d.is_error()).collect();
         for d in &errors {
-            let shown = output::format_diagnostic(&p, &name, lines.get(d.line), d, false);
+            let shown = output::format_diagnostic(&p, name, lines.get(d.line), d, false);
             write!(err, "{shown}")?;
         }
-        match r.doc {
-            Some(doc) if errors.is_empty() => signals.push(doc.json),
+        match &found.value {
+            ReadValue::Msp(Some(signal)) if errors.is_empty() => signals.push(signal.json.clone()),
             _ => invalid = true,
         }
     }

@@ -6,9 +6,9 @@ use super::args::{GlobalArgs, PollArgs, PollCommand};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
 
+use crate::operations::ReadOptions;
 use crate::output::{self, Format, Painter, Stream, escape_controls as esc};
 use crate::poll;
-use crate::protocols::ReadOptions;
 
 pub fn run(cmd: &PollCommand, g: &GlobalArgs) -> CmdResult {
     match cmd {

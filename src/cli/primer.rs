@@ -6,17 +6,16 @@ use std::io::Write;
 use super::args::{GlobalArgs, PrimerArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::protocols::crosstalk::primer::ReplyPrimerError;
-use crate::protocols::crosstalk::reply::ReplyError;
-use crate::protocols::crosstalk::{self, primer};
+use crate::operations::composing::{ReplyError, ReplyPrimerError, parse_all, primer};
+use crate::operations::read;
 use crate::transport::{Endpoint, clipboard};
 
 pub fn run(args: &PrimerArgs, g: &GlobalArgs) -> CmdResult {
     let destination: Endpoint = args.via.parse().map_err(CliError::usage)?;
     let text = match &args.reply_to {
         Some(path) => {
-            let source = crate::reader::read_text(&common::input_of(Some(path))?)?;
-            let envelopes = crosstalk::parse_all(&source.text);
+            let source = read::read_text(&common::input_of(Some(path))?)?;
+            let envelopes = parse_all(&source.text);
             let person = crate::operations::person_names();
             let primed = primer::for_reply(
                 &envelopes,

@@ -10,13 +10,11 @@ use serde::Serialize;
 use super::args::{GlobalArgs, RecvArgs, RequestArgs};
 use super::common::print_findings;
 use super::endpoints::{endpoint, failure, stop_on_signals};
-use crate::delivery::answer::{Asked, Judgement, judge};
-use crate::delivery::receipt::{Receipt, receipt};
-use crate::delivery::routing;
 use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::operations::ReadValue as Value;
 use crate::operations::receive::{self, Inbox, Received};
+use crate::operations::sending::{self, Asked, Judgement, Receipt, judge, receipt};
 use crate::output::{self, Format};
-use crate::protocols::Value;
 use crate::transport::mqtt::MqttTransport;
 use crate::transport::secrets::redact;
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
@@ -266,7 +264,7 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         ca_file: args.ca_file.clone(),
         ..Settings::default()
     };
-    let request = routing::outgoing(found, &doc.source.text, &Endpoint::Mqtt(uri.clone()))
+    let request = sending::outgoing(found, &doc.source.text, &Endpoint::Mqtt(uri.clone()))
         .ok_or_else(|| CliError::usage("the TaskRequest cannot be written"))?;
     let mut transport = MqttTransport::new(uri, settings);
     // Over MQTT 5 it carries its callback as the response topic and its id

@@ -6,7 +6,7 @@ use std::io::BufWriter;
 use super::args::{GlobalArgs, ReportArgs, ReportTarget};
 use crate::diag::{Diagnostic, Severity};
 use crate::exit::{CliError, ExitStatus};
-use crate::protocols::Found;
+use crate::operations::Found;
 use crate::report::merge::KeptVerdict;
 use crate::report::{self, Finding, Report, Tool, Verdict};
 

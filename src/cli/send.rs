@@ -7,16 +7,12 @@ use std::path::{Path, PathBuf};
 use super::args::{GlobalArgs, SendArgs};
 use super::common;
 use super::endpoints::{endpoint, failure};
-use crate::delivery::{archive, routing};
 use crate::diag::Diagnostic;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
-use crate::operations::sendable::{Unsendable, unsendable};
-use crate::protocols::{Protocol, ReadOptions};
-use crate::reader::{
-    self,
-    pieces::{Item, Piece},
-};
+use crate::operations::read::{self as reader, Item, Piece};
+use crate::operations::sending::{self, Unsendable, unsendable};
+use crate::operations::{Protocol, ReadOptions};
 use crate::transport::secrets::redact;
 use crate::transport::{self, Endpoint, Outgoing};
 
@@ -162,8 +158,7 @@ fn for_each_piece(
 fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
     let mut pieces = Vec::new();
     for input in inputs {
-        let mut all =
-            reader::pieces::pieces(input, None, &second_pass(), reader::pieces::PIECE_BYTES)?;
+        let mut all = reader::pieces(input, None, &second_pass(), reader::PIECE_BYTES)?;
         for item in &mut all {
             if let Item::Piece(piece) = item? {
                 pieces.push(piece);
@@ -174,13 +169,13 @@ fn gather(inputs: &[Input]) -> Result<Vec<Piece>, CliError> {
 }
 
 /// A piece's messages as payloads for `destination`, each as its sender
-/// wrote it (see [`routing::outgoing`]).
+/// wrote it (see [`sending::outgoing`]).
 fn outgoing(piece: &Piece, destination: &Endpoint) -> Vec<Outgoing> {
     let source = piece.source.text.as_str();
     piece
         .messages
         .iter()
-        .filter_map(|found| routing::outgoing(found, source, destination))
+        .filter_map(|found| sending::outgoing(found, source, destination))
         .collect()
 }
 
@@ -289,15 +284,15 @@ pub fn print_reply(reply: &str) -> std::io::Result<()> {
 }
 
 /// `send --via file:`: appends the messages that the archive does not
-/// hold yet (see [`archive::append`]).
+/// hold yet (see [`sending::append`]).
 fn archive(path: &Path, inputs: &[Input], g: &GlobalArgs) -> CmdResult {
-    let appended = match archive::append(path, inputs) {
+    let appended = match sending::append(path, inputs) {
         Ok(appended) => appended,
-        Err(e @ archive::ArchiveError::Conflict { .. }) => {
+        Err(e @ sending::ArchiveError::Conflict { .. }) => {
             eprintln!("aiproto: error: {e}");
             return Ok(ExitStatus::Invalid);
         }
-        Err(archive::ArchiveError::Input(e)) => return Err(e.into()),
+        Err(sending::ArchiveError::Input(e)) => return Err(e.into()),
         Err(e) => return Err(CliError::new(ExitStatus::Transport, e)),
     };
     if !g.quiet {

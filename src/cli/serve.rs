@@ -4,10 +4,8 @@ use super::args::{GlobalArgs, ServeArgs};
 use super::endpoints::failure;
 use std::sync::Arc;
 
-use crate::delivery::binding::Binding;
-use crate::delivery::handler::Handler;
-use crate::delivery::stored::Quota;
 use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::operations::serving::{Binding, Handler, Quota};
 use crate::transport::http::HttpTransport;
 use crate::transport::server::ServeOptions;
 use crate::transport::{Answer, Listen, Transport};

@@ -7,7 +7,7 @@ use super::args::{GlobalArgs, SigFormat, SignArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
-use crate::protocols::{Protocol, ReadOptions, Value};
+use crate::operations::{Protocol, ReadOptions, ReadValue as Value};
 use crate::sign::keystore::Keystore;
 use crate::sign::message::{SigForm, Signer};
 use crate::splice::{Replacement, splice};
@@ -142,7 +142,7 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
 
 /// A message's lines as they are in the text read (a piece of the input
 /// that starts after `first_line` lines).
-fn message_text(text: &str, first_line: usize, found: &crate::protocols::Found) -> String {
+fn message_text(text: &str, first_line: usize, found: &crate::operations::Found) -> String {
     let from = found.line.saturating_sub(first_line + 1);
     let to = found.end_line.saturating_sub(first_line + 1).max(from);
     let mut out: String = text

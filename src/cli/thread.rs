@@ -6,8 +6,8 @@ use std::io::{BufWriter, Write};
 use super::args::{GlobalArgs, ThreadArgs};
 use super::common;
 use crate::exit::{CmdResult, ExitStatus};
+use crate::operations::ReadOptions;
 use crate::output::{self, ColorChoice, Format, Painter, Stream, escape_controls as esc};
-use crate::protocols::ReadOptions;
 use crate::records::thread as records;
 use crate::thread::{self, Forest, Node};
 

@@ -7,13 +7,10 @@ use serde::Serialize;
 
 use super::args::{GlobalArgs, TokensArgs};
 use super::common;
-use crate::convert::{self, WriteOptions};
 use crate::exit::{CmdResult, ExitStatus};
 use crate::input::Input;
+use crate::operations::{self, Found};
 use crate::output::{self, Format};
-use crate::prose::offline;
-use crate::protocols::csdl::codes;
-use crate::protocols::{Found, Protocol, ProtocolSpec, Value};
 use crate::tokens::Encoding;
 
 /// A file is counted in chunks of about this size (bounded memory).
@@ -255,40 +252,7 @@ fn summary(
 /// A message's two forms, the compact one first (for Crosstalk and HSP:
 /// the Crosstalk envelope first).
 fn forms(found: &Found, encoding: Encoding) -> Option<(&'static str, Vec<Form>)> {
-    let (protocol, texts) = match &found.value {
-        Value::Csdl(Some(doc)) => (
-            "csdl",
-            [
-                ("compact", codes::compact(&doc.json).to_string()),
-                ("expanded", codes::expand(&doc.json).to_string()),
-            ],
-        ),
-        Value::Msp(Some(doc)) => (
-            "msp",
-            [
-                ("signal", doc.json.to_string()),
-                ("prose", offline::decode(&doc.json, "professional")),
-            ],
-        ),
-        // The same message as a Crosstalk envelope and as an HSP envelope.
-        Value::Crosstalk(_) | Value::Hsp(Some(_)) => {
-            let as_ = |protocol| {
-                let target = ProtocolSpec {
-                    protocol,
-                    version: None,
-                };
-                convert::convert(found, target, WriteOptions::default()).map(|c| c.text)
-            };
-            (
-                "crosstalk/hsp",
-                [
-                    ("crosstalk", as_(Protocol::Crosstalk)?),
-                    ("hsp", as_(Protocol::Hsp)?),
-                ],
-            )
-        }
-        _ => return None,
-    };
+    let (protocol, texts) = operations::forms::two_forms(found)?;
     let forms = texts
         .iter()
         .map(|(form, text)| Form {

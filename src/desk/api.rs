@@ -8,9 +8,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::input::Source;
+use crate::operations::Document;
+use crate::operations::ReadOptions;
 use crate::operations::{self, Context, OpError, OpResult, params};
-use crate::protocols::ReadOptions;
-use crate::reader::Document;
 
 /// The arguments of `archive`: the text whose messages to keep.
 #[derive(Debug, Deserialize)]

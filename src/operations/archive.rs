@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::sendable::unsendable;
+use super::sending::unsendable;
 use super::{Context, OpError, OpResult};
 use crate::delivery::archive;
 use crate::diag;

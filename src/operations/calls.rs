@@ -6,6 +6,7 @@ use chrono::Utc;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::composing::{self, HspComposeError, HspVersion};
 use super::{Context, OpError, OpResult, params};
 use crate::convert::{self, Attempt, WriteOptions};
 use crate::diag::{self, Diagnostic};
@@ -13,7 +14,6 @@ use crate::ids::IdKind;
 use crate::input::{Input, Source};
 use crate::poll;
 use crate::protocols::crosstalk::{self, compose as ct_compose, primer};
-use crate::protocols::hsp::compose as hsp_compose;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value as Read};
 use crate::reader::{self, Document};
 use crate::records;
@@ -465,7 +465,6 @@ fn compose_crosstalk(
 }
 
 fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<String, OpError> {
-    use crate::protocols::hsp::Version;
     let crosstalk_only = [
         ("intent", p.intent.is_some()),
         ("meta", !p.meta.is_empty()),
@@ -479,7 +478,7 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
         .kind
         .as_deref()
         .map(|k| {
-            <hsp_compose::Kind as clap::ValueEnum>::from_str(k, true).map_err(|_| {
+            <composing::Kind as clap::ValueEnum>::from_str(k, true).map_err(|_| {
                 OpError::new(format!(
                     "kind `{k}`: one of fact, belief, opinion, capability, task-request, task-result, \
                      context-update, state-sync, ack, nack, discovery-query, discovery-response"
@@ -487,65 +486,41 @@ fn compose_hsp(ctx: &Context, spec: ProtocolSpec, p: params::Compose) -> Result<
             })
         })
         .transpose()?;
-    let mut draft = match p.reply_to {
+    let original = match p.reply_to {
         Some(original) => {
             let source = text_source(ctx, "<reply_to>", original)?;
             let original = crate::reader::hsp_original(source)
                 .map_err(|why| OpError::new(format!("reply_to: {why}")))?;
-            hsp_compose::reply_to(&original, kind).1
+            Some(original)
         }
-        None => hsp_compose::Draft {
-            version: Version::V1_0,
-            kind: kind.ok_or_else(|| {
-                OpError::new("an hsp message needs a `kind` (fact, belief, task-request, …)")
-            })?,
-            from: String::new(),
-            to: None,
-            correlation_id: None,
-            requires_ack: false,
-            payload: serde_json::Map::new(),
-        },
+        None => None,
     };
-    if let Some(v) = spec.version.and_then(Version::parse) {
-        draft.version = v;
-    }
-    if let Some(from) = p.from {
-        draft.from = from;
-    }
-    if draft.from.is_empty() {
-        return Err(OpError::new(
-            "an hsp message needs `from` (the sender's DID)",
-        ));
-    }
-    if p.to.is_some() {
-        draft.to = p.to;
-    }
-    if p.correlation_id.is_some() {
-        draft.correlation_id = p.correlation_id;
-    }
-    draft.requires_ack |= p.requires_ack;
-    for (k, v) in p.payload.unwrap_or_default() {
-        draft.payload.insert(k, v);
-    }
-    match draft.kind {
-        hsp_compose::Kind::Nack => {
-            if let Some(code) = p.error_code {
-                draft.payload.insert("error_code".into(), code.into());
-            }
-            if let Some(reason) = p.reason {
-                draft.payload.insert("error_message".into(), reason.into());
-            }
+    let fields = composing::HspFields {
+        original,
+        kind,
+        version: spec.version.and_then(HspVersion::parse),
+        from: p.from,
+        to: p.to,
+        correlation_id: p.correlation_id,
+        requires_ack: p.requires_ack,
+        payload: p.payload.unwrap_or_default(),
+        error_code: p.error_code,
+        reason: p.reason,
+    };
+    composing::hsp(fields).map_err(|e| match e {
+        HspComposeError::NoKind => {
+            OpError::new("an hsp message needs a `kind` (fact, belief, task-request, …)")
         }
-        hsp_compose::Kind::TaskResult if p.error_code.is_some() || p.reason.is_some() => {
-            draft.payload.insert(
-                "error_details".into(),
-                json!({"error_code": p.error_code.unwrap_or_default(), "error_message": p.reason.unwrap_or_default()}),
-            );
+        HspComposeError::NoSender => OpError::new("an hsp message needs `from` (the sender's DID)"),
+        HspComposeError::CapabilitySchemas(missing) => {
+            let keys: Vec<String> = missing.iter().map(|k| format!("`payload.{k}`")).collect();
+            OpError::new(format!(
+                "an HSP 1.0 capability needs the JSON Schemas of its input and output: give {}",
+                keys.join(" and ")
+            ))
         }
-        _ => {}
-    }
-    let envelope = hsp_compose::compose(draft).map_err(|e| OpError::new(e.to_string()))?;
-    Ok(serde_json::to_string_pretty(&envelope).unwrap_or_default() + "\n")
+        other => OpError::new(other.to_string()),
+    })
 }
 
 pub fn convert(ctx: &Context, p: params::Convert) -> OpResult {

@@ -5,17 +5,29 @@
 
 mod archive;
 mod calls;
+pub mod composing;
+pub mod forms;
 mod network;
 pub mod params;
 mod person;
+pub mod read;
 pub mod receive;
 pub mod relay;
 pub mod sandbox;
-pub mod sendable;
+pub mod sending;
+pub mod serving;
 
 use std::path::PathBuf;
 
 use serde_json::Value;
+
+/// The words every face and the operations share: a message as read
+/// ([`Found`]) with its parsed value, its protocol, how an input is read,
+/// and a document of messages.
+pub use crate::protocols::{
+    DEFAULT_MAX_MESSAGE_BYTES, Found, Protocol, ProtocolSpec, ReadOptions, Value as ReadValue,
+};
+pub use crate::reader::Document;
 
 pub use archive::{append_checked, archive_source, archived_message, refuse_unsendable};
 pub use calls::{

@@ -367,19 +367,11 @@ fn hsp_lines(
         .into_iter()
         .map(|read| Found::from_hsp(0, read))
         .collect();
-    messages.extend(failed.into_iter().map(|d| {
-        Found::from_hsp(
-            0,
-            hsp::Read {
-                message: None,
-                version: None,
-                line: d.line,
-                end_line: d.line,
-                diagnostics: vec![d],
-                span: None,
-            },
-        )
-    }));
+    messages.extend(
+        failed
+            .into_iter()
+            .map(|d| Found::from_hsp(0, hsp::Read::failed(d))),
+    );
     messages.sort_by_key(|f| f.line);
     for (index, found) in messages.iter_mut().enumerate() {
         found.index = index;

@@ -6,6 +6,10 @@ use serde::Serialize;
 use crate::model::Message;
 use crate::protocols::{Found, Protocol, Value};
 
+/// The meta namespace the model keeps a Crosstalk envelope's own headers
+/// in: the readable view shows them as rows.
+pub use crate::protocols::crosstalk::model_map::ENVELOPE_NAMESPACE;
+
 /// A message in the shared model, with where it came from.
 #[derive(Debug, Serialize)]
 pub struct Inspected<'a> {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::{InputArgs, ReportArgs};
-use crate::protocols::ProtocolSpec;
+use crate::operations::ProtocolSpec;
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -61,7 +61,7 @@ pub struct ValidateArgs {
     /// The largest single message (a JSON document, one JSON Lines line, a
     /// Crosstalk envelope) that is read; larger ones are reported as
     /// HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE).
-    #[arg(long, value_name = "BYTES", default_value_t = crate::protocols::DEFAULT_MAX_MESSAGE_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::operations::DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_message_bytes: usize,
 }
 
@@ -104,7 +104,7 @@ pub struct ComposeArgs {
 
     /// HSP: the kind of message.
     #[arg(value_enum, value_name = "KIND")]
-    pub kind: Option<crate::protocols::hsp::compose::Kind>,
+    pub kind: Option<crate::operations::composing::Kind>,
 
     /// The protocol version to write (same as PROTOCOL@VERSION).
     #[arg(long = "version", value_name = "VERSION")]
@@ -356,7 +356,7 @@ pub struct ConvertArgs {
     /// The largest single message read or written (a JSON document, a
     /// Crosstalk envelope); a message the target would refuse as larger is
     /// not converted.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::protocols::DEFAULT_MAX_MESSAGE_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::operations::DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_message_bytes: usize,
 
     /// HSP: the request these messages answer (any protocol). A TaskResult

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::operations::ProtocolSpec;
 use crate::output::{ColorChoice, Format, FormatChoice};
-use crate::protocols::ProtocolSpec;
 
 mod conformance;
 mod faces;
@@ -458,7 +458,7 @@ pub struct InputArgs {
 impl InputArgs {
     /// How directories named among the paths are walked.
     pub fn walk_options(&self) -> crate::input::WalkOptions {
-        use crate::protocols::Protocol;
+        use crate::operations::Protocol;
         crate::input::WalkOptions {
             no_ignore: self.no_ignore,
             hidden: self.hidden,

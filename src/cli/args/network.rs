@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::protocols::ProtocolSpec;
+use crate::operations::ProtocolSpec;
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
@@ -311,11 +311,11 @@ pub struct ServeArgs {
 
     /// The most bytes the --inbox may hold, what is there already counted
     /// (beyond: 507, nothing stored).
-    #[arg(long, value_name = "BYTES", default_value_t = crate::delivery::stored::MAX_INBOX_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::operations::serving::MAX_INBOX_BYTES)]
     pub max_inbox_bytes: u64,
 
     /// The most messages the --inbox may hold (beyond: 507).
-    #[arg(long, value_name = "N", default_value_t = crate::delivery::stored::MAX_INBOX_FILES)]
+    #[arg(long, value_name = "N", default_value_t = crate::operations::serving::MAX_INBOX_FILES)]
     pub max_inbox_files: u64,
 
     /// A shell command given each message on stdin; its stdout is the
@@ -326,7 +326,7 @@ pub struct ServeArgs {
 
     /// Seconds the --exec handler may take (beyond: it is stopped, with
     /// what it started, and the request answered 502).
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::delivery::handler::TIMEOUT_SECS)]
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::operations::serving::TIMEOUT_SECS)]
     pub exec_timeout: u64,
 
     /// The largest request body accepted.

@@ -8,12 +8,13 @@ use crate::cli::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::ids::IdKind;
 use crate::input::Input;
-use crate::protocols::crosstalk::compose::{self, ComposeError, Fields, ReplyBase};
-use crate::protocols::crosstalk::{self, Version, reply};
-use crate::protocols::{Protocol, ProtocolSpec};
+use crate::operations::composing::{
+    self, CrosstalkVersion as Version, EnvelopeError as ComposeError, Fields, ReplyBase, ReplyError,
+};
+use crate::operations::{Protocol, ProtocolSpec, read};
 
 pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
-    let version = crosstalk::Version::parse(spec.version_or_default()).unwrap_or(Version::V1_1);
+    let version = Version::parse(spec.version_or_default()).unwrap_or(Version::V1_1);
     if args.hsp != HspComposeArgs::default() {
         return Err(CliError::usage(
             "the HSP payload flags are for `compose hsp`",
@@ -47,12 +48,13 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
         fields.body = read_body(args)?;
     }
     let mut env =
-        compose::compose(base.as_ref(), &fields, version, id_kind, compose::flag).map_err(usage)?;
+        composing::compose_envelope(base.as_ref(), &fields, version, id_kind, composing::flag)
+            .map_err(usage)?;
     if args.hash {
         // Rendering writes the hash of what it writes.
         env.hash = Some(String::new());
     }
-    super::emit_checked(&crosstalk::render(&env), Protocol::Crosstalk, g)
+    super::emit_checked(&composing::render_envelope(&env), Protocol::Crosstalk, g)
 }
 
 fn usage(e: ComposeError) -> CliError {
@@ -67,11 +69,11 @@ fn usage(e: ComposeError) -> CliError {
 /// one, or the one `--pick` names): see [`compose::reply_base`]. Says on
 /// stderr which envelope it answers.
 fn reply_base(path: &Path, args: &ComposeArgs, quiet: bool) -> Result<ReplyBase, CliError> {
-    let source = crate::reader::read_text(&common::input_of(Some(path))?)?;
-    let envelopes = crosstalk::parse_all(&source.text);
-    let base = compose::reply_base(&envelopes, args.pick.as_deref(), args.from.as_deref())
+    let source = read::read_text(&common::input_of(Some(path))?)?;
+    let envelopes = composing::parse_all(&source.text);
+    let base = composing::reply_base(&envelopes, args.pick.as_deref(), args.from.as_deref())
         .map_err(|(e, receivers)| match (e, receivers) {
-            (e @ reply::ReplyError::NoEnvelope, _) => {
+            (e @ ReplyError::NoEnvelope, _) => {
                 CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{}: {e}", source.name))
             }
             (e, Some(receivers)) => CliError::usage(format!("{}: {e}", source.name))

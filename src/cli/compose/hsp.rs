@@ -6,11 +6,11 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use crate::cli::args::{ComposeArgs, GlobalArgs, HspComposeArgs};
+use crate::cli::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::Input;
-use crate::protocols::hsp::compose::{self, Draft, Kind};
-use crate::protocols::hsp::{Version, payload_map};
-use crate::protocols::{Protocol, ProtocolSpec};
+use crate::operations::composing::{self, HspComposeError, HspFields, HspVersion, Kind};
+use crate::operations::{self, Protocol, ProtocolSpec};
 
 pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult {
     if args.hash {
@@ -27,86 +27,62 @@ pub fn run(args: &ComposeArgs, spec: ProtocolSpec, g: &GlobalArgs) -> CmdResult 
             "{flag} is for `compose crosstalk`"
         )));
     }
-    let mut draft = match &args.reply_to {
-        Some(path) => reply_draft(path, args.kind)?,
-        None => {
-            let Some(kind) = args.kind else {
-                return Err(CliError::usage(
-                    "compose hsp needs a KIND (fact, belief, task-request, …)",
-                )
-                .with_hint("`aiproto compose --help` lists them"));
-            };
-            Draft {
-                version: Version::V1_0,
-                kind,
-                from: String::new(),
-                to: None,
-                correlation_id: None,
-                requires_ack: false,
-                payload: Map::new(),
-            }
+    let original = match &args.reply_to {
+        Some(path) => Some(reply_original(path)?),
+        None => None,
+    };
+    let (kind, version) = match (&original, args.kind) {
+        (Some(original), kind) => composing::reply_shape(original, kind),
+        (None, Some(kind)) => (kind, HspVersion::V1_0),
+        (None, None) => {
+            return Err(CliError::usage(
+                "compose hsp needs a KIND (fact, belief, task-request, …)",
+            )
+            .with_hint("`aiproto compose --help` lists them"));
         }
     };
-    if let Some(v) = spec.version.and_then(Version::parse) {
-        draft.version = v;
-    } else if args.reply_to.is_none() {
-        draft.version = Version::parse(spec.version_or_default()).unwrap_or(Version::V1_0);
-    }
-    if let Some(from) = &args.from {
-        draft.from = from.clone();
-    }
-    if draft.from.is_empty() {
-        return Err(CliError::usage("compose hsp needs --from DID (the sender)"));
-    }
-    if args.to.is_some() {
-        draft.to.clone_from(&args.to);
-    }
-    if let Some(c) = &args.hsp.correlation_id {
-        draft.correlation_id = Some(c.clone());
-    }
-    draft.requires_ack |= args.hsp.requires_ack;
+    let version = spec.version.and_then(HspVersion::parse).unwrap_or(version);
     let mut payload = match &args.hsp.payload_file {
         Some(path) => read_json_object(path)?,
         None => Map::new(),
     };
-    for (k, v) in std::mem::take(&mut draft.payload) {
-        payload.entry(k).or_insert(v);
-    }
-    apply_flags(&args.hsp, args, draft.kind, draft.version, &mut payload)?;
-    draft.payload = payload;
-    if draft.kind == Kind::Capability && draft.version == Version::V1_0 {
-        let missing: Vec<&str> = [
-            ("parameters", "--parameters-schema"),
-            ("returns", "--returns-schema"),
-        ]
-        .into_iter()
-        .filter(|(key, _)| !draft.payload.contains_key(*key))
-        .map(|(_, flag)| flag)
-        .collect();
-        if !missing.is_empty() {
-            return Err(CliError::usage(format!(
+    apply_flags(&args.hsp, kind, version, &mut payload)?;
+    let fields = HspFields {
+        original,
+        kind: args.kind,
+        version: Some(version),
+        from: args.from.clone(),
+        to: args.to.clone(),
+        correlation_id: args.hsp.correlation_id.clone(),
+        requires_ack: args.hsp.requires_ack,
+        payload,
+        error_code: args.error_code.clone(),
+        reason: args.reason.clone(),
+    };
+    let text = composing::hsp(fields).map_err(|e| match e {
+        HspComposeError::NoSender => CliError::usage("compose hsp needs --from DID (the sender)"),
+        HspComposeError::CapabilitySchemas(missing) => {
+            let flags: Vec<String> = missing.iter().map(|k| format!("--{k}-schema")).collect();
+            CliError::usage(format!(
                 "an HSP 1.0 capability needs the JSON Schemas of its input and output: give {}",
-                missing.join(" and ")
+                flags.join(" and ")
             ))
-            .with_hint("e.g. --parameters-schema '{\"type\": \"object\"}' (or write hsp@0.1, where they are optional)"));
+            .with_hint("e.g. --parameters-schema '{\"type\": \"object\"}' (or write hsp@0.1, where they are optional)")
         }
-    }
-    let envelope = compose::compose(draft).map_err(CliError::usage)?;
-    let text =
-        serde_json::to_string_pretty(&envelope).map_err(|e| CliError::usage(e.to_string()))? + "\n";
-
+        other => CliError::usage(other.to_string()),
+    })?;
     super::emit_checked(&text, Protocol::Hsp, g)
 }
 
-fn reply_draft(path: &Path, kind: Option<Kind>) -> Result<Draft, CliError> {
-    let source = crate::reader::read_source(
-        &crate::cli::common::input_of(Some(path))?,
-        crate::protocols::ReadOptions::default().max_message_bytes,
+/// The HSP message a reply answers, from a file, stdin or the clipboard.
+fn reply_original(path: &Path) -> Result<Value, CliError> {
+    let source = operations::read::source(
+        &common::input_of(Some(path))?,
+        operations::DEFAULT_MAX_MESSAGE_BYTES,
     )?;
     let name = source.name.clone();
-    let original = crate::reader::hsp_original(source)
-        .map_err(|why| CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{name}: {why}")))?;
-    Ok(compose::reply_to(&original, kind).1)
+    operations::read::hsp_original(source)
+        .map_err(|why| CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{name}: {why}")))
 }
 
 fn read_json_object(path: &Path) -> Result<Map<String, Value>, CliError> {
@@ -145,9 +121,8 @@ fn key_value<'a>(flag: &str, item: &'a str) -> Result<(&'a str, &'a str), CliErr
 /// The typed flags, `--param` and `--set`, onto the payload (in that order, so `--set` wins).
 fn apply_flags(
     f: &HspComposeArgs,
-    args: &ComposeArgs,
     kind: Kind,
-    version: Version,
+    version: HspVersion,
     p: &mut Map<String, Value>,
 ) -> Result<(), CliError> {
     let mut put = |key: &str, value: Option<Value>| {
@@ -216,17 +191,6 @@ fn apply_flags(
     put("sequence_number", f.sequence.map(Value::from));
     put("state_data_format", f.data_format.clone().map(Value::from));
     put("min_trust_score", f.min_trust.map(Value::from));
-    match kind {
-        Kind::Nack | Kind::Error => {
-            put("error_code", args.error_code.clone().map(Value::from));
-            put("error_message", args.reason.clone().map(Value::from));
-        }
-        Kind::TaskResult if args.error_code.is_some() || args.reason.is_some() => {
-            let details = json!({"error_code": args.error_code.clone().unwrap_or_default(), "error_message": args.reason.clone().unwrap_or_default()});
-            put("error_details", Some(details));
-        }
-        _ => {}
-    }
     if !f.capability_files.is_empty() {
         let caps = f
             .capability_files
@@ -251,7 +215,7 @@ fn apply_flags(
         let (k, v) = key_value("--set", item)?;
         // A field the schema types as a string takes the text as it is
         // (`--set version=0.9` is "0.9", not the number 0.9).
-        let value = if payload_map::is_string_field(kind.type_name(), version, k) {
+        let value = if composing::is_string_field(kind.type_name(), version, k) {
             serde_json::from_str::<String>(v).map_or_else(|_| Value::from(v), Value::from)
         } else {
             json_or_text(v)

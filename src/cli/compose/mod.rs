@@ -7,8 +7,9 @@ use std::io::Write;
 
 use super::args::{ComposeArgs, GlobalArgs};
 use crate::exit::{CliError, CmdResult, ExitStatus};
+use crate::operations::composing::check_written;
+use crate::operations::{Protocol, ProtocolSpec};
 use crate::output::{self, Painter, SourceLines, Stream};
-use crate::protocols::{Protocol, ProtocolSpec};
 
 pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
     let spec = target(args)?;
@@ -50,7 +51,7 @@ fn target(args: &ComposeArgs) -> Result<ProtocolSpec, CliError> {
 /// Checks a composed message with the same reader `validate` uses and prints
 /// it only when it has no error; its findings go to stderr either way.
 fn emit_checked(text: &str, protocol: Protocol, g: &GlobalArgs) -> CmdResult {
-    let (doc, passes) = crate::reader::check_written("<composed>", text, protocol);
+    let (doc, passes) = check_written("<composed>", text, protocol);
     let painter = Painter::new(g.color, Stream::Stderr);
     let lines = SourceLines::new(text);
     for d in doc.messages.iter().flat_map(|f| f.diagnostics.iter()) {

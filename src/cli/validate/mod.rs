@@ -1,7 +1,7 @@
 //! `aiproto validate`: check every message of every input; the exit code is the verdict.
 //!
 //! HSP JSON Lines are streamed line by line and checked in parallel batches
-//! (`stream`); other inputs are read piece by piece (`reader::pieces`):
+//! (`stream`); other inputs are read piece by piece (`operations::read`):
 //! memory stays bounded whatever the input's size. Small files (one piece
 //! each) are read and checked on every core, a batch ahead of the reports,
 //! which are written in input order on this thread.
@@ -18,11 +18,10 @@ use super::args::{GlobalArgs, ValidateArgs};
 use crate::diag::{Diagnostic, Pos};
 use crate::exit::{CmdResult, ExitStatus};
 use crate::input::{Input, InputError};
+use crate::operations::read::{self, Item, WhyNoMessage as NoMessage};
+use crate::operations::{Protocol, ReadOptions};
 use crate::output::SourceLines;
 use crate::project::checks::ProjectChecks;
-use crate::protocols::{Protocol, ReadOptions};
-use crate::reader::NoMessage;
-use crate::reader::pieces::{self, Item};
 use report::Reporter;
 
 pub fn run(args: &ValidateArgs, g: &GlobalArgs) -> CmdResult {
@@ -94,7 +93,7 @@ struct SmallRead {
 /// named as a file, HSP JSON Lines (which are streamed and checked in
 /// parallel themselves), a file that cannot be opened (reported then).
 fn read_small(input: &Input, args: &ValidateArgs, options: &ReadOptions) -> Option<SmallRead> {
-    let bytes = input.small_file(pieces::PIECE_BYTES)?;
+    let bytes = input.small_file(read::PIECE_BYTES)?;
     let forced = args.input.protocol.map(|s| s.protocol);
     if matches!(forced, None | Some(Protocol::Hsp))
         && crate::stream::looks_like_hsp_json_lines(&bytes)
@@ -102,12 +101,12 @@ fn read_small(input: &Input, args: &ValidateArgs, options: &ReadOptions) -> Opti
         return None;
     }
     let reader: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(bytes));
-    let mut pieces = pieces::pieces_from(
+    let mut pieces = read::pieces_from(
         input,
         Some(reader),
         args.input.protocol,
         options,
-        pieces::PIECE_BYTES,
+        read::PIECE_BYTES,
     )
     .ok()?;
     let items: Vec<_> = pieces.by_ref().collect();
@@ -174,12 +173,12 @@ fn validate_input<W: std::io::Write>(
         let progress = stream::progress_bar(g, input.size());
         return stream::validate(reader, &name, options, checks, reporter, progress);
     }
-    let mut pieces = match pieces::pieces_from(
+    let mut pieces = match read::pieces_from(
         input,
         Some(reader),
         args.input.protocol,
         options,
-        pieces::PIECE_BYTES,
+        read::PIECE_BYTES,
     ) {
         Ok(pieces) => pieces,
         Err(e) => return unreadable(reporter, &name, &e),

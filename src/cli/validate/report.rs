@@ -7,8 +7,8 @@ use crate::cli::args::GlobalArgs;
 use crate::cli::reports::{Reports, input_verdict, message_verdict};
 use crate::diag::policy::SeverityPolicy;
 use crate::diag::{self, Diagnostic, Severity};
+use crate::operations::Found;
 use crate::output::{self, Format, Painter, Stream};
-use crate::protocols::Found;
 use crate::records::validate::ValidateRecord;
 use crate::report::Finding;
 

@@ -8,13 +8,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::report::Reporter;
 use crate::cli::args::GlobalArgs;
-use crate::diag::Diagnostic;
 use crate::exit::ExitStatus;
+use crate::operations::read::{self, HspOptions, HspRead};
+use crate::operations::{Found, ReadOptions};
 use crate::parallel;
 use crate::project::checks::ProjectChecks;
-use crate::protocols::hsp;
-use crate::protocols::json_doc::split;
-use crate::protocols::{Found, ReadOptions};
 use crate::stream::{Line, LineReader};
 
 /// Lines checked together; bounds memory, keeps every core busy (512
@@ -74,7 +72,7 @@ pub fn validate<W: Write>(
         }
         Ok((!batch.is_empty()).then_some(batch))
     };
-    let report_batch = |batch: Vec<Line>, reads: Vec<hsp::Read>| -> Result<(), Stop> {
+    let report_batch = |batch: Vec<Line>, reads: Vec<HspRead>| -> Result<(), Stop> {
         for (line, read) in batch.iter().zip(reads) {
             let mut found = Found::from_hsp(index, read);
             index += 1;
@@ -121,24 +119,12 @@ enum Stop {
     Write(std::io::Error),
 }
 
-fn check_line(line: &Line, options: hsp::Options) -> hsp::Read {
+/// One line read and checked, or the finding that says why it holds no
+/// message (over the size limit, not UTF-8).
+fn check_line(line: &Line, options: HspOptions) -> HspRead {
     let n = line.number();
     match line.text_or_failure(n, options.max_message_bytes) {
-        Ok(text) => hsp::read_doc(
-            split::parse_line(text, n, options.max_message_bytes),
-            options,
-        ),
-        Err(d) => failed(n, d),
-    }
-}
-
-fn failed(line: usize, d: Diagnostic) -> hsp::Read {
-    hsp::Read {
-        message: None,
-        version: None,
-        diagnostics: vec![d],
-        line,
-        end_line: line,
-        span: None,
+        Ok(text) => read::hsp_line(text, n, options),
+        Err(d) => HspRead::failed(d),
     }
 }

@@ -167,14 +167,46 @@ pub const ROUTING: Selection<'static> = Selection {
 /// Reads and checks a text as JSON Lines, one message per non-blank line
 /// (a line that is not JSON is a broken message, the others still read).
 pub fn read_json_lines(text: &str, options: Options) -> Vec<Read> {
-    let docs = if options.routing_only {
-        split::json_lines_parsed_by(text, options.max_message_bytes, |line| {
-            super::json_doc::strict::parse_selected(line, &ROUTING)
-        })
-    } else {
-        split::json_lines(text, options.max_message_bytes)
-    };
+    let docs = split::json_lines_parsed_by(text, options.max_message_bytes, line_parser(options));
     crate::parallel::map_owned(docs, |doc| read_doc(doc, options))
+}
+
+/// Reads and checks one line of JSON Lines (`number` 1-based), as
+/// [`read_json_lines`] reads each of its lines.
+pub fn read_line(line: &str, number: usize, options: Options) -> Read {
+    let doc = split::parse_line_by(
+        line,
+        number,
+        options.max_message_bytes,
+        line_parser(options),
+    );
+    read_doc(doc, options)
+}
+
+/// How a line is parsed: whole, or only the fields that route it.
+fn line_parser(options: Options) -> impl Fn(&str) -> Result<Value, serde_json::Error> + Sync {
+    move |line| {
+        if options.routing_only {
+            super::json_doc::strict::parse_selected(line, &ROUTING)
+        } else {
+            super::json_doc::strict::parse(line)
+        }
+    }
+}
+
+impl Read {
+    /// A line that holds no message to read, with the finding that says
+    /// why (over the size limit, not UTF-8).
+    pub fn failed(d: Diagnostic) -> Read {
+        Read {
+            message: None,
+            version: None,
+            line: d.line,
+            end_line: d.line,
+            diagnostics: vec![d],
+            span: None,
+        }
+    }
 }
 
 /// Checks one document of an input.

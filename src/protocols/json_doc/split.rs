@@ -161,7 +161,8 @@ pub fn parse_line(line: &str, number: usize, max_bytes: usize) -> Doc<'_> {
     parse_line_by(line, number, max_bytes, super::strict::parse)
 }
 
-fn parse_line_by(
+/// [`parse_line`], parsed by `parse` (say, for a few fields only).
+pub fn parse_line_by(
     line: &str,
     number: usize,
     max_bytes: usize,

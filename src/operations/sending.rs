@@ -1,5 +1,12 @@
-//! Whether a message may be sent, the one rule of every face that sends:
-//! nothing goes out unless every message may.
+//! Sending, for every face: whether a message may be sent (the one rule:
+//! nothing goes out unless every message may), each message routed for its
+//! destination as its sender wrote it, the archive's idempotent append,
+//! and a TaskResult judged against the request it claims to answer.
+
+pub use crate::delivery::answer::{Asked, Judgement, judge};
+pub use crate::delivery::archive::{ArchiveError, append};
+pub use crate::delivery::receipt::{Receipt, receipt};
+pub use crate::delivery::routing::{outgoing, with_text};
 
 use crate::protocols::Found;
 
