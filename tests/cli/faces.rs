@@ -186,6 +186,152 @@ async fn the_command_line_and_mcp_convert_to_the_same_bytes() {
     mcp.cancel().await.unwrap();
 }
 
+/// The same fields composed by the command line and by MCP make the same
+/// message (its minted id and times aside), and the same refusals: HSP
+/// kinds with their payloads, an ERROR and a NACK with their code and
+/// reason, a TaskResult with error details, a 1.0 capability without its
+/// schemas, a reply to a TaskRequest, and Crosstalk envelopes.
+#[tokio::test]
+async fn the_command_line_and_mcp_compose_the_same_message() {
+    let (root, _) = inputs();
+    let h = home();
+    std::fs::write(
+        root.path().join("task.json"),
+        r#"{"hsp_envelope_version":"1.0","message_id":"01J9J3DBC4N7P2Q3R5S7T9W1V2","sender_ai_id":"did:hsp:alice","recipient_ai_id":"did:hsp:bob","timestamp_sent":"2026-11-28T08:00:00Z","message_type":"HSP::TaskRequest_v1.0","protocol_version":"1.0","communication_pattern":"request","payload":{"request_id":"r1","capability_id_filter":"summarise","parameters":{"text":"hello"},"callback_address":"hsp/results/alice"}}"#,
+    )
+    .unwrap();
+    let task = std::fs::read_to_string(root.path().join("task.json")).unwrap();
+    let mcp = super::mcp::start(root.path(), h.path(), &[]).await;
+    // (command-line arguments, MCP arguments)
+    let cases: Vec<(Vec<&str>, Value)> = vec![
+        (
+            vec![
+                "hsp",
+                "fact",
+                "--from",
+                "did:hsp:a",
+                "--statement",
+                "water is wet",
+                "--confidence",
+                "0.9",
+            ],
+            json!({"protocol": "hsp", "kind": "fact", "from": "did:hsp:a", "payload": {"statement_nl": "water is wet", "confidence_score": 0.9}}),
+        ),
+        (
+            vec![
+                "hsp",
+                "error",
+                "--from",
+                "did:hsp:a",
+                "--to",
+                "did:hsp:b",
+                "--correlation-id",
+                "c1",
+                "--error-code",
+                "E42",
+                "--reason",
+                "disk full",
+            ],
+            json!({"protocol": "hsp", "kind": "error", "from": "did:hsp:a", "to": "did:hsp:b", "correlation_id": "c1", "error_code": "E42", "reason": "disk full"}),
+        ),
+        (
+            vec![
+                "hsp",
+                "nack",
+                "--from",
+                "did:hsp:a",
+                "--to",
+                "did:hsp:b",
+                "--correlation-id",
+                "c1",
+                "--error-code",
+                "E1",
+                "--reason",
+                "no",
+            ],
+            json!({"protocol": "hsp", "kind": "nack", "from": "did:hsp:a", "to": "did:hsp:b", "correlation_id": "c1", "error_code": "E1", "reason": "no"}),
+        ),
+        (
+            vec![
+                "hsp",
+                "capability",
+                "--from",
+                "did:hsp:a",
+                "--name",
+                "summarise",
+                "--parameters-schema",
+                "{\"type\": \"object\"}",
+            ],
+            json!({"protocol": "hsp", "kind": "capability", "from": "did:hsp:a", "payload": {"name": "summarise", "parameters": {"type": "object"}}}),
+        ),
+        (
+            vec![
+                "hsp",
+                "--reply-to",
+                "task.json",
+                "--from",
+                "did:hsp:bob",
+                "--status",
+                "failure",
+                "--error-code",
+                "E7",
+                "--reason",
+                "too long",
+            ],
+            json!({"protocol": "hsp", "reply_to": task, "from": "did:hsp:bob", "payload": {"status": "failure"}, "error_code": "E7", "reason": "too long"}),
+        ),
+        (
+            vec![
+                "crosstalk",
+                "--from",
+                "CLAUDE",
+                "--to",
+                "CHATGPT",
+                "--intent",
+                "REQUEST",
+                "--session",
+                "2026-11-28T08Z abc123",
+                "--body",
+                "Please review.",
+            ],
+            json!({"protocol": "crosstalk", "from": "CLAUDE", "to": "CHATGPT", "intent": "REQUEST", "session": "2026-11-28T08Z abc123", "body": "Please review."}),
+        ),
+    ];
+    for (args, params) in cases {
+        let cli = aiproto(h.path())
+            .current_dir(root.path())
+            .arg("compose")
+            .args(&args)
+            .output()
+            .unwrap();
+        let by_mcp = super::mcp::call(&mcp, "compose", params.clone()).await;
+        let mcp_text = by_mcp
+            .structured_content
+            .as_ref()
+            .and_then(|s| s["text"].as_str())
+            .map(str::to_string);
+        let cli_text = cli
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&cli.stdout).into_owned());
+        assert_eq!(
+            mcp_text.is_some(),
+            cli_text.is_some(),
+            "{args:?}: one face composed, the other refused\nCLI: {}\nMCP: {:?}",
+            String::from_utf8_lossy(&cli.stderr),
+            by_mcp.content
+        );
+        if let (Some(cli_text), Some(mcp_text)) = (cli_text, mcp_text) {
+            assert_eq!(
+                minted_ids_masked(&mcp_text, &task),
+                minted_ids_masked(&cli_text, &task),
+                "{args:?}: MCP and the command line compose other messages"
+            );
+        }
+    }
+    mcp.cancel().await.unwrap();
+}
+
 /// `text` with every ULID, UUID or RFC 3339 time that `original` does not
 /// hold masked: the ids and times a conversion mints (a 1.0 envelope's
 /// thread, a message id, a signal's missing timestamp) are new on every run.
