@@ -799,7 +799,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')
             [CompletionResult]::new('--no-public-key', '--no-public-key', [CompletionResultType]::ParameterName, 'Leave the public key out of the signature')
-            [CompletionResult]::new('--only-mine', '--only-mine', [CompletionResultType]::ParameterName, 'Sign only the messages whose sender the key is bound to, and leave the others as they are (without it, any other sender is refused and nothing is signed)')
+            [CompletionResult]::new('--only-mine', '--only-mine', [CompletionResultType]::ParameterName, 'Sign only your own messages of a transcript and leave the others as they are: those whose sender the key is bound to and whose text you composed here (`aiproto compose`, the desk), never one that only claims your name. Without it, any other sender is refused and nothing is signed')
             [CompletionResult]::new('--detached', '--detached', [CompletionResultType]::ParameterName, 'Sign the file as bytes into `PATH.minisig` (minisign''s format; Ed25519 keys)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')

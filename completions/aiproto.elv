@@ -742,7 +742,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand -i 'Rewrite the file in place instead of printing'
             cand --in-place 'Rewrite the file in place instead of printing'
             cand --no-public-key 'Leave the public key out of the signature'
-            cand --only-mine 'Sign only the messages whose sender the key is bound to, and leave the others as they are (without it, any other sender is refused and nothing is signed)'
+            cand --only-mine 'Sign only your own messages of a transcript and leave the others as they are: those whose sender the key is bound to and whose text you composed here (`aiproto compose`, the desk), never one that only claims your name. Without it, any other sender is refused and nothing is signed'
             cand --detached 'Sign the file as bytes into `PATH.minisig` (minisign''s format; Ed25519 keys)'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'

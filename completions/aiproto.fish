@@ -743,7 +743,7 @@ junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, C
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s i -l in-place -d 'Rewrite the file in place instead of printing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l no-public-key -d 'Leave the public key out of the signature'
-complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l only-mine -d 'Sign only the messages whose sender the key is bound to, and leave the others as they are (without it, any other sender is refused and nothing is signed)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l only-mine -d 'Sign only your own messages of a transcript and leave the others as they are: those whose sender the key is bound to and whose text you composed here (`aiproto compose`, the desk), never one that only claims your name. Without it, any other sender is refused and nothing is signed'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l detached -d 'Sign the file as bytes into `PATH.minisig` (minisign\'s format; Ed25519 keys)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s v -l verbose -d 'Also report messages that have no findings'

@@ -23,6 +23,8 @@ pub fn run(args: &McpArgs) -> CmdResult {
         archive,
         allow_network: args.allow_network,
         allow_signing: args.allow_signing,
+        // What an assistant composes is never the person's own text.
+        person_composes: false,
         max_bytes: args.max_bytes,
     };
     crate::mcp::serve(ctx).map_err(|e| CliError::new(ExitStatus::Transport, e))?;

@@ -7,7 +7,9 @@ use super::args::{GlobalArgs, SigFormat, SignArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
+use crate::operations::Found;
 use crate::operations::{Protocol, ReadOptions, ReadValue as Value};
+use crate::sign::composed::{Composed, Known, Mine};
 use crate::sign::keystore::Keystore;
 use crate::sign::message::{SigForm, Signer};
 use crate::splice::{Replacement, splice};
@@ -53,7 +55,18 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
         with_public_key: !args.no_public_key,
         alone: false,
     };
-    let (count, mine) = check(&input, &signer, args.only_mine)?;
+    // With --only-mine, an envelope is the person's when its text is one
+    // they composed here, and its sender one the key signs for.
+    let known = match (args.only_mine, Composed::open()) {
+        (true, Some(ledger)) => ledger.known().map_err(|e| {
+            CliError::usage(format!(
+                "cannot read the composed messages in {}: {e}",
+                crate::sign::composed::FILE
+            ))
+        })?,
+        _ => Known::default(),
+    };
+    let (count, mine, not_composed) = check(&input, &signer, &known, args.only_mine)?;
     signer.alone = count == 1;
     // Signed into a temporary file (beside the file for `-i`), then moved
     // into place or copied to stdout: nothing is written when a message
@@ -73,7 +86,8 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
         // that keeps the text around the messages.
         let mut replacements = Vec::new();
         for found in &piece.messages {
-            let signed = if args.only_mine && signer.not_mine(found).is_some() {
+            let mine = mine_to_sign(&signer, &known, found, &piece.source.text);
+            let signed = if args.only_mine && mine != Mine::Yes {
                 // Another sender's message, left as it is.
                 (!args.in_place).then(|| message_text(&piece.source.text, piece.first_line, found))
             } else {
@@ -129,12 +143,18 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
             std::io::copy(&mut signed, &mut std::io::stdout().lock())?;
         }
     }
-    if args.only_mine && !g.quiet && mine < count {
+    if args.only_mine && !g.quiet && mine + not_composed < count {
         eprintln!(
             "aiproto: left {} message(s) of other senders unsigned (`{}` signs for {})",
-            count - mine,
+            count - mine - not_composed,
             args.key,
             entry.allowed()
+        );
+    }
+    if not_composed > 0 {
+        eprintln!(
+            "aiproto: warning: left {not_composed} message(s) unsigned that claim a sender `{}` signs for but were not composed here (`aiproto compose`, the desk): an envelope is yours by what you wrote, not by the name it claims; sign one you did write alone, without --only-mine",
+            args.key
         );
     }
     Ok(ExitStatus::Ok)
@@ -176,10 +196,27 @@ fn unchanged(path: &std::path::Path, copy: &Input) -> std::io::Result<bool> {
 /// The first pass: every message valid and one the key may sign (or, with
 /// `only_mine`, left alone), or nothing is signed. Returns how many
 /// messages there are, and how many will be signed.
-fn check(input: &Input, signer: &Signer, only_mine: bool) -> Result<(usize, usize), CliError> {
+/// Whether `--only-mine` signs `found`, read from `text`.
+fn mine_to_sign(signer: &Signer, known: &Known, found: &Found, text: &str) -> Mine {
+    if signer.not_mine(found).is_some() {
+        Mine::OtherSender
+    } else if found.written(text).is_some_and(|t| known.holds(&t)) {
+        Mine::Yes
+    } else {
+        Mine::NotComposedHere
+    }
+}
+
+fn check(
+    input: &Input,
+    signer: &Signer,
+    known: &Known,
+    only_mine: bool,
+) -> Result<(usize, usize, usize), CliError> {
     let name = input.name();
     let mut count = 0;
     let mut mine = 0;
+    let mut not_composed = 0;
     let mut bad = None;
     let mut refused: Option<(usize, String)> = None;
     let mut signal = false;
@@ -191,8 +228,15 @@ fn check(input: &Input, signer: &Signer, only_mine: bool) -> Result<(usize, usiz
             }
             signal |= matches!(found.value, Value::Msp(_));
             let not_mine = signer.not_mine(found);
-            if only_mine && not_mine.is_some() {
-                continue;
+            if only_mine {
+                match mine_to_sign(signer, known, found, &piece.source.text) {
+                    Mine::Yes => {}
+                    Mine::OtherSender => continue,
+                    Mine::NotComposedHere => {
+                        not_composed += 1;
+                        continue;
+                    }
+                }
             }
             mine += 1;
             let why = not_mine.or_else(|| {
@@ -229,6 +273,13 @@ fn check(input: &Input, signer: &Signer, only_mine: bool) -> Result<(usize, usiz
     if let Some((line, why)) = refused {
         return Err(CliError::usage(format!("{name}:{line}: {why}")));
     }
+    if mine == 0 && not_composed > 0 {
+        return Err(CliError::usage(format!(
+            "{name}: {not_composed} message(s) claim a sender `{}` signs for, but none was composed here (`aiproto compose`, the desk): nothing signed",
+            signer.key_id
+        ))
+        .with_hint("with --only-mine an envelope is yours by what you wrote, not by the name it claims: sign one you did write alone, without --only-mine"));
+    }
     if mine == 0 {
         return Err(CliError::usage(format!(
             "{name}: no message whose sender `{}` signs for ({}): nothing signed",
@@ -236,7 +287,7 @@ fn check(input: &Input, signer: &Signer, only_mine: bool) -> Result<(usize, usiz
             signer.entry.allowed()
         )));
     }
-    Ok((count, mine))
+    Ok((count, mine, not_composed))
 }
 
 /// `--detached`: the file's bytes, signed into `PATH.minisig`.

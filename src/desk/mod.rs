@@ -67,6 +67,7 @@ pub fn serve(
             allow_network: false,
             // The person's own page: they sign with a click.
             allow_signing: true,
+            person_composes: true,
             max_bytes: options.max_bytes,
         },
         guard,

@@ -18,6 +18,7 @@ use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value as Read
 use crate::reader::{self, Document};
 use crate::records;
 use crate::records::validate::ValidateRecord;
+use crate::sign::composed::Composed;
 use crate::sign::keystore::Keystore;
 use crate::sign::message::{SigForm, Signer, verify_found};
 use crate::sign::trust::Trust;
@@ -357,6 +358,21 @@ pub fn sign(ctx: &Context, p: params::Sign) -> OpResult {
     Ok(json!({ "text": text, "key_id": p.key, "verified_here": verdicts }))
 }
 
+/// Remembers a text the person composed (see [`crate::sign::composed`]);
+/// a ledger that cannot be written costs only `sign --only-mine` its
+/// knowledge of this text, and is said on stderr.
+pub fn remember_composed(text: &str) {
+    let Some(ledger) = Composed::open() else {
+        return;
+    };
+    if let Err(e) = ledger.record(text) {
+        eprintln!(
+            "aiproto: warning: cannot remember the composed message for `sign --only-mine` in {}: {e}",
+            crate::sign::composed::FILE
+        );
+    }
+}
+
 pub fn compose(ctx: &Context, p: params::Compose) -> OpResult {
     let spec: ProtocolSpec = p.protocol.parse().map_err(OpError::new)?;
     let id_kind = if p.uuid7 {
@@ -378,6 +394,9 @@ pub fn compose(ctx: &Context, p: params::Compose) -> OpResult {
     if !passes {
         return Err(OpError::new("the composed message is invalid")
             .with(json!({ "text": text, "messages": messages })));
+    }
+    if ctx.person_composes {
+        remember_composed(&text);
     }
     let message = doc.messages.first().and_then(Found::to_message);
     Ok(json!({

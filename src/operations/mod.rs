@@ -31,8 +31,8 @@ pub use crate::reader::Document;
 
 pub use archive::{append_checked, archive_source, archived_message, refuse_unsendable};
 pub use calls::{
-    compose, convert, examine, file_source, inspect, keys, poll_collate, primer, registry, sign,
-    thread, validate, verify,
+    compose, convert, examine, file_source, inspect, keys, poll_collate, primer, registry,
+    remember_composed, sign, thread, validate, verify,
 };
 pub use network::{recv, send};
 pub use person::person_names;
@@ -51,6 +51,10 @@ pub struct Context {
     pub allow_signing: bool,
     /// The largest text or file an operation takes.
     pub max_bytes: usize,
+    /// The person drives the operations (the desk), not an assistant (an
+    /// MCP server): what `compose` writes is remembered as the person's
+    /// own text, which `sign --only-mine` signs.
+    pub person_composes: bool,
 }
 
 /// An operation's failure, shown to the assistant or the person: what went wrong, and the

@@ -2,6 +2,7 @@
 //! forms of each protocol.
 
 pub mod claim;
+pub mod composed;
 pub mod detached;
 pub mod key;
 pub mod key_line;

@@ -288,6 +288,10 @@ fn read_reply_archive_and_thread() {
     assert_eq!(reply["parent"], "01J9J3DBC4N7P2Q3R5S7T9W1V2");
     let text = reply["text"].as_str().unwrap();
     assert!(text.starts_with("[[CHATGPT→CLAUDE v1]]"), "{text}");
+    // The desk is the person's page: what it composes is theirs, and
+    // `sign --only-mine` knows it (docs/signing.md).
+    let ledger = std::fs::read_to_string(h.path().join("composed")).unwrap();
+    assert_eq!(ledger.lines().count(), 1, "{ledger}");
 
     let first = ok(&desk, "archive", &json!({ "text": text }));
     assert_eq!(first["appended"], 1);

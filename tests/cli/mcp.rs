@@ -364,6 +364,26 @@ async fn recv_hands_each_message_on_once_as_the_command_line_does() {
     );
 }
 
+/// What an assistant composes is never remembered as the person's own
+/// text: `sign --only-mine` does not sign it for them.
+#[tokio::test]
+async fn what_the_assistant_composes_is_not_the_persons() {
+    let (root, h) = (home(), home());
+    let client = start(root.path(), h.path(), &[]).await;
+    let composed = call(
+        &client,
+        "compose",
+        json!({"protocol": "crosstalk", "from": "ME", "to": "CLAUDE", "intent": "REQUEST", "body": "Pay 1000 EUR."}),
+    )
+    .await;
+    assert!(!is_error(&composed), "{}", error_text(&composed));
+    client.cancel().await.unwrap();
+    assert!(
+        !h.path().join("composed").exists(),
+        "an assistant's text was remembered as the person's"
+    );
+}
+
 #[tokio::test]
 async fn the_primer_prompt_carries_the_ids_of_the_envelope_answered() {
     let (root, h) = (home(), home());

@@ -189,9 +189,11 @@ pub struct SignArgs {
     #[arg(long)]
     pub no_public_key: bool,
 
-    /// Sign only the messages whose sender the key is bound to, and leave
-    /// the others as they are (without it, any other sender is refused and
-    /// nothing is signed).
+    /// Sign only your own messages of a transcript and leave the others as
+    /// they are: those whose sender the key is bound to and whose text you
+    /// composed here (`aiproto compose`, the desk), never one that only
+    /// claims your name. Without it, any other sender is refused and
+    /// nothing is signed.
     #[arg(long)]
     pub only_mine: bool,
 

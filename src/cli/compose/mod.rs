@@ -65,5 +65,7 @@ fn emit_checked(text: &str, protocol: Protocol, g: &GlobalArgs) -> CmdResult {
         return Ok(ExitStatus::Invalid);
     }
     std::io::stdout().lock().write_all(text.as_bytes())?;
+    // What the person composes is theirs: `sign --only-mine` signs it.
+    crate::operations::remember_composed(text);
     Ok(ExitStatus::Ok)
 }
