@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use super::handler::Handler;
 use super::replies::{ack, error};
 use super::routing::http_path;
-use super::stored::{self, Quota, Seen, StoreError};
+use super::stored::{self, Kept, Quota, Seen, StoreError};
 use crate::input::Source;
 use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions};
 use crate::reader::Document;
@@ -50,8 +50,7 @@ impl Binding {
         }
     }
 
-    /// Whether a message came before (a client's retry), without keeping
-    /// it; the refusal for the same id on other content.
+    /// Whether a message came before (a client's retry), without keeping it.
     fn came_before(&self, protocol: Protocol, found: &Found, text: &str) -> Result<bool, Answer> {
         let known = match &self.inbox {
             Some((dir, _)) => stored::stored_before(dir, found, text),
@@ -60,10 +59,9 @@ impl Binding {
         known.map_err(|e| self.refusal(protocol, found, e))
     }
 
-    /// Stores a message (within the inbox's quota: 507 past it): `Ok(false)`
-    /// when a copy got there first, the refusal for the same id on other
-    /// content or a failed write.
-    fn store(&self, protocol: Protocol, found: &Found, text: &str) -> Result<bool, Answer> {
+    /// Stores a message (within the inbox's quota: 507 past it), or the
+    /// refusal for a failed write.
+    fn store(&self, protocol: Protocol, found: &Found, text: &str) -> Result<Kept, Answer> {
         let first_time = match &self.inbox {
             Some((dir, quota)) => {
                 let bytes = text.len() as u64;
@@ -71,7 +69,7 @@ impl Binding {
                     .take(bytes)
                     .map_err(|why| error(protocol, 507, "E-ROUTE", &why, Some(found)))?;
                 let stored = stored::store(dir, found, text);
-                if !matches!(stored, Ok(true)) {
+                if !matches!(stored, Ok(Kept::New | Kept::OtherContent)) {
                     quota.give_back(bytes);
                 }
                 stored
@@ -84,13 +82,6 @@ impl Binding {
     /// The answer to a message that could not be stored.
     fn refusal(&self, protocol: Protocol, found: &Found, e: StoreError) -> Answer {
         match e {
-            StoreError::Conflict(id) => error(
-                protocol,
-                409,
-                "E-FORMAT",
-                &format!("message {id} was received before with different content"),
-                Some(found),
-            ),
             StoreError::Io(e) => {
                 let (status, why) = if e.kind() == std::io::ErrorKind::StorageFull {
                     (507, "the inbox's disk is full".to_string())
@@ -160,8 +151,7 @@ impl Exchange for Binding {
                 continue;
             };
             // Delivered before (a client's retry): acknowledged again, not
-            // handled, stored or handed on again. The same id on other
-            // content is refused.
+            // handled, stored or handed on again.
             match self.came_before(protocol, found, &rendered) {
                 Ok(true) => {
                     replies.push(ack(found));
@@ -183,11 +173,17 @@ impl Exchange for Binding {
             };
             match self.store(protocol, found, &rendered) {
                 // A copy sent at the same moment was kept first: handed on once.
-                Ok(false) => {
+                Ok(Kept::Before) => {
                     replies.push(reply);
                     continue;
                 }
-                Ok(true) => {}
+                Ok(Kept::New) => {}
+                // Another message under a seen id: never dropped for the
+                // first to come (it may be the real one), and said.
+                Ok(Kept::OtherContent) => eprintln!(
+                    "aiproto: warning: message {} came before with other content; this one is kept and handed on too (another sender's, or an edited copy: verify its signature)",
+                    crate::output::escape_controls(found.id().unwrap_or_default())
+                ),
                 Err(refused) => return refused,
             }
             if let Err(why) = deliver(rendered) {

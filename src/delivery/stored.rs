@@ -1,7 +1,9 @@
 //! The receiving server's memory of what arrived: each message is stored
 //! once under its id (an id-less one under its text's digest), so a
 //! client's retry is acknowledged without being stored or handed on
-//! again, and the same id on other content is refused; the inbox's quota.
+//! again; other content under a seen id is another message (another
+//! sender's, or an edited copy) and is kept and handed on too, under its
+//! id and its digest, never dropped for the first to come; the inbox's quota.
 //! Deciding costs one link attempt and, for a repeat, one read: the same
 //! for the ten-thousandth message as for the first.
 
@@ -17,9 +19,19 @@ use crate::protocols::{Found, Protocol};
 /// Why a message was not stored.
 #[derive(Debug)]
 pub enum StoreError {
-    /// This id was received before with other content.
-    Conflict(String),
     Io(std::io::Error),
+}
+
+/// What storing a message did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// The first message under its id: kept.
+    New,
+    /// Its id came before with other content: kept beside it, and to be
+    /// said (another sender's message under the same id, or an edited copy).
+    OtherContent,
+    /// The same message came before (a client's retry): nothing kept.
+    Before,
 }
 
 impl From<std::io::Error> for StoreError {
@@ -76,57 +88,74 @@ impl Name {
     fn file(&self) -> String {
         format!("{}.{}", self.stem, self.ext)
     }
+
+    /// The name of other content under the same id: the id and the
+    /// digest of the text.
+    fn other_content(&self, text: &str) -> Name {
+        let digest = Sha256::digest(text.as_bytes());
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        Name {
+            stem: format!("{}.sha256-{hex}", self.stem),
+            ext: self.ext,
+            dedup: true,
+        }
+    }
 }
 
 /// Whether the inbox `dir` holds this message already: `Ok(true)` for the
-/// same text under its name, the conflict for other text under an id that
-/// is its own file name. Nothing is written.
+/// same text under its name, or under its id and digest when other content
+/// took the name first. Nothing is written.
 pub fn stored_before(dir: &Path, found: &Found, text: &str) -> Result<bool, StoreError> {
     let name = Name::of(found, text);
     match std::fs::read(dir.join(name.file())) {
         Ok(kept) if kept == text.as_bytes() => Ok(true),
-        Ok(_) if name.dedup => Err(StoreError::Conflict(
-            found.id().unwrap_or_default().to_string(),
-        )),
+        Ok(_) if name.dedup => Ok(dir.join(name.other_content(text).file()).exists()),
         Ok(_) => Ok(false),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(e.into()),
     }
 }
 
-/// Writes a message into the inbox `dir` under its `Name`: `Ok(true)`
-/// when stored, `Ok(false)` when the same message is there already. The
+/// Writes a message into the inbox `dir` under its `Name` (see [`Kept`]);
+/// other content under a seen id goes under the id and its digest. The
 /// text goes to a temporary file first, linked into place (never over
 /// another file) and removed in every case, so a failed write (a full
 /// disk) leaves nothing behind.
-pub fn store(dir: &Path, found: &Found, text: &str) -> Result<bool, StoreError> {
+pub fn store(dir: &Path, found: &Found, text: &str) -> Result<Kept, StoreError> {
     std::fs::create_dir_all(dir)?;
-    let Name { stem, ext, dedup } = Name::of(found, text);
-    let tmp = dir.join(format!(".{stem}.{}.tmp", crate::ids::new_ulid()));
-    let linked = write_new(&tmp, text).and_then(|()| {
-        let target = dir.join(format!("{stem}.{ext}"));
-        match std::fs::hard_link(&tmp, &target) {
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && !dedup => {
-                let other = dir.join(format!("{stem}-{}.{ext}", crate::ids::new_ulid()));
-                std::fs::hard_link(&tmp, other).map(|()| target)
-            }
-            linked => linked.map(|()| target),
-        }
-    });
+    let name = Name::of(found, text);
+    let tmp = dir.join(format!(".{}.{}.tmp", name.stem, crate::ids::new_ulid()));
+    let kept = write_new(&tmp, text).and_then(|()| link(&tmp, dir, &name, text));
     let _ = std::fs::remove_file(&tmp);
-    match linked {
-        Ok(_) => Ok(true),
+    Ok(kept?)
+}
+
+/// Links the written `tmp` into place under `name`.
+fn link(tmp: &Path, dir: &Path, name: &Name, text: &str) -> std::io::Result<Kept> {
+    let target = dir.join(name.file());
+    match std::fs::hard_link(tmp, &target) {
+        Ok(()) => Ok(Kept::New),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && !name.dedup => {
+            let other = dir.join(format!(
+                "{}-{}.{}",
+                name.stem,
+                crate::ids::new_ulid(),
+                name.ext
+            ));
+            std::fs::hard_link(tmp, other).map(|()| Kept::New)
+        }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let target = dir.join(format!("{stem}.{ext}"));
             if std::fs::read(&target)? == text.as_bytes() {
-                Ok(false)
-            } else {
-                Err(StoreError::Conflict(
-                    found.id().unwrap_or_default().to_string(),
-                ))
+                return Ok(Kept::Before);
+            }
+            let other = dir.join(name.other_content(text).file());
+            match std::fs::hard_link(tmp, other) {
+                Ok(()) => Ok(Kept::OtherContent),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Kept::Before),
+                Err(e) => Err(e),
             }
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e),
     }
 }
 
@@ -221,30 +250,29 @@ pub struct Seen {
     inner: Mutex<Remembered>,
 }
 
-/// Each id's digest, and the ids oldest first (to forget the oldest).
+/// Each id's digests (the first content, then any other), and the ids
+/// oldest first (to forget the oldest).
 #[derive(Debug, Default)]
 struct Remembered {
-    by_id: HashMap<String, [u8; 32]>,
+    by_id: HashMap<String, Vec<[u8; 32]>>,
     order: VecDeque<String>,
 }
 
 impl Seen {
-    /// `Ok(true)` the first time an id comes; `Ok(false)` for the same
-    /// message again; a conflict for the same id on other content. A
+    /// What taking this message does (see [`Kept`]), remembering it. A
     /// message without an id is known by its text.
-    pub fn first_time(&self, found: &Found, text: &str) -> Result<bool, StoreError> {
+    pub fn first_time(&self, found: &Found, text: &str) -> Result<Kept, StoreError> {
         self.remember(found, text, true)
     }
 
-    /// Whether this message came before (the conflict for the same id on
-    /// other content), without remembering it.
+    /// Whether this message came before, without remembering it.
     pub fn known(&self, found: &Found, text: &str) -> Result<bool, StoreError> {
-        self.remember(found, text, false).map(|first| !first)
+        self.remember(found, text, false)
+            .map(|kept| kept == Kept::Before)
     }
 
-    /// `Ok(true)` when the message is new (and then remembered when `keep`).
-    /// A message without an id is known by its text's digest.
-    fn remember(&self, found: &Found, text: &str, keep: bool) -> Result<bool, StoreError> {
+    /// What taking the message does; it is remembered when `keep`.
+    fn remember(&self, found: &Found, text: &str, keep: bool) -> Result<Kept, StoreError> {
         let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
         let by_digest;
         let id = match found.id() {
@@ -265,20 +293,24 @@ impl Seen {
             .lock()
             .map_err(|_| std::io::Error::other("the server's memory of ids was poisoned"))?;
         let Remembered { by_id, order } = &mut *guard;
-        match by_id.get(id) {
-            Some(known) if *known == digest => Ok(false),
-            Some(_) => Err(StoreError::Conflict(id.to_string())),
-            None if !keep => Ok(true),
-            None => {
-                if order.len() == REMEMBERED
-                    && let Some(old) = order.pop_front()
-                {
-                    by_id.remove(&old);
-                }
-                by_id.insert(id.to_string(), digest);
-                order.push_back(id.to_string());
-                Ok(true)
+        if let Some(digests) = by_id.get_mut(id) {
+            if digests.contains(&digest) {
+                return Ok(Kept::Before);
             }
+            if keep {
+                digests.push(digest);
+            }
+            return Ok(Kept::OtherContent);
         }
+        if keep {
+            if order.len() == REMEMBERED
+                && let Some(old) = order.pop_front()
+            {
+                by_id.remove(&old);
+            }
+            by_id.insert(id.to_string(), vec![digest]);
+            order.push_back(id.to_string());
+        }
+        Ok(Kept::New)
     }
 }

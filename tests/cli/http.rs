@@ -383,9 +383,26 @@ fn a_retried_post_is_acknowledged_once_stored() {
     }
     let stored: Vec<_> = std::fs::read_dir(h.path().join("inbox")).unwrap().collect();
     assert_eq!(stored.len(), 1, "{stored:?}");
-    // The same id with other content: refused.
+    // The same id with other content is another message (another
+    // sender's, or an edited copy): kept beside the first, never dropped
+    // for the first to come, and kept once however often it is retried.
     let other = REQUEST.replace("Please review.", "Please delete.");
-    assert_eq!(raw_post(&server.url, "/crosstalk/receive", &other), 409);
+    for _ in 0..2 {
+        assert_eq!(raw_post(&server.url, "/crosstalk/receive", &other), 200);
+    }
+    let mut stored: Vec<String> = std::fs::read_dir(h.path().join("inbox"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    stored.sort();
+    let mut expected = [REQUEST.to_string(), other.clone()];
+    expected.sort();
+    assert_eq!(stored, expected);
+    // Without an inbox folder, the server's memory decides the same way.
+    let memory = Server::start(h.path(), &[]);
+    for body in [REQUEST, &other, &other, REQUEST] {
+        assert_eq!(raw_post(&memory.url, "/crosstalk/receive", body), 200);
+    }
 }
 
 #[test]
