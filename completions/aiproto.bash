@@ -3737,7 +3737,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__verify)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --merge-reports --pubkey --trusted-keys --tofu --respect-ignore --signature --max-age --strict --allow-empty --color --format --quiet --verbose --help --version"
+            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --merge-reports --pubkey --trusted-keys --tofu --respect-ignore --signature --require-signed-from --max-age --strict --allow-empty --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3776,6 +3776,10 @@ _aiproto() {
                     return 0
                     ;;
                 --signature)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --require-signed-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

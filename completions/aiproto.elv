@@ -763,6 +763,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --pubkey 'Verify with this public key only (PEM, raw base64, or a keystore line)'
             cand --trusted-keys 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned'
             cand --signature 'Check a detached minisign signature (`.minisig`) of the one file given'
+            cand --require-signed-from 'A relay archive''s rule: messages from these senders must carry a good signature; an unsigned message from any other sender (an assistant) is allowed and counted. A signature that is there must be good whoever sent it. Comma-separated or repeated: HUMAN,ALICE'
             cand --max-age 'Refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …), by the date they carry (HSP `timestamp_sent`, else the time in the message id); a message without a date is refused too (SIG-STALE)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'

@@ -756,6 +756,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l report -d 'Al
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l pubkey -d 'Verify with this public key only (PEM, raw base64, or a keystore line)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l trusted-keys -d 'Trust only the keys in this file of `<id> <algorithm> <base64>` lines; nothing is pinned' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l signature -d 'Check a detached minisign signature (`.minisig`) of the one file given' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l require-signed-from -d 'A relay archive\'s rule: messages from these senders must carry a good signature; an unsigned message from any other sender (an assistant) is allowed and counted. A signature that is there must be good whoever sent it. Comma-separated or repeated: HUMAN,ALICE' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l max-age -d 'Refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …), by the date they carry (HSP `timestamp_sent`, else the time in the message id); a message without a date is refused too (SIG-STALE)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''

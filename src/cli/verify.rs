@@ -61,6 +61,9 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
         now: chrono::Utc::now(),
     };
     let files = inputs.len();
+    // `--require-signed-from`: who must sign, and what each sender gave.
+    let policy = SignPolicy::new(&args.require_signed_from);
+    let mut by_sender = std::collections::BTreeMap::<String, Tally>::new();
     let read_status = common::each_message_of(
         inputs,
         &input,
@@ -79,13 +82,32 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
         &mut |source, found| {
             checked += 1;
             let result = message::verify_fresh(found, &trust, &fresh);
-            if result.is_err() {
+            let sender = found.to_message().and_then(|m| m.sender);
+            let required = must_sign(policy.as_ref(), sender.as_deref());
+            let allowed_unsigned =
+                !required && matches!(&result, Err(e) if e.code() == "SIG-UNSIGNED");
+            if result.is_err() && !allowed_unsigned {
                 status = status.max(ExitStatus::Invalid);
             }
+            if policy.is_some() {
+                let tally = by_sender
+                    .entry(sender.unwrap_or_else(|| "(no sender)".into()))
+                    .or_default();
+                tally.required |= required;
+                match (&result, allowed_unsigned) {
+                    (Ok(_), _) => tally.verified += 1,
+                    (Err(_), true) => tally.unsigned += 1,
+                    (Err(_), false) => tally.failed += 1,
+                }
+            }
             if reports.any() {
-                let finding = result.as_ref().err().map(|e| {
-                    Diagnostic::error(e.code(), e.to_string()).at(Pos::new(found.line, 1), 1)
-                });
+                let finding = result
+                    .as_ref()
+                    .err()
+                    .filter(|_| !allowed_unsigned)
+                    .map(|e| {
+                        Diagnostic::error(e.code(), e.to_string()).at(Pos::new(found.line, 1), 1)
+                    });
                 let findings = finding
                     .iter()
                     .map(|d| Finding {
@@ -101,9 +123,21 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
             }
             match g.format {
                 Format::Json => {
-                    let report = VerifyRecord::new(source, found, &result);
+                    let mut report = VerifyRecord::new(source, found, &result);
+                    report.allowed_unsigned = allowed_unsigned;
                     output::write_json_line(&mut out, &report)?;
                 }
+                Format::Human if allowed_unsigned => writeln!(
+                    out,
+                    "{}: unsigned, allowed ({} is not among --require-signed-from)",
+                    p.bold(&format!("{}:{}", escape_controls(source), found.line)),
+                    escape_controls(
+                        &found
+                            .to_message()
+                            .and_then(|m| m.sender)
+                            .unwrap_or_else(|| "a message without a sender".into())
+                    )
+                )?,
                 Format::Human => match &result {
                     Ok(v) => {
                         let pinned = match (v.pinned_now, v.retired) {
@@ -164,6 +198,22 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     }
     status = status.max(read_status);
     common::note_skipped(g, &skipped);
+    if let Some(policy) = &policy {
+        if !g.quiet && !by_sender.is_empty() {
+            let each: Vec<String> = by_sender.iter().map(|(s, t)| t.describe(s)).collect();
+            eprintln!("aiproto: by sender: {}", each.join("; "));
+        }
+        // A rule that nothing met proves nothing: an archive without any
+        // message of the senders who must sign is not a verified one.
+        let required_seen = by_sender.values().any(|t| t.required);
+        if checked > 0 && !required_seen && !args.allow_empty {
+            eprintln!(
+                "aiproto: error: no message from {} in the inputs: nothing that must be signed was verified (--allow-empty accepts that)",
+                policy.names()
+            );
+            status = status.max(ExitStatus::Invalid);
+        }
+    }
     if checked == 0 && status == ExitStatus::Ok && !args.allow_empty {
         let why = common::looked_at(&input, files, 0, &skipped);
         let source = super::common::nothing_source(&input);
@@ -188,6 +238,58 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
     out.flush()?;
     reports.finish()?;
     Ok(status)
+}
+
+/// `--require-signed-from`: the senders whose messages must be signed.
+struct SignPolicy(Vec<String>);
+
+impl SignPolicy {
+    /// `None` when no sender is named: then every message must be signed.
+    fn new(senders: &[String]) -> Option<SignPolicy> {
+        let named: Vec<String> = senders
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        (!named.is_empty()).then_some(SignPolicy(named))
+    }
+
+    fn names(&self) -> String {
+        self.0.join(", ")
+    }
+}
+
+/// Whether a message from `sender` must be signed: every one without a
+/// policy, else one whose sender the policy names.
+fn must_sign(policy: Option<&SignPolicy>, sender: Option<&str>) -> bool {
+    policy.is_none_or(|p| sender.is_some_and(|s| p.0.iter().any(|n| n == s)))
+}
+
+/// What one sender's messages gave.
+#[derive(Debug, Default)]
+struct Tally {
+    /// The sender is one that must sign.
+    required: bool,
+    verified: usize,
+    unsigned: usize,
+    failed: usize,
+}
+
+impl Tally {
+    fn describe(&self, sender: &str) -> String {
+        let mut parts = Vec::new();
+        if self.verified > 0 {
+            parts.push(format!("{} verified", self.verified));
+        }
+        if self.unsigned > 0 {
+            parts.push(format!("{} unsigned (allowed)", self.unsigned));
+        }
+        if self.failed > 0 {
+            parts.push(format!("{} failed", self.failed));
+        }
+        let must = if self.required { ", must sign" } else { "" };
+        format!("{}{must}: {}", escape_controls(sender), parts.join(", "))
+    }
 }
 
 /// `--signature FILE.minisig`: a detached signature of one file's bytes. The

@@ -36,6 +36,10 @@ pub struct VerifyRecord<'a> {
     pub code: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Unsigned, and allowed: its sender is not one `--require-signed-from`
+    /// names.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allowed_unsigned: bool,
 }
 
 impl<'a> VerifyRecord<'a> {
@@ -58,6 +62,7 @@ impl<'a> VerifyRecord<'a> {
             warning: ok.and_then(|v| v.warning.as_deref()),
             code: err.map(VerifyError::code),
             error: err.map(ToString::to_string),
+            allowed_unsigned: false,
         }
     }
 
@@ -78,6 +83,7 @@ impl<'a> VerifyRecord<'a> {
             warning: None,
             code: Some(code),
             error: Some(why),
+            allowed_unsigned: false,
         }
     }
 }

@@ -523,6 +523,117 @@ fn only_mine_never_signs_an_envelope_by_its_claimed_sender_alone() {
     assert_eq!(ledger.lines().count(), 1, "{ledger}");
 }
 
+/// A relay archive mixes the person's signed envelopes with the
+/// assistants' unsigned ones: `--require-signed-from` says who must sign,
+/// counts the rest, and still fails a bad signature from anyone, an
+/// unsigned envelope from the person, and an archive with nothing of theirs.
+#[test]
+fn a_relay_archive_verifies_by_who_must_sign() {
+    let h = home();
+    keygen(h.path(), "me", &["HUMAN"], &[]);
+    let id = |n: u32| format!("01J9J3DBC4N7P2Q3R5S7T9W{n:03}");
+    let envelope = |sender: &str, to: &str, n: u32| {
+        REQUEST
+            .replace("[[CLAUDE→CHATGPT", &format!("[[{sender}→{to}"))
+            .replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", &id(n))
+    };
+    let signed = |text: String| {
+        let out = aiproto(h.path())
+            .args(["sign", "--key", "me"])
+            .write_stdin(text)
+            .assert()
+            .code(0);
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    };
+    let human = signed(envelope("HUMAN", "CLAUDE", 100));
+    let archive = [
+        human.clone(),
+        envelope("CLAUDE", "HUMAN", 101),
+        envelope("CHATGPT", "CLAUDE", 102),
+    ]
+    .join("\n");
+    let write = |name: &str, text: &str| {
+        let path = h.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let path = write("project.crosstalk", &archive);
+    // Without the rule every envelope must be signed.
+    aiproto(h.path()).arg("verify").arg(&path).assert().code(1);
+    let out = aiproto(h.path())
+        .args(["verify", "--require-signed-from", "HUMAN,ALICE"])
+        .arg(&path)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "by sender: CHATGPT: 1 unsigned (allowed); CLAUDE: 1 unsigned (allowed); HUMAN, must sign: 1 verified",
+        ));
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("unsigned, allowed (CLAUDE is not among --require-signed-from)"),
+        "{stdout}"
+    );
+    let out = aiproto(h.path())
+        .args([
+            "verify",
+            "--require-signed-from",
+            "HUMAN",
+            "--format",
+            "json",
+        ])
+        .arg(&path)
+        .assert()
+        .code(0);
+    let records = json_lines(&out.get_output().stdout);
+    let allowed: Vec<bool> = records
+        .iter()
+        .map(|r| r["allowed_unsigned"] == true)
+        .collect();
+    assert_eq!(allowed, [false, true, true], "{records:#?}");
+    assert_eq!(records[0]["valid"], true);
+
+    // The person's own envelope unsigned: refused.
+    let unsigned_human = write(
+        "unsigned.crosstalk",
+        &[archive.clone(), envelope("HUMAN", "CLAUDE", 103)].join("\n"),
+    );
+    aiproto(h.path())
+        .args(["verify", "--require-signed-from", "HUMAN"])
+        .arg(&unsigned_human)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "HUMAN, must sign: 1 verified, 1 failed",
+        ));
+    // A signature that is there must be good, whoever sent it.
+    let forged = human
+        .replace("[[HUMAN→CLAUDE", "[[CLAUDE→HUMAN")
+        .replace(&id(100), &id(104));
+    let bad = write("forged.crosstalk", &[archive.clone(), forged].join("\n"));
+    aiproto(h.path())
+        .args(["verify", "--require-signed-from", "HUMAN"])
+        .arg(&bad)
+        .assert()
+        .code(1);
+    // Nothing from the person at all: nothing that must be signed was verified.
+    let assistants = write(
+        "assistants.crosstalk",
+        &[
+            envelope("CLAUDE", "HUMAN", 105),
+            envelope("CHATGPT", "CLAUDE", 106),
+        ]
+        .join("\n"),
+    );
+    aiproto(h.path())
+        .args(["verify", "--require-signed-from", "HUMAN"])
+        .arg(&assistants)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "no message from HUMAN in the inputs",
+        ));
+}
+
 const TASK: &str = r#"{"hsp_envelope_version": "1.0", "message_id": "018f4a70-0000-7000-8000-00000000b001", "correlation_id": null, "sender_ai_id": "did:hsp:agent_A", "recipient_ai_id": "did:hsp:agent_B", "timestamp_sent": "2024-07-05T14:00:00Z", "message_type": "HSP::TaskRequest_v1.0", "protocol_version": "1.0", "communication_pattern": "request", "qos_parameters": {"priority": "medium", "requires_ack": false}, "payload": {"request_id": "018f4a70-0000-7000-8000-000000000001", "requester_ai_id": "did:hsp:agent_A", "capability_id_filter": "did:hsp:x", "parameters": {"amount": AMOUNT}, "callback_address": "hsp/results/agent_A"}}"#;
 
 #[test]

@@ -245,6 +245,13 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     pub signature: Option<PathBuf>,
 
+    /// A relay archive's rule: messages from these senders must carry a good
+    /// signature; an unsigned message from any other sender (an assistant)
+    /// is allowed and counted. A signature that is there must be good
+    /// whoever sent it. Comma-separated or repeated: HUMAN,ALICE.
+    #[arg(long, value_name = "SENDER", value_delimiter = ',')]
+    pub require_signed_from: Vec<String>,
+
     /// Refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …),
     /// by the date they carry (HSP `timestamp_sent`, else the time in the
     /// message id); a message without a date is refused too (SIG-STALE).
