@@ -66,7 +66,9 @@ fn refused(name: &str, e: ReplyPrimerError) -> CliError {
         ReplyPrimerError::ToThePerson { .. } => CliError::usage(format!("{name}: {e}")).with_hint(
             "add --pick N for the envelope the other chat answers, or --from NAME for who answers",
         ),
-        ReplyPrimerError::Reply(_) | ReplyPrimerError::CutOff(_) => {
+        ReplyPrimerError::Reply(_)
+        | ReplyPrimerError::CutOff(_)
+        | ReplyPrimerError::Invalid { .. } => {
             CliError::new(ExitStatus::Invalid, anyhow::anyhow!("{name}: {e}"))
         }
     }

@@ -52,6 +52,7 @@ pub fn primer(example: &Envelope, original: Option<&str>) -> String {
     out.push_str("inside a ``` code block, exactly in this shape:\n\n```\n");
     out.push_str(&render(example));
     out.push_str("```\n\nRules:\n");
+    let original_fence = original.map(fence_for);
     let header = format!("[[{}→{} v1]]", example.sender, example.receiver);
     let mut rules = vec![
         format!("The first line is `{header}` (sender → receiver, then v1)."),
@@ -88,21 +89,38 @@ pub fn primer(example: &Envelope, original: Option<&str>) -> String {
          keep the code block so the chat keeps the indentation."
             .into(),
         "Write only plain spaces: no tabs or non-breaking spaces in the header lines.".into(),
+        "If your body holds code in a ``` block, put the whole envelope in a ```` block \
+         (four backticks) instead, so that the code's fence does not end it."
+            .into(),
     ]);
     for rule in rules {
         out.push_str("- ");
         out.push_str(&rule);
         out.push('\n');
     }
-    if let Some(original) = original {
-        out.push_str("\nThe envelope to answer:\n\n```\n");
+    if let (Some(original), Some(fence)) = (original, original_fence) {
+        out.push_str("\nThe envelope to answer:\n\n");
+        out.push_str(&fence);
+        out.push('\n');
         out.push_str(original);
         if !original.ends_with('\n') {
             out.push('\n');
         }
-        out.push_str("```\n");
+        out.push_str(&fence);
+        out.push('\n');
     }
     out
+}
+
+/// A code fence that no line of `text` can end: backticks, one more than
+/// the longest run of them that opens a line of it (three at least).
+fn fence_for(text: &str) -> String {
+    let longest = text
+        .lines()
+        .map(|l| l.trim_start().chars().take_while(|c| *c == '`').count())
+        .max()
+        .unwrap_or(0);
+    "`".repeat((longest + 1).max(3))
 }
 
 /// The name every person relaying goes by, whatever keys they have.
@@ -115,6 +133,16 @@ pub enum ReplyPrimerError {
     Reply(#[from] ReplyError),
     #[error("line {0}: the envelope was cut off before its [[END]] line; copy it whole")]
     CutOff(usize),
+    /// The envelope answered is invalid: the chat would answer what the
+    /// archive, `send` and `recv` refuse.
+    #[error(
+        "line {line}: the envelope answered is invalid ([{code}] {message}); see `aiproto validate`"
+    )]
+    Invalid {
+        line: usize,
+        code: &'static str,
+        message: String,
+    },
     /// The envelope answered is addressed to the person: the chat given the
     /// primer would write as them.
     #[error(
@@ -170,11 +198,27 @@ pub fn for_reply(
     if !original.complete {
         return Err(ReplyPrimerError::CutOff(original.start_line));
     }
+    // What the chat is handed is the envelope as written again: it must
+    // pass as the archive and `send` would take it.
+    let rendered = render(&original.envelope);
+    let checked = super::read(&rendered, chrono::Utc::now(), usize::MAX);
+    let error = original
+        .diagnostics
+        .iter()
+        .chain(checked.iter().flat_map(|p| p.diagnostics.iter()))
+        .find(|d| d.is_error());
+    if let Some(d) = error {
+        return Err(ReplyPrimerError::Invalid {
+            line: original.start_line,
+            code: d.code,
+            message: d.message.clone(),
+        });
+    }
     let skeleton = reply::skeleton(&original.envelope, from)?;
     let example = example(Some(skeleton), "", "");
     Ok(ReplyPrimer {
         index,
-        text: primer(&example, Some(&render(&original.envelope))),
+        text: primer(&example, Some(&rendered)),
     })
 }
 
@@ -294,5 +338,49 @@ mod tests {
         let err = for_reply(&to_alice, None, None, &["ALICE".to_string()]).unwrap_err();
         assert!(matches!(err, ReplyPrimerError::ToThePerson { .. }), "{err}");
         assert!(for_reply(&to_alice, None, None, &[]).is_ok());
+    }
+
+    /// A body holding a fenced code block: the envelope handed over sits in
+    /// a longer fence, so the chat sees it whole, up to its `[[END]]`.
+    #[test]
+    fn an_envelope_whose_body_holds_code_is_fenced_longer() {
+        let with_code = TO_GPT.replace(
+            "  For ChatGPT.\n",
+            "  Run this:\n  ```sh\n  cargo test\n  ```\n",
+        );
+        let primed = for_reply(&envelopes(&with_code), None, None, &[]).unwrap();
+        let text = &primed.text;
+        let at = text.find("The envelope to answer:").unwrap();
+        let handed = &text[at..];
+        assert!(handed.contains("\n````\n[[CLAUDE→CHATGPT v1]]"), "{handed}");
+        assert!(handed.trim_end().ends_with("[[END]]\n````"), "{handed}");
+        assert!(
+            text.contains("(four backticks)"),
+            "the chat is told how: {text}"
+        );
+        // Without code, three backticks as before.
+        let plain = for_reply(&envelopes(TO_GPT), None, None, &[]).unwrap();
+        assert!(
+            plain.text.contains("\n```\n[[CLAUDE→CHATGPT v1]]"),
+            "{}",
+            plain.text
+        );
+    }
+
+    /// An envelope the archive and `send` would refuse is not handed on.
+    #[test]
+    fn an_invalid_envelope_is_not_handed_on() {
+        let invalid = envelopes(&TO_GPT.replace("intent: REQUEST", "intent: PLEASE"));
+        let err = for_reply(&invalid, None, None, &[]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ReplyPrimerError::Invalid {
+                    code: "CT-INTENT-UNKNOWN",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 }
