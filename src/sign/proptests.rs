@@ -171,3 +171,117 @@ proptest! {
         );
     }
 }
+
+/// The senders the key sequences below use: names, their look-alikes
+/// (Greek capital alpha for A, lower case), patterns and nothing.
+const SENDERS: [&str; 8] = ["ALICE", "BOB", "alice", "\u{391}LICE", "*", "A*", "?", ""];
+
+/// One of three fixed keys.
+fn nth_key(i: usize) -> SigningKey {
+    let seed = u8::try_from(i + 1).unwrap_or(1);
+    SigningKey::from_secret(Algorithm::Ed25519, vec![seed; 32]).expect("a 32-byte ed25519 seed")
+}
+
+/// An envelope from `sender`, signed by key `i` under the id `k<i>`, its
+/// public key included (what `verify --tofu` pins).
+fn from_sender(sender: &str, i: usize) -> String {
+    let mut env = Envelope {
+        sender: sender.into(),
+        receiver: "HUMAN".into(),
+        version_token: "v1".into(),
+        thread: Some("01J9J3D3M6A4M3WQX8G1ZQ0S7K".into()),
+        message: Some("01J9J3DK0000000000000000NK".into()),
+        intent: Some("REQUEST".into()),
+        body: Some("Pay 10 EUR.".into()),
+        ..Envelope::default()
+    };
+    claim::sign_crosstalk(&mut env, &nth_key(i), &format!("k{i}"), true);
+    render(&env)
+}
+
+/// What a person or a peer does to the keystore: a `verify --tofu` of a
+/// message from any sender, `keys trust ID KEY --signs-for NAME`, `keys
+/// revoke`, `keys forget`. Never `--replace` or a pattern in `--signs-for`:
+/// with those the person widens a key's scope on purpose (docs/signing.md).
+#[derive(Debug, Clone)]
+enum KeyOp {
+    Tofu(usize, &'static str),
+    Trust(usize, &'static str),
+    Revoke(usize),
+    Forget(usize),
+}
+
+fn key_op() -> impl Strategy<Value = KeyOp> {
+    let sender = prop::sample::select(SENDERS.to_vec());
+    let name = prop::sample::select(SENDERS[..4].to_vec());
+    prop_oneof![
+        3 => (0..3usize, sender).prop_map(|(i, s)| KeyOp::Tofu(i, s)),
+        2 => (0..3usize, name).prop_map(|(i, s)| KeyOp::Trust(i, s)),
+        1 => (0..3usize).prop_map(KeyOp::Revoke),
+        1 => (0..3usize).prop_map(KeyOp::Forget),
+    ]
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config::config(48))]
+
+    /// Whatever sequence of first uses, trusts, revocations and forgets
+    /// runs, no sender is verified by two keys, a revoked key verifies
+    /// nothing, and a pattern or an empty sender is never verified.
+    #[test]
+    fn no_key_sequence_lets_two_keys_speak_for_one_sender_or_a_revoked_one_speak(
+        ops in prop::collection::vec(key_op(), 1..10),
+    ) {
+        use super::keystore::Keystore;
+        let home = tempfile::tempdir().expect("a temporary folder");
+        let store = Keystore::at(home.path());
+        let mut revoked = std::collections::HashSet::new();
+        for op in &ops {
+            match op {
+                KeyOp::Tofu(i, sender) => {
+                    let found = Protocol::Crosstalk.read(&from_sender(sender, *i), &ReadOptions::default());
+                    let trust = Trust::Store { store: Keystore::at(home.path()), tofu: true };
+                    if let Some(found) = found.first() {
+                        let _ = verify_found(found, &trust);
+                    }
+                }
+                KeyOp::Trust(i, sender) => {
+                    let entry = KnownKey::new(format!("k{i}"), nth_key(*i).public_key())
+                        .signing_for(vec![(*sender).to_string()]);
+                    let _ = store.pin(entry, false);
+                }
+                KeyOp::Revoke(i) => {
+                    store
+                        .revoke(&format!("k{i}"), &nth_key(*i).public_key(), "HUMAN")
+                        .expect("a revocation is written");
+                    revoked.insert(*i);
+                }
+                KeyOp::Forget(i) => {
+                    let _ = store.forget(&format!("k{i}"));
+                }
+            }
+            for sender in SENDERS {
+                let speaking: Vec<usize> = (0..3)
+                    .filter(|i| {
+                        let found = Protocol::Crosstalk.read(&from_sender(sender, *i), &ReadOptions::default());
+                        let trust = Trust::Store { store: Keystore::at(home.path()), tofu: false };
+                        found.first().is_some_and(|f| verify_found(f, &trust).is_ok())
+                    })
+                    .collect();
+                prop_assert!(
+                    speaking.len() <= 1,
+                    "after {:?}: keys {:?} all verify for `{}`", op, speaking, sender
+                );
+                prop_assert!(
+                    speaking.iter().all(|i| !revoked.contains(i)),
+                    "after {:?}: revoked key {:?} verifies for `{}`", op, speaking, sender
+                );
+                let pattern = sender.is_empty() || sender.contains(['*', '?']);
+                prop_assert!(
+                    !pattern || speaking.is_empty(),
+                    "after {:?}: key {:?} verifies for the pattern `{}`", op, speaking, sender
+                );
+            }
+        }
+    }
+}
