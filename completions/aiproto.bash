@@ -3137,7 +3137,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --share --count --timeout --qos --session --mqtt-version --cafile --state --no-ack --as --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --share --count --timeout --qos --session --mqtt-version --cafile --state --require-signed --max-age --no-ack --as --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3180,6 +3180,10 @@ _aiproto() {
                     return 0
                     ;;
                 --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-age)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -83,7 +83,20 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     listen.filters = filters;
     let mut transport = transport::open(source, args.listen.settings());
     let mut inbox = Inbox::new(args.listen.count);
-    if let Some(state) = &args.state {
+    // A receiver that verifies keeps replays out across restarts by default.
+    let state = match (&args.state, args.require_signed) {
+        (Some(state), _) => Some(state.clone()),
+        (None, true) => Some(default_state(args)?),
+        (None, false) => None,
+    };
+    let trust = super::common::required_signatures(args.require_signed)?;
+    let fresh = crate::sign::message::Freshness {
+        max_age: Some(args.max_age),
+        strict: false,
+        now: chrono::Utc::now(),
+    };
+    let mut refused = 0usize;
+    if let Some(state) = &state {
         inbox = inbox.remembering(state).map_err(|e| {
             CliError::usage(format!(
                 "cannot use the state file {}: {e}",
@@ -96,6 +109,28 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let mut out = std::io::stdout().lock();
     let mut printed = 0usize;
     let handle = |r: Received<'_>| {
+        if let Some(trust) = &trust {
+            let fresh = crate::sign::message::Freshness {
+                now: chrono::Utc::now(),
+                ..fresh
+            };
+            let verdict = match r.found {
+                Some(found) => crate::sign::message::verify_fresh(found, trust, &fresh)
+                    .map(|_| ())
+                    .map_err(|e| format!("[{}] {e}", e.code())),
+                None => Err("not a message of a known protocol".to_string()),
+            };
+            if let Err(why) = verdict {
+                let line = r.found.map_or(1, |f| f.line);
+                eprintln!(
+                    "aiproto: error: {}:{line}: not taken (--require-signed): {}",
+                    output::escape_controls(r.origin),
+                    output::escape_controls(&why)
+                );
+                refused += 1;
+                return Ok(Vec::new());
+            }
+        }
         let valid = r.found.is_some_and(|f| f.is_valid(false));
         let complete = r.found.is_none_or(|f| f.is_complete());
         invalid |= !valid;
@@ -176,16 +211,61 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
             inbox.redeliveries()
         );
     }
+    if refused > 0 {
+        eprintln!(
+            "aiproto: {refused} message(s) not taken: unsigned, not verified by a trusted key, or older than --max-age {}",
+            format_duration(args.max_age)
+        );
+    }
     if let Some(early) = args.listen.ended(ended) {
         return Ok(early);
     }
     match ended {
+        _ if refused > 0 => Ok(ExitStatus::Invalid),
         Ended::Exhausted if printed == 0 => {
             eprintln!("aiproto: error: {}: no message found", redact(&args.via));
             Ok(ExitStatus::Invalid)
         }
         _ if invalid => Ok(ExitStatus::Invalid),
         _ => Ok(ExitStatus::Ok),
+    }
+}
+
+/// The replay state a verifying receiver keeps by default: one file per
+/// source (the URI, its filters and share group), under `AIPROTO_HOME/state`.
+fn default_state(args: &RecvArgs) -> Result<std::path::PathBuf, CliError> {
+    use sha2::{Digest, Sha256};
+    let home = crate::home::home().ok_or_else(|| {
+        CliError::usage("no AIPROTO_HOME or home folder for the replay state: give --state FILE")
+    })?;
+    let source = format!(
+        "{}\n{}\n{}",
+        args.via,
+        args.filters.join("\n"),
+        args.share.as_deref().unwrap_or("")
+    );
+    let digest: String = Sha256::digest(source.as_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let dir = home.join("state");
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        CliError::usage(format!(
+            "cannot make the replay state folder {}: {e}",
+            dir.display()
+        ))
+    })?;
+    Ok(dir.join(format!("recv-{digest}.ids")))
+}
+
+/// A duration as `--max-age` takes it.
+fn format_duration(d: chrono::Duration) -> String {
+    let s = d.num_seconds();
+    match s {
+        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s % 3_600 == 0 => format!("{}h", s / 3_600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
     }
 }
 

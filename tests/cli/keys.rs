@@ -634,6 +634,75 @@ fn a_relay_archive_verifies_by_who_must_sign() {
         ));
 }
 
+/// A receiver that verifies takes only signed, fresh messages, and a
+/// replay of one it took is kept out after a restart without being asked.
+#[test]
+fn recv_require_signed_takes_fresh_signed_messages_once() {
+    let h = home();
+    keygen(h.path(), "claude", &["CLAUDE"], &[]);
+    let compose = |body: &str| {
+        let out = aiproto(h.path())
+            .args(["compose", "crosstalk", "--from", "CLAUDE", "--to", "HUMAN"])
+            .args(["--intent", "REQUEST", "--body", body])
+            .assert()
+            .code(0);
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    };
+    let sign = |text: &str| {
+        let out = aiproto(h.path())
+            .args(["sign", "--key", "claude"])
+            .write_stdin(text.to_string())
+            .assert()
+            .code(0);
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    };
+    let fresh = sign(&compose("Pay 10 EUR."));
+    let unsigned = compose("Pay 20 EUR.");
+    // Signed, but dated 2024 (its ULID): a replay, or too old to act on.
+    let old = sign(&from("CLAUDE", REQUEST).replace("[[CLAUDE→CHATGPT", "[[CLAUDE→HUMAN"));
+    let stream = [fresh.clone(), unsigned, old].join("\n");
+    let out = aiproto(h.path())
+        .args(["recv", "--via", "-", "--require-signed"])
+        .write_stdin(stream.clone())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "not taken (--require-signed): [SIG-UNSIGNED]",
+        ))
+        .stderr(predicate::str::contains(
+            "not taken (--require-signed): [SIG-STALE]",
+        ))
+        .stderr(predicate::str::contains("2 message(s) not taken"));
+    let printed = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert_eq!(printed.matches("[[END]]").count(), 1, "{printed}");
+    assert!(printed.contains("Pay 10 EUR."), "{printed}");
+    // Run again on the same stream: the message taken is a replay now.
+    let again = aiproto(h.path())
+        .args(["recv", "--via", "-", "--require-signed"])
+        .write_stdin(fresh)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "redelivered message(s) not printed again",
+        ));
+    assert!(again.get_output().stdout.is_empty());
+    // A longer window takes the old one.
+    aiproto(h.path())
+        .args([
+            "recv",
+            "--via",
+            "-",
+            "--require-signed",
+            "--max-age",
+            "100000d",
+        ])
+        .args(["--state", h.path().join("other.ids").to_str().unwrap()])
+        .write_stdin(stream)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("1 message(s) not taken"));
+}
+
 const TASK: &str = r#"{"hsp_envelope_version": "1.0", "message_id": "018f4a70-0000-7000-8000-00000000b001", "correlation_id": null, "sender_ai_id": "did:hsp:agent_A", "recipient_ai_id": "did:hsp:agent_B", "timestamp_sent": "2024-07-05T14:00:00Z", "message_type": "HSP::TaskRequest_v1.0", "protocol_version": "1.0", "communication_pattern": "request", "qos_parameters": {"priority": "medium", "requires_ack": false}, "payload": {"request_id": "018f4a70-0000-7000-8000-000000000001", "requester_ai_id": "did:hsp:agent_A", "capability_id_filter": "did:hsp:x", "parameters": {"amount": AMOUNT}, "callback_address": "hsp/results/agent_A"}}"#;
 
 #[test]

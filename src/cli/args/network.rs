@@ -102,9 +102,22 @@ pub struct RecvArgs {
 
     /// Remember the ids of the messages taken in FILE, across runs: a
     /// message whose id is there (a replay, a redelivery after a restart)
-    /// is not taken again. Messages without an id are always taken.
+    /// is not taken again. Messages without an id are always taken. With
+    /// --require-signed it is on by default, in AIPROTO_HOME/state/.
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
+
+    /// Take only messages that verify with a key of the keystore trusted
+    /// for their sender, dated within --max-age; the others are named on
+    /// stderr, not printed nor acknowledged, and make the exit status 1.
+    /// Replays are kept out across restarts (see --state).
+    #[arg(long)]
+    pub require_signed: bool,
+
+    /// With --require-signed: refuse messages dated longer ago than this
+    /// (30s, 10m, 12h, 7d, …), or carrying no date.
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = super::keys::parse_duration, requires = "require_signed")]
+    pub max_age: chrono::Duration,
 
     /// Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`)
     /// with an ACK to `hsp/agents/<sender>`.
