@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use super::claim::{Claim, ClaimError};
 use super::key::PublicKey;
 use super::keystore::{FirstUse, Keystore, KnownKey, Origin, StoreError};
+use crate::protocols::crosstalk::primer::PERSON;
 
 /// Where trusted keys come from for one `verify` run.
 pub enum Trust {
@@ -320,9 +321,10 @@ fn first_use(
 }
 
 /// The one sender a key met for the first time may be bound to: a message
-/// without a sender, with an empty one, or with a pattern (`*`, `*@x.org`,
-/// which a key's `signs-for` reads as "anyone matching") gives none, and
-/// nothing is pinned: a key's scope is widened by the person only.
+/// without a sender, with an empty one, with a pattern (`*`, `*@x.org`,
+/// which a key's `signs-for` reads as "anyone matching"), or from the
+/// reserved party HUMAN gives none, and nothing is pinned: a key's scope
+/// is widened by the person only.
 fn named_sender<'s>(key_id: &str, sender: Option<&'s str>) -> Result<&'s str, VerifyError> {
     let refused = |why: String| VerifyError::NoSenderToPin {
         key_id: key_id.to_string(),
@@ -337,6 +339,14 @@ fn named_sender<'s>(key_id: &str, sender: Option<&'s str>) -> Result<&'s str, Ve
     if sender.contains(['*', '?', '[', ']', ',']) {
         return Err(refused(format!(
             "the message's sender `{sender}` is a pattern, not one sender"
+        )));
+    }
+    // The person relaying: every relay calls them so, so a message "from
+    // HUMAN" names no one in particular; the person's key is their own
+    // (`keygen --signs-for HUMAN`), never one a message brought.
+    if sender.trim().eq_ignore_ascii_case(PERSON) {
+        return Err(refused(format!(
+            "the message's sender `{sender}` is the name every person relaying goes by, not one party"
         )));
     }
     Ok(sender)
@@ -623,6 +633,8 @@ mod tests {
             Some("*"),
             Some("*@example.com"),
             Some("AL?CE"),
+            Some("HUMAN"),
+            Some("human"),
         ] {
             let err =
                 verify(&claim_for(&key, "ALICE", b"m", true), b"m", &trust, sender).unwrap_err();
