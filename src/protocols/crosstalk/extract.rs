@@ -475,7 +475,7 @@ fn list_header(line: &str) -> Option<&str> {
 fn header_in_list<'a>(lines: &[&'a str], at: usize) -> Option<(&'a str, Line<'a>, Repairs)> {
     let line = lines[at];
     let quote = line.len() - line.trim_start_matches(['>', ' ', '\t']).len();
-    let bullet = ["- ", "* ", "+ ", "• "]
+    let bullet = repair::BULLETS
         .into_iter()
         .find(|b| line[quote..].starts_with(b))?;
     let prefix = &line[..quote + bullet.len()];
@@ -508,7 +508,7 @@ fn header_at(line: &str, number: usize) -> Option<(&str, Line<'_>, Repairs)> {
 /// label a chat put before it (`**Reply:** [[A→B v1]]`, `Answer: [[…]]`) is
 /// taken off and named.
 fn header_view(text: &str, number: usize, indent: usize) -> Option<(Line<'_>, Repairs)> {
-    let at = text.find("[[")?;
+    let at = text.find("[[").or_else(|| text.find("\\[\\["))?;
     if let Some(found) = structural_view(text, number, indent, "header line", is_header_line) {
         return Some(found);
     }

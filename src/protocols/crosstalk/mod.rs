@@ -31,7 +31,9 @@ pub use render::{render, render_all};
 
 /// Whether a text holds at least one envelope header line.
 pub fn detect(text: &str) -> bool {
-    text.contains("[[") && extract::source_lines(text).any(extract::is_header)
+    // `\[\[`: a copy-as-Markdown tool's escapes, taken off when read.
+    (text.contains("[[") || text.contains("\\[\\["))
+        && extract::source_lines(text).any(extract::is_header)
 }
 
 /// Why a text without any envelope header line still holds an envelope

@@ -235,9 +235,19 @@ impl Parser {
             );
         }
         if !self.split_route(route, line, 2) {
-            self.diags.push(malformed(
-                "header line has no arrow between sender and receiver",
-            ));
+            // `?` (or U+FFFD) where the arrow was: saved in an 8-bit
+            // encoding that has no → (Notepad's "ANSI", Windows-1252).
+            let lossy = route
+                .find(['?', '\u{FFFD}'])
+                .filter(|i| *i > 0 && *i + 1 < route.len());
+            let d = match lossy {
+                Some(_) => malformed(
+                    "header line has `?` where the arrow → belongs: the text was saved in an 8-bit encoding that has no → (Notepad's \"ANSI\", Windows-1252), which lost it",
+                )
+                .with_hint("save the file as UTF-8 and copy the envelope again, or write the arrow as ->"),
+                None => malformed("header line has no arrow between sender and receiver"),
+            };
+            self.diags.push(d);
         }
     }
 

@@ -126,13 +126,17 @@ pub fn clean<'a>(
 ) -> Cleaned<'a> {
     // Most lines are plain ASCII: nothing to do (only an HTML arrow escape
     // is ASCII and a repair).
-    let needs_work = if text.is_ascii() {
-        arrows && text.contains('&') && ARROW_LOOKALIKES.iter().any(|a| text.contains(a))
-    } else {
-        text.chars()
-            .any(|c| chars::is_invisible(c) || chars::is_unicode_space(c))
-            || (arrows && ARROW_LOOKALIKES.iter().any(|a| text.contains(a)))
-    };
+    // A copy-as-Markdown tool escapes the brackets (`\[\[A→B v1\]\]`).
+    let escaped = text.trim_start().starts_with("\\[\\[");
+    let needs_work = escaped
+        || (arrows && text.contains('\t'))
+        || if text.is_ascii() {
+            arrows && text.contains('&') && ARROW_LOOKALIKES.iter().any(|a| text.contains(a))
+        } else {
+            text.chars()
+                .any(|c| chars::is_invisible(c) || chars::is_unicode_space(c))
+                || (arrows && ARROW_LOOKALIKES.iter().any(|a| text.contains(a)))
+        };
     if !needs_work {
         return Cleaned {
             text: Cow::Borrowed(text),
@@ -164,7 +168,26 @@ pub fn clean<'a>(
             offset += len;
             continue;
         }
-        if chars::is_invisible(c) {
+        if escaped && c == '\\' && rest[1..].starts_with(['[', ']', '_', '*', '-', '#']) {
+            repairs.note(
+                "CT-REPAIR-MARKDOWN",
+                "escape".into(),
+                at(offset),
+                1,
+                "Markdown escapes (`\\[`, `\\]`) a copy-as-Markdown tool wrote taken off".into(),
+            );
+            removed.push(out_len);
+        } else if arrows && c == '\t' {
+            repairs.note(
+                "CT-REPAIR-SPACE",
+                "tab".into(),
+                at(offset),
+                1,
+                "a tab in the header line read as a space".into(),
+            );
+            out.push(' ');
+            out_len += 1;
+        } else if chars::is_invisible(c) {
             repairs.note(
                 "CT-REPAIR-INVISIBLE",
                 chars::describe(c),
@@ -196,6 +219,12 @@ pub fn clean<'a>(
     }
 }
 
+/// List bullets before a line: Markdown's, and the ones Word and Outlook
+/// copy as text (a bullet character and a tab).
+pub const BULLETS: [&str; 13] = [
+    "- ", "* ", "+ ", "• ", "•\t", "◦ ", "◦\t", "▪ ", "▪\t", "· ", "·\t", "-\t", "*\t",
+];
+
 /// Markdown that a chat UI or a person put around a whole header or
 /// `[[END]]` line: a heading (`### `), a list bullet (`- `), bold or
 /// italics (`**…**`, `__…__`, `*…*`), inline code (`` `…` ``).
@@ -226,10 +255,7 @@ pub fn unwrap_markdown(text: &str) -> Unwrapped<'_> {
         inner = inner[hashes..].trim_start();
         inner = inner.trim_end_matches('#').trim_end();
         what = Some("a Markdown heading");
-    } else if let Some(rest) = ["- ", "* ", "+ ", "• "]
-        .iter()
-        .find_map(|b| inner.strip_prefix(b))
-    {
+    } else if let Some(rest) = BULLETS.iter().find_map(|b| inner.strip_prefix(b)) {
         inner = rest.trim_start();
         what = Some("a list bullet");
     }
