@@ -253,6 +253,10 @@ pub const CODES: &[Code] = &[
         "A header name a chat capitalised (`Session:`, `Body: |`) was read in lower case.",
     ),
     code(
+        "CT-REPAIR-END",
+        "`[[END]]` joined onto the `sig:` line (`sig: none [[END]]`) was read as its own line.",
+    ),
+    code(
         "CT-REPAIR-NESTED",
         "An example envelope inside a body that lost its indentation was read as the body's text.",
     ),

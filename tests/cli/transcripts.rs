@@ -380,3 +380,36 @@ fn a_digest_field_is_checked_against_the_body() {
         .code(0)
         .stdout(predicates::str::contains("CT-DIGEST-MISMATCH"));
 }
+
+/// Signed envelopes go through the damage a repair undoes and still
+/// verify (`sig:` and `[[END]]` joined, escaped brackets, a tab in the
+/// header, Word bullets); an edit of the body after that does not.
+#[test]
+fn repaired_signed_envelopes_verify_and_edited_ones_do_not() {
+    let h = home();
+    aiproto(h.path())
+        .args(["keygen", "-q", "--id", "CLAUDE"])
+        .assert()
+        .code(0);
+    let signed = crate::sign(h.path(), "CLAUDE", REQUEST);
+    let joined = signed.replace("\n[[END]]", " [[END]]");
+    let escaped = signed
+        .replace("[[CLAUDE→CHATGPT v1]]", "\\[\\[CLAUDE→CHATGPT v1\\]\\]")
+        .replace("[[END]]", "\\[\\[END\\]\\]");
+    let tab = signed.replace("CHATGPT v1]]", "CHATGPT\tv1]]");
+    let bullets: String = signed.lines().map(|l| format!("•\t{l}\n")).collect();
+    for damaged in [joined, escaped, tab, bullets] {
+        aiproto(h.path())
+            .arg("verify")
+            .write_stdin(damaged.clone())
+            .assert()
+            .code(0)
+            .stdout(predicates::str::contains("ok signed by CLAUDE"));
+        let edited = damaged.replace("Please review.", "Please delete.");
+        aiproto(h.path())
+            .arg("verify")
+            .write_stdin(edited)
+            .assert()
+            .code(1);
+    }
+}

@@ -144,6 +144,27 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
                 }
                 break;
             }
+            // `sig: none [[END]]`: a chat joined the last two lines.
+            if body.depth == 0
+                && let Some(at) = end_on_sig_line(text)
+            {
+                let sig = text[..at].trim_end();
+                let column = indent + text[..at].chars().count();
+                block.lines.push(Line::plain(sig, i + 1, indent));
+                block
+                    .lines
+                    .push(Line::plain(&text[at..at + "[[END]]".len()], i + 1, column));
+                block.repairs.note(
+                    "CT-REPAIR-END",
+                    String::new(),
+                    Pos::new(i + 1, column + 1),
+                    "[[END]]".len(),
+                    "`[[END]]` on the `sig:` line, read as the line after it".into(),
+                );
+                block.terminated = true;
+                i += 1;
+                break;
+            }
             if let Some((end, repairs)) = end_view(text, i + 1, indent) {
                 if body.depth > 0 {
                     body.depth -= 1;
@@ -541,6 +562,16 @@ fn header_view(text: &str, number: usize, indent: usize) -> Option<(Line<'_>, Re
         ),
     );
     Some((view, repairs))
+}
+
+/// Where `[[END]]` starts on a `sig:` line that a chat joined with the
+/// `[[END]]` line after it (`sig: none [[END]]`).
+fn end_on_sig_line(text: &str) -> Option<usize> {
+    let line = text.trim_end();
+    let at = line.strip_suffix("[[END]]")?.len();
+    let before = &line[..at];
+    (line.starts_with("sig:") && before.ends_with([' ', '\t']) && before.trim_end().len() > 4)
+        .then_some(at)
 }
 
 /// Reads `text` as an `[[END]]` line. An indented `[[END]]` is body text.

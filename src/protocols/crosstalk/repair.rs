@@ -107,6 +107,7 @@ fn hint(code: &str) -> &'static str {
         "CT-REPAIR-JOIN" => {
             "ask the assistant for the whole envelope in one code block; `aiproto convert --canonical` writes it whole"
         }
+        "CT-REPAIR-END" => "put `[[END]]` on a line of its own, after `sig:`",
         "CT-REPAIR-CASE" => {
             "write header names in lower case, as the primer shows (`session:`, `body: |`)"
         }
