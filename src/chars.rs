@@ -96,6 +96,19 @@ pub fn lookalike_identity(id: &str) -> Option<String> {
     (hidden || mixed).then(|| explain(id).unwrap_or_else(|| "mixes scripts".into()))
 }
 
+/// What an identity is taken for by a reader: invisible characters and
+/// non-ASCII spaces dropped, each look-alike read as what it imitates
+/// (UTS #39 skeleton), letters in lower case. `HUMAN`, `Human`, `HUMΑN`
+/// (a Greek Α) and `HU\u{200B}MAN` are one.
+pub fn identity_key(id: &str) -> String {
+    let visible: String = id
+        .chars()
+        .filter(|c| !is_invisible(*c) && !is_unicode_space(*c))
+        .collect();
+    // In lower case first: the skeleton of `m` is `rn`, of `M` is `M`.
+    unicode_security::confusable_detection::skeleton(&visible.trim().to_lowercase()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +145,14 @@ mod tests {
             None
         );
         assert_eq!(lookalike_identity("did:hsp:ai_delta"), None);
+    }
+
+    #[test]
+    fn an_identity_is_one_whatever_its_case_look_alikes_or_invisible_characters() {
+        let key = identity_key("HUMAN");
+        for same in ["Human", "HUM\u{391}N", "HU\u{200B}MAN", " human "] {
+            assert_eq!(identity_key(same), key, "{same:?}");
+        }
+        assert_ne!(identity_key("HUMANS"), key);
     }
 }

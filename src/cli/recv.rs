@@ -90,11 +90,6 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         (None, false) => None,
     };
     let trust = super::common::required_signatures(args.require_signed)?;
-    let fresh = crate::sign::message::Freshness {
-        max_age: Some(args.max_age),
-        strict: false,
-        now: chrono::Utc::now(),
-    };
     let mut refused = 0usize;
     if let Some(state) = &state {
         inbox = inbox.remembering(state).map_err(|e| {
@@ -110,9 +105,11 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let mut printed = 0usize;
     let handle = |r: Received<'_>| {
         if let Some(trust) = &trust {
+            // Judged by the clock when it arrives.
             let fresh = crate::sign::message::Freshness {
+                max_age: Some(args.max_age),
+                strict: false,
                 now: chrono::Utc::now(),
-                ..fresh
             };
             let verdict = match r.found {
                 Some(found) => crate::sign::message::verify_fresh(found, trust, &fresh)

@@ -7,8 +7,7 @@ use super::args::{GlobalArgs, SigFormat, SignArgs};
 use super::common;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::input::{self, Input};
-use crate::operations::Found;
-use crate::operations::{Protocol, ReadOptions, ReadValue as Value};
+use crate::operations::{Found, Protocol, ReadOptions, ReadValue as Value};
 use crate::sign::composed::{Composed, Known, Mine};
 use crate::sign::keystore::Keystore;
 use crate::sign::message::{SigForm, Signer};
@@ -86,8 +85,9 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
         // that keeps the text around the messages.
         let mut replacements = Vec::new();
         for found in &piece.messages {
-            let mine = mine_to_sign(&signer, &known, found, &piece.source.text);
-            let signed = if args.only_mine && mine != Mine::Yes {
+            let left = args.only_mine
+                && mine_to_sign(&signer, &known, found, &piece.source.text) != Mine::Yes;
+            let signed = if left {
                 // Another sender's message, left as it is.
                 (!args.in_place).then(|| message_text(&piece.source.text, piece.first_line, found))
             } else {
@@ -162,7 +162,7 @@ pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
 
 /// A message's lines as they are in the text read (a piece of the input
 /// that starts after `first_line` lines).
-fn message_text(text: &str, first_line: usize, found: &crate::operations::Found) -> String {
+fn message_text(text: &str, first_line: usize, found: &Found) -> String {
     let from = found.line.saturating_sub(first_line + 1);
     let to = found.end_line.saturating_sub(first_line + 1).max(from);
     let mut out: String = text
@@ -193,9 +193,6 @@ fn unchanged(path: &std::path::Path, copy: &Input) -> std::io::Result<bool> {
     }
 }
 
-/// The first pass: every message valid and one the key may sign (or, with
-/// `only_mine`, left alone), or nothing is signed. Returns how many
-/// messages there are, and how many will be signed.
 /// Whether `--only-mine` signs `found`, read from `text`.
 fn mine_to_sign(signer: &Signer, known: &Known, found: &Found, text: &str) -> Mine {
     if signer.not_mine(found).is_some() {
@@ -207,6 +204,10 @@ fn mine_to_sign(signer: &Signer, known: &Known, found: &Found, text: &str) -> Mi
     }
 }
 
+/// The first pass: every message valid and one the key may sign (or, with
+/// `only_mine`, left alone), or nothing is signed. Returns how many
+/// messages there are, how many will be signed, and how many were left
+/// because they claim a sender the key signs for but were not composed here.
 fn check(
     input: &Input,
     signer: &Signer,

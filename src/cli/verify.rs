@@ -260,9 +260,16 @@ impl SignPolicy {
 }
 
 /// Whether a message from `sender` must be signed: every one without a
-/// policy, else one whose sender the policy names.
+/// policy, else one whose sender the policy names, in any case and through
+/// any look-alike or invisible character (an unsigned `[[Human→…]]` or
+/// `[[HUMΑN→…]]` is not let through as someone else's).
 fn must_sign(policy: Option<&SignPolicy>, sender: Option<&str>) -> bool {
-    policy.is_none_or(|p| sender.is_some_and(|s| p.0.iter().any(|n| n == s)))
+    policy.is_none_or(|p| {
+        sender.is_some_and(|s| {
+            let key = crate::chars::identity_key(s);
+            p.0.iter().any(|n| crate::chars::identity_key(n) == key)
+        })
+    })
 }
 
 /// What one sender's messages gave.

@@ -18,7 +18,6 @@ use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, Value as Read
 use crate::reader::{self, Document};
 use crate::records;
 use crate::records::validate::ValidateRecord;
-use crate::sign::composed::Composed;
 use crate::sign::keystore::Keystore;
 use crate::sign::message::{SigForm, Signer, verify_found};
 use crate::sign::trust::Trust;
@@ -358,21 +357,6 @@ pub fn sign(ctx: &Context, p: params::Sign) -> OpResult {
     Ok(json!({ "text": text, "key_id": p.key, "verified_here": verdicts }))
 }
 
-/// Remembers a text the person composed (see [`crate::sign::composed`]);
-/// a ledger that cannot be written costs only `sign --only-mine` its
-/// knowledge of this text, and is said on stderr.
-pub fn remember_composed(text: &str) {
-    let Some(ledger) = Composed::open() else {
-        return;
-    };
-    if let Err(e) = ledger.record(text) {
-        eprintln!(
-            "aiproto: warning: cannot remember the composed message for `sign --only-mine` in {}: {e}",
-            crate::sign::composed::FILE
-        );
-    }
-}
-
 pub fn compose(ctx: &Context, p: params::Compose) -> OpResult {
     let spec: ProtocolSpec = p.protocol.parse().map_err(OpError::new)?;
     let id_kind = if p.uuid7 {
@@ -396,7 +380,7 @@ pub fn compose(ctx: &Context, p: params::Compose) -> OpResult {
             .with(json!({ "text": text, "messages": messages })));
     }
     if ctx.person_composes {
-        remember_composed(&text);
+        composing::remember(&text);
     }
     let message = doc.messages.first().and_then(Found::to_message);
     Ok(json!({

@@ -21,6 +21,23 @@ pub use crate::reader::check_written;
 use crate::ids::{self, IdKind};
 use crate::protocols::crosstalk;
 use crate::protocols::hsp::compose::{self, Draft};
+use crate::sign::composed::Composed;
+
+/// Remembers a text the person composed (see [`crate::sign::composed`]):
+/// `sign --only-mine` signs it for them. A ledger that cannot be written
+/// costs only that, and is said on stderr. Never called for what an
+/// assistant composes (MCP).
+pub fn remember(text: &str) {
+    let Some(ledger) = Composed::open() else {
+        return;
+    };
+    if let Err(e) = ledger.record(text) {
+        eprintln!(
+            "aiproto: warning: cannot remember the composed message for `sign --only-mine` in {}: {e}",
+            crate::sign::composed::FILE
+        );
+    }
+}
 
 /// What an HSP message is composed from.
 #[derive(Debug, Default)]

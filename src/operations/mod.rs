@@ -31,8 +31,8 @@ pub use crate::reader::Document;
 
 pub use archive::{append_checked, archive_source, archived_message, refuse_unsendable};
 pub use calls::{
-    compose, convert, examine, file_source, inspect, keys, poll_collate, primer, registry,
-    remember_composed, sign, thread, validate, verify,
+    compose, convert, examine, file_source, inspect, keys, poll_collate, primer, registry, sign,
+    thread, validate, verify,
 };
 pub use network::{recv, send};
 pub use person::person_names;

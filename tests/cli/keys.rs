@@ -605,6 +605,19 @@ fn a_relay_archive_verifies_by_who_must_sign() {
         .stderr(predicate::str::contains(
             "HUMAN, must sign: 1 verified, 1 failed",
         ));
+    // An unsigned envelope that only spells the person's name otherwise
+    // (another case, a Greek Α) is the person's to sign, not let through.
+    for dodge in ["Human", "HUM\u{391}N"] {
+        let dodged = write(
+            "dodged.crosstalk",
+            &[archive.clone(), envelope(dodge, "CLAUDE", 107)].join("\n"),
+        );
+        aiproto(h.path())
+            .args(["verify", "--require-signed-from", "HUMAN"])
+            .arg(&dodged)
+            .assert()
+            .code(1);
+    }
     // A signature that is there must be good, whoever sent it.
     let forged = human
         .replace("[[HUMAN→CLAUDE", "[[CLAUDE→HUMAN")

@@ -66,6 +66,6 @@ fn emit_checked(text: &str, protocol: Protocol, g: &GlobalArgs) -> CmdResult {
     }
     std::io::stdout().lock().write_all(text.as_bytes())?;
     // What the person composes is theirs: `sign --only-mine` signs it.
-    crate::operations::remember_composed(text);
+    crate::operations::composing::remember(text);
     Ok(ExitStatus::Ok)
 }
