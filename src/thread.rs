@@ -1,6 +1,7 @@
 //! Conversation trees: messages linked by their `parent` ids, with orphans,
 //! cycles and duplicate ids found.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -119,17 +120,33 @@ impl Forest {
     }
 }
 
+/// How an id is compared: a ULID (26 letters and digits) or a UUID (hex
+/// and dashes) in any case is the same id, as their specs say, so a parent
+/// an assistant retyped in lower case still links to its message. Other
+/// ids compare as written.
+fn id_key(id: &str) -> Cow<'_, str> {
+    let ulid = id.len() == 26 && id.bytes().all(|b| b.is_ascii_alphanumeric());
+    let uuid = id.len() == 36 && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    if ulid && id.bytes().any(|b| b.is_ascii_lowercase()) {
+        Cow::Owned(id.to_ascii_uppercase())
+    } else if uuid && id.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(id.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(id)
+    }
+}
+
 /// Links nodes into trees. Each message has at most one parent, so a node
 /// that no root reaches lies on (or hangs below) a cycle. Linear in the
 /// number of messages (and a sort of each node's replies).
 pub fn build(nodes: &[Node]) -> Forest {
     let mut forest = Forest::default();
-    let mut by_id: HashMap<&str, usize> = HashMap::new();
-    let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_id: HashMap<Cow<'_, str>, usize> = HashMap::new();
+    let mut seen: HashMap<Cow<'_, str>, Vec<usize>> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
         if let Some(id) = n.id.as_deref() {
-            by_id.entry(id).or_insert(i);
-            seen.entry(id).or_default().push(i);
+            by_id.entry(id_key(id)).or_insert(i);
+            seen.entry(id_key(id)).or_default().push(i);
         }
     }
     let mut dups: Vec<(String, Vec<usize>)> = seen
@@ -146,7 +163,7 @@ pub fn build(nodes: &[Node]) -> Forest {
         .map(|(i, n)| {
             n.parent
                 .as_deref()
-                .and_then(|p| by_id.get(p).copied())
+                .and_then(|p| by_id.get(&id_key(p)).copied())
                 .filter(|&p| p != i)
         })
         .collect();
@@ -308,5 +325,26 @@ mod tests {
             .max();
         assert_eq!(deepest, Some(n - 1));
         assert!(f.cycles.is_empty());
+    }
+
+    /// A parent id retyped in lower case (a ULID) or upper case (a UUID)
+    /// still links to its message.
+    #[test]
+    fn ids_link_whatever_their_case() {
+        let nodes = vec![
+            node("01J9J3DBC4N7P2Q3R5S7T9W1V2", None),
+            node(
+                "01J9J3DBC4N7P2Q3R5S7T9W1V3",
+                Some("01j9j3dbc4n7p2q3r5s7t9w1v2"),
+            ),
+            node("018f4a70-0000-7000-8000-00000000b001", None),
+            node("x", Some("018F4A70-0000-7000-8000-00000000B001")),
+            node("y", Some("X")),
+        ];
+        let forest = build(&nodes);
+        assert_eq!(forest.parent(1), Some(0));
+        assert_eq!(forest.parent(3), Some(2));
+        // Other ids are compared as written.
+        assert_eq!(forest.parent(4), None);
     }
 }
