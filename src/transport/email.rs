@@ -126,7 +126,8 @@ pub fn build(mail: &Mail, from: &str, to: &str) -> Result<Message, EmailError> {
         .subject(mail.subject.clone())
         .date(SystemTime::now())
         .message_id(mail.message_id.clone())
-        .header(MIME_VERSION_1_0);
+        .header(MIME_VERSION_1_0)
+        .header(ContentType::TEXT_PLAIN);
     if let Some(parent) = &mail.in_reply_to {
         builder = builder
             .in_reply_to(parent.clone())
@@ -138,23 +139,6 @@ pub fn build(mail: &Mail, from: &str, to: &str) -> Result<Message, EmailError> {
     // or a bare CR, needs an encoding, which lettre then picks; aiproto's
     // readers decode it either way.
     let eight_bit = !mail.body.contains('\r') && mail.body.lines().all(|l| l.len() <= 998);
-    // Sent as `format=flowed` (RFC 3676), a long line (a `sig:` line above
-    // all) goes in pieces a mail client keeps as they are, and every reader
-    // that knows the format (aiproto's, Thunderbird's, Apple Mail's) joins
-    // them again: no client rewraps it at its one space.
-    if eight_bit && let Some(flowed) = flowed(&mail.body) {
-        let content_type =
-            ContentType::parse("text/plain; charset=utf-8; format=flowed; delsp=yes")
-                .map_err(|e| EmailError::Build(e.to_string()))?;
-        return builder
-            .header(content_type)
-            .body(Body::dangerous_pre_encoded(
-                flowed.into_bytes(),
-                ContentTransferEncoding::EightBit,
-            ))
-            .map_err(|e| EmailError::Build(e.to_string()));
-    }
-    let builder = builder.header(ContentType::TEXT_PLAIN);
     let body = if eight_bit {
         let mut crlf = mail.body.replace('\n', "\r\n");
         if !crlf.ends_with("\r\n") {
@@ -167,49 +151,6 @@ pub fn build(mail: &Mail, from: &str, to: &str) -> Result<Message, EmailError> {
     builder
         .body(body)
         .map_err(|e| EmailError::Build(e.to_string()))
-}
-
-/// The longest piece of a line in a flowed body, before its soft break.
-const FLOWED_PIECE: usize = 76;
-
-/// `body` as `format=flowed; delsp=yes` text with CRLF line ends (RFC
-/// 3676): each line longer than 78 characters cut into pieces of 76 that
-/// end in a soft break (a space the reader deletes), each physical line
-/// that begins with a space, `>` or `From ` stuffed with a space. `None`
-/// for a body with a line that ends in a space: flowed text cannot tell
-/// it from a soft break, so such a body goes as it is.
-fn flowed(body: &str) -> Option<String> {
-    let text = body.strip_suffix('\n').unwrap_or(body);
-    if text.split('\n').any(|l| l.ends_with([' ', '\t'])) {
-        return None;
-    }
-    let stuffed = |piece: &str, out: &mut String| {
-        if piece.starts_with([' ', '>']) || piece.starts_with("From ") {
-            out.push(' ');
-        }
-        out.push_str(piece);
-    };
-    let mut out = String::with_capacity(body.len() + body.len() / 32);
-    for line in text.split('\n') {
-        let chars: Vec<char> = line.chars().collect();
-        if chars.len() <= 78 {
-            stuffed(line, &mut out);
-            out.push_str("\r\n");
-            continue;
-        }
-        let pieces: Vec<String> = chars
-            .chunks(FLOWED_PIECE)
-            .map(|c| c.iter().collect())
-            .collect();
-        for (i, piece) in pieces.iter().enumerate() {
-            stuffed(piece, &mut out);
-            if i + 1 < pieces.len() {
-                out.push(' ');
-            }
-            out.push_str("\r\n");
-        }
-    }
-    Some(out)
 }
 
 /// Sends a built message over SMTP (`smtp://host:port`, `smtps://…`,

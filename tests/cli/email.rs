@@ -236,29 +236,8 @@ fn a_signed_envelope_is_read_back_out_of_any_mail() {
         .code(0);
     let mail = std::fs::read_to_string(&eml).unwrap();
     assert!(mail.contains("Content-Transfer-Encoding: 8bit"), "{mail}");
-    // format=flowed: the long `sig:` line goes in pieces no client rewraps
-    // (every line within 78 characters), joined again by the reader.
-    assert!(mail.contains("format=flowed; delsp=yes"), "{mail}");
     let sig_line = signed.lines().find(|l| l.starts_with("sig: ")).unwrap();
-    assert!(
-        sig_line.chars().count() > 78,
-        "a long sig: line: {sig_line}"
-    );
-    assert!(!mail.contains(sig_line), "the sig: line in pieces: {mail}");
-    let body = &mail[mail.find("\r\n\r\n").unwrap()..];
-    assert!(
-        body.lines().all(|l| l.chars().count() <= 78),
-        "every body line within 78 characters: {body}"
-    );
-    // What Outlook and Gmail do to a plain-text mail, wrapping at a space
-    // before column 78, leaves it as it is.
-    let rewrapped = h.path().join("rewrapped.eml");
-    std::fs::write(&rewrapped, rewrap_at_78(&mail)).unwrap();
-    aiproto(h.path())
-        .arg("verify")
-        .arg(&rewrapped)
-        .assert()
-        .code(0);
+    assert!(mail.contains(sig_line), "the sig: line whole: {mail}");
     let script = r#"
 import sys, email.charset
 from email.mime.text import MIMEText
@@ -296,28 +275,4 @@ open(f"{out}/multipart.eml", "w").write(both.as_string())
             .code(0)
             .stdout(predicate::str::contains("ok signed by CLAUDE"));
     }
-}
-
-/// A mail client's wrap of plain text: each line longer than 78 characters
-/// is broken at its last space before column 78.
-fn rewrap_at_78(text: &str) -> String {
-    let mut out = String::new();
-    for line in text.split_inclusive('\n') {
-        let (mut rest, end) = match line.strip_suffix("\r\n") {
-            Some(l) => (l, "\r\n"),
-            None => (line.strip_suffix('\n').unwrap_or(line), "\n"),
-        };
-        while rest.chars().count() > 78 {
-            let cut: String = rest.chars().take(78).collect();
-            let Some(space) = cut.rfind(' ').filter(|at| *at > 0) else {
-                break;
-            };
-            out.push_str(&rest[..space]);
-            out.push_str(end);
-            rest = &rest[space + 1..];
-        }
-        out.push_str(rest);
-        out.push_str(end);
-    }
-    out
 }
