@@ -422,7 +422,7 @@ def crosstalk(kit, aiproto):
         # What a reader cannot repair without guessing (docs/crosstalk.md): the
         # lost end, a legacy 8-bit save, a look-alike letter, and the three
         # damages that are only diagnosed (joined lines, table cells, HTML source).
-        refused = path.stem in ("cut-off", "latin1-save", "cyrillic-intent", "html-source", "lines-joined",
+        refused = path.stem in ("cut-off", "latin1-save", "ansi-arrow", "cyrillic-intent", "html-source", "lines-joined",
                                 "markdown-table") or any(c in ("CT-END-MISSING", "INPUT-NOT-UTF8") for c in expected)
         diagnosed_only = path.stem in ("html-source", "lines-joined", "markdown-table")
         kit.add("crosstalk", f"damage/{path.stem}", path.relative_to(ROOT), kind="damage", version="1.1",
