@@ -9,8 +9,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use base64::Engine;
-
+use crate::transport::bearer::{random_secret, same_bytes};
 use crate::transport::http_conn::Request;
 
 /// The header the login call carries the token in.
@@ -26,13 +25,6 @@ pub struct Guard {
     port: u16,
     used: std::sync::atomic::AtomicBool,
     sessions: std::sync::Mutex<Vec<String>>,
-}
-
-/// 256 random bits, base64url.
-fn random_secret() -> anyhow::Result<String> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for the token: {e}"))?;
-    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
 impl Guard {
@@ -161,12 +153,6 @@ impl Guard {
     }
 }
 
-/// Compares without stopping at the first difference (the time taken
-/// says nothing about how much of a guess was right).
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,12 +197,5 @@ mod tests {
             g.url("[::1]:4000".parse().unwrap()),
             "http://[::1]:4000/#token=secret"
         );
-    }
-
-    #[test]
-    fn tokens_compare_whole() {
-        assert!(same_bytes(b"abc", b"abc"));
-        assert!(!same_bytes(b"abc", b"abd"));
-        assert!(!same_bytes(b"abc", b"ab"));
     }
 }

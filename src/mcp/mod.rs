@@ -1,8 +1,10 @@
 //! `aiproto mcp`: the library as a Model Context Protocol server over
-//! stdio, so that assistants validate, compose, sign, convert and relay
+//! stdio or Streamable HTTP, so that assistants validate, compose, sign, convert and relay
 //! messages themselves. A face beside the command line: it calls the same
 //! library functions, never a command.
 
+mod fixtures;
+pub mod http;
 mod resources;
 mod server;
 
@@ -16,7 +18,7 @@ pub fn serve(ctx: Context) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let running = server::Server::new(ctx)
+        let running = server::Server::new(ctx, false)?
             .serve(rmcp::transport::stdio())
             .await?;
         running.waiting().await?;

@@ -5,18 +5,21 @@ use std::sync::Arc;
 
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::common::schema_for_type;
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use super::fixtures::Fixtures;
 use super::resources;
 use crate::operations::{self as tools, Context, OpError, OpResult, params};
 
@@ -162,15 +165,30 @@ const TOOLS: &[Spec] = &[
     },
 ];
 
-/// The server: its context, shared with the blocking threads.
+/// The server: its context, shared with the blocking threads, and the
+/// conformance suite's fixtures when it runs in that test mode.
 #[derive(Clone)]
 pub struct Server {
     ctx: Arc<Context>,
+    fixtures: Option<Arc<Fixtures>>,
 }
 
+/// How long a host may keep a list (tools, prompts, resources) or a fixed
+/// resource: they change only when the server restarts with other flags.
+const LIST_TTL_MS: u64 = 60_000;
+
 impl Server {
-    pub fn new(ctx: Context) -> Server {
-        Server { ctx: Arc::new(ctx) }
+    /// The server for `ctx`; with `fixtures`, the conformance suite's test
+    /// tools, resources and prompts besides aiproto's own.
+    pub fn new(ctx: Context, fixtures: bool) -> anyhow::Result<Server> {
+        Ok(Server {
+            ctx: Arc::new(ctx),
+            fixtures: if fixtures {
+                Some(Arc::new(Fixtures::new()?))
+            } else {
+                None
+            },
+        })
     }
 
     fn offered(&self) -> impl Iterator<Item = &'static Spec> + '_ {
@@ -209,13 +227,29 @@ fn answer(result: OpResult) -> CallToolResult {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
+        // The fixtures' test mode also offers what the suite's scenarios
+        // exercise: subscriptions, list changes, logging, completions.
+        #[allow(deprecated)]
+        let capabilities = if self.fixtures.is_some() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_prompts()
+                .enable_prompts_list_changed()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_resources_list_changed()
+                .enable_logging()
+                .enable_completions()
+                .build()
+        } else {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
                 .enable_resources()
-                .build(),
-        )
+                .build()
+        };
+        ServerConfig::new(capabilities)
         .with_server_info(Implementation::new("aiproto", env!("CARGO_PKG_VERSION")))
         .with_instructions(
             "aiproto checks, composes, signs and converts AI-agent protocol messages (AI Crosstalk \
@@ -230,9 +264,13 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(
-            self.offered().map(Server::tool).collect(),
-        ))
+        let mut tools: Vec<Tool> = self.offered().map(Server::tool).collect();
+        if self.fixtures.is_some() {
+            tools.extend(Fixtures::tools());
+        }
+        Ok(ListToolsResult::with_all_items(tools)
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -242,8 +280,13 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if let Some(fixtures) = &self.fixtures
+            && Fixtures::is_tool(&request.name)
+        {
+            return fixtures.call(request, &context).await;
+        }
         let Some(spec) = self.offered().find(|t| t.name == request.name) else {
             return Err(McpError::invalid_params(
                 format!("no tool {}", request.name),
@@ -264,7 +307,13 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(ListPromptsResult::with_all_items(resources::prompts()))
+        let mut prompts = resources::prompts();
+        if self.fixtures.is_some() {
+            prompts.extend(Fixtures::prompts());
+        }
+        Ok(ListPromptsResult::with_all_items(prompts)
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private))
     }
 
     async fn get_prompt(
@@ -272,6 +321,11 @@ impl ServerHandler for Server {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        if self.fixtures.is_some()
+            && let Some(answer) = Fixtures::prompt(&request)
+        {
+            return answer;
+        }
         resources::get_prompt(&self.ctx, &request.name, request.arguments.as_ref())
             .map(Into::into)
             .map_err(|e| McpError::invalid_params(e.message, None))
@@ -282,9 +336,13 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(resources::list(
-            &self.ctx,
-        )))
+        let mut listed = resources::list(&self.ctx);
+        if self.fixtures.is_some() {
+            listed.extend(Fixtures::resources());
+        }
+        Ok(ListResourcesResult::with_all_items(listed)
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private))
     }
 
     async fn read_resource(
@@ -292,13 +350,114 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if self.fixtures.is_some()
+            && let Some(answer) = Fixtures::read(&request.uri)
+        {
+            return answer;
+        }
         let ctx = Arc::clone(&self.ctx);
         let uri = request.uri;
+        // The archive grows while the server runs: read it anew each time.
+        let ttl = if uri == resources::ARCHIVE_URI {
+            0
+        } else {
+            LIST_TTL_MS
+        };
         let result = tokio::task::spawn_blocking(move || resources::read(&ctx, &uri))
             .await
             .unwrap_or_else(|e| Err(OpError::new(format!("reading failed: {e}"))));
         result
-            .map(Into::into)
+            .map(|read| {
+                read.with_ttl_ms(ttl)
+                    .with_cache_scope(CacheScope::Private)
+                    .into()
+            })
             .map_err(|e| McpError::resource_not_found(e.message, None))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.fixtures
+            .as_ref()
+            .map(|_| requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        match &self.fixtures {
+            Some(fixtures) => fixtures.listen(context).await,
+            None => {
+                context.cancelled().await;
+                Ok(())
+            }
+        }
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let templates = if self.fixtures.is_some() {
+            Fixtures::templates()
+        } else {
+            Vec::new()
+        };
+        Ok(ListResourceTemplatesResult::with_all_items(templates)
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        if self.fixtures.is_some() {
+            return Fixtures::complete(&request);
+        }
+        Ok(CompleteResult::default())
+    }
+
+    // Logging is deprecated from 2026-07-28 (SEP-2577); 2025-11-25 fixtures use it.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if self.fixtures.is_some() {
+            return Ok(());
+        }
+        Err(McpError::method_not_found::<
+            rmcp::model::SetLevelRequestMethod,
+        >())
+    }
+
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if self.fixtures.is_some() {
+            return Ok(());
+        }
+        Err(McpError::method_not_found::<
+            rmcp::model::SubscribeRequestMethod,
+        >())
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if self.fixtures.is_some() {
+            return Ok(());
+        }
+        Err(McpError::method_not_found::<
+            rmcp::model::UnsubscribeRequestMethod,
+        >())
     }
 }

@@ -13,6 +13,7 @@
 //! | `email:ADDRESS`             | a mail per message            | —                             |
 
 pub mod admission;
+pub mod bearer;
 pub mod broker;
 pub mod clipboard;
 mod clipboard_targets;

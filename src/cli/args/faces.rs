@@ -30,6 +30,72 @@ pub struct McpArgs {
     /// The largest text or file a tool takes, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
     pub max_bytes: usize,
+
+    /// Serve over Streamable HTTP on ADDR:PORT (path /mcp) instead of
+    /// stdio (port 0: a free port). Every request needs the bearer token,
+    /// printed at start unless given by --token-file or AIPROTO_MCP_TOKEN.
+    #[arg(long, value_name = "ADDR:PORT", help_heading = "Over HTTP")]
+    pub listen: Option<std::net::SocketAddr>,
+
+    /// Read the bearer token from FILE's first line (at least 16
+    /// characters) instead of making one.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "listen",
+        help_heading = "Over HTTP"
+    )]
+    pub token_file: Option<PathBuf>,
+
+    /// A name clients reach the server by (the Host header), besides
+    /// localhost and the bound address; repeatable. Other names get 403
+    /// (DNS rebinding).
+    #[arg(
+        long = "allowed-host",
+        value_name = "NAME",
+        requires = "listen",
+        help_heading = "Over HTTP"
+    )]
+    pub allowed_hosts: Vec<String>,
+
+    /// A browser origin allowed to call (scheme://host:port), besides the
+    /// server's own; repeatable. Requests with another Origin get 403.
+    #[arg(
+        long = "allow-origin",
+        value_name = "ORIGIN",
+        requires = "listen",
+        help_heading = "Over HTTP"
+    )]
+    pub allowed_origins: Vec<String>,
+
+    /// Listen beyond loopback although aiproto speaks plain HTTP: the
+    /// token and every message cross the network readable. Put a TLS
+    /// proxy in front, or keep to a network you trust.
+    #[arg(long, requires = "listen", help_heading = "Over HTTP")]
+    pub allow_remote: bool,
+
+    /// Seconds a client may take to send a request's headers, and its body
+    /// (408 beyond).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS, help_heading = "Over HTTP")]
+    pub read_timeout: u64,
+
+    /// Requests handled at once (503 beyond).
+    #[arg(long, value_name = "N", default_value_t = crate::transport::server::MAX_CONNECTIONS, help_heading = "Over HTTP")]
+    pub max_connections: usize,
+
+    /// Connections one client address may hold open (closed beyond).
+    #[arg(long, value_name = "N", default_value_t = crate::transport::admission::MAX_PER_CLIENT, help_heading = "Over HTTP")]
+    pub max_per_client: usize,
+
+    /// Requests per second one client address may make (429 beyond).
+    #[arg(long, value_name = "N", help_heading = "Over HTTP")]
+    pub rate: Option<u32>,
+
+    /// Test mode for the MCP conformance suite: also serve the suite's
+    /// fixture tools, resources and prompts (test_simple_text, …) beside
+    /// aiproto's own. Loopback only; never for real use.
+    #[arg(long, requires = "listen", help_heading = "Over HTTP")]
+    pub conformance_fixtures: bool,
 }
 
 #[derive(Debug, Args)]

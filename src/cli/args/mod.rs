@@ -278,10 +278,14 @@ pub enum Command {
     /// Example: aiproto serve --listen 127.0.0.1:8080 --inbox inbox/
     Serve(ServeArgs),
 
-    /// Serve aiproto's tools to an AI assistant over MCP (stdio).
+    /// Serve aiproto's tools to an AI assistant over MCP (stdio or HTTP).
     ///
     /// A Model Context Protocol server that a host (Claude Desktop, Claude
-    /// Code, an IDE agent) starts as a subprocess: tools validate, inspect,
+    /// Code, an IDE agent) starts as a subprocess, or, with --listen, that
+    /// hosts and agents reach at http://ADDR:PORT/mcp (Streamable HTTP,
+    /// revisions 2026-07-28 and 2025-11-25; every request carries the
+    /// bearer token printed at start; Host and Origin are checked, loopback
+    /// only unless --allow-remote): tools validate, inspect,
     /// compose, convert, sign, verify, thread and poll_collate; the
     /// Crosstalk primer as a prompt; the JSON Schemas, protocol summaries
     /// and the --archive as resources. Tools read and write files only
@@ -291,6 +295,8 @@ pub enum Command {
     /// text must not make an assistant publish.
     ///
     /// Example: aiproto mcp --root ~/relay --archive ~/relay/project.crosstalk
+    ///
+    /// Example: aiproto mcp --root ~/relay --listen 127.0.0.1:8765
     Mcp(McpArgs),
 
     /// Open the relay desk: a page in the browser for copy-paste relaying.
