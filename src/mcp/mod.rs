@@ -5,6 +5,7 @@
 
 mod fixtures;
 pub mod http;
+mod outputs;
 mod resources;
 mod server;
 

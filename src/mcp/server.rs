@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::fixtures::Fixtures;
+use super::outputs::Checks;
 use super::resources;
 use crate::operations::{self as tools, Context, OpError, OpResult, params};
 
@@ -170,6 +171,7 @@ const TOOLS: &[Spec] = &[
 #[derive(Clone)]
 pub struct Server {
     ctx: Arc<Context>,
+    checks: Arc<Checks>,
     fixtures: Option<Arc<Fixtures>>,
 }
 
@@ -183,6 +185,7 @@ impl Server {
     pub fn new(ctx: Context, fixtures: bool) -> anyhow::Result<Server> {
         Ok(Server {
             ctx: Arc::new(ctx),
+            checks: Arc::new(Checks::new(TOOLS.iter().map(|t| t.name))?),
             fixtures: if fixtures {
                 Some(Arc::new(Fixtures::new()?))
             } else {
@@ -199,14 +202,32 @@ impl Server {
         })
     }
 
-    fn tool(spec: &Spec) -> Tool {
-        Tool::new(spec.name, spec.description, (spec.schema)()).with_annotations(
+    fn tool(&self, spec: &Spec) -> Tool {
+        let tool = Tool::new(spec.name, spec.description, (spec.schema)()).with_annotations(
             ToolAnnotations::new()
                 .read_only(spec.read_only)
                 .destructive(false)
                 .idempotent(spec.name != "send")
                 .open_world(spec.needs == Needs::Network),
-        )
+        );
+        match self.checks.schema(spec.name) {
+            Some(output) => tool.with_raw_output_schema(output),
+            None => tool,
+        }
+    }
+
+    /// A successful answer must be what the tool declares: checked here,
+    /// the one place every face's call passes, before it is sent.
+    fn held_to_schema(&self, name: &str, result: OpResult) -> OpResult {
+        let value = result?;
+        self.checks.check(name, &value).map_err(|why| {
+            eprintln!("aiproto: bug: the {name} tool answered outside its output schema {why}");
+            OpError::new(format!(
+                "aiproto's {name} tool answered outside its own output schema ({why}); this is a \
+                 bug in aiproto, please report it with the call that caused it"
+            ))
+        })?;
+        Ok(value)
     }
 }
 
@@ -264,7 +285,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut tools: Vec<Tool> = self.offered().map(Server::tool).collect();
+        let mut tools: Vec<Tool> = self.offered().map(|t| self.tool(t)).collect();
         if self.fixtures.is_some() {
             tools.extend(Fixtures::tools());
         }
@@ -274,7 +295,9 @@ impl ServerHandler for Server {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.offered().find(|t| t.name == name).map(Server::tool)
+        self.offered()
+            .find(|t| t.name == name)
+            .map(|t| self.tool(t))
     }
 
     async fn call_tool(
@@ -299,7 +322,7 @@ impl ServerHandler for Server {
         let result = tokio::task::spawn_blocking(move || run(&ctx, args))
             .await
             .unwrap_or_else(|e| Err(OpError::new(format!("the tool failed: {e}"))));
-        Ok(answer(result).into())
+        Ok(answer(self.held_to_schema(spec.name, result)).into())
     }
 
     async fn list_prompts(

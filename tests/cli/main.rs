@@ -20,6 +20,7 @@ mod hsp;
 pub mod http;
 mod keys;
 mod mcp;
+mod mcp_http;
 pub mod mqtt;
 mod mqtt5;
 mod msp;
