@@ -163,9 +163,17 @@ impl Door {
             Ok(Err(_)) => return plain(StatusCode::BAD_REQUEST, "the body was cut off"),
             Ok(Ok(collected)) => collected.to_bytes(),
         };
-        self.service
+        let ends_session = parts.method == hyper::Method::DELETE;
+        let mut response = self
+            .service
             .handle(Request::from_parts(parts, Full::new(body)))
-            .await
+            .await;
+        // A session ended is answered 202 by rmcp; the official Python SDK
+        // takes only 200 or 204 as done and warns the person otherwise.
+        if ends_session && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        response
     }
 
     /// `Authorization: Bearer TOKEN`, compared in constant time: the 401

@@ -4,7 +4,11 @@
 without `--allow-network`, tools called, the prompt and the resources read.
 Prints each Inspector command and a short answer: the transcript of a session.
 
-usage: mcp_inspector.py INSPECTOR_BINARY AIPROTO_BINARY REPO_ROOT
+With a second Inspector (v2, whose CLI sends headers), the same over
+Streamable HTTP: `aiproto mcp --listen` with a bearer token, tools/list and
+a tools/call of every tool through `--transport http --header`.
+
+usage: mcp_inspector.py INSPECTOR_BINARY AIPROTO_BINARY REPO_ROOT [INSPECTOR_V2_BINARY]
 """
 import json
 import os
@@ -87,6 +91,67 @@ summary = inspect("--method", "resources/read", "--uri", "aiproto://protocols/cr
 text = summary.get("contents", [{}])[0].get("text", "")
 print("  first line:", text.splitlines()[0] if text else "")
 check("[[END]]" in text, "the summary explains the envelope")
+
+
+def over_http(inspector2):
+    """Every tool called through the Inspector v2 CLI over HTTP."""
+    token = "inspector-token-" + os.urandom(12).hex()
+    assert subprocess.run([binary, "keygen", "-q", "--id", "k1", "--signs-for", "claude://session/abc"], cwd=root,
+                          env={**os.environ, "AIPROTO_HOME": home}).returncode == 0
+    server = subprocess.Popen(
+        [binary, "mcp", "--root", str(root), "--allow-network", "--allow-signing", "--listen", "127.0.0.1:0",
+         "--archive", str(root / "archive.crosstalk")],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env={**os.environ, "AIPROTO_HOME": home, "AIPROTO_MCP_TOKEN": token})
+    url = server.stdout.readline().strip()
+    shutil.copy(repo / "examples/crosstalk/valid/v1_1-poll-and-answers.crosstalk", root / "poll.crosstalk")
+
+    def call(*args, header=f"Authorization: Bearer {token}"):
+        command = [inspector2, "--cli", "--transport", "http", "--server-url", url, "--header", header, *args]
+        shown = " ".join(["mcp-inspector --cli --transport http --server-url", url,
+                          '--header "Authorization: Bearer $TOKEN"',
+                          *[a.split("=")[0] + "=…" if "\n" in a else a for a in args]])
+        run = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=90)
+        print(f"$ {shown}")
+        return run
+
+    try:
+        run = call("--method", "tools/list")
+        check(run.returncode == 0, f"tools/list over HTTP: exit {run.returncode}: {run.stderr[-400:]}")
+        tools = json.loads(run.stdout).get("tools", []) if run.returncode == 0 else []
+        names = sorted(t["name"] for t in tools)
+        print("  tools:", ", ".join(names))
+        check(len(names) == 10 and all(t.get("outputSchema") for t in tools),
+              f"ten tools, each with an output schema: {names}")
+        calls = {
+            "validate": ["path=respond.crosstalk"],
+            "inspect": ["path=respond.crosstalk"],
+            "compose": ["protocol=crosstalk", f"reply_to={request}", "body=Over HTTP."],
+            "convert": ["path=respond.crosstalk", "to=hsp"],
+            "sign": [f"text={request}", "key=k1"],
+            "verify": ["path=respond.crosstalk"],
+            "thread": ['paths=["respond.crosstalk"]'],
+            "poll_collate": ['paths=["poll.crosstalk"]'],
+            "send": [f"text={request}", "via=file:archive.crosstalk"],
+            "recv": ["via=file:archive.crosstalk", "count=1", "timeout_seconds=2"],
+        }
+        for tool, args in calls.items():
+            run = call("--method", "tools/call", "--tool-name", tool, *[x for a in args for x in ("--tool-arg", a)])
+            answer = json.loads(run.stdout) if run.returncode == 0 and run.stdout.strip() else {}
+            content = answer.get("structuredContent") or {}
+            print(f"  {tool}: isError={answer.get('isError')} keys={sorted(content)[:5]}")
+            check(run.returncode == 0 and "content" in answer, f"{tool} over HTTP: {run.stderr[-300:]}")
+            check(answer.get("isError") is False, f"{tool} over HTTP answers: {answer}"[:400])
+        run = call("--method", "tools/list", header="Authorization: Bearer wrong")
+        check(run.returncode != 0, "the Inspector with a wrong token is refused")
+        print("  with a wrong token: exit", run.returncode)
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if len(sys.argv) > 4:
+    over_http(sys.argv[4])
 
 if failures:
     print(f"{len(failures)} check(s) failed")
