@@ -3,14 +3,14 @@
 //! and each operation's answer. The page itself is driven by Chromium in
 //! `tests/interop/desk_browser.mjs`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{REQUEST, Running, aiproto, home, spawn};
+use super::{REQUEST, Running, aiproto, home, spawn, started_with_line};
 
 /// A running desk: its address (`127.0.0.1:PORT`), the token of its URL
 /// (used once, to log in) and the session cookie that got.
@@ -22,20 +22,13 @@ pub(crate) struct Desk {
 }
 
 pub(crate) fn start(home: &Path, archive: &Path, extra: &[&str]) -> Desk {
-    let mut child = spawn(home, &["desk", "--listen", "127.0.0.1:0", "--archive"])
-        .arg(archive)
-        .args(extra)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim();
+    let mut command = spawn(home, &["desk", "--listen", "127.0.0.1:0", "--archive"]);
+    command.arg(archive).args(extra);
+    let (child, url) = started_with_line(command);
+    let url = url.as_str();
     let (base, token) = url.split_once("/#token=").expect("the URL carries a token");
     let mut desk = Desk {
-        child: Running(child),
+        child,
         address: base.trim_start_matches("http://").to_string(),
         token: token.to_string(),
         cookie: String::new(),
@@ -522,21 +515,13 @@ fn open_hands_the_browser_no_token_on_its_command_line() {
         std::env::var("PATH").unwrap_or_default()
     );
     let archive = h.path().join("a.crosstalk");
-    let mut child = spawn(
+    let mut command = spawn(
         h.path(),
         &["desk", "--listen", "127.0.0.1:0", "--open", "--archive"],
-    )
-    .arg(&archive)
-    .env("PATH", path)
-    .stderr(std::process::Stdio::null())
-    .spawn()
-    .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let _running = Running(child);
-    let token = line.trim().split_once("#token=").unwrap().1.to_string();
+    );
+    command.arg(&archive).env("PATH", path);
+    let (_running, line) = started_with_line(command);
+    let token = line.split_once("#token=").unwrap().1.to_string();
     let file = |ext: &str| seen.with_extension(ext);
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while !file("page").exists() && std::time::Instant::now() < deadline {

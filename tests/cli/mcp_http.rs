@@ -5,7 +5,7 @@
 //! 2026-07-28 revision's stateless wire has them; the official clients
 //! (Python SDK, MCP Inspector) and the conformance suite run in `.ci/run`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::time::Duration;
@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::mcp::{call, start};
-use super::{REQUEST, Running, aiproto, home, spawn};
+use super::{REQUEST, Running, aiproto, home, spawn, started_with_line};
 
 const TOKEN: &str = "test-token-0123456789abcdef";
 
@@ -26,18 +26,13 @@ struct Listening {
 fn listen(root: &Path, h: &Path, extra: &[&str]) -> Listening {
     let token_file = h.join("mcp.token");
     std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
-    let mut child = spawn(h, &["mcp", "--listen", "127.0.0.1:0", "--root"])
+    let mut command = spawn(h, &["mcp", "--listen", "127.0.0.1:0", "--root"]);
+    command
         .arg(root)
         .arg("--token-file")
         .arg(&token_file)
-        .args(extra)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+        .args(extra);
+    let (child, line) = started_with_line(command);
     let address = line
         .trim()
         .strip_prefix("http://")
@@ -45,7 +40,7 @@ fn listen(root: &Path, h: &Path, extra: &[&str]) -> Listening {
         .unwrap_or_else(|| panic!("the URL on stdout: {line:?}"))
         .to_string();
     Listening {
-        _child: Running(child),
+        _child: child,
         address,
     }
 }

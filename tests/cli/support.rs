@@ -46,6 +46,22 @@ pub fn aiproto_child(home: &Path, args: &[&str]) -> Child {
 /// A child process stopped when dropped.
 pub struct Running(pub Child);
 
+/// Starts `command` (stdout piped, stderr dropped) and returns it with the
+/// first line it prints: the URL or address a listening face announces.
+pub fn started_with_line(mut command: std::process::Command) -> (Running, String) {
+    let mut child = command
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("aiproto starts");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut BufReader::new(child.stdout.take().expect("stdout is piped")),
+        &mut line,
+    )
+    .expect("a first line");
+    (Running(child), line.trim().to_string())
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.0.kill();
