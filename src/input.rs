@@ -16,6 +16,22 @@ pub const MESSAGE_EXTENSIONS: [&str; 9] = [
     "cbp",
 ];
 
+/// Which files that hold no message a run passes over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Those that are something else (a README, a `package.json`); not a
+    /// file whose extension is only ever a message's (`.crosstalk`,
+    /// `.aict`, `.cbp`), nor an empty JSON file: those are NO-MESSAGE, as
+    /// when they are named.
+    Foreign,
+    /// Any (`--skip-non-messages`): the person said so.
+    Any,
+}
+
+/// Extensions that hold messages and nothing else: such a file without a
+/// message is a finding, wherever it was found.
+pub const ONLY_MESSAGE_EXTENSIONS: [&str; 3] = ["crosstalk", "aict", "cbp"];
+
 /// The extensions of the text files Crosstalk envelopes are kept or pasted
 /// in (a saved mail among them).
 pub const TEXT_EXTENSIONS: [&str; 5] = ["crosstalk", "aict", "txt", "md", "eml"];
@@ -144,10 +160,10 @@ pub enum Input {
     Stdin,
     /// A file named on the command line.
     File(PathBuf),
-    /// A file a directory walk found (or named with `--skip-non-messages`):
-    /// one that holds no message is skipped, not an error (a README beside
-    /// the messages).
-    Walked(PathBuf),
+    /// A file a directory walk found, or one named with
+    /// `--skip-non-messages`: one that holds no message may be passed over,
+    /// not reported (a README beside the messages) — as [`Pass`] says.
+    Walked(PathBuf, Pass),
     Text(Source),
     /// Stdin, or a file named on the command line, copied to a private
     /// temporary file, to be read more than once (the same bytes each time).
@@ -212,7 +228,7 @@ impl Input {
         match self {
             Input::Stdin => "<stdin>".to_string(),
             Input::Spooled(spool) => spool.name.clone(),
-            Input::File(p) | Input::Walked(p) => crate::path_names::name(p),
+            Input::File(p) | Input::Walked(p, _) => crate::path_names::name(p),
             Input::Unreadable(u) => crate::path_names::name(&u.path),
             Input::Text(source) => source.name.clone(),
         }
@@ -235,7 +251,7 @@ impl Input {
                 CAPACITY,
                 std::io::stdin(),
             ))),
-            Input::File(p) | Input::Walked(p) => std::fs::File::open(p)
+            Input::File(p) | Input::Walked(p, _) => std::fs::File::open(p)
                 .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead>)
                 .map_err(|error| InputError::Io {
                     path: self.name(),
@@ -274,7 +290,7 @@ impl Input {
             // A pipe or a device named as a file: what is read from it
             // could not be read again, so it is not opened here.
             Input::File(path) => (path, Some(regular_size(std::fs::metadata(path).ok()?)?)),
-            Input::Walked(path) => (path, None),
+            Input::Walked(path, _) => (path, None),
             _ => return None,
         };
         let mut file = std::fs::File::open(path).ok()?;
@@ -305,16 +321,32 @@ impl Input {
         Some(bytes)
     }
 
-    /// Whether a directory walk found it (rather than being named).
-    pub fn is_walked(&self) -> bool {
-        matches!(self, Input::Walked(_))
+    /// Whether the input, holding no message (its text `text`), may be
+    /// passed over rather than reported: a file a walk found that is
+    /// something else, or any with `--skip-non-messages` ([`Pass`]).
+    pub fn may_pass_over(&self, text: &str) -> bool {
+        let Input::Walked(path, pass) = self else {
+            return false;
+        };
+        if *pass == Pass::Any {
+            return true;
+        }
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        let json = JSON_EXTENSIONS.contains(&extension.as_str());
+        let empty = text.trim_start_matches(crate::chars::BOM).trim().is_empty();
+        let only_messages = ONLY_MESSAGE_EXTENSIONS.contains(&extension.as_str());
+        !(only_messages || json && empty)
     }
 
     /// The input's size in bytes, when it is a file.
     pub fn size(&self) -> Option<u64> {
         match self {
             Input::Stdin | Input::Unreadable(_) => None,
-            Input::File(p) | Input::Walked(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Input::File(p) | Input::Walked(p, _) => std::fs::metadata(p).ok().map(|m| m.len()),
             Input::Text(source) => Some(source.text.len() as u64),
             Input::Spooled(spool) => spool.file.as_file().metadata().ok().map(|m| m.len()),
         }
@@ -434,7 +466,7 @@ pub fn expand(
         } else if path.is_dir() {
             let found = walk(path, options)?;
             inputs.extend(found.files.into_iter().map(|file| match file {
-                Ok(path) => Input::Walked(path),
+                Ok(path) => Input::Walked(path, Pass::Foreign),
                 Err(unreadable) => Input::Unreadable(unreadable),
             }));
             skipped.extend(found.skipped);
@@ -726,7 +758,7 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         for input in [
             super::Input::File(path.clone()),
-            super::Input::Walked(path.clone()),
+            super::Input::Walked(path.clone(), super::Pass::Foreign),
         ] {
             assert_eq!(
                 input.small_file(text.len()),
@@ -743,7 +775,7 @@ mod tests {
             None
         );
         assert_eq!(
-            super::Input::Walked(dir.path().join("nope")).small_file(10),
+            super::Input::Walked(dir.path().join("nope"), super::Pass::Foreign).small_file(10),
             None
         );
         let fifo = dir.path().join("pipe");

@@ -7,7 +7,7 @@ use crate::diag::Diagnostic;
 use crate::exit::{CliError, ExitStatus};
 use std::path::Path;
 
-use crate::input::{self, Input, SkipReason, Skipped, Source};
+use crate::input::{self, Input, Pass, SkipReason, Skipped, Source};
 use crate::operations::read::{self, Document, Piece};
 use crate::operations::{Found, ReadOptions};
 use crate::output::{self, Painter, SourceLines, Stream};
@@ -122,8 +122,10 @@ pub fn gather(args: &InputArgs) -> Result<(Vec<Input>, Vec<Skipped>), CliError> 
     }
     if args.skip_non_messages {
         for input in &mut inputs {
-            if let Input::File(path) = input {
-                *input = Input::Walked(std::mem::take(path));
+            match input {
+                Input::File(path) => *input = Input::Walked(std::mem::take(path), Pass::Any),
+                Input::Walked(_, pass) => *pass = Pass::Any,
+                _ => {}
             }
         }
     }

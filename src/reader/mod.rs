@@ -304,7 +304,7 @@ pub fn read_or_skip(
     }
     let foreign =
         |text: &str| Some(why_no_message(without_bom(text))).filter(NoMessage::may_be_skipped);
-    if input.is_walked()
+    if input.may_pass_over(&source.text)
         && forced.is_some()
         && Protocol::detect(without_bom(&source.text)).is_none()
         && let Some(why) = foreign(&source.text)
@@ -312,7 +312,7 @@ pub fn read_or_skip(
         return Err((source, why));
     }
     let doc = Document::from_source(source, forced, options);
-    if input.is_walked()
+    if input.may_pass_over(&doc.source.text)
         && doc.messages.is_empty()
         && let Some(why) = foreign(&doc.source.text)
     {

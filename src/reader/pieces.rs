@@ -184,7 +184,10 @@ impl Pieces {
     /// met is passed over as [`super::read_or_skip`] passes it.
     fn end(&mut self) -> Option<Item> {
         let why = self.why_no_message();
-        (self.messages_before == 0 && self.input.is_walked() && why.may_be_skipped()).then(|| {
+        let passed_over = self.messages_before == 0
+            && why.may_be_skipped()
+            && self.input.may_pass_over(&self.head);
+        passed_over.then(|| {
             let source = Source {
                 name: self.name.clone(),
                 text: std::mem::take(&mut self.head),

@@ -139,3 +139,51 @@ fn a_folder_that_cannot_be_read_is_a_finding_and_the_rest_is_checked() {
         );
     }
 }
+
+/// A walk in CI: a `.crosstalk` file of prose and an empty `.json` are
+/// NO-MESSAGE in every report, as when named; a README and a
+/// `package.json` are something else and passed over; `--skip-non-messages`
+/// passes over all of them.
+#[test]
+fn a_message_file_without_a_message_is_a_finding_in_every_report() {
+    let h = home();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ok.crosstalk"), REQUEST).unwrap();
+    std::fs::write(
+        dir.path().join("prose.crosstalk"),
+        "Just prose, pasted by mistake.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("empty.json"), "").unwrap();
+    std::fs::write(dir.path().join("package.json"), "{\"name\": \"pkg\"}\n").unwrap();
+    std::fs::write(dir.path().join("README.md"), "# notes\n").unwrap();
+
+    let (code, text) = run(h.path(), dir.path(), &["validate", "."]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("prose.crosstalk:1:1: error[NO-MESSAGE]"),
+        "{text}"
+    );
+    assert!(text.contains("empty.json:1:1: error[NO-MESSAGE]"), "{text}");
+    assert!(
+        !text.contains("package.json:") && !text.contains("README.md:"),
+        "{text}"
+    );
+
+    for format in ["json", "sarif", "junit", "gitlab"] {
+        let (code, report) = run(h.path(), dir.path(), &["validate", "--format", format, "."]);
+        assert_eq!(code, Some(1), "{format}: {report}");
+        for name in ["prose.crosstalk", "empty.json"] {
+            assert!(report.contains(name), "{format} names {name}: {report}");
+        }
+        assert!(report.contains("NO-MESSAGE"), "{format}: {report}");
+    }
+
+    let (code, text) = run(
+        h.path(),
+        dir.path(),
+        &["validate", "--skip-non-messages", "."],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("4 files without a message skipped"), "{text}");
+}

@@ -442,10 +442,10 @@ pub struct InputArgs {
     #[arg(long = "exclude", value_name = "GLOB")]
     pub excludes: Vec<String>,
 
-    /// Files named on the command line that hold no message of any protocol
-    /// (a README, a package.json) are skipped, as a directory walk skips
-    /// them, instead of reported as NO-MESSAGE: for hooks that pass file
-    /// names. Broken JSON is still reported.
+    /// Every file without a message of any protocol is skipped instead of
+    /// reported as NO-MESSAGE: named ones (for hooks that pass file names)
+    /// and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty
+    /// JSON, which a walk otherwise reports. Broken JSON is still reported.
     #[arg(long)]
     pub skip_non_messages: bool,
 
