@@ -1,5 +1,6 @@
 //! CSDL: validation, dialects, and `convert --to csdl --expand|--compact`.
 
+use predicates::prelude::*;
 use predicates::str::contains;
 
 use super::{aiproto, home, json_lines, repo};
@@ -269,4 +270,45 @@ fn cbp_frames_are_read_from_files_and_pipes_and_damage_is_placed_on_its_frame() 
         .assert()
         .code(1)
         .stdout(contains("error[CSDL-CBP-UNRESOLVED]"));
+}
+
+/// A stream whose first frame is of another CBP version is named as that
+/// (CSDL-CBP-FRAME with the version), not as text that is not UTF-8:
+/// named, piped, walked and with `--protocol csdl` alike.
+#[test]
+fn a_cbp_frame_of_another_version_is_named_by_its_version() {
+    let dir = home();
+    let mut stream = std::fs::read(repo("examples/csdl/e3/agents.cbp")).unwrap();
+    stream[2] = 2;
+    let file = dir.path().join("v2.cbp");
+    std::fs::write(&file, &stream).unwrap();
+    for args in [vec!["validate"], vec!["validate", "--protocol", "csdl"]] {
+        aiproto(dir.path())
+            .args(&args)
+            .arg(&file)
+            .assert()
+            .code(1)
+            .stdout(contains("error[CSDL-CBP-FRAME]: CBP version 2 at byte 0"))
+            .stdout(contains("INPUT-NOT-UTF8").not());
+    }
+    aiproto(dir.path())
+        .args(["validate", "-"])
+        .write_stdin(stream.clone())
+        .assert()
+        .code(1)
+        .stdout(contains("CBP version 2 at byte 0"));
+    aiproto(dir.path())
+        .args(["validate", "."])
+        .current_dir(dir.path())
+        .assert()
+        .code(1)
+        .stdout(contains("v2.cbp:1:8: error[CSDL-CBP-FRAME]: CBP version 2"));
+    // Two bytes of magic and nothing else: a cut frame, not text.
+    std::fs::write(&file, [0xCB, 0x50]).unwrap();
+    aiproto(dir.path())
+        .arg("validate")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stdout(contains("error[CSDL-CBP-FRAME]: cut off"));
 }

@@ -30,9 +30,11 @@ const FLAG_ENCRYPTED: u8 = 0x08;
 /// How deep MessagePack may nest (E3's messages are a few levels deep).
 const MAX_DEPTH: usize = 128;
 
-/// Whether bytes start like a CBP frame.
+/// Whether bytes start like a CBP frame: its magic, whatever the version
+/// byte after it (`CB 50` is no UTF-8 text, so nothing else is lost; a
+/// version aiproto does not read is then named by the frame's finding).
 pub fn is_cbp(head: &[u8]) -> bool {
-    head.len() >= 3 && head[..2] == MAGIC && head[2] == VERSION
+    head.len() >= 2 && head[..2] == MAGIC
 }
 
 /// CBP's one-byte ids, from E3's `cbp_schema.py`.
