@@ -185,7 +185,39 @@ fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
         timeout: timeout(args.timeout)?,
     };
     let url = args.url.clone();
-    one_at_a_time(chosen, |v| endpoint.observe(v), |why| why.contains(&url), g)
+    // The statuses of the first answers: when every one of them says the
+    // path is not there, the URL is wrong and the run says so and stops.
+    let statuses = std::cell::RefCell::new(Vec::new());
+    let observe = |v: &Vector| {
+        let (observed, status) = endpoint.observe_status(v);
+        statuses.borrow_mut().push(status);
+        observed
+    };
+    let wrong_place = || wrong_endpoint(&url, &endpoint.protocol, &statuses.borrow());
+    one_at_a_time(chosen, observe, |why| why.contains(&url), wrong_place, g)
+}
+
+/// How many answers are enough to say that a URL is not the endpoint.
+const NOT_THERE_AFTER: usize = 5;
+
+/// Why `url` is probably not the receiver's endpoint, when the first
+/// [`NOT_THERE_AFTER`] answers are all 404 or 405 (or the whole run, if
+/// shorter): every vector would fail for the same reason, none for its own.
+fn wrong_endpoint(url: &str, protocol: &str, statuses: &[Option<u16>]) -> Option<String> {
+    let first = statuses.get(..NOT_THERE_AFTER.min(statuses.len()))?;
+    let not_there = |s: &Option<u16>| matches!(s, Some(404 | 405));
+    if first.is_empty() || statuses.len() < NOT_THERE_AFTER || !first.iter().all(not_there) {
+        return None;
+    }
+    let paths = crate::conformance::http::ROUTES
+        .iter()
+        .find(|(p, _)| *p == protocol)
+        .map(|(_, paths)| paths.join(" or "))
+        .unwrap_or_default();
+    Some(format!(
+        "{url} answered 404 or 405 to the first {NOT_THERE_AFTER} vectors: is this the endpoint? \
+         {protocol}'s HTTP binding is POST {paths} (give the URL with its path)"
+    ))
 }
 
 fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
@@ -226,24 +258,33 @@ fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
         chosen,
         |v| agent.observe(v),
         |why| why.contains(&address),
+        || None,
         g,
     )
 }
 
 /// Grades `chosen` in order, one at a time (a receiver or an agent sees
 /// them as a sequence); when the first finds the peer unreachable
-/// (`unreachable` says so of its reason) the run stops with exit 3: a run
-/// that reached nobody has graded nothing.
+/// (`unreachable` says so of its reason), or `wrong_place` says after an
+/// answer that the run is talking to the wrong place, the run stops with
+/// exit 3: a run that reached nobody has graded nothing.
 fn one_at_a_time(
     chosen: Vec<Vector>,
     observe: impl Fn(&Vector) -> Observed,
     unreachable: impl Fn(&str) -> bool,
+    wrong_place: impl Fn() -> Option<String>,
     g: &GlobalArgs,
 ) -> CmdResult {
     let started = Instant::now();
     let mut outcomes = Vec::with_capacity(chosen.len());
     for (n, v) in chosen.into_iter().enumerate() {
         let observed = observe(&v);
+        if let Some(why) = wrong_place() {
+            return Err(CliError::new(
+                ExitStatus::Transport,
+                anyhow::anyhow!("{why}"),
+            ));
+        }
         if n == 0
             && let Observed::Broken { why } = &observed
             && unreachable(why)

@@ -46,6 +46,12 @@ const RATE_RETRIES: u32 = 5;
 
 impl Endpoint {
     pub fn observe(&self, vector: &Vector) -> Observed {
+        self.observe_status(vector).0
+    }
+
+    /// What the receiver did with `vector`, and the HTTP status it answered
+    /// with (none when it could not be reached).
+    pub fn observe_status(&self, vector: &Vector) -> (Observed, Option<u16>) {
         let content_type = match self.protocol.as_str() {
             "crosstalk" => "text/plain; charset=utf-8",
             _ => "application/json",
@@ -58,14 +64,15 @@ impl Endpoint {
                     std::thread::sleep(Duration::from_millis(250 << attempt));
                 }
                 Ok(answer) => break answer,
-                Err(e) => return Observed::broken(e.to_string()),
+                Err(e) => return (Observed::broken(e.to_string()), None),
             }
         };
-        match status {
+        let observed = match status {
             200..=299 => self.taken(vector, &body),
             400..=499 => self.refused(status, &body),
             _ => Observed::broken(format!("answered {status}: {}", first_line(&body))),
-        }
+        };
+        (observed, Some(status))
     }
 
     /// A 2xx: the answer must be the protocol's own (an envelope; an HSP

@@ -246,6 +246,24 @@ fn aiproto_serve_passes_every_vector_of_both_http_bindings() {
     }
 }
 
+/// Graded at the server's base URL instead of its endpoint, every vector
+/// would fail with the same 404: the run stops after a few, exit 3, and
+/// asks whether this is the endpoint, naming the binding's paths.
+#[test]
+fn a_url_that_is_not_the_endpoint_stops_the_run_with_a_hint() {
+    let h = home();
+    let server = Server::start(h.path(), &["--inbox", "inbox"]);
+    let out = aiproto(h.path())
+        .args(["conformance", "http", "--protocol", "hsp"])
+        .arg(format!("{}/", server.url))
+        .assert()
+        .code(3);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("is this the endpoint?"), "{err}");
+    assert!(err.contains("POST /hsp or /message"), "{err}");
+    assert!(out.get_output().stdout.is_empty(), "no grade is printed");
+}
+
 #[test]
 fn a_receiver_that_takes_messages_without_acknowledging_them_is_graded_down() {
     let h = home();
