@@ -1021,7 +1021,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__http)
-            opts="-p -q -v -h -V --protocol --level --timeout --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --level --only --expected-failures --write-expected-failures --timeout --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1037,6 +1037,18 @@ _aiproto() {
                     ;;
                 --level)
                     COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
+                    return 0
+                    ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expected-failures)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-expected-failures)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1059,7 +1071,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__mqtt)
-            opts="-q -v -h -V --agent --capability --level --timeout --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --agent --capability --level --only --expected-failures --write-expected-failures --timeout --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1075,6 +1087,18 @@ _aiproto() {
                     ;;
                 --level)
                     COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
+                    return 0
+                    ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expected-failures)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-expected-failures)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1101,7 +1125,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__parser)
-            opts="-p -j -q -v -h -V --protocol --level --adapter --codes --timeout --jobs --color --format --quiet --verbose --help --version"
+            opts="-p -j -q -v -h -V --protocol --level --only --adapter --codes --timeout --jobs --expected-failures --write-expected-failures --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1119,6 +1143,10 @@ _aiproto() {
                     COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
                     return 0
                     ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --adapter)
                     COMPREPLY=($(compgen -W "exit json" -- "${cur}"))
                     return 0
@@ -1132,6 +1160,14 @@ _aiproto() {
                     return 0
                     ;;
                 -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expected-failures)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-expected-failures)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1151,7 +1187,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__vectors)
-            opts="-p -q -v -h -V --protocol --level --out --color --format --quiet --verbose --help --version"
+            opts="-p -q -v -h -V --protocol --level --only --out --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1167,6 +1203,10 @@ _aiproto() {
                     ;;
                 --level)
                     COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
+                    return 0
+                    ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --out)
@@ -1189,7 +1229,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__verifier)
-            opts="-p -j -q -v -h -V --protocol --level --adapter --codes --timeout --jobs --color --format --quiet --verbose --help --version"
+            opts="-p -j -q -v -h -V --protocol --level --only --adapter --codes --timeout --jobs --expected-failures --write-expected-failures --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1207,6 +1247,10 @@ _aiproto() {
                     COMPREPLY=($(compgen -W "mandatory recommended decision" -- "${cur}"))
                     return 0
                     ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --adapter)
                     COMPREPLY=($(compgen -W "exit json" -- "${cur}"))
                     return 0
@@ -1220,6 +1264,14 @@ _aiproto() {
                     return 0
                     ;;
                 -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expected-failures)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-expected-failures)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

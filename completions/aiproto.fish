@@ -85,7 +85,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l merge-reports -d 'Several aiproto runs started by one parent process (pre-commit, or xargs splitting a long file list) write one report holding all their results, merged under a file lock, instead of each replacing it. On whenever PRE_COMMIT is set (pre-commit sets it for its hooks) or AIPROTO_REPORT_SESSION is: runs with the same AIPROTO_REPORT_SESSION=NAME are one session whatever started them'
@@ -188,7 +188,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l canonical -d 'Rewrite in canonical form, keeping each message\'s version'
@@ -212,7 +212,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -231,7 +231,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -265,7 +265,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -779,7 +779,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l merge-reports -d 'Several aiproto runs started by one parent process (pre-commit, or xargs splitting a long file list) write one report holding all their results, merged under a file lock, instead of each replacing it. On whenever PRE_COMMIT is set (pre-commit sets it for its hooks) or AIPROTO_REPORT_SESSION is: runs with the same AIPROTO_REPORT_SESSION=NAME are one session whatever started them'
@@ -929,7 +929,7 @@ github\t'validate, verify: GitHub Actions workflow commands (annotations on a pu
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l skip-non-messages -d 'Files named on the command line that hold no message of any protocol (a README, a package.json) are skipped, as a directory walk skips them, instead of reported as NO-MESSAGE: for hooks that pass file names. Broken JSON is still reported'
+complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l compare -d 'Count each message in every form aiproto writes it, with the ratio'
@@ -995,6 +995,7 @@ msp\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -l level -d 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto\'s reading where the spec is vague); repeatable' -r -f -a "mandatory\t'What the spec requires'
 recommended\t'What the spec recommends (and what a copy-paste reader should repair)'
 decision\t'aiproto\'s documented reading where the spec is silent or vague'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -l only -d 'Only the vectors with this id, whose id matches this glob (`hsp/1.0/*`), or whose spec section holds this text (`§4.3`, `acknowledgements`); repeatable. Reruns one failure, or one section' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -l out -d 'Write the vectors and manifest.json into DIR (created; refused if it holds other files)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
@@ -1016,10 +1017,13 @@ msp\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l level -d 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto\'s reading where the spec is vague); repeatable' -r -f -a "mandatory\t'What the spec requires'
 recommended\t'What the spec recommends (and what a copy-paste reader should repair)'
 decision\t'aiproto\'s documented reading where the spec is silent or vague'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l only -d 'Only the vectors with this id, whose id matches this glob (`hsp/1.0/*`), or whose spec section holds this text (`§4.3`, `acknowledgements`); repeatable. Reruns one failure, or one section' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l adapter -d 'How COMMAND\'s answer is read' -r -f -a "exit\t'Exit 0 accepts, 1 refuses'
 json\t'One JSON object per message with `valid`, `errors`, `warnings`'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l timeout -d 'Seconds COMMAND may take on one vector; past them it is stopped with everything it started, and the vector fails' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -s j -l jobs -d 'How many vectors run at once [default: the number of cores]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l expected-failures -d 'The vectors the implementation is known to fail (one id a line, `#` comments): the run then fails only on a change — a mandatory failure the file does not list, or a listed vector that passes now' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l write-expected-failures -d 'Write the ids of the vectors that failed to FILE: the baseline for --expected-failures (a first run in CI writes it, the next read it)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -1041,10 +1045,13 @@ msp\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l level -d 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto\'s reading where the spec is vague); repeatable' -r -f -a "mandatory\t'What the spec requires'
 recommended\t'What the spec recommends (and what a copy-paste reader should repair)'
 decision\t'aiproto\'s documented reading where the spec is silent or vague'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l only -d 'Only the vectors with this id, whose id matches this glob (`hsp/1.0/*`), or whose spec section holds this text (`§4.3`, `acknowledgements`); repeatable. Reruns one failure, or one section' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l adapter -d 'How COMMAND\'s answer is read' -r -f -a "exit\t'Exit 0 accepts, 1 refuses'
 json\t'One JSON object per message with `valid`, `errors`, `warnings`'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l timeout -d 'Seconds COMMAND may take on one vector; past them it is stopped with everything it started, and the vector fails' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -s j -l jobs -d 'How many vectors run at once [default: the number of cores]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l expected-failures -d 'The vectors the implementation is known to fail (one id a line, `#` comments): the run then fails only on a change — a mandatory failure the file does not list, or a listed vector that passes now' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l write-expected-failures -d 'Write the ids of the vectors that failed to FILE: the baseline for --expected-failures (a first run in CI writes it, the next read it)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -1064,6 +1071,9 @@ hsp\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -l level -d 'Only the vectors of this level; repeatable' -r -f -a "mandatory\t'What the spec requires'
 recommended\t'What the spec recommends (and what a copy-paste reader should repair)'
 decision\t'aiproto\'s documented reading where the spec is silent or vague'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -l only -d 'Only the vectors with this id, glob over ids, or section text; repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -l expected-failures -d 'The vectors the implementation is known to fail (one id a line, `#` comments): the run then fails only on a change — a mandatory failure the file does not list, or a listed vector that passes now' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -l write-expected-failures -d 'Write the ids of the vectors that failed to FILE: the baseline for --expected-failures (a first run in CI writes it, the next read it)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -l timeout -d 'Seconds to wait for each answer' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
@@ -1083,6 +1093,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -l level -d 'Only the probes of this level; repeatable' -r -f -a "mandatory\t'What the spec requires'
 recommended\t'What the spec recommends (and what a copy-paste reader should repair)'
 decision\t'aiproto\'s documented reading where the spec is silent or vague'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -l only -d 'Only the probes with this id, glob over ids, or section text; repeatable' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -l expected-failures -d 'The vectors the implementation is known to fail (one id a line, `#` comments): the run then fails only on a change — a mandatory failure the file does not list, or a listed vector that passes now' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -l write-expected-failures -d 'Write the ids of the vectors that failed to FILE: the baseline for --expected-failures (a first run in CI writes it, the next read it)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -l timeout -d 'Seconds each probe waits for its answer (and listens for silence)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -l cafile -d 'mqtts://: a PEM file of CA certificates to trust besides the system\'s' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'

@@ -7,10 +7,13 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::args::{
-    AdapterChoice, ConformanceCommand, ConformanceHttpArgs, ConformanceMqttArgs,
+    AdapterChoice, BaselineArgs, ConformanceCommand, ConformanceHttpArgs, ConformanceMqttArgs,
     ConformanceRunArgs, ConformanceVectorsArgs, GlobalArgs, VectorSelectArgs,
 };
+use std::collections::BTreeMap;
+
 use crate::conformance::agent::Agent;
+use crate::conformance::baseline::{self, Baseline, Comparison};
 use crate::conformance::grade::{self, Observed, Outcome};
 use crate::conformance::http::{Endpoint, protocol_of_url};
 use crate::conformance::parser::{Adapter, Implementation, scratch_kit};
@@ -35,6 +38,7 @@ fn selection(select: &VectorSelectArgs, kinds: &[Kind]) -> Selection {
         protocols: select.protocols.clone(),
         levels: select.levels.clone(),
         kinds: kinds.to_vec(),
+        only: select.only.clone(),
     }
 }
 
@@ -104,6 +108,7 @@ fn run_command(args: &ConformanceRunArgs, kinds: &[Kind], g: &GlobalArgs) -> Cmd
         ));
     }
     let chosen = selected(&selection(&args.select, kinds))?;
+    let against = against(&args.baseline)?;
     let implementation = Implementation {
         argv: args.command.clone(),
         adapter: match args.adapter {
@@ -146,7 +151,7 @@ fn run_command(args: &ConformanceRunArgs, kinds: &[Kind], g: &GlobalArgs) -> Cmd
             })
             .collect::<Vec<Outcome>>()
     }));
-    finish(&outcomes, started.elapsed(), g)
+    finish(&outcomes, started.elapsed(), &against, g)
 }
 
 fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
@@ -164,6 +169,7 @@ fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
         protocols: vec![protocol.clone()],
         levels: args.levels.clone(),
         kinds: vec![Kind::Message, Kind::Damage],
+        only: args.only.clone(),
     })?;
     // The binding sends UTF-8 text: a vector saved in another encoding (a
     // Notepad "Unicode" save) cannot be sent as the binding says, and one a
@@ -194,7 +200,14 @@ fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
         observed
     };
     let wrong_place = || wrong_endpoint(&url, &endpoint.protocol, &statuses.borrow());
-    one_at_a_time(chosen, observe, |why| why.contains(&url), wrong_place, g)
+    one_at_a_time(
+        chosen,
+        observe,
+        |why| why.contains(&url),
+        wrong_place,
+        &against(&args.baseline)?,
+        g,
+    )
 }
 
 /// How many answers are enough to say that a URL is not the endpoint.
@@ -227,6 +240,7 @@ fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
         protocols: vec!["hsp".into()],
         levels: args.levels.clone(),
         kinds: vec![Kind::Agent],
+        only: args.only.clone(),
     })?;
     // A TaskRequest needs a capability the agent offers: without one the
     // probe is left out, said, and not counted.
@@ -259,6 +273,7 @@ fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
         |v| agent.observe(v),
         |why| why.contains(&address),
         || None,
+        &against(&args.baseline)?,
         g,
     )
 }
@@ -273,6 +288,7 @@ fn one_at_a_time(
     observe: impl Fn(&Vector) -> Observed,
     unreachable: impl Fn(&str) -> bool,
     wrong_place: impl Fn() -> Option<String>,
+    against: &Against,
     g: &GlobalArgs,
 ) -> CmdResult {
     let started = Instant::now();
@@ -296,53 +312,136 @@ fn one_at_a_time(
         }
         outcomes.push(grade::grade(v, observed, false));
     }
-    finish(&outcomes, started.elapsed(), g)
+    finish(&outcomes, started.elapsed(), against, g)
 }
 
-/// Prints the run in the chosen format; exit 0 only when every mandatory vector passed.
-fn finish(outcomes: &[Outcome], took: Duration, g: &GlobalArgs) -> CmdResult {
+/// The run's baseline, read before anything runs (a typo in it stops the
+/// run at once), and where to write the next one.
+struct Against {
+    read: Option<Baseline>,
+    args: BaselineArgs,
+}
+
+fn against(args: &BaselineArgs) -> Result<Against, CliError> {
+    Ok(Against {
+        read: args
+            .expected_failures
+            .as_deref()
+            .map(Baseline::read)
+            .transpose()
+            .map_err(CliError::usage)?,
+        args: args.clone(),
+    })
+}
+
+/// Prints the run in the chosen format; exit 0 only when every mandatory
+/// vector passed — or, against a baseline, when nothing changed.
+fn finish(outcomes: &[Outcome], took: Duration, against: &Against, g: &GlobalArgs) -> CmdResult {
+    let baseline = &against.args;
+    let comparison = against.read.as_ref().map(|b| b.compare(outcomes));
     if let Some(format) = g.format_choice.report() {
         write_report(outcomes, format)?;
     } else {
         match g.format {
-            Format::Json => write_json(outcomes)?,
+            Format::Json => write_json(outcomes, comparison.as_ref())?,
             Format::Human => write_human(outcomes, took, g)?,
         }
     }
-    Ok(if grade::mandatory_met(outcomes) {
+    if let Some(path) = &baseline.write_expected_failures {
+        std::fs::write(path, baseline::written(outcomes)).map_err(|e| {
+            CliError::new(
+                ExitStatus::Transport,
+                anyhow::anyhow!("--write-expected-failures {}: {e}", path.display()),
+            )
+        })?;
+        if !g.quiet {
+            let failed = outcomes.iter().filter(|o| !o.passed()).count();
+            eprintln!(
+                "aiproto: wrote the {failed} failing vector id(s) to {}",
+                path.display()
+            );
+        }
+    }
+    let met = match &comparison {
+        Some(comparison) => {
+            if !g.quiet {
+                say_comparison(comparison, baseline);
+            }
+            comparison.unchanged()
+        }
+        None => grade::mandatory_met(outcomes),
+    };
+    Ok(if met {
         ExitStatus::Ok
     } else {
         ExitStatus::Invalid
     })
 }
 
+/// The run against its baseline, on stderr.
+fn say_comparison(c: &Comparison, baseline: &BaselineArgs) {
+    let file = baseline
+        .expected_failures
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    eprintln!(
+        "aiproto: against {file}: {} expected failure(s) still fail, {} new, {} now pass{}",
+        c.still_failing,
+        c.new.len(),
+        c.fixed.len(),
+        if c.not_run > 0 {
+            format!(" ({} listed but not in this run)", c.not_run)
+        } else {
+            String::new()
+        }
+    );
+    for id in &c.new {
+        eprintln!("  new failure: {id}");
+    }
+    for id in &c.fixed {
+        eprintln!("  passes now (remove it from {file}): {id}");
+    }
+}
+
 fn write_human(outcomes: &[Outcome], took: Duration, g: &GlobalArgs) -> std::io::Result<()> {
     let p = Painter::new(g.color, Stream::Stdout);
     let mut out = BufWriter::new(std::io::stdout().lock());
-    for o in outcomes {
+    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| !o.passed()).collect();
+    if !failed.is_empty() && !g.quiet {
+        write_groups(&mut out, &failed, &p)?;
+    }
+    // The failures one by one, a section at a time (the kit's order inside one).
+    let mut by_section: Vec<&Outcome> = failed.clone();
+    by_section.sort_by(|a, b| a.vector.section.cmp(&b.vector.section));
+    for o in by_section {
         let v = &o.vector;
-        match &o.failure {
-            Some((failure, why)) => {
-                let label = if v.level == Level::Mandatory {
-                    p.error("FAIL")
-                } else {
-                    p.warning("FAIL")
-                };
-                writeln!(
-                    out,
-                    "{label} {} {}\n     [{}]: {}",
-                    p.bold(&v.id),
-                    p.dim(&format!("({}, {})", v.level.name(), v.section)),
-                    failure.code(),
-                    output::escape_controls(why)
-                )?;
-            }
-            None if g.verbose => writeln!(out, "{} {}", p.good("pass"), v.id)?,
-            None => {}
+        let Some((failure, why)) = &o.failure else {
+            continue;
+        };
+        let label = if v.level == Level::Mandatory {
+            p.error("FAIL")
+        } else {
+            p.warning("FAIL")
+        };
+        writeln!(
+            out,
+            "{label} {} {}\n     {}: {}\n     [{}]: {}",
+            p.bold(&v.id),
+            p.dim(&format!("({}, {})", v.level.name(), v.section)),
+            p.dim("file"),
+            v.kit_path().display(),
+            failure.code(),
+            output::escape_controls(why)
+        )?;
+    }
+    if g.verbose {
+        for o in outcomes.iter().filter(|o| o.passed()) {
+            writeln!(out, "{} {}", p.good("pass"), o.vector.id)?;
         }
     }
     if !g.quiet {
-        if outcomes.iter().any(|o| !o.passed()) {
+        if !failed.is_empty() {
             writeln!(out)?;
         }
         for (protocol, grade) in grade::tally(outcomes) {
@@ -365,24 +464,73 @@ fn write_human(outcomes: &[Outcome], took: Duration, g: &GlobalArgs) -> std::io:
                 counts.join(" · ")
             )?;
         }
-        let failed = outcomes.iter().filter(|o| !o.passed()).count();
         writeln!(
             out,
-            "conformance kit {KIT_VERSION}: {} vectors, {} passed, {failed} failed ({:.1} s)",
+            "conformance kit {KIT_VERSION}: {} vectors, {} passed, {} failed ({:.1} s)",
             outcomes.len(),
-            outcomes.len() - failed,
+            outcomes.len() - failed.len(),
+            failed.len(),
             took.as_secs_f64()
         )?;
+        if !failed.is_empty() {
+            writeln!(
+                out,
+                "{}",
+                p.dim("rerun one with --only ID (or a section, or a glob); `conformance vectors --out DIR` writes the files named above")
+            )?;
+        }
     }
     out.flush()
 }
 
-fn write_json(outcomes: &[Outcome]) -> std::io::Result<()> {
+/// The failures counted by spec section and by cause, before the detail:
+/// where to start, and whether one cause explains most of them.
+fn write_groups(out: &mut impl Write, failed: &[&Outcome], p: &Painter) -> std::io::Result<()> {
+    let mut sections: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut causes: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for o in failed {
+        let entry = sections.entry(o.vector.section.as_str()).or_default();
+        entry.0 += 1;
+        if o.vector.level == Level::Mandatory {
+            entry.1 += 1;
+        }
+        if let Some((failure, _)) = &o.failure {
+            *causes.entry(failure.code()).or_default() += 1;
+        }
+    }
+    let mut sections: Vec<(&str, (usize, usize))> = sections.into_iter().collect();
+    sections.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    writeln!(out, "{}", p.bold("failures by spec section"))?;
+    for (section, (all, mandatory)) in sections {
+        let mandatory = format!("({mandatory} mandatory)");
+        writeln!(out, "  {all:>4}  {mandatory:<16} {section}")?;
+    }
+    let mut causes: Vec<(&str, usize)> = causes.into_iter().collect();
+    causes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    writeln!(out, "{}", p.bold("failures by cause"))?;
+    for (code, n) in causes {
+        writeln!(out, "  {n:>4}  {code:<14} {}", cause_meaning(code))?;
+    }
+    writeln!(out)
+}
+
+/// What a failure code means, in a few words.
+fn cause_meaning(code: &str) -> &'static str {
+    match code {
+        "CONF-ACCEPTED" => "accepted what the spec refuses",
+        "CONF-REFUSED" => "refused what the spec accepts",
+        "CONF-CODES" => "right verdict, without the codes aiproto names",
+        "CONF-ANSWER" => "right verdict, answered the wrong way",
+        _ => "no verdict (crashed, timed out, unreadable answer)",
+    }
+}
+
+fn write_json(outcomes: &[Outcome], comparison: Option<&Comparison>) -> std::io::Result<()> {
     let mut out = BufWriter::new(std::io::stdout().lock());
     for o in outcomes {
         output::write_json_line(&mut out, &records::vector(o))?;
     }
-    output::write_json_line(&mut out, &records::summary(outcomes))?;
+    output::write_json_line(&mut out, &records::summary(outcomes, comparison))?;
     out.flush()
 }
 

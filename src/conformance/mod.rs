@@ -9,6 +9,7 @@
 //! graded by the same rules as any other implementation.
 
 pub mod agent;
+pub mod baseline;
 pub mod grade;
 pub mod http;
 pub mod parser;

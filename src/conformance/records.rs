@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::diag::{Diagnostic, Pos};
 
+use super::baseline::Comparison;
 use super::grade::{self, Observed, Outcome, ProtocolGrade};
 use super::vectors::{Expect, KIT_VERSION, Level};
 
@@ -19,6 +20,9 @@ pub struct VectorRecord<'a> {
     level: Level,
     section: &'a str,
     expect: Expect,
+    /// The vector's file in a kit written by `conformance vectors --out`.
+    file: String,
+    about: &'a str,
     observed: &'a Observed,
     passed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -29,13 +33,16 @@ pub struct VectorRecord<'a> {
 
 /// The run's grades (`record: "summary"`, last).
 #[derive(Debug, Serialize)]
-pub struct SummaryRecord {
+pub struct SummaryRecord<'a> {
     record: &'static str,
     kit: &'static str,
     vectors: usize,
     passed: usize,
     mandatory_met: bool,
     protocols: Vec<ProtocolSummary>,
+    /// Against `--expected-failures`: what changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a Comparison>,
 }
 
 #[derive(Debug, Serialize)]
@@ -56,6 +63,8 @@ pub fn vector(o: &Outcome) -> VectorRecord<'_> {
         level: v.level,
         section: &v.section,
         expect: v.expect,
+        file: v.kit_path().to_string_lossy().into_owned(),
+        about: &v.about,
         observed: &o.observed,
         passed: o.passed(),
         code: o.failure.as_ref().map(|(f, _)| f.code()),
@@ -63,8 +72,9 @@ pub fn vector(o: &Outcome) -> VectorRecord<'_> {
     }
 }
 
-pub fn summary(outcomes: &[Outcome]) -> SummaryRecord {
+pub fn summary<'a>(outcomes: &[Outcome], baseline: Option<&'a Comparison>) -> SummaryRecord<'a> {
     SummaryRecord {
+        baseline,
         record: "summary",
         kit: KIT_VERSION,
         vectors: outcomes.len(),
@@ -131,7 +141,7 @@ mod tests {
             .into_iter()
             .map(|v| grade(v, Observed::accepted(vec![], vec![]), false))
             .collect();
-        let s = serde_json::to_value(summary(&outcomes)).unwrap();
+        let s = serde_json::to_value(summary(&outcomes, None)).unwrap();
         assert_eq!(s["vectors"], outcomes.len());
         let counted: u64 = s["protocols"]
             .as_array()

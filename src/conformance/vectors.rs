@@ -206,6 +206,24 @@ pub struct Selection {
     pub levels: Vec<Level>,
     /// Empty: every kind.
     pub kinds: Vec<Kind>,
+    /// Empty: every vector; else those [`only`] takes for one of them.
+    pub only: Vec<String>,
+}
+
+/// Whether `pattern` (`--only`) names the vector: its id, a glob over ids
+/// (`hsp/1.0/*`), or its spec section or a part of the section's name
+/// (`§4.3`, `acknowledgements`), in any case.
+pub fn only(pattern: &str, v: &Vector) -> bool {
+    if pattern == v.id {
+        return true;
+    }
+    if pattern.contains(['*', '?', '[']) {
+        return globset::Glob::new(pattern).is_ok_and(|g| g.compile_matcher().is_match(&v.id));
+    }
+    !pattern.trim().is_empty()
+        && v.section
+            .to_lowercase()
+            .contains(&pattern.trim().to_lowercase())
 }
 
 impl Selection {
@@ -213,6 +231,7 @@ impl Selection {
         (self.protocols.is_empty() || self.protocols.iter().any(|p| p == v.protocol()))
             && (self.levels.is_empty() || self.levels.contains(&v.level))
             && (self.kinds.is_empty() || self.kinds.contains(&v.kind))
+            && (self.only.is_empty() || self.only.iter().any(|p| only(p, v)))
     }
 
     pub fn of(&self, vectors: Vec<Vector>) -> Vec<Vector> {

@@ -153,6 +153,187 @@ fn a_parser_that_accepts_everything_fails_exactly_the_vectors_the_spec_refuses()
     );
 }
 
+/// An implementer's loop: a failure names its vector and its file in a
+/// written kit; `--only` reruns exactly that vector (or a section, or a
+/// glob); a baseline of today's failures passes, and a new failure, or a
+/// listed one that passes now, changes the verdict; a typo in the baseline
+/// stops the run before anything runs.
+#[test]
+fn failures_point_at_their_files_and_a_baseline_fails_only_on_a_change() {
+    let h = home();
+    // An imperfect HSP parser: anything that is a JSON object is fine.
+    let parser = h.path().join("naive.py");
+    std::fs::write(
+        &parser,
+        "import json, sys\ntry:\n    d = json.load(open(sys.argv[1]))\nexcept Exception:\n    sys.exit(1)\nsys.exit(0 if isinstance(d, dict) else 1)\n",
+    )
+    .unwrap();
+    let naive = parser.to_str().unwrap();
+    let base = h.path().join("expected-failures.txt");
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "-p",
+            "hsp",
+            "--format",
+            "json",
+            "--write-expected-failures",
+        ])
+        .arg(&base)
+        .args(["--", "python3", naive, "{}"])
+        .assert()
+        .code(1);
+    let (records, _) = graded(&out.get_output().stdout);
+    let failed = failed_ids(&records);
+    assert!(failed.len() > 50, "{}", failed.len());
+    let one = record(&records, "hsp/invalid/fact-confidence-above-1");
+    assert_eq!(one["passed"], false);
+    assert_eq!(one["file"], "hsp/invalid/fact-confidence-above-1.json");
+    // The written kit has that file.
+    let kit = h.path().join("kit");
+    aiproto(h.path())
+        .args(["conformance", "vectors", "-q", "--out"])
+        .arg(&kit)
+        .assert()
+        .success();
+    assert!(
+        kit.join("hsp/invalid/fact-confidence-above-1.json")
+            .is_file()
+    );
+
+    // The human run: counts by section and by cause before the detail.
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "-p",
+            "hsp",
+            "--",
+            "python3",
+            naive,
+            "{}",
+        ])
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let groups = text
+        .find("failures by spec section")
+        .expect("grouped counts");
+    assert!(text.find("failures by cause").unwrap() < text.find("FAIL ").unwrap());
+    assert!(groups < text.find("FAIL ").unwrap());
+    assert!(
+        text.contains("file: hsp/invalid/fact-confidence-above-1.json"),
+        "{text}"
+    );
+
+    // --only reruns exactly one vector, or a section.
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "--format",
+            "json",
+            "--only",
+            "hsp/invalid/fact-confidence-above-1",
+        ])
+        .args(["--", "python3", naive, "{}"])
+        .assert()
+        .code(1);
+    let (records, _) = graded(&out.get_output().stdout);
+    assert_eq!(records.len(), 1);
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "--format",
+            "json",
+            "--only",
+            "acknowledgements",
+            "--only",
+            "hsp/1.0/fact-*",
+        ])
+        .args(["--", "python3", naive, "{}"])
+        .assert()
+        .code(1);
+    let (records, _) = graded(&out.get_output().stdout);
+    assert!(records.len() > 5);
+    assert!(records.iter().all(|r| {
+        r["section"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("acknowledgements")
+            || r["id"].as_str().unwrap().starts_with("hsp/1.0/fact-")
+    }));
+
+    // Today's failures as the baseline: the same run passes.
+    let against = |file: &std::path::Path, code: i32| {
+        let out = aiproto(h.path())
+            .args([
+                "conformance",
+                "parser",
+                "-p",
+                "hsp",
+                "--format",
+                "json",
+                "--expected-failures",
+            ])
+            .arg(file)
+            .args(["--", "python3", naive, "{}"])
+            .assert()
+            .code(code);
+        let (_, summary) = graded(&out.get_output().stdout);
+        (
+            summary,
+            String::from_utf8_lossy(&out.get_output().stderr).to_string(),
+        )
+    };
+    let (summary, _) = against(&base, 0);
+    assert_eq!(summary["baseline"]["new"], serde_json::json!([]));
+    // One mandatory failure left out of it: a new failure.
+    let text = std::fs::read_to_string(&base).unwrap();
+    let fewer = h.path().join("fewer.txt");
+    std::fs::write(
+        &fewer,
+        text.replace("hsp/invalid/fact-confidence-above-1 ", "# "),
+    )
+    .unwrap();
+    let (summary, err) = against(&fewer, 1);
+    assert_eq!(
+        summary["baseline"]["new"],
+        serde_json::json!(["hsp/invalid/fact-confidence-above-1"])
+    );
+    assert!(
+        err.contains("new failure: hsp/invalid/fact-confidence-above-1"),
+        "{err}"
+    );
+    // A vector that passes listed too: the baseline is out of date.
+    let more = h.path().join("more.txt");
+    std::fs::write(&more, format!("{text}hsp/1.0/fact\n")).unwrap();
+    let (summary, err) = against(&more, 1);
+    assert_eq!(
+        summary["baseline"]["fixed"],
+        serde_json::json!(["hsp/1.0/fact"])
+    );
+    assert!(err.contains("passes now"), "{err}");
+    // A typo: refused before anything runs, naming the line.
+    let typo = h.path().join("typo.txt");
+    std::fs::write(&typo, "hsp/1.0/fcat\n").unwrap();
+    let out = aiproto(h.path())
+        .args(["conformance", "parser", "-p", "hsp", "--expected-failures"])
+        .arg(&typo)
+        .args(["--", "python3", naive, "{}"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("typo.txt:1: `hsp/1.0/fcat` is no vector"),
+        "{err}"
+    );
+    assert!(out.get_output().stdout.is_empty());
+}
+
 #[test]
 fn a_parser_that_hangs_is_stopped_and_graded_broken_within_its_time_bound() {
     let h = home();

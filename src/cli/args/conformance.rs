@@ -85,6 +85,27 @@ pub struct VectorSelectArgs {
     /// (aiproto's reading where the spec is vague); repeatable.
     #[arg(long = "level", value_enum, value_name = "LEVEL")]
     pub levels: Vec<Level>,
+
+    /// Only the vectors with this id, whose id matches this glob
+    /// (`hsp/1.0/*`), or whose spec section holds this text (`§4.3`,
+    /// `acknowledgements`); repeatable. Reruns one failure, or one section.
+    #[arg(long = "only", value_name = "ID|GLOB|SECTION")]
+    pub only: Vec<String>,
+}
+
+/// A graded run against a baseline of known failures.
+#[derive(Debug, Clone, Args)]
+pub struct BaselineArgs {
+    /// The vectors the implementation is known to fail (one id a line, `#`
+    /// comments): the run then fails only on a change — a mandatory
+    /// failure the file does not list, or a listed vector that passes now.
+    #[arg(long, value_name = "FILE")]
+    pub expected_failures: Option<PathBuf>,
+
+    /// Write the ids of the vectors that failed to FILE: the baseline for
+    /// --expected-failures (a first run in CI writes it, the next read it).
+    #[arg(long, value_name = "FILE")]
+    pub write_expected_failures: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -131,6 +152,9 @@ pub struct ConformanceRunArgs {
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
+
     /// The implementation's command and its arguments (after `--`).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -148,6 +172,13 @@ pub struct ConformanceHttpArgs {
     /// Only the vectors of this level; repeatable.
     #[arg(long = "level", value_enum, value_name = "LEVEL")]
     pub levels: Vec<Level>,
+
+    /// Only the vectors with this id, glob over ids, or section text; repeatable.
+    #[arg(long = "only", value_name = "ID|GLOB|SECTION")]
+    pub only: Vec<String>,
+
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 
     /// Seconds to wait for each answer.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
@@ -171,6 +202,13 @@ pub struct ConformanceMqttArgs {
     /// Only the probes of this level; repeatable.
     #[arg(long = "level", value_enum, value_name = "LEVEL")]
     pub levels: Vec<Level>,
+
+    /// Only the probes with this id, glob over ids, or section text; repeatable.
+    #[arg(long = "only", value_name = "ID|GLOB|SECTION")]
+    pub only: Vec<String>,
+
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
 
     /// Seconds each probe waits for its answer (and listens for silence).
     #[arg(long, value_name = "SECS", default_value_t = 5.0)]
