@@ -448,7 +448,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -502,7 +502,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -566,7 +566,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -588,7 +588,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -610,7 +610,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -800,7 +800,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -822,7 +822,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -890,7 +890,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -912,7 +912,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1060,7 +1060,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1114,7 +1114,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1176,7 +1176,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1218,7 +1218,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1280,7 +1280,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1338,7 +1338,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1384,7 +1384,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1442,7 +1442,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2204,7 +2204,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2246,7 +2246,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2292,7 +2292,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2314,7 +2314,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2336,7 +2336,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2358,7 +2358,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2384,7 +2384,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2406,7 +2406,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2572,7 +2572,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2594,7 +2594,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2624,7 +2624,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2646,7 +2646,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2712,7 +2712,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2734,7 +2734,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2792,7 +2792,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2850,7 +2850,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2996,7 +2996,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3062,7 +3062,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3084,7 +3084,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3126,7 +3126,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3210,7 +3210,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3280,7 +3280,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3346,7 +3346,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3388,7 +3388,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3410,7 +3410,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3488,7 +3488,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3510,7 +3510,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3560,7 +3560,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3626,7 +3626,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3656,7 +3656,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3698,7 +3698,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3744,7 +3744,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3814,7 +3814,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3880,7 +3880,7 @@ _aiproto() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -32,7 +32,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_needs_command" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_needs_command" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -84,7 +85,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand validate" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
@@ -147,7 +149,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l uuid7 -d 'Make ids UUIDv7 instead of ULID'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l hash -d 'Crosstalk: end the envelope with a `hash:` line (the CRC-32 of the envelope up to `sig:`, as the upstream proposes), so a reader can tell a paste that was cut or edited'
 complete -c aiproto -n "__fish_aiproto_using_subcommand compose" -l requires-ack -d 'Ask the receiver for an ACK (`qos_parameters.requires_ack`)'
@@ -167,7 +170,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand primer" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -187,7 +191,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand convert" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
@@ -211,7 +216,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand inspect" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
@@ -230,7 +236,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand thread" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
@@ -246,7 +253,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and not __fish_seen_subcommand_from collate help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -264,7 +272,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand poll; and __fish_seen_subcommand_from collate" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
@@ -282,7 +291,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -298,7 +308,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -311,7 +322,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -329,7 +341,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -l uuid7 -d 'UUIDv7 instead of ULID'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s v -l verbose -d 'Also report messages that have no findings'
@@ -350,7 +363,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l force -d 'Send even if a message has errors; never one that cannot be read (JSON that does not parse, an envelope cut off before [[END]])'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l retain -d 'MQTT: ask the broker to retain the message for later subscribers'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -377,7 +391,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l watch -d 'clipboard: keep reading and print each new message once'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l follow -d 'file:PATH: keep reading as the file grows'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -l require-signed -d 'Take only messages that verify with a key of the keystore trusted for their sender, dated within --max-age; the others are named on stderr, not printed nor acknowledged, and make the exit status 1. Replays are kept out across restarts (see --state)'
@@ -399,7 +414,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l require-signed -d 'Accept only a TaskResult that verifies with a key of the keystore trusted for its sender'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s v -l verbose -d 'Also report messages that have no findings'
@@ -424,7 +440,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand relay" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -446,7 +463,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -l require-signed -d 'Keep only advertisements that verify with a key of the keystore trusted for their sender'
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand directory" -s v -l verbose -d 'Also report messages that have no findings'
@@ -460,7 +478,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand clipboard-hold" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -481,7 +500,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l allow-anonymous -d 'Listen beyond loopback without accounts: anyone who reaches the port reads and writes every topic'
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -s v -l verbose -d 'Also report messages that have no findings'
@@ -497,7 +517,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and __fish_seen_subcommand_from passwd" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -523,7 +544,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -547,7 +569,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l allow-network -d 'Offer the `send` and `recv` tools (file archive, HTTP, MQTT)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l allow-signing -d 'Offer the `sign` tool: the assistant may then sign text with your key, speaking as you (without it, it is not listed and refused)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l allow-remote -d 'Listen beyond loopback although aiproto speaks plain HTTP: the token and every message cross the network readable. Put a TLS proxy in front, or keep to a network you trust'
@@ -570,7 +593,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l open -d 'Open the page in the default browser (xdg-open, open or start)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -s v -l verbose -d 'Also report messages that have no findings'
@@ -591,7 +615,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -l force -d 'Replace an existing key of the same id without telling anyone: the old key is kept as retired here, but peers get no transition statement (prefer --rotate)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keygen" -s v -l verbose -d 'Also report messages that have no findings'
@@ -605,7 +630,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and not __fish_seen_subcommand_from list export import trust forget apply-revoke unrevoke apply-transition help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -627,7 +653,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -644,7 +671,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -658,7 +686,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -l replace -d 'Replace a different key already pinned under the same id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from import" -s v -l verbose -d 'Also report messages that have no findings'
@@ -674,7 +703,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -l replace -d 'Replace a different key already pinned under this id'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from trust" -s v -l verbose -d 'Also report messages that have no findings'
@@ -688,7 +718,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from forget" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -701,7 +732,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-revoke" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -714,7 +746,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from unrevoke" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -727,7 +760,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand keys; and __fish_seen_subcommand_from apply-transition" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -752,7 +786,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -s i -l in-place -d 'Rewrite the file in place instead of printing'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l no-public-key -d 'Leave the public key out of the signature'
 complete -c aiproto -n "__fish_aiproto_using_subcommand sign" -l only-mine -d 'Sign only your own messages of a transcript and leave the others as they are: those whose sender the key is bound to and whose text you composed here (`aiproto compose`, the desk), never one that only claims your name. Without it, any other sender is refused and nothing is signed'
@@ -778,7 +813,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand verify" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
@@ -799,7 +835,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and not __fish_seen_subcommand_from encode decode judge pipeline help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -828,7 +865,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l full -d 'Write every field, the spec\'s defaults too (version, empty params, priority medium, parent_id null; the timestamp as ISO 8601). The default is the compact wire form, which any MSP reader fills back in'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -l if-smaller -d 'Write the signal only when it has fewer tokens than the prose; otherwise write nothing (exit 1, said on stderr), so a script sends whichever is smaller: `aiproto msp encode --if-smaller "$T" > sig || send the prose`'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from encode" -s q -l quiet -d 'Print only findings and data: no summary lines'
@@ -854,7 +892,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from decode" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -879,7 +918,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from judge" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -905,7 +945,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -l full -d 'Send and count the signal with every field (see `msp encode --full`); the default is the compact wire form'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand msp; and __fish_seen_subcommand_from pipeline" -s v -l verbose -d 'Also report messages that have no findings'
@@ -928,7 +969,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l skip-non-messages -d 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l no-ignore -d 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep\'s --no-ignore): for a gate that must see every file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand tokens" -l hidden -d 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)'
@@ -945,7 +987,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand config; and not __fish_seen_subcommand_from show help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand config; and not __fish_seen_subcommand_from show help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand config; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -961,7 +1004,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand config; and __fish_seen_subcommand_from show" -l no-config -d 'No project file'
 complete -c aiproto -n "__fish_aiproto_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Also report messages that have no findings'
@@ -977,7 +1021,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and not __fish_seen_subcommand_from vectors parser verifier http mqtt help" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and not __fish_seen_subcommand_from vectors parser verifier http mqtt help" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and not __fish_seen_subcommand_from vectors parser verifier http mqtt help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -1005,7 +1050,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -1032,7 +1078,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l codes -d 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND\'s (needs --adapter json; for implementations that use aiproto\'s codes)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -s v -l verbose -d 'Also report messages that have no findings'
@@ -1060,7 +1107,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l codes -d 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND\'s (needs --adapter json; for implementations that use aiproto\'s codes)'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -s v -l verbose -d 'Also report messages that have no findings'
@@ -1083,7 +1131,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from http" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -1106,7 +1155,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from mqtt" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -1125,7 +1175,8 @@ json\t'One JSON object per line (JSON Lines), stable field names'
 github\t'validate, verify: GitHub Actions workflow commands (annotations on a pull request)'
 sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azure DevOps)'
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
-gitlab\t'validate, verify: a GitLab code quality report (JSON)'"
+gitlab\t'validate, verify: a GitLab code quality report (JSON)'
+html\t'conformance (a graded run): one self-contained HTML page'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'

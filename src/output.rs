@@ -44,6 +44,8 @@ pub enum FormatChoice {
     Junit,
     /// validate, verify: a GitLab code quality report (JSON).
     Gitlab,
+    /// conformance (a graded run): one self-contained HTML page.
+    Html,
 }
 
 impl FormatChoice {
@@ -51,7 +53,7 @@ impl FormatChoice {
     pub fn report(self) -> Option<crate::report::ReportFormat> {
         use crate::report::ReportFormat;
         match self {
-            FormatChoice::Human | FormatChoice::Json => None,
+            FormatChoice::Human | FormatChoice::Json | FormatChoice::Html => None,
             FormatChoice::Github => Some(ReportFormat::Github),
             FormatChoice::Sarif => Some(ReportFormat::Sarif),
             FormatChoice::Junit => Some(ReportFormat::Junit),

@@ -20,7 +20,7 @@ use crate::conformance::parser::{Adapter, Implementation, scratch_kit};
 use crate::conformance::records;
 use crate::conformance::vectors::{self, AgentAnswer, KIT_VERSION, Kind, Level, Selection, Vector};
 use crate::exit::{CliError, CmdResult, ExitStatus};
-use crate::output::{self, Format, Painter, Stream};
+use crate::output::{self, Format, FormatChoice, Painter, Stream};
 use crate::report::{self, Finding, Tool, Verdict};
 
 pub fn run(command: &ConformanceCommand, g: &GlobalArgs) -> CmdResult {
@@ -57,7 +57,7 @@ fn selected(selection: &Selection) -> Result<Vec<Vector>, CliError> {
 fn list_or_write(args: &ConformanceVectorsArgs, g: &GlobalArgs) -> CmdResult {
     if g.format_choice.report().is_some() {
         return Err(CliError::usage(
-            "`conformance vectors` lists as human or json; the CI reports are for a graded run",
+            "`conformance vectors` lists as human or json; the CI reports and the page are for a graded run",
         ));
     }
     let chosen = selected(&selection(&args.select, &[]))?;
@@ -151,7 +151,13 @@ fn run_command(args: &ConformanceRunArgs, kinds: &[Kind], g: &GlobalArgs) -> Cmd
             })
             .collect::<Vec<Outcome>>()
     }));
-    finish(&outcomes, started.elapsed(), &against, g)
+    finish(
+        &outcomes,
+        started.elapsed(),
+        &against,
+        &args.command.join(" "),
+        g,
+    )
 }
 
 fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
@@ -206,6 +212,7 @@ fn run_http(args: &ConformanceHttpArgs, g: &GlobalArgs) -> CmdResult {
         |why| why.contains(&url),
         wrong_place,
         &against(&args.baseline)?,
+        &crate::transport::secrets::redact(&url),
         g,
     )
 }
@@ -274,6 +281,11 @@ fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
         |why| why.contains(&address),
         || None,
         &against(&args.baseline)?,
+        &format!(
+            "the agent {} at {}",
+            args.agent,
+            crate::transport::secrets::redact(&args.broker)
+        ),
         g,
     )
 }
@@ -289,6 +301,7 @@ fn one_at_a_time(
     unreachable: impl Fn(&str) -> bool,
     wrong_place: impl Fn() -> Option<String>,
     against: &Against,
+    what: &str,
     g: &GlobalArgs,
 ) -> CmdResult {
     let started = Instant::now();
@@ -312,7 +325,7 @@ fn one_at_a_time(
         }
         outcomes.push(grade::grade(v, observed, false));
     }
-    finish(&outcomes, started.elapsed(), against, g)
+    finish(&outcomes, started.elapsed(), against, what, g)
 }
 
 /// The run's baseline, read before anything runs (a typo in it stops the
@@ -336,11 +349,21 @@ fn against(args: &BaselineArgs) -> Result<Against, CliError> {
 
 /// Prints the run in the chosen format; exit 0 only when every mandatory
 /// vector passed — or, against a baseline, when nothing changed.
-fn finish(outcomes: &[Outcome], took: Duration, against: &Against, g: &GlobalArgs) -> CmdResult {
+fn finish(
+    outcomes: &[Outcome],
+    took: Duration,
+    against: &Against,
+    what: &str,
+    g: &GlobalArgs,
+) -> CmdResult {
     let baseline = &against.args;
     let comparison = against.read.as_ref().map(|b| b.compare(outcomes));
     if let Some(format) = g.format_choice.report() {
         write_report(outcomes, format)?;
+    } else if g.format_choice == FormatChoice::Html {
+        let mut out = std::io::stdout().lock();
+        out.write_all(crate::conformance::html::page(outcomes, what).as_bytes())?;
+        out.flush()?;
     } else {
         match g.format {
             Format::Json => write_json(outcomes, comparison.as_ref())?,
@@ -487,7 +510,7 @@ fn write_human(outcomes: &[Outcome], took: Duration, g: &GlobalArgs) -> std::io:
 /// where to start, and whether one cause explains most of them.
 fn write_groups(out: &mut impl Write, failed: &[&Outcome], p: &Painter) -> std::io::Result<()> {
     let mut sections: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    let mut causes: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut causes: BTreeMap<&'static str, (usize, &'static str)> = BTreeMap::new();
     for o in failed {
         let entry = sections.entry(o.vector.section.as_str()).or_default();
         entry.0 += 1;
@@ -495,7 +518,10 @@ fn write_groups(out: &mut impl Write, failed: &[&Outcome], p: &Painter) -> std::
             entry.1 += 1;
         }
         if let Some((failure, _)) = &o.failure {
-            *causes.entry(failure.code()).or_default() += 1;
+            causes
+                .entry(failure.code())
+                .or_insert((0, failure.meaning()))
+                .0 += 1;
         }
     }
     let mut sections: Vec<(&str, (usize, usize))> = sections.into_iter().collect();
@@ -505,24 +531,13 @@ fn write_groups(out: &mut impl Write, failed: &[&Outcome], p: &Painter) -> std::
         let mandatory = format!("({mandatory} mandatory)");
         writeln!(out, "  {all:>4}  {mandatory:<16} {section}")?;
     }
-    let mut causes: Vec<(&str, usize)> = causes.into_iter().collect();
-    causes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut causes: Vec<(&str, (usize, &str))> = causes.into_iter().collect();
+    causes.sort_by(|a, b| (b.1).0.cmp(&(a.1).0).then(a.0.cmp(b.0)));
     writeln!(out, "{}", p.bold("failures by cause"))?;
-    for (code, n) in causes {
-        writeln!(out, "  {n:>4}  {code:<14} {}", cause_meaning(code))?;
+    for (code, (n, meaning)) in causes {
+        writeln!(out, "  {n:>4}  {code:<14} {meaning}")?;
     }
     writeln!(out)
-}
-
-/// What a failure code means, in a few words.
-fn cause_meaning(code: &str) -> &'static str {
-    match code {
-        "CONF-ACCEPTED" => "accepted what the spec refuses",
-        "CONF-REFUSED" => "refused what the spec accepts",
-        "CONF-CODES" => "right verdict, without the codes aiproto names",
-        "CONF-ANSWER" => "right verdict, answered the wrong way",
-        _ => "no verdict (crashed, timed out, unreadable answer)",
-    }
 }
 
 fn write_json(outcomes: &[Outcome], comparison: Option<&Comparison>) -> std::io::Result<()> {

@@ -91,6 +91,16 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
                 .map_or_else(String::new, |v| v.get_name().to_string())
         )));
     }
+    if global.format_choice == crate::output::FormatChoice::Html
+        && !matches!(
+            &cli.command,
+            Command::Conformance(c) if !matches!(c, args::ConformanceCommand::Vectors(_))
+        )
+    {
+        return Err(crate::exit::CliError::usage(
+            "--format html is the page of a graded run, which only `conformance parser|verifier|http|mqtt` write (use human or json)",
+        ));
+    }
     let g = &global;
     match &cli.command {
         Command::Validate(a) => validate::run(a, g),

@@ -90,6 +90,17 @@ impl Failure {
             Failure::Broken => "CONF-BROKEN",
         }
     }
+
+    /// What the code means, in a few words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Failure::Accepted => "accepted what the spec refuses",
+            Failure::Refused => "refused what the spec accepts",
+            Failure::Codes => "right verdict, without the codes the vector names",
+            Failure::Answer => "right verdict, answered the wrong way",
+            Failure::Broken => "no verdict (crashed, timed out, unreadable answer)",
+        }
+    }
 }
 
 /// One vector, graded.

@@ -11,6 +11,7 @@
 pub mod agent;
 pub mod baseline;
 pub mod grade;
+pub mod html;
 pub mod http;
 pub mod parser;
 pub mod records;

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use super::{Report, Tool, Verdict, paths};
+use super::{Report, Tool, Verdict, escape, paths};
 use crate::diag::Severity;
 
 pub struct Junit<'w> {
@@ -154,30 +154,6 @@ impl Report for Junit<'_> {
         writeln!(self.out, "</testsuites>")?;
         self.out.flush()
     }
-}
-
-/// Text made safe for an XML attribute or element: the five markup
-/// characters as entities, and characters XML 1.0 cannot hold at all
-/// (control characters, unpaired surrogates cannot occur in a `str`) as
-/// their code point, `U+0007`.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' => out.push(c),
-            '\r' => out.push_str("&#13;"),
-            c if (c as u32) < 0x20 || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {
-                let _ = write!(out, "U+{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -146,3 +146,27 @@ fn text_with_hint(d: &Diagnostic) -> String {
 fn has_place(d: &Diagnostic) -> bool {
     d.line > 0
 }
+
+/// Text made safe for an XML or HTML attribute or element: the five markup
+/// characters as entities, and characters XML 1.0 cannot hold at all
+/// (control characters, unpaired surrogates cannot occur in a `str`) as
+/// their code point, `U+0007`.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' => out.push(c),
+            '\r' => out.push_str("&#13;"),
+            c if (c as u32) < 0x20 || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {
+                out.push_str(&format!("U+{:04X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}

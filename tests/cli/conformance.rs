@@ -669,3 +669,38 @@ fn an_agent_that_never_acks_or_answers_with_another_correlation_id_is_graded_dow
         "{task}"
     );
 }
+
+/// `--format html`: one page for a graded run (the failures in it, no
+/// script); refused where there is no graded run.
+#[test]
+fn a_graded_run_is_one_self_contained_page() {
+    let h = home();
+    let out = aiproto(h.path())
+        .args([
+            "conformance",
+            "parser",
+            "--format",
+            "html",
+            "--only",
+            "hsp/invalid/fact-*",
+            "--",
+            "true",
+        ])
+        .assert()
+        .code(1);
+    let page = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(page.contains("id=\"hsp/invalid/fact-confidence-above-1\""));
+    assert!(page.contains("hsp/invalid/fact-confidence-above-1.json"));
+    assert!(page.contains("CONF-ACCEPTED") && !page.contains("<script"));
+    for args in [
+        &["validate", "--format", "html", "-"][..],
+        &["conformance", "vectors", "--format", "html"][..],
+    ] {
+        aiproto(h.path())
+            .args(args)
+            .write_stdin("")
+            .assert()
+            .code(2);
+    }
+}
