@@ -565,7 +565,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;mcp' {
-            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/` or the home directory itself (refused: name one)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/`, the home directory or a folder holding it (refused: name one)')
             [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The largest text or file a tool takes, in bytes')
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Serve over Streamable HTTP on ADDR:PORT (path /mcp) instead of stdio (port 0: a free port). Every request needs the bearer token, printed at start unless given by --token-file or AIPROTO_MCP_TOKEN')

@@ -530,7 +530,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;mcp'= {
-            cand --root 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/` or the home directory itself (refused: name one)'
+            cand --root 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/`, the home directory or a folder holding it (refused: name one)'
             cand --archive 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else'
             cand --max-bytes 'The largest text or file a tool takes, in bytes'
             cand --listen 'Serve over Streamable HTTP on ADDR:PORT (path /mcp) instead of stdio (port 0: a free port). Every request needs the bearer token, printed at start unless given by --token-file or AIPROTO_MCP_TOKEN'

@@ -550,7 +550,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s q -l quiet -d 
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l root -d 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/` or the home directory itself (refused: name one)' -r -F
+complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l root -d 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/`, the home directory or a folder holding it (refused: name one)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l archive -d 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l max-bytes -d 'The largest text or file a tool takes, in bytes' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l listen -d 'Serve over Streamable HTTP on ADDR:PORT (path /mcp) instead of stdio (port 0: a free port). Every request needs the bearer token, printed at start unless given by --token-file or AIPROTO_MCP_TOKEN' -r

@@ -116,16 +116,18 @@ fn token(args: &McpArgs) -> Result<(String, bool), CliError> {
     Ok((token, true))
 }
 
-/// The root when none is named: the working directory, unless that is `/`
-/// or the home directory itself (a host that starts the server there would
-/// open every file of the machine, or of the person, to the assistant).
+/// The root when none is named: the working directory, unless that is `/`,
+/// the home directory, or a folder holding it (`/home`): a host that starts
+/// the server there would open every file of the machine, or of the
+/// person, to the assistant.
 fn default_root() -> Result<std::path::PathBuf, CliError> {
     let cwd = std::env::current_dir()?;
     let resolved = cwd.canonicalize().unwrap_or_else(|_| cwd.clone());
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
         .and_then(|h| h.canonicalize().ok());
-    if resolved.parent().is_none() || home.as_ref() == Some(&resolved) {
+    let holds_home = home.as_ref().is_some_and(|h| h.starts_with(&resolved));
+    if resolved.parent().is_none() || holds_home {
         return Err(CliError::usage(format!(
             "the working directory is {}: too wide a root for the assistant's files; name the folder \
              it may use with --root DIR (for example --root ~/chats)",

@@ -170,12 +170,40 @@ pub fn recv(ctx: &Context, p: params::Recv) -> OpResult {
     Ok(json!({ "via": p.via, "ended": ended, "messages": received }))
 }
 
-/// The extensions of the files `send file:` may append to inside the roots.
-const MESSAGE_FILES: [&str; 5] = ["crosstalk", "aict", "json", "jsonl", "ndjson"];
+/// The extensions of the files `send file:` may append to inside the
+/// roots: message archives, which grow by appending. Not `.json`: a JSON
+/// file is one document (appending corrupts a `package.json`), and many are
+/// a tool's configuration (`.vscode/tasks.json` runs its tasks).
+const MESSAGE_FILES: [&str; 4] = ["crosstalk", "aict", "jsonl", "ndjson"];
+
+/// The hidden folder `path` lies in below its root (`.vscode`, `.git`,
+/// `.github`: tools' configuration, never an archive), if any. A relative
+/// path is read from its root; an absolute one below the root it is in.
+fn hidden_folder(path: &std::path::Path, roots: &[std::path::PathBuf]) -> Option<String> {
+    let inside = if path.is_absolute() {
+        roots.iter().find_map(|root| {
+            let canonical = root.canonicalize().unwrap_or_else(|_| root.clone());
+            path.strip_prefix(&canonical)
+                .or_else(|_| path.strip_prefix(root))
+                .ok()
+                .map(std::path::Path::to_path_buf)
+        })?
+    } else {
+        path.to_path_buf()
+    };
+    inside.parent()?.components().find_map(|c| match c {
+        std::path::Component::Normal(name) => {
+            let name = name.to_string_lossy();
+            name.starts_with('.').then(|| name.into_owned())
+        }
+        _ => None,
+    })
+}
 
 /// Where `send file:PATH` may append: the server's own `--archive`, or a
-/// message file inside the roots — never any other file (a shell's
-/// startup file would run the envelope's lines).
+/// message archive inside the roots and outside hidden folders — never any
+/// other file (a shell's startup file would run the envelope's lines, an
+/// editor's task file would run a command).
 fn archive_target(ctx: &Context, path: &std::path::Path) -> Result<Target, OpError> {
     let is_message_file = |p: &std::path::Path| {
         p.extension()
@@ -195,6 +223,18 @@ fn archive_target(ctx: &Context, path: &std::path::Path) -> Result<Target, OpErr
             MESSAGE_FILES.join(", .")
         )));
     }
+    let roots = ctx.sandbox.roots();
+    let in_hidden = |folder: String| {
+        OpError::new(format!(
+            "{}: it lies in the hidden folder {folder}, where tools keep their configuration; \
+             send appends to message archives elsewhere in the roots",
+            path.display()
+        ))
+    };
+    // Before anything is opened (or created) there.
+    if let Some(folder) = hidden_folder(path, &roots) {
+        return Err(in_hidden(folder));
+    }
     let opened = ctx
         .sandbox
         .writable_file(&path.to_string_lossy())
@@ -206,6 +246,10 @@ fn archive_target(ctx: &Context, path: &std::path::Path) -> Result<Target, OpErr
             path.display(),
             opened.resolved().display()
         )));
+    }
+    // And where a symlink led.
+    if let Some(folder) = hidden_folder(opened.resolved(), &roots) {
+        return Err(in_hidden(folder));
     }
     Ok(Target::Opened(opened))
 }

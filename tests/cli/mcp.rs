@@ -297,6 +297,27 @@ async fn send_appends_once_and_publishes_to_the_embedded_broker() {
         error_text(&refused)
     );
 
+    // No file a tool reads as configuration: a JSON document (a
+    // package.json would be corrupted, .vscode/tasks.json runs commands),
+    // nor anything in a hidden folder, whatever its extension.
+    std::fs::write(root.path().join("package.json"), "{\"name\": \"p\"}\n").unwrap();
+    std::fs::create_dir(root.path().join(".vscode")).unwrap();
+    for via in [
+        "file:package.json",
+        "file:.vscode/tasks.json",
+        "file:.vscode/notes.jsonl",
+        "file:.git/hooks.crosstalk",
+    ] {
+        let refused = call(&client, "send", json!({"text": REQUEST, "via": via})).await;
+        assert!(is_error(&refused), "{via}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("package.json")).unwrap(),
+        "{\"name\": \"p\"}\n"
+    );
+    assert!(!root.path().join(".vscode/tasks.json").exists());
+    assert!(!root.path().join(".vscode/notes.jsonl").exists());
+
     let (_broker, port) = embedded_broker(h.path());
     let recv = subscribed(
         h.path(),
@@ -532,10 +553,17 @@ async fn the_assistant_signs_and_writes_only_what_the_person_allowed() {
 #[test]
 fn a_root_of_slash_or_home_is_refused_unless_named() {
     let h = home();
-    for dir in [std::path::PathBuf::from("/"), h.path().to_path_buf()] {
+    // The home directory is h/people/me: h/people holds it.
+    let me = h.path().join("people/me");
+    std::fs::create_dir_all(&me).unwrap();
+    for dir in [
+        std::path::PathBuf::from("/"),
+        me.clone(),
+        h.path().join("people"),
+    ] {
         aiproto(h.path())
             .current_dir(&dir)
-            .env("HOME", h.path())
+            .env("HOME", &me)
             .arg("mcp")
             .assert()
             .code(2)

@@ -9,7 +9,7 @@ use clap::Args;
 pub struct McpArgs {
     /// A directory whose files the tools may read (and `send` may append
     /// to, message files only); repeatable. Default: the working directory,
-    /// unless it is `/` or the home directory itself (refused: name one).
+    /// unless it is `/`, the home directory or a folder holding it (refused: name one).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
 
