@@ -495,3 +495,44 @@ fn a_queue_cap_keeps_the_newest_for_an_absent_subscriber() {
         }
     }
 }
+
+/// Config that fails closed: an ACL whose deny is misspelt does not start
+/// the broker (the deny would be lost and bob would read alice's inbox),
+/// and neither does a password file with an account twice.
+#[test]
+fn a_misspelt_acl_or_a_doubled_account_stops_the_broker_at_start() {
+    let h = home();
+    let (passwords, _) = accounts_and_rules(h.path());
+    let acl = h.path().join("typo.acl");
+    std::fs::write(
+        &acl,
+        "user bob\ntopic dney hsp/agents/did:hsp:alice/#\ntopic read hsp/#\n",
+    )
+    .unwrap();
+    let out = aiproto(h.path())
+        .args(["broker", "--listen", "127.0.0.1:0", "--passwords"])
+        .arg(&passwords)
+        .arg("--acl")
+        .arg(&acl)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("line 2") && err.contains("`dney` is no access"),
+        "{err}"
+    );
+
+    let text = std::fs::read_to_string(&passwords).unwrap();
+    let first = text.lines().next().unwrap().to_string();
+    let doubled = h.path().join("doubled.passwd");
+    std::fs::write(&doubled, format!("{text}{first}\n")).unwrap();
+    let out = aiproto(h.path())
+        .args(["broker", "--listen", "127.0.0.1:0", "--passwords"])
+        .arg(&doubled)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("again"), "{err}");
+}

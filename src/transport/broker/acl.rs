@@ -126,18 +126,27 @@ impl Acl {
     }
 }
 
+/// A rule's `[ACCESS] TOPIC`. As Mosquitto reads it, a first word that is
+/// no access is an error, never part of the topic: `topic dney hsp/…`
+/// (deny misspelt) would otherwise grant the topic `dney hsp/…` and lose
+/// the deny.
 fn rule(rest: &str) -> Result<Rule, String> {
     let (access, topic) = match rest.split_once(char::is_whitespace) {
-        Some((word, topic)) if ["read", "write", "readwrite", "deny"].contains(&word) => {
+        Some((word, topic)) => {
             let access = match word {
                 "read" => Access::Read,
                 "write" => Access::Write,
+                "readwrite" => Access::ReadWrite,
                 "deny" => Access::Deny,
-                _ => Access::ReadWrite,
+                other => {
+                    return Err(format!(
+                        "`{other}` is no access (read, write, readwrite or deny); a topic holds no space"
+                    ));
+                }
             };
             (access, topic.trim())
         }
-        _ => (Access::ReadWrite, rest),
+        None => (Access::ReadWrite, rest),
     };
     if topic.is_empty() {
         return Err("a rule without a topic".into());
@@ -254,6 +263,42 @@ pattern write hsp/results/%c
         assert!(why.starts_with("line 2:"), "{why}");
         let why = Acl::parse("allow all\n").unwrap_err();
         assert!(why.contains("`allow all`"), "{why}");
+    }
+
+    /// A misspelt access word fails the file, as Mosquitto's "Invalid topic
+    /// access type", instead of granting a topic that begins with it.
+    #[test]
+    fn a_misspelt_access_is_an_error_not_a_grant() {
+        for word in ["dney", "Deny", "reed", "rw"] {
+            let file = format!("user bob\ntopic {word} hsp/agents/did:hsp:alice/#\n");
+            let why = Acl::parse(&file).unwrap_err();
+            assert!(
+                why.starts_with("line 2:") && why.contains(&format!("`{word}` is no access")),
+                "{why}"
+            );
+            let why = Acl::parse(&format!("pattern {word} hsp/agents/%u/#\n")).unwrap_err();
+            assert!(why.starts_with("line 1:"), "{why}");
+        }
+        // One word alone is a topic, granted read and write.
+        let acl = Acl::parse("user bob\ntopic hsp/results/bob\n").unwrap();
+        assert!(acl.may_publish(Some("bob"), "c", "hsp/results/bob"));
+    }
+
+    /// The inbox rule docs/transports.md gives, taken from the page as
+    /// written: each account reads its own DID inbox and no other.
+    #[test]
+    fn the_documented_inbox_rule_works_for_did_inboxes() {
+        let page = include_str!("../../../docs/transports.md");
+        let rule = page
+            .split('`')
+            .find(|s| s.starts_with("pattern read hsp/agents/"))
+            .expect("the docs give an inbox rule");
+        let acl = Acl::parse(&format!("{rule}\n")).unwrap();
+        assert!(acl.may_subscribe(Some("alice"), "c", "hsp/agents/did:hsp:alice"));
+        assert!(acl.may_subscribe(Some("alice"), "c", "hsp/agents/did:hsp:alice/#"));
+        assert!(!acl.may_subscribe(Some("alice"), "c", "hsp/agents/did:hsp:bob"));
+        assert!(!acl.may_subscribe(Some("alice"), "c", "hsp/agents/+"));
+        assert!(!acl.may_subscribe(None, "c", "hsp/agents/did:hsp:alice"));
     }
 
     #[test]

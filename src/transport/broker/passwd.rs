@@ -44,10 +44,17 @@ impl Passwords {
             let (name, stored) = line
                 .split_once(':')
                 .ok_or_else(|| why("expected `name:$7$…` (a line of mosquitto_passwd)"))?;
+            if name.trim().is_empty() {
+                return Err(why("an account without a name"));
+            }
             let hash = parse_hash(stored).ok_or_else(|| {
                 why("the password is not hashed ($7$ or $6$): write the file with `aiproto broker passwd` or mosquitto_passwd")
             })?;
-            accounts.insert(name.to_string(), hash);
+            if accounts.insert(name.to_string(), hash).is_some() {
+                return Err(why(&format!(
+                    "the account `{name}` again: which password holds? Keep one line per account"
+                )));
+            }
         }
         Ok(Passwords { accounts })
     }
