@@ -241,8 +241,12 @@ fn wrong_endpoint(url: &str, protocol: &str, statuses: &[Option<u16>]) -> Option
 }
 
 fn run_mqtt(args: &ConformanceMqttArgs, g: &GlobalArgs) -> CmdResult {
-    let broker = crate::transport::mqtt::MqttUri::parse(&args.broker)
-        .map_err(|why| CliError::usage(format!("{}: {why}", args.broker)))?;
+    let broker = crate::transport::mqtt::MqttUri::parse(&args.broker).map_err(|why| {
+        CliError::usage(format!(
+            "{}: {why}",
+            crate::transport::secrets::redact(&args.broker)
+        ))
+    })?;
     let chosen = selected(&Selection {
         protocols: vec!["hsp".into()],
         levels: args.levels.clone(),

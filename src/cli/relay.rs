@@ -99,8 +99,8 @@ pub fn run(args: &RelayArgs, g: &GlobalArgs) -> CmdResult {
         eprintln!(
             "aiproto: relayed {} message(s) from {} to {}{}",
             relay.forwarded,
-            args.from,
-            args.to,
+            crate::transport::secrets::redact(&args.from),
+            crate::transport::secrets::redact(&args.to),
             if relay.skipped > 0 {
                 format!(" ({} not relayed)", relay.skipped)
             } else {

@@ -157,7 +157,8 @@ impl std::str::FromStr for Endpoint {
             return mqtt::MqttUri::parse(uri)
                 .map(Endpoint::Mqtt)
                 .map_err(|why| TransportError::Peer {
-                    url: uri.to_string(),
+                    // Never the password, even in a URI that does not parse.
+                    url: secrets::redact(uri),
                     why,
                 });
         }

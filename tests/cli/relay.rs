@@ -148,3 +148,51 @@ fn a_followed_file_is_relayed_as_it_grows() {
         "{relayed}"
     );
 }
+
+/// A password in a URI is never shown: not in relay's closing line, not in
+/// the error about a URI that does not parse.
+#[test]
+fn passwords_in_uris_never_show() {
+    let h = home();
+    let (_broker, port) = super::embedded_broker(h.path());
+    let out = aiproto(h.path())
+        .args(["relay", "--from", "-", "--to"])
+        .arg(format!("mqtt://bob:s3cret-pw@127.0.0.1:{port}/relay/x"))
+        .write_stdin(REQUEST)
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("relayed 1 message(s)") && err.contains("bob:***@"),
+        "{err}"
+    );
+    assert!(!err.contains("s3cret-pw"), "{err}");
+    for args in [
+        &[
+            "recv",
+            "--via",
+            "mqtt://bob:s3cret-pw@127.0.0.1:notaport/x",
+            "--timeout",
+            "1",
+        ][..],
+        &[
+            "send",
+            "--via",
+            "mqtt://bob:s3cret-pw@127.0.0.1:notaport/x",
+            "-",
+        ][..],
+    ] {
+        let out = aiproto(h.path())
+            .args(args)
+            .write_stdin(REQUEST)
+            .timeout(Duration::from_secs(30))
+            .assert()
+            .failure();
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(
+            err.contains("notaport") && !err.contains("s3cret-pw"),
+            "{err}"
+        );
+    }
+}
