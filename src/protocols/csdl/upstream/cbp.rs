@@ -350,14 +350,21 @@ fn decode_frame(
         owned = body.to_vec();
         registry.insert(xxhash_rust::xxh64::xxh64(&owned, 0), owned.clone());
     }
-    budget.left = budget.left.checked_sub(owned.len()).ok_or_else(|| Damage {
-        code: "CSDL-CBP-PAYLOAD",
-        message: format!(
-            "the frames decode to more than {} bytes ({STREAM_BUDGET} × --max-message-bytes): this frame and the rest of the input are not read",
-            budget.of
-        ),
-        stop: true,
-    })?;
+    // What the frame decodes to: its payload, and for a delta the base it
+    // is merged over (a thousand small deltas over one large base would
+    // otherwise write a thousand copies of the base unaccounted).
+    let base_bytes = base.and_then(|b| registry.get(&b)).map_or(0, Vec::len);
+    budget.left = budget
+        .left
+        .checked_sub(owned.len().saturating_add(base_bytes))
+        .ok_or_else(|| Damage {
+            code: "CSDL-CBP-PAYLOAD",
+            message: format!(
+                "the frames decode to more than {} bytes ({STREAM_BUDGET} × --max-message-bytes): this frame and the rest of the input are not read",
+                budget.of
+            ),
+            stop: true,
+        })?;
     let compact = unpack(&owned)?;
     let mut dict = expand_message(&compact)?;
     if let Some(base) = base {
@@ -791,6 +798,32 @@ mod tests {
         assert_eq!(got.len(), 5, "four read, then the refusal");
         assert_eq!(got[4]["cbp"]["error"]["code"], "CSDL-CBP-PAYLOAD");
         assert!(got[3]["cbp"].get("error").is_none());
+    }
+
+    /// Deltas over one large base: each merged message holds the base,
+    /// so each is charged the base's bytes too (an 18 KB file once decoded
+    /// to 1.4 GB this way).
+    #[test]
+    fn deltas_over_a_large_base_are_counted_with_their_base() {
+        let base = message(1, 1, &"x".repeat(900));
+        let hash = xxhash_rust::xxh64::xxh64(&base, 0);
+        let mut stream = frame(0, &base);
+        let mut delta = hash.to_be_bytes().to_vec();
+        delta.extend(message(4, 3, "d"));
+        for _ in 0..10_000 {
+            stream.extend(frame(FLAG_DELTA, &delta));
+        }
+        let got: Vec<Value> = to_text(&stream, 1000)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        // The base and three deltas (each ~900 + ~30 bytes) fit in 4,000.
+        assert!(got.len() <= 6, "{} lines", got.len());
+        assert_eq!(
+            got.last().unwrap()["cbp"]["error"]["code"],
+            "CSDL-CBP-PAYLOAD"
+        );
+        assert_eq!(got[1]["cbp"]["delta"]["merged"], true);
     }
 
     #[test]
