@@ -132,27 +132,59 @@ fn render(
 }
 
 /// The private folder where the session's verdicts for `target` are kept:
-/// named after the report's absolute path, inside a folder of this user's
-/// that nobody else may own.
+/// named after the report's absolute path, inside this user's own folder
+/// of the system's temporary folder — checked *before* anything is made
+/// in it (a directory, not a symlink, owned by this user, writable by no
+/// one else). When another local user made that folder first (to make
+/// every merge fail and an old passing report stay), the state goes under
+/// the aiproto home instead, said once on stderr.
 fn state_folder(target: &Path) -> std::io::Result<PathBuf> {
     use sha2::Digest;
     let absolute = std::path::absolute(target)?;
     let digest = sha2::Sha256::digest(absolute.as_os_str().as_encoded_bytes());
     let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
     let uid = rustix::process::getuid().as_raw();
-    let root = std::env::temp_dir().join(format!("aiproto-{uid}"));
+    let temp_root = std::env::temp_dir().join(format!("aiproto-{uid}"));
+    let root = match own_folder(&temp_root) {
+        Ok(()) => temp_root,
+        Err(why) => {
+            let home = crate::home::home().ok_or_else(|| {
+                std::io::Error::other(format!(
+                    "{why}, and no aiproto home to keep the reports' state in instead (set AIPROTO_HOME)"
+                ))
+            })?;
+            let fallback = home.join("state");
+            eprintln!(
+                "aiproto: warning: {why}: the session's report state is kept in {} instead",
+                fallback.display()
+            );
+            own_folder(&fallback).map_err(std::io::Error::other)?;
+            fallback
+        }
+    };
     let folder = root.join("reports").join(name);
     store_files::private_dir(&folder).map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(folder)
+}
+
+/// Makes `dir` (0700) if it is missing, then requires it to be this
+/// user's own: a directory, not a symlink, owned by them, writable by no
+/// one else.
+fn own_folder(dir: &Path) -> Result<(), String> {
+    store_files::private_dir(dir).map_err(|e| e.to_string())?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::symlink_metadata(&root)?;
-        if meta.uid() != uid || !meta.is_dir() {
-            return Err(std::io::Error::other(format!(
-                "{} belongs to another user: the reports of a session are not kept there",
-                root.display()
-            )));
+        let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let me = rustix::process::getuid().as_raw();
+        if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o022 != 0 {
+            return Err(format!(
+                "{} is not this user's own private folder (owner {}, mode {:o})",
+                dir.display(),
+                meta.uid(),
+                meta.mode() & 0o7777
+            ));
         }
     }
-    Ok(folder)
+    Ok(())
 }

@@ -188,3 +188,42 @@ fn a_name_that_is_not_utf8_is_written_losslessly() {
         assert!(!out.contains('\u{FFFD}'), "{format}: {out}");
     }
 }
+
+/// Another local user makes this user's state folder in the temporary
+/// folder first (here a symlink to a folder of theirs; as root in CI also
+/// a folder owned by someone else, writable by all): the report is still
+/// written, from this run, with the state kept under the aiproto home —
+/// never the old passing report left in place, never a file made in their
+/// folder.
+#[test]
+fn a_state_folder_made_by_someone_else_is_not_used() {
+    let h = home();
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let uid = rustix::process::getuid().as_raw();
+    let theirs = tmp.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::os::unix::fs::symlink(&theirs, tmp.path().join(format!("aiproto-{uid}"))).unwrap();
+    let bad = REQUEST.replace("intent: REQUEST", "intent: SHOUT");
+    std::fs::write(dir.path().join("m.crosstalk"), &bad).unwrap();
+    // An old report that passed.
+    std::fs::write(dir.path().join("out.xml"), "<testsuites/>").unwrap();
+    let out = crate::aiproto(h.path())
+        .current_dir(dir.path())
+        .env("TMPDIR", tmp.path())
+        .env("AIPROTO_REPORT", "junit:out.xml")
+        .env("AIPROTO_REPORT_SESSION", "s")
+        .args(["validate", "-q", "m.crosstalk"])
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("not this user's own private folder"), "{err}");
+    let junit = std::fs::read_to_string(dir.path().join("out.xml")).unwrap();
+    assert!(junit.contains("CT-INTENT-UNKNOWN"), "{junit}");
+    assert_eq!(
+        std::fs::read_dir(&theirs).unwrap().count(),
+        0,
+        "nothing made in their folder"
+    );
+    assert!(h.path().join("state/reports").is_dir());
+}
