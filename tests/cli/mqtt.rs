@@ -1499,3 +1499,33 @@ fn a_signal_stops_every_waiting_command_by_one_convention() {
     Command::new("kill").args(["-INT", &pid]).status().unwrap();
     assert_eq!(broker.0.wait().unwrap().code(), Some(0));
 }
+
+/// A port that takes the connection and never answers CONNECT is no
+/// broker: `recv --timeout` ends with exit 3 and says so, never the quiet
+/// exit 0 of a timeout on a broker that was heard.
+#[test]
+fn recv_against_a_port_that_never_answers_mqtt_exits_3() {
+    let h = home();
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    // Accepts and holds every connection without a byte back.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    let out = aiproto(h.path())
+        .args([
+            "recv",
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/x"),
+            "--timeout",
+            "2",
+        ])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(3);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("no CONNACK"), "{err}");
+}

@@ -157,6 +157,16 @@ pub fn subscribe(
             }
             Some(Ok(_)) => {}
             Some(Err(_)) | None if deadline.is_some_and(|d| Instant::now() >= d) => {
+                // A timeout is a quiet end only where a broker listened: one
+                // that never answered CONNECT is no broker heard from.
+                if !connected {
+                    return Err(TransportError::Peer {
+                        url: uri.describe(),
+                        why: "no CONNACK before --timeout: nothing there answered MQTT \
+                              (is it the broker's address and port?)"
+                            .into(),
+                    });
+                }
                 return Ok(Ended::Timeout);
             }
             Some(Err(e)) => link.lost(uri, e)?,
