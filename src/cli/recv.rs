@@ -131,6 +131,20 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         let valid = r.found.is_some_and(|f| f.is_valid(false));
         let complete = r.found.is_none_or(|f| f.is_complete());
         invalid |= !valid;
+        if r.found.is_none() {
+            // Passed on as it came, but never without a word: it is no message.
+            let start: String = r.text.chars().take(40).collect();
+            eprintln!(
+                "aiproto: warning: {}: an arrival that is no message of any protocol (`{}{}`): passed on as it came, invalid",
+                r.origin,
+                output::escape_controls(start.trim_end()),
+                if r.text.chars().count() > 40 {
+                    "…"
+                } else {
+                    ""
+                }
+            );
+        }
         if let Some(warning) = receive::other_content_warning(&r) {
             eprintln!("aiproto: warning: {warning}");
         }
@@ -202,6 +216,12 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         inbox.receive(&mut *transport, &listen, handle)
     }
     .map_err(failure)?;
+    if inbox.empty_arrivals() > 0 {
+        eprintln!(
+            "aiproto: warning: {} empty arrival(s): no message, not counted (an empty MQTT payload also clears a retained message)",
+            inbox.empty_arrivals()
+        );
+    }
     if inbox.redeliveries() > 0 && !g.quiet {
         eprintln!(
             "aiproto: {} redelivered message(s) not printed again (the id and content of one taken before, in this run or in --state)",

@@ -55,6 +55,8 @@ pub struct Inbox {
     repeats: usize,
     /// Messages handed on whose id came before with other content.
     other_content: usize,
+    /// Arrivals of a stream that held nothing (or only white space).
+    empty: usize,
     /// Snapshot texts, and `protocol:id<TAB>digest` of stream messages.
     seen: Remembered,
     /// `protocol:id` of every stream message handed on.
@@ -74,6 +76,7 @@ impl Inbox {
             handed_on: 0,
             repeats: 0,
             other_content: 0,
+            empty: 0,
             seen: Remembered::default(),
             ids: Remembered::default(),
             legacy: HashSet::new(),
@@ -134,6 +137,12 @@ impl Inbox {
     /// (another sender's message under the same id, or an edited one).
     pub fn other_content(&self) -> usize {
         self.other_content
+    }
+
+    /// Arrivals that held nothing (an empty MQTT payload, which also clears
+    /// a retained message): no message, not handed on, not counted.
+    pub fn empty_arrivals(&self) -> usize {
+        self.empty
     }
 
     /// Receives from `transport` and calls `each` with every new message;
@@ -239,8 +248,11 @@ impl Inbox {
     ) -> anyhow::Result<Answer> {
         let mut answer = Answer::default();
         let whole = [arrival.text.to_string()];
-        let unread = (messages.is_empty() && !arrival.snapshot && !arrival.text.trim().is_empty())
-            .then_some(&whole);
+        let blank = arrival.text.trim().is_empty();
+        if messages.is_empty() && !arrival.snapshot && blank {
+            self.empty += 1;
+        }
+        let unread = (messages.is_empty() && !arrival.snapshot && !blank).then_some(&whole);
         let texts = messages
             .iter()
             .map(|found| (Some(found), text_of(found, arrival.text, first_line)))

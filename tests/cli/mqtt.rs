@@ -1529,3 +1529,62 @@ fn recv_against_a_port_that_never_answers_mqtt_exits_3() {
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(err.contains("no CONNACK"), "{err}");
 }
+
+/// What arrives that is no message is never passed without a word: a
+/// payload of prose is named on stderr (and makes the run exit 1), an
+/// empty payload is counted as none and said.
+#[test]
+fn arrivals_that_are_no_message_are_named() {
+    if !super::installed(
+        "arrivals_that_are_no_message_are_named",
+        "mosquitto_pub",
+        &["--help"],
+        "apt-get install mosquitto-clients",
+    ) {
+        return;
+    }
+    let h = home();
+    let (_broker, port) = embedded_broker(h.path());
+    let log = h.path().join("recv.log");
+    let recv = subscribed_logged(
+        h.path(),
+        &[
+            "--via",
+            &format!("mqtt://127.0.0.1:{port}/t"),
+            "--count",
+            "2",
+            "--timeout",
+            "20",
+        ],
+        &log,
+    );
+    let publish = |extra: &[&str]| {
+        let status = Command::new("mosquitto_pub")
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+                "-t",
+                "t",
+                "-q",
+                "1",
+            ])
+            .args(extra)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    publish(&["-m", "hello there"]);
+    publish(&["-n"]);
+    publish(&["-m", REQUEST]);
+    let out = recv.wait_with_output().unwrap();
+    let err = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("no message of any protocol (`hello there`)"),
+        "{err}"
+    );
+    assert!(err.contains("1 empty arrival(s)"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("01J9J3DBC4N7P2Q3R5S7T9W1V2"));
+}
