@@ -2803,7 +2803,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__encode)
-            opts="-q -v -h -V --full --if-smaller --encoding --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --full --if-smaller --pretty --encoding --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

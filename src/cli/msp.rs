@@ -37,9 +37,15 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
             } else {
                 signal.to_wire()
             };
-            let m = pipeline::metrics(&text, &json.to_string(), "", a.encoding, 0.0);
+            // Counted as written: the exact bytes that go out, compact
+            // unless asked pretty (--pretty, or people reading a terminal).
+            let pretty = a.pretty
+                || (g.format == Format::Human
+                    && std::io::IsTerminal::is_terminal(&std::io::stdout()));
+            let written = signal_text(&json, pretty);
+            let m = pipeline::metrics(&text, &written, "", a.encoding, 0.0);
             if m.compresses {
-                print_json(&json, g)?;
+                std::io::stdout().lock().write_all(written.as_bytes())?;
                 return Ok(ExitStatus::Ok);
             }
             let sizes = format!(
@@ -51,7 +57,7 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                     "aiproto: {sizes}: the signal does not compress, nothing written; send the prose"
                 );
             } else {
-                print_json(&json, g)?;
+                std::io::stdout().lock().write_all(written.as_bytes())?;
                 eprintln!(
                     "aiproto: {sizes}: the signal does not compress; sending the prose costs fewer tokens (--if-smaller writes only a smaller signal)"
                 );
@@ -514,15 +520,18 @@ fn read_signals(
     Ok(Some(signals))
 }
 
-fn pretty(v: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default()
+/// The signal as `msp encode` writes it, newline included: one compact
+/// line, or indented when `pretty`.
+fn signal_text(v: &serde_json::Value, pretty: bool) -> String {
+    let mut text = if pretty {
+        serde_json::to_string_pretty(v).unwrap_or_default()
+    } else {
+        v.to_string()
+    };
+    text.push('\n');
+    text
 }
 
-fn print_json(v: &serde_json::Value, g: &GlobalArgs) -> Result<(), CliError> {
-    let text = match g.format {
-        Format::Json => v.to_string(),
-        Format::Human => pretty(v),
-    };
-    writeln!(std::io::stdout().lock(), "{text}")?;
-    Ok(())
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
 }

@@ -700,3 +700,52 @@ fn an_empty_environment_variable_counts_as_unset() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The tokens of what aiproto writes, counted by `aiproto tokens`.
+fn tokens(h: &std::path::Path, text: &[u8]) -> u64 {
+    let out = aiproto(h)
+        .args(["tokens", "--format", "json", "-"])
+        .write_stdin(text.to_vec())
+        .assert()
+        .success();
+    json_lines(&out.get_output().stdout)[0]["tokens"]
+        .as_u64()
+        .unwrap()
+}
+
+/// `--if-smaller` keeps its promise for the bytes written: piped, the
+/// signal is one compact line; asked pretty, it is counted pretty — on
+/// the repository's two reports whose compact signal is smaller than the
+/// prose and whose indented one is larger (they once went out indented,
+/// larger than the prose, with exit 0).
+#[test]
+fn if_smaller_counts_the_bytes_it_writes() {
+    let h = home();
+    for name in ["54_long_task_brief.txt", "72_report_cost_spike.txt"] {
+        let prose = std::fs::read(repo(&format!("examples/msp/prose/{name}"))).unwrap();
+        let prose_tokens = tokens(h.path(), &prose);
+        let out = aiproto(h.path())
+            .args(["msp", "encode", "--if-smaller", "-"])
+            .write_stdin(prose.clone())
+            .assert()
+            .success();
+        let written = out.get_output().stdout.clone();
+        assert_eq!(
+            written.iter().filter(|b| **b == b'\n').count(),
+            1,
+            "{name}: one line"
+        );
+        assert!(tokens(h.path(), &written) < prose_tokens, "{name}");
+        // Pretty, the same signal no longer saves tokens: nothing written, exit 1.
+        let out = aiproto(h.path())
+            .args(["msp", "encode", "--if-smaller", "--pretty", "-"])
+            .write_stdin(prose.clone())
+            .assert()
+            .code(1);
+        assert!(out.get_output().stdout.is_empty(), "{name}");
+        assert!(
+            String::from_utf8_lossy(&out.get_output().stderr).contains("does not compress"),
+            "{name}"
+        );
+    }
+}

@@ -112,6 +112,12 @@ pub struct MspEncodeArgs {
     #[arg(long)]
     pub if_smaller: bool,
 
+    /// Write the signal indented over several lines (the default on a
+    /// terminal). Piped, it is one compact line: the tokens counted are
+    /// those of the bytes written, so indenting costs tokens.
+    #[arg(long)]
+    pub pretty: bool,
+
     /// The tokenizer the signal and the prose are counted with.
     #[arg(long, default_value = "o200k_base")]
     pub encoding: crate::tokens::Encoding,
