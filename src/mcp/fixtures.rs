@@ -4,7 +4,8 @@
 //! that the suite grades aiproto's own transport, discovery, headers and
 //! errors. Served beside aiproto's tools, on loopback only, never in normal
 //! use. The names, texts and shapes follow what the suite asks for (as
-//! the official Rust SDK's conformance server answers it, MIT licence).
+//! the official Rust SDK's conformance server answers it; that project is
+//! under Apache-2.0, with older parts MIT).
 //!
 //! Sampling, roots and logging are deprecated from revision 2026-07-28
 //! (SEP-2577), but the 2025-11-25 scenarios still call them.
