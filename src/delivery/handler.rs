@@ -97,12 +97,20 @@ pub fn run_bounded(
         }
     });
     let stdout = child.stdout.take();
-    let reader = std::thread::spawn(move || -> std::io::Result<Vec<u8>> {
+    // The reader says when its stdout ends through a channel: a command
+    // that exits leaving a background process holding that stdout has not
+    // finished, and the wait for the end keeps to the same deadline.
+    let (read_done, stdout_read) = std::sync::mpsc::sync_channel(1);
+    let reader = std::thread::spawn(move || {
         let mut out = Vec::new();
-        if let Some(stdout) = stdout {
-            stdout.take(MAX_REPLY as u64 + 1).read_to_end(&mut out)?;
-        }
-        Ok(out)
+        let read = match stdout {
+            Some(stdout) => stdout
+                .take(MAX_REPLY as u64 + 1)
+                .read_to_end(&mut out)
+                .map(|_| out),
+            None => Ok(out),
+        };
+        let _ = read_done.send(read);
     });
     let stderr = child.stderr.take();
     let errors = std::thread::spawn(move || -> Vec<u8> {
@@ -134,19 +142,23 @@ pub fn run_bounded(
             }
         }
     };
-    let Some(status) = status else {
+    // Its stdout, read to its end within the same deadline: a command
+    // that exits leaving a background process on that stdout has not
+    // finished.
+    let read = status.and_then(|_| {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        stdout_read.recv_timeout(remaining).ok()
+    });
+    if read.is_none() {
         stop_group(&mut child);
-        let _ = reader.join();
-        let _ = writer.join();
-        let _ = errors.join();
-        return Err(Unfinished::Late);
-    };
-    let stdout = reader
-        .join()
-        .map_err(|_| Unfinished::Read(std::io::Error::other("the reader thread failed")))?
-        .map_err(Unfinished::Read)?;
+    }
+    let _ = reader.join();
     let _ = writer.join();
     let stderr = errors.join().unwrap_or_default();
+    let (Some(status), Some(stdout)) = (status, read) else {
+        return Err(Unfinished::Late);
+    };
+    let stdout = stdout.map_err(Unfinished::Read)?;
     Ok(Finished {
         status,
         stdout,
@@ -158,8 +170,10 @@ pub fn run_bounded(
 fn stop_group(child: &mut std::process::Child) {
     #[cfg(unix)]
     if let Some(group) = rustix::process::Pid::from_raw(child.id() as i32) {
-        // The group is the child's own (process_group(0)); it is not reaped
-        // yet, so its id cannot have been reused.
+        // The group is the child's own (process_group(0)). Its id cannot
+        // have been reused: either the child is not reaped yet, or it was
+        // and members of its group remain, and Linux (like every POSIX
+        // system) gives no new process the id of a living group.
         let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
     let _ = child.kill();
@@ -192,6 +206,16 @@ mod tests {
         let why = handler("sleep 30 & sleep 30; echo late", 1)
             .run("m")
             .unwrap_err();
+        assert!(why.contains("did not finish within 1 s"), "{why}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_handler_that_exits_leaving_a_child_on_its_output_keeps_the_deadline() {
+        let started = Instant::now();
+        // The shell answers at once, but the background sleep holds the
+        // reply's pipe open for 30 s.
+        let why = handler("sleep 30 & echo early", 1).run("m").unwrap_err();
         assert!(why.contains("did not finish within 1 s"), "{why}");
         assert!(started.elapsed() < Duration::from_secs(10));
     }

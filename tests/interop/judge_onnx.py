@@ -40,7 +40,9 @@ def main():
     binary, model = sys.argv[1], sys.argv[2]
     judge = minilm_onnx.Judge(model, threads=2)
     worst, failures = 0.0, []
-    for a, b in pairs():
+    # One at a time: the near-misses and a few long pairs (each run loads
+    # the model again); every pair goes through the --pairs run below.
+    for a, b in pairs()[:3] + pairs()[-5:]:
         run = subprocess.run(
             [binary, "msp", "judge", "--format", "json", "--embedding-model-dir", model, a, b],
             capture_output=True, text=True,
@@ -66,7 +68,7 @@ def main():
         worst = max(worst, abs(ours - theirs))
         if abs(ours - theirs) > 1e-4:
             failures.append(f"--pairs {a[:40]!r} ~ {b[:40]!r}: aiproto {ours:.6f}, ONNX Runtime {theirs:.6f}")
-    print(f"aiproto's judge against ONNX Runtime, {len(pairs())} pairs one at a time and in one --pairs run: "
+    print(f"aiproto's judge against ONNX Runtime, {len(pairs())} pairs in one --pairs run, 8 of them one at a time too: "
           f"largest difference {worst:.2e}")
     for f in failures:
         print("  " + f)
