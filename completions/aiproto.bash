@@ -3221,7 +3221,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --share --count --timeout --qos --session --mqtt-version --cafile --state --require-signed --max-age --no-ack --as --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --watch --follow --filter --share --count --timeout --qos --session --mqtt-version --cafile --state --require-signed --max-age --no-ack --as --exec --exec-timeout --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3272,6 +3272,14 @@ _aiproto() {
                     return 0
                     ;;
                 --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exec)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exec-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -14,6 +14,7 @@ use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::operations::ReadValue as Value;
 use crate::operations::receive::{self, Inbox, Received};
 use crate::operations::sending::{self, Asked, Judgement, Receipt, judge, receipt};
+use crate::operations::serving::Handler;
 use crate::output::{self, Format};
 use crate::transport::mqtt::MqttTransport;
 use crate::transport::secrets::redact;
@@ -81,6 +82,11 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     }
     let mut listen = args.listen.listen(&source, keep_reading, g.quiet)?;
     listen.filters = filters;
+    let handler = args.exec.as_ref().map(|command| Handler {
+        command: command.clone(),
+        timeout: Duration::from_secs(args.exec_timeout.max(1)),
+    });
+    listen.handled_within = handler.as_ref().map(|h| h.timeout);
     let mut transport = transport::open(source, args.listen.settings());
     let mut inbox = Inbox::new(args.listen.count);
     // A receiver that verifies keeps replays out across restarts by default.
@@ -103,6 +109,22 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
     let to_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut out = std::io::stdout().lock();
     let mut printed = 0usize;
+    // The HSP ACK a message asks for, once it is taken.
+    let hsp_receipt = |origin: &str, found: Option<&crate::operations::Found>| {
+        if args.no_ack {
+            return Vec::new();
+        }
+        match found.map(|f| receipt(f, args.agent.as_deref())) {
+            Some(Receipt::Publish(publication)) => vec![publication],
+            Some(Receipt::Unaddressed(why)) => {
+                if !g.quiet {
+                    eprintln!("aiproto: {origin}: not acknowledged: {why}");
+                }
+                Vec::new()
+            }
+            Some(Receipt::NotAsked) | None => Vec::new(),
+        }
+    };
     let handle = |r: Received<'_>| {
         if let Some(trust) = &trust {
             // Judged by the clock when it arrives.
@@ -155,6 +177,29 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
                 !valid || d.is_repair()
             });
         }
+        if let Some(handler) = &handler {
+            if !valid {
+                // Sent again, it would be as invalid: taken, not handled.
+                eprintln!(
+                    "aiproto: {}: an invalid message is not handed to --exec (taken: it would come back as invalid)",
+                    output::escape_controls(r.origin)
+                );
+                return Ok(Vec::new());
+            }
+            let reply = handler.run(r.text).map_err(|why| {
+                CliError::new(
+                    ExitStatus::Transport,
+                    anyhow::anyhow!(
+                        "{}: {why}; the message is not acknowledged (a broker sends it again)",
+                        output::escape_controls(r.origin)
+                    ),
+                )
+            })?;
+            out.write_all(reply.as_bytes())?;
+            out.flush()?;
+            printed += 1;
+            return Ok(hsp_receipt(r.origin, r.found));
+        }
         match g.format {
             Format::Json => output::write_json_line(
                 &mut out,
@@ -195,19 +240,7 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         }
         out.flush()?;
         printed += 1;
-        if args.no_ack {
-            return Ok(Vec::new());
-        }
-        match r.found.map(|f| receipt(f, args.agent.as_deref())) {
-            Some(Receipt::Publish(publication)) => Ok(vec![publication]),
-            Some(Receipt::Unaddressed(why)) => {
-                if !g.quiet {
-                    eprintln!("aiproto: {}: not acknowledged: {why}", r.origin);
-                }
-                Ok(Vec::new())
-            }
-            Some(Receipt::NotAsked) | None => Ok(Vec::new()),
-        }
+        Ok(hsp_receipt(r.origin, r.found))
     };
     // Stdin is read once, piece by piece: bounded memory whatever its size.
     let ended = if stdin {

@@ -230,6 +230,12 @@ pub struct Listen {
     pub first: Vec<Publication>,
     /// No "subscribed" or "listening" line on stderr.
     pub quiet: bool,
+    /// MQTT: acknowledge each message to the broker only once the receiver
+    /// has handled it (returned without error), handling taking up to this
+    /// long; `None`: each is acknowledged as it arrives. A message whose
+    /// handling failed, or was cut short by the end of the process, stays
+    /// with the broker, which sends it again.
+    pub handled_within: Option<Duration>,
     /// Set (by a signal handler) to stop listening: between requests, MQTT
     /// packets or polls, within a fifth of a second. Receiving then ends
     /// with [`Ended::Interrupted`].

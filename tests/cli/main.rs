@@ -41,6 +41,7 @@ mod trust;
 mod validate;
 mod views;
 mod walks;
+mod workers;
 
 mod support;
 

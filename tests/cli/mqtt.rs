@@ -508,6 +508,19 @@ pub fn start_mosquitto(binary: &str, conf: &std::path::Path, port: u16) -> Runni
     Running(broker)
 }
 
+/// Mosquitto on a free loopback port, anyone allowed, its configuration
+/// in `dir`: the broker and its port.
+pub fn anonymous_mosquitto(binary: &str, dir: &std::path::Path) -> (Running, u16) {
+    let port = free_port();
+    let conf = dir.join("mosquitto.conf");
+    std::fs::write(
+        &conf,
+        format!("listener {port} 127.0.0.1\nallow_anonymous true\n"),
+    )
+    .unwrap();
+    (start_mosquitto(binary, &conf, port), port)
+}
+
 #[test]
 fn hsp_over_mosquitto() {
     let Some(binary) = mosquitto("hsp_over_mosquitto") else {

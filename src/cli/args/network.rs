@@ -130,6 +130,22 @@ pub struct RecvArgs {
     /// acknowledged (said on stderr).
     #[arg(long = "as", value_name = "DID", env = "AIPROTO_AGENT_ID")]
     pub agent: Option<String>,
+
+    /// A worker: hand each valid message to CMD (run by `sh -c`, the
+    /// message on its stdin, its stdout printed in place of the message)
+    /// and, over MQTT, acknowledge it to the broker only once CMD exits 0.
+    /// A CMD that fails or runs past --exec-timeout stops recv (exit 3)
+    /// with its message unacknowledged: the broker sends it again (to
+    /// this --session when it comes back; Mosquitto does, the built-in
+    /// broker does not after a kill: docs/transports.md). With --state, a
+    /// message handled before is not handed again.
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+
+    /// Seconds the --exec handler may take with one message (beyond: it is
+    /// stopped, with what it started, and recv stops as on a failure).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::operations::serving::TIMEOUT_SECS, requires = "exec")]
+    pub exec_timeout: u64,
 }
 
 /// When a receiving command stops, and how it subscribes.

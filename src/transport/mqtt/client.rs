@@ -56,7 +56,18 @@ pub struct Options {
     pub inflight: Option<u16>,
     pub credentials: Option<(String, String)>,
     pub tls: Option<Arc<rustls::ClientConfig>>,
+    /// Each message received is acknowledged by [`Client::try_ack`], not
+    /// as it arrives; with MQTT 5, the broker is also asked to send one
+    /// message at a time (Receive Maximum 1), so that a worker holds no
+    /// more than the one in hand.
+    pub manual_acks: bool,
+    /// How long the connection may be silent: the broker gives up on it
+    /// after one and a half times this.
+    pub keep_alive: Duration,
 }
+
+/// The keep-alive of a connection whose loop is never held up for long.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(30);
 
 /// The largest packet sent or taken.
 const MAX_PACKET: usize = 16 * 1024 * 1024;
@@ -101,11 +112,21 @@ pub enum Event {
         pkid: u16,
         why: String,
     },
-    /// A message arrived.
-    Message(Publication),
+    /// A message arrived, with what acknowledges it.
+    Message(Publication, Delivery),
     /// The DISCONNECT asked for went out.
     Disconnecting,
     Other,
+}
+
+/// What identifies a message received, to acknowledge it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delivery {
+    /// Its QoS: 0 needs no acknowledgement.
+    pub level: u8,
+    pub pkid: u16,
+    /// The broker sent it before without getting its acknowledgement.
+    pub redelivered: bool,
 }
 
 /// Why the connection failed (rumqttc's error, in words).
@@ -128,7 +149,8 @@ pub fn open(options: Options, version: Version, cap: usize) -> (Client, Connecti
         Version::V3_1_1 => {
             let mut o = rumqttc::MqttOptions::new(options.client_id, options.host, options.port);
             o.set_clean_session(!options.persistent);
-            o.set_keep_alive(Duration::from_secs(30));
+            o.set_keep_alive(options.keep_alive);
+            o.set_manual_acks(options.manual_acks);
             o.set_max_packet_size(MAX_PACKET, MAX_PACKET);
             if let Some(n) = options.inflight {
                 o.set_inflight(n);
@@ -150,7 +172,11 @@ pub fn open(options: Options, version: Version, cap: usize) -> (Client, Connecti
                 // as a 3.1.1 session that is not clean.
                 o.set_session_expiry_interval(Some(u32::MAX));
             }
-            o.set_keep_alive(Duration::from_secs(30));
+            o.set_keep_alive(options.keep_alive);
+            o.set_manual_acks(options.manual_acks);
+            if options.manual_acks {
+                o.set_receive_maximum(Some(1));
+            }
             o.set_max_packet_size(Some(MAX_PACKET as u32));
             if let Some(n) = options.inflight {
                 o.set_outgoing_inflight_upper_limit(n);
@@ -215,6 +241,33 @@ impl Client {
             }
         };
         match sent {
+            Ok(()) => Handed::Queued,
+            Err(why) => Handed::Failed(why),
+        }
+    }
+
+    /// Queues the acknowledgement of a message received (PUBACK at QoS 1,
+    /// PUBREC at QoS 2) without waiting for room; nothing at QoS 0.
+    pub fn try_ack(&self, delivery: &Delivery) -> Handed {
+        let acked = match self {
+            Client::V3(c) => {
+                let mut publish = rumqttc::Publish::new("", qos3(delivery.level), Vec::new());
+                publish.pkid = delivery.pkid;
+                match c.try_ack(&publish) {
+                    Err(rumqttc::ClientError::TryRequest(_)) => return Handed::Full,
+                    done => done.map_err(|e| e.to_string()),
+                }
+            }
+            Client::V5(c) => {
+                let mut publish = p5::Publish::new("", qos5(delivery.level), Vec::new(), None);
+                publish.pkid = delivery.pkid;
+                match c.try_ack(&publish) {
+                    Err(v5::ClientError::TryRequest(_)) => return Handed::Full,
+                    done => done.map_err(|e| e.to_string()),
+                }
+            }
+        };
+        match acked {
             Ok(()) => Handed::Queued,
             Err(why) => Handed::Failed(why),
         }
@@ -302,11 +355,18 @@ fn event3(event: rumqttc::Event) -> Event {
             },
             Packet::PubAck(ack) => Event::PubAck(ack.pkid),
             Packet::PubComp(c) => Event::PubComp(c.pkid),
-            Packet::Publish(p) => Event::Message(Publication {
-                topic: p.topic,
-                payload: p.payload.to_vec(),
-                properties: Properties::default(),
-            }),
+            Packet::Publish(p) => Event::Message(
+                Publication {
+                    topic: p.topic,
+                    payload: p.payload.to_vec(),
+                    properties: Properties::default(),
+                },
+                Delivery {
+                    level: p.qos as u8,
+                    pkid: p.pkid,
+                    redelivered: p.dup,
+                },
+            ),
             _ => Event::Other,
         },
     }
@@ -348,7 +408,14 @@ fn event5(event: v5::Event) -> Event {
                 },
             },
             Packet::PubComp(c) => Event::PubComp(c.pkid),
-            Packet::Publish(p) => Event::Message(publication_in(p)),
+            Packet::Publish(p) => {
+                let delivery = Delivery {
+                    level: p.qos as u8,
+                    pkid: p.pkid,
+                    redelivered: p.dup,
+                };
+                Event::Message(publication_in(p), delivery)
+            }
             _ => Event::Other,
         },
     }

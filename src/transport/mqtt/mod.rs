@@ -120,6 +120,8 @@ impl MqttTransport {
             inflight: (self.settings.qos == 2).then_some(INFLIGHT_QOS_2),
             credentials,
             tls,
+            manual_acks: false,
+            keep_alive: client::KEEP_ALIVE,
         })
     }
 

@@ -38,7 +38,15 @@ pub fn subscribe(
 ) -> Result<Ended, TransportError> {
     let (uri, level) = (&transport.uri, transport.settings.qos);
     let version = transport.settings.mqtt_version;
-    let (client, mut connection) = transport.open("sub", 64)?;
+    let mut options = transport.options("sub")?;
+    if let Some(handling) = listen.handled_within {
+        options.manual_acks = true;
+        // The loop stops reading while a message is handled: the broker
+        // must not give up on a silent connection before the handling may
+        // end.
+        options.keep_alive = client::KEEP_ALIVE.max(handling + client::KEEP_ALIVE);
+    }
+    let (client, mut connection) = client::open(options, version, 64);
     // Filters (by index) subscribed and not yet sent, then sent, by packet id.
     let mut unsent: VecDeque<usize> = VecDeque::new();
     let mut sent: HashMap<u16, usize> = HashMap::new();
@@ -136,7 +144,13 @@ pub fn subscribe(
                     outbox.extend(first.drain(..));
                 }
             }
-            Some(Ok(Event::Message(p))) => {
+            Some(Ok(Event::Message(p, delivery))) => {
+                if delivery.redelivered && listen.handled_within.is_some() && !listen.quiet {
+                    eprintln!(
+                        "aiproto: {}: a message the broker sends again (its acknowledgement did not reach it: it may have been handled before)",
+                        crate::output::escape_controls(&p.topic)
+                    );
+                }
                 let text = String::from_utf8_lossy(&p.payload);
                 let answer = on_arrival(Arrival {
                     origin: &p.topic,
@@ -147,6 +161,10 @@ pub fn subscribe(
                 })
                 .map_err(TransportError::Handler)?;
                 outbox.extend(answer.publish);
+                if listen.handled_within.is_some() {
+                    // Handled: now the broker may forget it.
+                    outbox.acks.push_back(delivery);
+                }
                 if answer.stop {
                     stop(&mut connection, &mut outbox)?;
                     return Ok(Ended::Stopped);
@@ -180,6 +198,9 @@ pub fn subscribe(
 /// acknowledge.
 #[derive(Default)]
 struct Outbox {
+    /// Acknowledgements of messages handled, in the order they arrived
+    /// (MQTT's order for PUBACKs), to go before what is published.
+    acks: VecDeque<client::Delivery>,
     queue: VecDeque<Publication>,
     /// Handed to the client, not yet written.
     in_client: usize,
@@ -192,9 +213,10 @@ impl Outbox {
         self.queue.extend(items);
     }
 
-    /// Answers not yet written, or written and not yet acknowledged.
+    /// Acknowledgements not yet handed to the client, answers not yet
+    /// written, or written and not yet acknowledged.
     fn owed(&self) -> usize {
-        self.queue.len() + self.in_client + self.unacknowledged
+        self.acks.len() + self.queue.len() + self.in_client + self.unacknowledged
     }
 
     /// Counts QoS 1 and 2 publishes out and their acknowledgements in.
@@ -223,6 +245,16 @@ impl Outbox {
         level: u8,
         uri: &super::MqttUri,
     ) -> Result<(), TransportError> {
+        while let Some(delivery) = self.acks.pop_front() {
+            match client.try_ack(&delivery) {
+                Handed::Queued => {}
+                Handed::Full => {
+                    self.acks.push_front(delivery);
+                    return Ok(());
+                }
+                Handed::Failed(why) => return Err(failure(uri, why)),
+            }
+        }
         while let Some(p) = self.queue.pop_front() {
             if let Some(why) = crate::mqtt_topic::problem(&p.topic) {
                 return Err(TransportError::BadTopic {
