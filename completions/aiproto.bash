@@ -459,7 +459,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__broker)
-            opts="-q -v -h -V --listen --passwords --acl --tls-cert --tls-key --allow-anonymous --max-packet --max-inflight --max-queued-bytes --color --format --quiet --verbose --help --version passwd help"
+            opts="-q -v -h -V --listen --passwords --acl --tls-cert --tls-key --allow-anonymous --max-packet --max-inflight --max-queued-bytes --denied-publish --color --format --quiet --verbose --help --version passwd help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -495,6 +495,10 @@ _aiproto() {
                     ;;
                 --max-queued-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --denied-publish)
+                    COMPREPLY=($(compgen -W "disconnect ignore" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -474,6 +474,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --max-packet 'The largest packet (message and topic) a client may send, in bytes'
             cand --max-inflight 'Messages sent to one client and not yet acknowledged; beyond, the client waits for its acknowledgements'
             cand --max-queued-bytes 'Bytes kept for the subscribers of one topic filter, offline ones included; beyond, the oldest messages are dropped'
+            cand --denied-publish 'What a client publishing where --acl does not allow gets. MQTT 3.1.1 cannot say "refused": disconnect closes its connection, so it learns its message went nowhere (aiproto''s `send` then stops with exit 3 and says why); ignore acknowledges and drops it, as Mosquitto does (the publisher believes it delivered)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand --allow-anonymous 'Listen beyond loopback without accounts: anyone who reaches the port reads and writes every topic'

@@ -494,6 +494,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_s
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l max-packet -d 'The largest packet (message and topic) a client may send, in bytes' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l max-inflight -d 'Messages sent to one client and not yet acknowledged; beyond, the client waits for its acknowledgements' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l max-queued-bytes -d 'Bytes kept for the subscribers of one topic filter, offline ones included; beyond, the oldest messages are dropped' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l denied-publish -d 'What a client publishing where --acl does not allow gets. MQTT 3.1.1 cannot say "refused": disconnect closes its connection, so it learns its message went nowhere (aiproto\'s `send` then stops with exit 3 and says why); ignore acknowledges and drops it, as Mosquitto does (the publisher believes it delivered)' -r -f -a "disconnect\t'Close the publisher\'s connection'
+ignore\t'Acknowledge the publish and drop it'"
 complete -c aiproto -n "__fish_aiproto_using_subcommand broker; and not __fish_seen_subcommand_from passwd help" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"

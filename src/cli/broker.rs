@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, Write};
 
-use super::args::{BrokerAction, BrokerArgs, GlobalArgs};
+use super::args::{BrokerAction, BrokerArgs, DeniedPublish, GlobalArgs};
 use super::endpoints::stop_on_signals;
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::transport::broker::{self, BrokerError, Options, passwd};
@@ -29,6 +29,10 @@ pub fn broker(args: &BrokerArgs, g: &GlobalArgs) -> CmdResult {
         max_packet: args.max_packet,
         max_inflight: args.max_inflight.max(1),
         max_queued_bytes: args.max_queued_bytes,
+        denied_publish: match args.denied_publish {
+            DeniedPublish::Disconnect => broker::DeniedPublish::Disconnect,
+            DeniedPublish::Ignore => broker::DeniedPublish::Ignore,
+        },
         quiet: g.quiet,
     };
     let stop = stop_on_signals()?;

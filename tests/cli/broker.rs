@@ -38,6 +38,17 @@ fn accounts_and_rules(dir: &Path) -> (PathBuf, PathBuf) {
     (passwords, acl)
 }
 
+/// The broker with [`accounts_and_rules`] and `args`: it, its port and its log.
+fn ruled_broker(dir: &Path, args: &[&str]) -> (Running, u16, PathBuf) {
+    let (passwords, acl) = accounts_and_rules(dir);
+    let log = dir.join("broker.log");
+    let mut all = vec!["--passwords", passwords.to_str().unwrap()];
+    all.extend(["--acl", acl.to_str().unwrap()]);
+    all.extend(args);
+    let (running, port) = broker(dir, &all, &log);
+    (running, port, log)
+}
+
 /// `aiproto broker ARGS` on a free port with its stderr in `log`, once it listens.
 fn broker(dir: &Path, args: &[&str], log: &Path) -> (Running, u16) {
     let port = free_port();
@@ -94,18 +105,7 @@ fn accounts_and_topic_rules_keep_strangers_and_agents_out_of_others_messages() {
         return;
     }
     let h = home();
-    let (passwords, acl) = accounts_and_rules(h.path());
-    let log = h.path().join("broker.log");
-    let (_broker, port) = broker(
-        h.path(),
-        &[
-            "--passwords",
-            passwords.to_str().unwrap(),
-            "--acl",
-            acl.to_str().unwrap(),
-        ],
-        &log,
-    );
+    let (_broker, port, log) = ruled_broker(h.path(), &[]);
     // No account, a wrong password: refused at CONNECT, each said in the log.
     let out = sub(port, &["-t", "#"]);
     assert!(text(&out).contains("not authorised"), "{}", text(&out));
@@ -143,22 +143,25 @@ fn accounts_and_topic_rules_keep_strangers_and_agents_out_of_others_messages() {
     let alice = format!("mqtt://alice:s3cret@127.0.0.1:{port}/hsp/agents/alice/#");
     let bob = format!("mqtt://bob:hunter2@127.0.0.1:{port}/hsp/agents/alice/inbox");
     passes_through(h.path(), &alice, &bob, &[]);
-    // A publish outside the rules is dropped (acknowledged, never delivered).
-    let out = Command::new("mosquitto_pub")
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-            "-u",
-            "bob",
-            "-P",
-            "hunter2",
-        ])
-        .args(["-t", "hsp/public/facts", "-m", "forged", "-q", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A publish outside the rules is never delivered, and its publisher
+    // learns it: its connection is closed (3.1.1 has no refusal to send).
+    let out = forge(port);
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("connection was lost"), "{}", text(&out));
+    // aiproto send stops and says why, not "published" with exit 0.
+    aiproto(h.path())
+        .args(["send", "--qos", "1", "--via"])
+        .arg(format!(
+            "mqtt://bob:hunter2@127.0.0.1:{port}/hsp/public/facts"
+        ))
+        .write_stdin(super::support::REQUEST)
+        .assert()
+        .code(3)
+        .stderr(
+            predicates::str::contains("a publish to `hsp/public/facts`")
+                .and(predicates::str::contains("acknowledging nothing"))
+                .and(predicates::str::contains("published").not()),
+        );
     let said = std::fs::read_to_string(&log).unwrap();
     for refusal in [
         "refused client ``: no account given",
@@ -168,9 +171,38 @@ fn accounts_and_topic_rules_keep_strangers_and_agents_out_of_others_messages() {
         "refused subscription to `hsp/agents/alice/#`",
         "(account `bob`)",
         "refused publish to `hsp/public/facts`",
+        "connection closed (--denied-publish disconnect)",
     ] {
         assert!(said.contains(refusal), "{refusal} not in the log:\n{said}");
     }
+}
+
+/// bob publishing where the ACL does not allow, at QoS 1, with mosquitto_pub.
+fn forge(port: u16) -> Output {
+    Command::new("mosquitto_pub")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+        .args(["-u", "bob", "-P", "hunter2"])
+        .args(["-t", "hsp/public/facts", "-m", "forged", "-q", "1"])
+        .output()
+        .unwrap()
+}
+
+/// `--denied-publish ignore`: Mosquitto's way, acknowledged and dropped.
+#[test]
+fn a_denied_publish_can_be_acknowledged_and_dropped_as_mosquitto_does() {
+    if !mosquitto_clients("a_denied_publish_can_be_acknowledged_and_dropped_as_mosquitto_does") {
+        return;
+    }
+    let h = home();
+    let (_broker, port, log) = ruled_broker(h.path(), &["--denied-publish", "ignore"]);
+    let out = forge(port);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        said.contains("refused publish to `hsp/public/facts`"),
+        "{said}"
+    );
+    assert!(!said.contains("connection closed"), "{said}");
 }
 
 /// A password file written by Mosquitto's own tool is read as it is.
@@ -535,4 +567,81 @@ fn a_misspelt_acl_or_a_doubled_account_stops_the_broker_at_start() {
         .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(err.contains("again"), "{err}");
+}
+
+/// A receiver whose HSP ACK the ACL refuses: its connection is closed, and
+/// it says the answer may be lost, naming the topic, instead of nothing.
+#[test]
+fn a_receiver_whose_answer_is_refused_says_so() {
+    let h = home();
+    let passwords = h.path().join("broker.passwd");
+    for (user, password) in [("bob", "hunter2"), ("reader", "r3ader")] {
+        aiproto(h.path())
+            .args(["broker", "passwd"])
+            .arg(&passwords)
+            .arg(user)
+            .write_stdin(format!("{password}\n"))
+            .assert()
+            .code(0);
+    }
+    // reader may read its inbox and write nowhere.
+    let acl = h.path().join("broker.acl");
+    std::fs::write(
+        &acl,
+        "user reader\ntopic read hsp/agents/did:hsp:reader/#\n\nuser bob\ntopic write hsp/agents/#\n",
+    )
+    .unwrap();
+    let log = h.path().join("broker.log");
+    let (_broker, port) = broker(
+        h.path(),
+        &[
+            "--passwords",
+            passwords.to_str().unwrap(),
+            "--acl",
+            acl.to_str().unwrap(),
+        ],
+        &log,
+    );
+    let fact = aiproto(h.path())
+        .args([
+            "compose",
+            "hsp",
+            "fact",
+            "--from",
+            "did:hsp:bob",
+            "--to",
+            "did:hsp:reader",
+        ])
+        .args(["--statement", "x", "--confidence", "0.9", "--requires-ack"])
+        .assert()
+        .code(0);
+    let fact = fact.get_output().stdout.clone();
+    // Stopping after it (--count 1), or going on receiving (--timeout).
+    for (stop, said_here) in [
+        (["--count", "1"], "was not acknowledged"),
+        (
+            ["--timeout", "4"],
+            "was on its way, unacknowledged, when the connection closed",
+        ),
+    ] {
+        let recv_log = h.path().join("recv.log");
+        let uri = format!("mqtt://reader:r3ader@127.0.0.1:{port}/hsp/agents/did:hsp:reader/#");
+        let mut args = vec!["--via", &uri, "--qos", "1", "--as", "did:hsp:reader"];
+        args.extend(stop);
+        let recv = super::support::subscribed_logged(h.path(), &args, &recv_log);
+        aiproto(h.path())
+            .args(["send", "--qos", "1", "--via"])
+            .arg(format!("mqtt://bob:hunter2@127.0.0.1:{port}"))
+            .write_stdin(fact.clone())
+            .assert()
+            .code(0);
+        recv.wait_with_output().unwrap();
+        let said = std::fs::read_to_string(&recv_log).unwrap();
+        assert!(
+            said.contains(&format!(
+                "an answer to `hsp/agents/did:hsp:bob` {said_here}"
+            )),
+            "{said}"
+        );
+    }
 }

@@ -311,6 +311,23 @@ pub struct BrokerArgs {
     /// included; beyond, the oldest messages are dropped.
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_queued_bytes: usize,
+
+    /// What a client publishing where --acl does not allow gets. MQTT
+    /// 3.1.1 cannot say "refused": disconnect closes its connection, so
+    /// it learns its message went nowhere (aiproto's `send` then stops
+    /// with exit 3 and says why); ignore acknowledges and drops it, as
+    /// Mosquitto does (the publisher believes it delivered).
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = DeniedPublish::Disconnect)]
+    pub denied_publish: DeniedPublish,
+}
+
+/// `broker --denied-publish`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeniedPublish {
+    /// Close the publisher's connection.
+    Disconnect,
+    /// Acknowledge the publish and drop it.
+    Ignore,
 }
 
 #[derive(Debug, clap::Subcommand)]

@@ -28,7 +28,23 @@ pub struct Policy {
     pub internal: (String, String),
     /// The largest packet a client may send.
     pub max_packet: usize,
+    /// What a PUBLISH the ACL refuses gets.
+    pub denied_publish: DeniedPublish,
     pub quiet: bool,
+}
+
+/// What the broker does with a PUBLISH its ACL does not allow. MQTT 3.1.1
+/// gives a server two ways (§3.3.5): acknowledge it as usual and drop it,
+/// or close the connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeniedPublish {
+    /// Close the client's connection: the publisher learns that its
+    /// message went nowhere (aiproto's clients say so and stop). HiveMQ's
+    /// way, and EMQX's `disconnect`.
+    Disconnect,
+    /// Acknowledge and drop: the publisher believes it delivered.
+    /// Mosquitto's way.
+    Ignore,
 }
 
 impl Policy {
@@ -122,10 +138,12 @@ where
             }
         };
         let (forward, reply) = judge.packet(packet, &partial);
-        if let Some(reply) = reply
-            && tx.send(reply).await.is_err()
-        {
-            break;
+        if let Some(reply) = reply {
+            // An empty reply closes the client's connection.
+            let close = reply.is_empty();
+            if tx.send(reply).await.is_err() || close {
+                break;
+            }
         }
         if let Some(packet) = forward
             && to_core.write_all(&packet).await.is_err()
@@ -266,6 +284,13 @@ impl Judge<'_> {
                     return (Some(packet), None);
                 }
                 self.refused(format!("publish to `{topic}`"));
+                if self.policy.denied_publish == DeniedPublish::Disconnect {
+                    self.policy.say(format_args!(
+                        "{}: connection closed (--denied-publish disconnect): MQTT 3.1.1's way to refuse a publish",
+                        self.session.who
+                    ));
+                    return (None, Some(Vec::new()));
+                }
                 let [hi, lo] = publish.pkid.to_be_bytes();
                 match publish.qos {
                     QoS::AtMostOnce => (None, None),

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use rumqttc::tokio_rustls::TlsAcceptor;
 
-pub use front::Policy;
+pub use front::{DeniedPublish, Policy};
 
 /// How the broker runs.
 #[derive(Debug, Clone)]
@@ -30,6 +30,8 @@ pub struct Options {
     pub tls: Option<(PathBuf, PathBuf)>,
     /// The largest packet a client may send, in bytes.
     pub max_packet: usize,
+    /// What a PUBLISH the ACL refuses gets.
+    pub denied_publish: DeniedPublish,
     /// Messages sent to one client and not yet acknowledged.
     pub max_inflight: usize,
     /// Bytes kept for each topic filter's subscribers (offline ones
@@ -94,6 +96,7 @@ pub fn run(
             upstream,
             internal,
             max_packet: options.max_packet,
+            denied_publish: options.denied_publish,
             quiet: options.quiet,
         });
         while !stop.load(Ordering::SeqCst) {

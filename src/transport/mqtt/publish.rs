@@ -192,8 +192,14 @@ impl Publisher {
                     }
                 }
                 Some(Ok(Event::PublishSent(pkid))) => window.sent(pkid, level),
-                Some(Ok(Event::PubAck(pkid))) if level == 1 => window.acked(pkid),
-                Some(Ok(Event::PubComp(pkid))) if level >= 2 => window.acked(pkid),
+                Some(Ok(Event::PubAck(pkid))) if level == 1 => {
+                    link.acknowledged();
+                    window.acked(pkid);
+                }
+                Some(Ok(Event::PubComp(pkid))) if level >= 2 => {
+                    link.acknowledged();
+                    window.acked(pkid);
+                }
                 Some(Ok(Event::PublishRefused { pkid, why })) => {
                     let named = window.in_flight.get(&pkid).map_or_else(String::new, |&i| {
                         format!(
@@ -213,7 +219,12 @@ impl Publisher {
                     ));
                 }
                 Some(Ok(_)) | None => {}
-                Some(Err(e)) => link.lost(uri, e)?,
+                Some(Err(e)) => {
+                    let owing = (level > 0)
+                        .then(|| window.oldest_unacknowledged())
+                        .flatten();
+                    link.lost(uri, e, owing)?;
+                }
             }
         }
     }
@@ -271,6 +282,15 @@ impl Window {
 
     fn all_done(&self) -> bool {
         self.done == self.total()
+    }
+
+    /// The topic of the first message on its way and not yet acknowledged.
+    fn oldest_unacknowledged(&self) -> Option<&str> {
+        self.in_flight
+            .values()
+            .chain(&self.queued)
+            .min()
+            .map(|&i| self.item(i).topic.as_str())
     }
 
     /// Hands messages to the client (`try_send` says whether it took one)

@@ -76,12 +76,25 @@ pub fn subscribe(
         let mut progress = (outbox.owed(), Instant::now());
         while outbox.owed() > 0 && progress.1.elapsed() < STALLED_ANSWERS {
             outbox.flush(&client, level, uri)?;
-            if let Some(Ok(event)) = connection.next(Duration::from_millis(50)) {
-                outbox.track(&event);
+            match connection.next(Duration::from_millis(50)) {
+                Some(Ok(event)) => outbox.track(&event),
+                // Closed under them: they are not published again.
+                Some(Err(_)) => break,
+                None => {}
             }
             if outbox.owed() < progress.0 {
                 progress = (outbox.owed(), Instant::now());
             }
+        }
+        if let Some(topic) = outbox
+            .unacknowledged_topic
+            .as_deref()
+            .filter(|_| outbox.owed() > 0)
+        {
+            eprintln!(
+                "aiproto: warning: an answer to `{}` was not acknowledged by the broker before the end: it may be lost (a broker closes the connection to refuse a publish its ACL does not allow)",
+                topic.escape_debug()
+            );
         }
         client.disconnect();
         connection.drain_until_disconnect();
@@ -109,6 +122,9 @@ pub fn subscribe(
         let event = connection.next(wait);
         if let Some(Ok(event)) = &event {
             outbox.track(event);
+            if matches!(event, Event::PubAck(_) | Event::PubComp(_)) {
+                link.acknowledged();
+            }
         }
         match event {
             Some(Ok(Event::Refused(why))) => return Err(refusal(uri, version, &why)),
@@ -187,7 +203,18 @@ pub fn subscribe(
                 }
                 return Ok(Ended::Timeout);
             }
-            Some(Err(e)) => link.lost(uri, e)?,
+            Some(Err(e)) => {
+                let owing = outbox.unacknowledged_topic.take();
+                if let Some(topic) = &owing {
+                    // The client does not publish it again on a new
+                    // connection: said, never lost in silence.
+                    eprintln!(
+                        "aiproto: warning: an answer to `{}` was on its way, unacknowledged, when the connection closed: it may be lost (a broker closes the connection to refuse a publish its ACL does not allow)",
+                        topic.escape_debug()
+                    );
+                }
+                link.lost(uri, e, owing.as_deref())?;
+            }
             None => {}
         }
     }
@@ -206,6 +233,9 @@ struct Outbox {
     in_client: usize,
     /// Written at QoS 1 or 2, not yet acknowledged.
     unacknowledged: usize,
+    /// The topic of an answer handed to the client and not yet
+    /// acknowledged (or written, at QoS 0), while there is one.
+    unacknowledged_topic: Option<String>,
 }
 
 impl Outbox {
@@ -233,6 +263,9 @@ impl Outbox {
                 self.unacknowledged = self.unacknowledged.saturating_sub(1);
             }
             _ => {}
+        }
+        if self.in_client + self.unacknowledged == 0 {
+            self.unacknowledged_topic = None;
         }
     }
 
@@ -264,7 +297,10 @@ impl Outbox {
             }
             let payload = bytes::Bytes::from(p.payload);
             match client.try_publish(&p.topic, payload.clone(), &p.properties, level, false) {
-                Handed::Queued => self.in_client += 1,
+                Handed::Queued => {
+                    self.in_client += 1;
+                    self.unacknowledged_topic.get_or_insert(p.topic);
+                }
                 Handed::Full => {
                     self.queue.push_front(Publication {
                         payload: payload.into(),
