@@ -475,6 +475,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --max-inflight 'Messages sent to one client and not yet acknowledged; beyond, the client waits for its acknowledgements'
             cand --max-queued-bytes 'Bytes kept for the subscribers of one topic filter, offline ones included; beyond, the oldest messages are dropped'
             cand --denied-publish 'What a client publishing where --acl does not allow gets. MQTT 3.1.1 cannot say "refused": disconnect closes its connection, so it learns its message went nowhere (aiproto''s `send` then stops with exit 3 and says why); ignore acknowledges and drops it, as Mosquitto does (the publisher believes it delivered)'
+            cand --max-connections 'Clients logged in at once; beyond, a client gets CONNACK "server unavailable". Connections not yet logged in (each has 10 s, TLS handshake included) are bounded apart: 16 times this, at least 1,024'
+            cand --max-per-client 'Connections one client address may hold, logged in or not; beyond, they are closed at once (said on stderr)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
             cand --allow-anonymous 'Listen beyond loopback without accounts: anyone who reaches the port reads and writes every topic'

@@ -33,6 +33,8 @@ pub fn broker(args: &BrokerArgs, g: &GlobalArgs) -> CmdResult {
             DeniedPublish::Disconnect => broker::DeniedPublish::Disconnect,
             DeniedPublish::Ignore => broker::DeniedPublish::Ignore,
         },
+        max_connections: args.max_connections.max(1),
+        max_per_client: args.max_per_client.max(1),
         quiet: g.quiet,
     };
     let stop = stop_on_signals()?;

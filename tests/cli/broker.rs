@@ -645,3 +645,111 @@ fn a_receiver_whose_answer_is_refused_says_so() {
         );
     }
 }
+
+/// A TCP connection to `port` from the loopback address `from`
+/// (127.0.0.2, …), as a client elsewhere would make.
+fn connect_from(from: [u8; 4], port: u16) -> std::net::TcpStream {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket
+        .bind(&std::net::SocketAddr::from((from, 0)).into())
+        .unwrap();
+    socket
+        .connect(&std::net::SocketAddr::from(([127, 0, 0, 1], port)).into())
+        .unwrap();
+    socket.into()
+}
+
+/// Whether the broker closed `stream` (EOF or reset), without waiting.
+fn closed(mut stream: &std::net::TcpStream) -> bool {
+    use std::io::Read;
+    stream.set_nonblocking(true).unwrap();
+    let mut byte = [0u8; 4];
+    !matches!(stream.read(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+}
+
+/// An MQTT 3.1.1 CONNECT of client `id` (clean session), sent on `stream`:
+/// the CONNACK's return code.
+fn log_in(stream: &mut std::net::TcpStream, id: &str) -> u8 {
+    use std::io::{Read, Write};
+    let mut packet = vec![0x10, (12 + id.len()) as u8, 0, 4];
+    packet.extend(b"MQTT\x04\x02\x00\x3c");
+    packet.extend([0, id.len() as u8]);
+    packet.extend(id.as_bytes());
+    stream.write_all(&packet).unwrap();
+    let mut connack = [0u8; 4];
+    stream.read_exact(&mut connack).unwrap();
+    assert_eq!(connack[..2], [0x20, 0x02]);
+    connack[3]
+}
+
+/// The broker's resident memory, in KiB (Linux).
+fn resident_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Strangers that connect and say nothing, or announce a huge CONNECT,
+/// do not lock agents out: one address holds at most --max-per-client
+/// connections (the rest closed at once, said), none is kept past 10 s
+/// without a login, an announced packet reserves no memory, beyond
+/// --max-connections a client gets "server unavailable"; an agent from
+/// another address sends meanwhile.
+#[test]
+fn idle_and_greedy_strangers_do_not_lock_agents_out() {
+    let h = home();
+    let log = h.path().join("broker.log");
+    let (broker_process, port) = broker(
+        h.path(),
+        &["--max-per-client", "20", "--max-connections", "2"],
+        &log,
+    );
+    // 50 silent connections from one address: 20 held, 30 closed at once.
+    let silent: Vec<_> = (0..50)
+        .map(|_| connect_from([127, 0, 0, 2], port))
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let shut = silent.iter().filter(|s| closed(s)).count();
+    assert_eq!(shut, 30, "{}", std::fs::read_to_string(&log).unwrap());
+    // Ten addresses each announcing a CONNECT of 300,000 bytes and sending
+    // none of it: nothing reserved for what has not arrived.
+    let before = resident_kib(broker_process.0.id());
+    let greedy: Vec<_> = (3..13)
+        .flat_map(|last| (0..20).map(move |_| last))
+        .map(|last| {
+            let mut s = connect_from([127, 0, 0, last], port);
+            // Fixed header: CONNECT, remaining length 300,000 (varint).
+            std::io::Write::write_all(&mut s, &[0x10, 0xe0, 0xa7, 0x12]).unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    if let (Some(before), Some(after)) = (before, resident_kib(broker_process.0.id())) {
+        // Reserved, 200 × 300,000 bytes would be 57 MiB.
+        assert!(after < before + 20 * 1024, "{before} KiB → {after} KiB");
+    }
+    // An agent elsewhere (127.0.0.1) is not locked out.
+    aiproto(h.path())
+        .args(["send", "--qos", "1", "--via"])
+        .arg(format!("mqtt://127.0.0.1:{port}/hsp/public/facts"))
+        .write_stdin(super::support::REQUEST)
+        .assert()
+        .code(0);
+    // Two logged in: the third gets "server unavailable" (3).
+    let mut first = connect_from([127, 0, 0, 20], port);
+    let mut second = connect_from([127, 0, 0, 21], port);
+    let mut third = connect_from([127, 0, 0, 22], port);
+    assert_eq!(log_in(&mut first, "one"), 0);
+    assert_eq!(log_in(&mut second, "two"), 0);
+    assert_eq!(log_in(&mut third, "three"), 3);
+    // None of the strangers is kept past 10 s without a login.
+    std::thread::sleep(Duration::from_secs(11));
+    let still_open = silent.iter().chain(&greedy).filter(|s| !closed(s)).count();
+    assert_eq!(still_open, 0);
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(said.contains("closed at once"), "{said}");
+    assert!(said.contains("(--max-per-client)"), "{said}");
+    assert!(said.contains("no CONNECT within 10 s"), "{said}");
+    assert!(said.contains("--max-connections clients already"), "{said}");
+    drop((first, second));
+}

@@ -319,6 +319,17 @@ pub struct BrokerArgs {
     /// Mosquitto does (the publisher believes it delivered).
     #[arg(long, value_enum, value_name = "WHAT", default_value_t = DeniedPublish::Disconnect)]
     pub denied_publish: DeniedPublish,
+
+    /// Clients logged in at once; beyond, a client gets CONNACK "server
+    /// unavailable". Connections not yet logged in (each has 10 s, TLS
+    /// handshake included) are bounded apart: 16 times this, at least 1,024.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_connections: usize,
+
+    /// Connections one client address may hold, logged in or not; beyond,
+    /// they are closed at once (said on stderr).
+    #[arg(long, value_name = "N", default_value_t = crate::transport::admission::MAX_PER_CLIENT)]
+    pub max_per_client: usize,
 }
 
 /// `broker --denied-publish`.

@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use super::acl::Acl;
 use super::passwd::Passwords;
+use crate::transport::admission::Ticket;
 
 /// What every connection is judged by, and where rumqttd listens.
 pub struct Policy {
@@ -60,23 +61,50 @@ const UNACCEPTABLE_VERSION: [u8; 4] = [0x20, 0x02, 0x00, 0x01];
 const UNSUPPORTED_VERSION_V5: [u8; 5] = [0x20, 0x03, 0x00, 0x84, 0x00];
 const BAD_CREDENTIALS: [u8; 4] = [0x20, 0x02, 0x00, 0x04];
 const NOT_AUTHORISED: [u8; 4] = [0x20, 0x02, 0x00, 0x05];
+const SERVER_UNAVAILABLE: [u8; 4] = [0x20, 0x02, 0x00, 0x03];
 
-/// Serves one client until it or rumqttd closes the connection.
-pub async fn serve<S>(stream: S, peer: SocketAddr, policy: Arc<Policy>)
-where
+/// How long a client has, from its TCP connection, to log in.
+pub const CONNECT_WITHIN: Duration = Duration::from_secs(10);
+
+/// The largest CONNECT MQTT 3.1.1 allows: a 10-byte variable header and
+/// five fields of at most 65,535 bytes (client id, will topic, will
+/// message, account, password), each after its 2-byte length.
+const MAX_CONNECT: usize = 5 + 10 + 5 * (2 + 65_535);
+
+/// Serves one client until it or rumqttd closes the connection. `ticket`
+/// holds its place among the connections; it has until `deadline` to log in.
+pub async fn serve<S>(
+    stream: S,
+    peer: SocketAddr,
+    policy: Arc<Policy>,
+    mut ticket: Ticket,
+    deadline: tokio::time::Instant,
+) where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     let (mut from_client, mut to_client) = tokio::io::split(stream);
-    let first = tokio::time::timeout(
-        Duration::from_secs(10),
-        read_packet(&mut from_client, policy.max_packet),
+    // Before its login a client is a stranger: it gets until `deadline`
+    // (counted from its TCP connection, the TLS handshake included) and
+    // the bytes a CONNECT can hold, taken as they arrive.
+    let first = tokio::time::timeout_at(
+        deadline,
+        read_packet(&mut from_client, policy.max_packet.min(MAX_CONNECT)),
     )
     .await;
-    let Ok(Ok(Some(connect))) = first else {
-        policy.say(format_args!(
-            "{peer}: closed before a CONNECT (or not MQTT)"
-        ));
-        return;
+    let connect = match first {
+        Ok(Ok(Some(connect))) => connect,
+        Ok(Err(e)) => {
+            policy.say(format_args!("{peer}: closed before its login: {e}"));
+            return;
+        }
+        Ok(Ok(None)) => return,
+        Err(_) => {
+            policy.say(format_args!(
+                "{peer}: closed, no CONNECT within {} s of connecting",
+                CONNECT_WITHIN.as_secs()
+            ));
+            return;
+        }
     };
     let session = match admit(&connect, peer, &policy) {
         Ok(session) => session,
@@ -86,6 +114,16 @@ where
             return;
         }
     };
+    // Logged in: one of the --max-connections places, or "server unavailable".
+    if !ticket.start() {
+        policy.say(format_args!(
+            "{}: refused, the broker holds --max-connections clients already",
+            session.who
+        ));
+        let _ = to_client.write_all(&SERVER_UNAVAILABLE).await;
+        let _ = to_client.shutdown().await;
+        return;
+    }
     let Ok(upstream) = TcpStream::connect(policy.upstream).await else {
         policy.say(format_args!("{peer}: the broker's core is not reachable"));
         return;
@@ -425,12 +463,19 @@ async fn read_packet<R: AsyncRead + Unpin>(
     }
     if length > max {
         return Err(std::io::Error::other(format!(
-            "a packet of {length} bytes, over --max-packet ({max})"
+            "a packet of {length} bytes, over the {max} taken here (--max-packet, or the most a CONNECT holds)"
         )));
     }
+    // Taken as it arrives: a length alone reserves nothing (60 headers
+    // announcing 16 MiB each made the broker hold 1 GB before any login).
     let start = packet.len();
-    packet.resize(start + length, 0);
-    reader.read_exact(&mut packet[start..]).await?;
+    (&mut *reader)
+        .take(length as u64)
+        .read_to_end(&mut packet)
+        .await?;
+    if packet.len() - start < length {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
     Ok(Some(packet))
 }
 

@@ -20,6 +20,8 @@ use rumqttc::tokio_rustls::TlsAcceptor;
 
 pub use front::{DeniedPublish, Policy};
 
+use crate::transport::admission::{AcceptBackoff, Admission, Limits};
+
 /// How the broker runs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -32,6 +34,10 @@ pub struct Options {
     pub max_packet: usize,
     /// What a PUBLISH the ACL refuses gets.
     pub denied_publish: DeniedPublish,
+    /// Clients logged in at once; beyond, CONNACK "server unavailable".
+    pub max_connections: usize,
+    /// Connections one address may hold, logged in or not; beyond, closed.
+    pub max_per_client: usize,
     /// Messages sent to one client and not yet acknowledged.
     pub max_inflight: usize,
     /// Bytes kept for each topic filter's subscribers (offline ones
@@ -70,6 +76,7 @@ pub fn run(
         .as_ref()
         .map(|(cert, key)| tls(cert, key))
         .transpose()?;
+    raise_descriptor_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -99,36 +106,64 @@ pub fn run(
             denied_publish: options.denied_publish,
             quiet: options.quiet,
         });
+        let admission = Admission::new(Limits {
+            max_connections: options.max_connections,
+            max_per_client: options.max_per_client,
+            rate: None,
+        });
+        let mut backoff = AcceptBackoff::default();
+        let mut turned_away = TurnedAway::default();
         while !stop.load(Ordering::SeqCst) {
             let accepted =
                 tokio::time::timeout(Duration::from_millis(100), listener.accept()).await;
             let Ok(accepted) = accepted else { continue };
             let (stream, peer) = match accepted {
-                Ok(pair) => pair,
-                Err(e) => {
-                    // Out of file descriptors and the like: wait, go on.
-                    if !options.quiet {
-                        eprintln!("aiproto broker: accept failed: {e}");
-                    }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
+                Ok(pair) => {
+                    backoff.succeeded();
+                    pair
                 }
+                // Out of descriptors and the like: waited out, said.
+                Err(e) => match backoff.failed(e) {
+                    Ok(()) => continue,
+                    Err(e) => {
+                        if !options.quiet {
+                            eprintln!("aiproto broker: accept failed: {e}");
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                },
+            };
+            let deadline = tokio::time::Instant::now() + front::CONNECT_WITHIN;
+            let Some(ticket) = admission.connect(peer.ip()) else {
+                // Closed at once: one address (or everyone) holds too many.
+                turned_away.say(peer, &admission, options.quiet);
+                continue;
             };
             let _ = stream.set_nodelay(true);
             let policy = policy.clone();
             match &tls {
                 None => {
-                    tokio::spawn(front::serve(stream, peer, policy));
+                    tokio::spawn(front::serve(stream, peer, policy, ticket, deadline));
                 }
                 Some(acceptor) => {
                     let acceptor = acceptor.clone();
                     tokio::spawn(async move {
-                        match acceptor.accept(stream).await {
-                            Ok(stream) => front::serve(stream, peer, policy).await,
-                            Err(e) if !policy.quiet => {
+                        // The handshake counts in the time to log in.
+                        match tokio::time::timeout_at(deadline, acceptor.accept(stream)).await {
+                            Ok(Ok(stream)) => {
+                                front::serve(stream, peer, policy, ticket, deadline).await;
+                            }
+                            Ok(Err(e)) if !policy.quiet => {
                                 eprintln!("aiproto broker: {peer}: TLS handshake failed: {e}");
                             }
-                            Err(_) => {}
+                            Err(_) if !policy.quiet => {
+                                eprintln!(
+                                    "aiproto broker: {peer}: closed, no TLS handshake within {} s",
+                                    front::CONNECT_WITHIN.as_secs()
+                                );
+                            }
+                            _ => {}
                         }
                     });
                 }
@@ -136,6 +171,57 @@ pub fn run(
         }
         Ok(())
     })
+}
+
+/// Connections closed at once for the limits, said on stderr: the first
+/// from each address, then one line in a hundred (a flood is not a flood
+/// of lines).
+#[derive(Default)]
+struct TurnedAway {
+    count: u64,
+    addresses: std::collections::HashSet<std::net::IpAddr>,
+}
+
+impl TurnedAway {
+    fn say(&mut self, peer: SocketAddr, admission: &Admission, quiet: bool) {
+        self.count += 1;
+        let new = self.addresses.len() < 4096 && self.addresses.insert(peer.ip());
+        if quiet || !(new || self.count.is_multiple_of(100)) {
+            return;
+        }
+        eprintln!(
+            "aiproto broker: {peer}: closed at once, {} connection(s) turned away so far: an address may hold {} (--max-per-client), the broker {} before their login",
+            self.count,
+            admission.limits.max_per_client,
+            admission.max_open()
+        );
+    }
+}
+
+/// Raises this process's descriptor limit to what the system allows it
+/// (each client takes three: its socket, and both ends of the line to the
+/// broker's core), so that the broker's own limits, not an accidental
+/// 256 or 1,024, decide who gets in.
+fn raise_descriptor_limit() {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let limit = getrlimit(Resource::Nofile);
+        let Some(current) = limit.current else { return };
+        // macOS refuses more than 10,240 without saying so in the maximum.
+        for wanted in [limit.maximum.unwrap_or(1 << 20).min(1 << 20), 10_240] {
+            if wanted <= current {
+                return;
+            }
+            let raised = Rlimit {
+                current: Some(wanted),
+                maximum: limit.maximum,
+            };
+            if setrlimit(Resource::Nofile, raised).is_ok() {
+                return;
+            }
+        }
+    }
 }
 
 fn read<T>(
