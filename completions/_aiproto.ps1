@@ -554,7 +554,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--exec-timeout', '--exec-timeout', [CompletionResultType]::ParameterName, 'Seconds the --exec handler may take (beyond: it is stopped, with what it started, and the request answered 502)')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The largest request body accepted')
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Requests per second allowed from one client address (beyond: 429 E-RATE)')
-            [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection')
+            [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection, and one client address takes at most half the places')
             [CompletionResult]::new('--max-per-client', '--max-per-client', [CompletionResultType]::ParameterName, 'Connections one client address may hold open at once (beyond: closed at once). All connections open: 16 × --max-connections, at least 1024')
             [CompletionResult]::new('--read-timeout', '--read-timeout', [CompletionResultType]::ParameterName, 'Seconds a client may take to send its headers, and its body (beyond: 408)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')

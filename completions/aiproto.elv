@@ -520,7 +520,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --exec-timeout 'Seconds the --exec handler may take (beyond: it is stopped, with what it started, and the request answered 502)'
             cand --max-bytes 'The largest request body accepted'
             cand --rate 'Requests per second allowed from one client address (beyond: 429 E-RATE)'
-            cand --max-connections 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection'
+            cand --max-connections 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection, and one client address takes at most half the places'
             cand --max-per-client 'Connections one client address may hold open at once (beyond: closed at once). All connections open: 16 × --max-connections, at least 1024'
             cand --read-timeout 'Seconds a client may take to send its headers, and its body (beyond: 408)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'

@@ -539,7 +539,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l exec -d 'A she
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l exec-timeout -d 'Seconds the --exec handler may take (beyond: it is stopped, with what it started, and the request answered 502)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-bytes -d 'The largest request body accepted' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l rate -d 'Requests per second allowed from one client address (beyond: 429 E-RATE)' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-connections -d 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-connections -d 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection, and one client address takes at most half the places' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-per-client -d 'Connections one client address may hold open at once (beyond: closed at once). All connections open: 16 × --max-connections, at least 1024' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l read-timeout -d 'Seconds a client may take to send its headers, and its body (beyond: 408)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'

@@ -8,7 +8,9 @@
 //! deadline, so a byte a second does not extend it) and while it is
 //! handled; only a connection whose head has arrived takes one of the
 //! `max_connections` places. Clients that never finish their head hold
-//! their own threads, not the places of requests that did arrive.
+//! their own threads, not the places of requests that did arrive; and one
+//! client address takes at most half the places, so that requests that
+//! arrived and then trickle their bodies leave room for everyone else.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -42,7 +44,7 @@ pub struct Admission {
     pub limits: Limits,
     open: AtomicUsize,
     in_hand: AtomicUsize,
-    per_client: Mutex<HashMap<IpAddr, usize>>,
+    per_client: Mutex<HashMap<IpAddr, Held>>,
     /// Each client's token bucket: tokens left, when last filled.
     buckets: Mutex<HashMap<IpAddr, (f64, Instant)>>,
 }
@@ -106,10 +108,10 @@ impl Admission {
         }
         let mut clients = self.per_client.lock().ok()?;
         let held = clients.entry(peer).or_default();
-        if *held >= self.limits.max_per_client {
+        if held.open >= self.limits.max_per_client {
             return None;
         }
-        *held += 1;
+        held.open += 1;
         self.open.fetch_add(1, Ordering::SeqCst);
         Some(Ticket {
             admission: Arc::clone(self),
@@ -117,6 +119,15 @@ impl Admission {
             in_hand: false,
         })
     }
+}
+
+/// What one client address holds.
+#[derive(Debug, Default)]
+struct Held {
+    /// Connections open.
+    open: usize,
+    /// Places among the requests in hand.
+    in_hand: usize,
 }
 
 /// One admitted connection; dropping it gives its places back.
@@ -130,14 +141,30 @@ pub struct Ticket {
 impl Ticket {
     /// Its request's head arrived: takes a place among the requests in
     /// hand, or says there is none (503).
+    /// One client address gets at most half the places (one, when there
+    /// is one).
     pub fn start(&mut self) -> bool {
+        if self.in_hand {
+            return true;
+        }
         let admission = &self.admission;
+        let Ok(mut clients) = admission.per_client.lock() else {
+            return false;
+        };
+        let Some(held) = clients.get_mut(&self.peer) else {
+            return false;
+        };
+        let share = (admission.limits.max_connections / 2).max(1);
+        if held.in_hand >= share {
+            return false;
+        }
         let taken = admission
             .in_hand
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
                 (n < admission.limits.max_connections).then_some(n + 1)
             })
             .is_ok();
+        held.in_hand += usize::from(taken);
         self.in_hand = taken;
         taken
     }
@@ -179,8 +206,9 @@ impl Drop for Ticket {
         if let Ok(mut clients) = admission.per_client.lock()
             && let Some(held) = clients.get_mut(&self.peer)
         {
-            *held -= 1;
-            if *held == 0 {
+            held.open -= 1;
+            held.in_hand -= usize::from(self.in_hand);
+            if held.open == 0 {
                 clients.remove(&self.peer);
             }
         }
@@ -258,6 +286,24 @@ mod tests {
         assert!(admission.connect(a).is_some());
         drop(other);
         assert_eq!(admission.open(), 0);
+    }
+
+    #[test]
+    fn one_client_takes_at_most_half_the_places() {
+        let admission = Admission::new(Limits {
+            max_connections: 4,
+            max_per_client: 100,
+            rate: None,
+        });
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let mut mine: Vec<Ticket> = (0..3).map(|_| admission.connect(a).unwrap()).collect();
+        assert!(mine[0].start() && mine[1].start());
+        assert!(!mine[2].start(), "a third place of four to one client");
+        let mut other = admission.connect(b).unwrap();
+        assert!(other.start(), "the others' half");
+        mine.truncate(1);
+        assert!(admission.connect(a).unwrap().start(), "a place given back");
     }
 
     #[test]

@@ -646,19 +646,6 @@ fn a_receiver_whose_answer_is_refused_says_so() {
     }
 }
 
-/// A TCP connection to `port` from the loopback address `from`
-/// (127.0.0.2, …), as a client elsewhere would make.
-fn connect_from(from: [u8; 4], port: u16) -> std::net::TcpStream {
-    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-    socket
-        .bind(&std::net::SocketAddr::from((from, 0)).into())
-        .unwrap();
-    socket
-        .connect(&std::net::SocketAddr::from(([127, 0, 0, 1], port)).into())
-        .unwrap();
-    socket.into()
-}
-
 /// Whether the broker closed `stream` (EOF or reset), without waiting.
 fn closed(mut stream: &std::net::TcpStream) -> bool {
     use std::io::Read;
@@ -706,7 +693,7 @@ fn idle_and_greedy_strangers_do_not_lock_agents_out() {
     );
     // 50 silent connections from one address: 20 held, 30 closed at once.
     let silent: Vec<_> = (0..50)
-        .map(|_| connect_from([127, 0, 0, 2], port))
+        .map(|_| super::support::connect_from([127, 0, 0, 2], port))
         .collect();
     std::thread::sleep(Duration::from_millis(500));
     let shut = silent.iter().filter(|s| closed(s)).count();
@@ -717,7 +704,7 @@ fn idle_and_greedy_strangers_do_not_lock_agents_out() {
     let greedy: Vec<_> = (3..13)
         .flat_map(|last| (0..20).map(move |_| last))
         .map(|last| {
-            let mut s = connect_from([127, 0, 0, last], port);
+            let mut s = super::support::connect_from([127, 0, 0, last], port);
             // Fixed header: CONNECT, remaining length 300,000 (varint).
             std::io::Write::write_all(&mut s, &[0x10, 0xe0, 0xa7, 0x12]).unwrap();
             s
@@ -736,9 +723,9 @@ fn idle_and_greedy_strangers_do_not_lock_agents_out() {
         .assert()
         .code(0);
     // Two logged in: the third gets "server unavailable" (3).
-    let mut first = connect_from([127, 0, 0, 20], port);
-    let mut second = connect_from([127, 0, 0, 21], port);
-    let mut third = connect_from([127, 0, 0, 22], port);
+    let mut first = super::support::connect_from([127, 0, 0, 20], port);
+    let mut second = super::support::connect_from([127, 0, 0, 21], port);
+    let mut third = super::support::connect_from([127, 0, 0, 22], port);
     assert_eq!(log_in(&mut first, "one"), 0);
     assert_eq!(log_in(&mut second, "two"), 0);
     assert_eq!(log_in(&mut third, "three"), 3);

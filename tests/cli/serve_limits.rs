@@ -52,6 +52,39 @@ fn slow_heads_do_not_take_the_places_of_requests_that_arrived() {
     drop(trickle.join().unwrap());
 }
 
+/// Requests from one address whose bodies trickle in hold places until
+/// --read-timeout, but at most half of them: the other clients' requests
+/// are answered meanwhile (13 of 15 got 503 when one address could take
+/// every place).
+#[test]
+fn slow_bodies_from_one_address_leave_places_for_others() {
+    let h = home();
+    let server = Server::start(h.path(), &["--read-timeout", "8", "--max-connections", "8"]);
+    let port: u16 = server.url.rsplit(':').next().unwrap().parse().unwrap();
+    let slow: Vec<_> = (0..70)
+        .map(|_| {
+            let mut s = crate::support::connect_from([127, 0, 0, 2], port);
+            // The head whole, the body announced and never sent.
+            s.write_all(
+                b"POST /crosstalk/receive HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n[[",
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let answered: Vec<u16> = (0..15)
+        .map(|_| raw_post(&server.url, "/crosstalk/receive", REQUEST))
+        .collect();
+    assert_eq!(answered, vec![200; 15]);
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "while the slow ones still hold on"
+    );
+    drop(slow);
+}
+
 #[test]
 fn one_client_address_holds_only_its_share() {
     let h = home();

@@ -221,3 +221,16 @@ pub fn sign(h: &std::path::Path, key: &str, text: &str) -> String {
         .code(0);
     String::from_utf8_lossy(&out.get_output().stdout).to_string()
 }
+
+/// A TCP connection to `port` from the loopback address `from`
+/// (127.0.0.2, …), as a client elsewhere would make.
+pub fn connect_from(from: [u8; 4], port: u16) -> std::net::TcpStream {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket
+        .bind(&std::net::SocketAddr::from((from, 0)).into())
+        .unwrap();
+    socket
+        .connect(&std::net::SocketAddr::from(([127, 0, 0, 1], port)).into())
+        .unwrap();
+    socket.into()
+}

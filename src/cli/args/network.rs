@@ -395,7 +395,8 @@ pub struct ServeArgs {
     pub rate: Option<u32>,
 
     /// Requests handled at once, counted once their headers arrived
-    /// (beyond: 503); a slow client holds up only its own connection.
+    /// (beyond: 503); a slow client holds up only its own connection, and
+    /// one client address takes at most half the places.
     #[arg(long, value_name = "N", default_value_t = crate::transport::server::MAX_CONNECTIONS)]
     pub max_connections: usize,
 
