@@ -195,10 +195,35 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
                     ),
                 )
             })?;
-            out.write_all(reply.as_bytes())?;
-            out.flush()?;
             printed += 1;
-            return Ok(hsp_receipt(r.origin, r.found));
+            let mut answers = hsp_receipt(r.origin, r.found);
+            // Asked over MQTT 5 with a response topic: the reply goes there,
+            // with the request's correlation data (MQTT 5's request and
+            // response, as mosquitto_rr asks); else it is printed.
+            match r
+                .properties
+                .and_then(|p| Some((p.response_topic.as_ref()?, p)))
+            {
+                Some((topic, asked)) if !reply.is_empty() => {
+                    answers.push(transport::Publication {
+                        topic: topic.clone(),
+                        payload: reply
+                            .strip_suffix('\n')
+                            .unwrap_or(&reply)
+                            .as_bytes()
+                            .to_vec(),
+                        properties: transport::Properties {
+                            correlation_data: asked.correlation_data.clone(),
+                            ..transport::Properties::default()
+                        },
+                    });
+                }
+                _ => {
+                    out.write_all(reply.as_bytes())?;
+                    out.flush()?;
+                }
+            }
+            return Ok(answers);
         }
         match g.format {
             Format::Json => output::write_json_line(
@@ -279,6 +304,13 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         _ if invalid => Ok(ExitStatus::Invalid),
         _ => Ok(ExitStatus::Ok),
     }
+}
+
+/// Whether `text` is an HSP message (JSON with a `message_type`): a reply
+/// that is one is judged as a TaskResult, never taken as a plain reply.
+fn is_hsp(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text)
+        .is_ok_and(|json| json.get("message_type").is_some())
 }
 
 /// The replay state a verifying receiver keeps by default: one file per
@@ -413,6 +445,7 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
     let trust = super::common::required_signatures(args.require_signed)?;
     let asked = Asked::of(json);
     let mut reply = None;
+    let mut plain = None;
     let mut refused = 0usize;
     let ended = transport
         .receive(&listen, &mut |arrival| {
@@ -426,6 +459,22 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
             }
             let judgement = judge(&asked, arrival.text, trust.as_ref());
             let done = match judgement {
+                // A plain MQTT 5 reply: no HSP message, the request's
+                // correlation data. Taken as it came, unless signatures
+                // are required (it carries none).
+                Judgement::NotForUs if correlated.is_some() && !is_hsp(arrival.text) => {
+                    if trust.is_some() {
+                        refused += 1;
+                        eprintln!(
+                            "aiproto: ignored a plain MQTT 5 reply on {}: it carries no signature (--require-signed); still waiting",
+                            output::escape_controls(arrival.origin)
+                        );
+                        false
+                    } else {
+                        plain = Some(arrival.text.to_string());
+                        true
+                    }
+                }
                 Judgement::NotForUs => false,
                 Judgement::Refused(why) => {
                     refused += 1;
@@ -456,6 +505,17 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
             })
         })
         .map_err(failure)?;
+    if let Some(text) = plain {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.trim_end().as_bytes())?;
+        out.write_all(b"\n")?;
+        if !g.quiet {
+            eprintln!(
+                "aiproto: a plain MQTT 5 reply to {id} on {callback} (its correlation data names the request; no HSP TaskResult, so no status to check)"
+            );
+        }
+        return Ok(ExitStatus::Ok);
+    }
     let Some((payload, from, status, error)) = reply else {
         if ended == Ended::Interrupted {
             eprintln!("aiproto: stopped by a signal before a TaskResult for {id} arrived");

@@ -277,3 +277,105 @@ fn a_publish_the_broker_refuses_is_an_error_over_mqtt5() {
         .assert()
         .code(0);
 }
+
+/// MQTT 5's request and response with peers that know nothing of HSP: a
+/// `recv --exec` agent publishes its handler's answer on the request's
+/// response topic with its correlation data (`mosquitto_rr` gets it, though
+/// the TaskRequest's callback names another topic), and `request` takes a
+/// plain reply whose correlation data names its request.
+#[test]
+fn a_worker_answers_on_the_response_topic_and_request_takes_a_plain_reply() {
+    let h = home();
+    let Some((_broker, port)) = broker(
+        "a_worker_answers_on_the_response_topic_and_request_takes_a_plain_reply",
+        h.path(),
+        "allow_anonymous true\n",
+    ) else {
+        return;
+    };
+    let broker = format!("mqtt://127.0.0.1:{port}");
+    let worker = |count: &str| {
+        subscribed(
+            h.path(),
+            &[
+                "--via",
+                &format!("{broker}/hsp/agents/did:hsp:worker"),
+                "--mqtt-version",
+                "5",
+                "--exec",
+                "echo plain-ok",
+                "--count",
+                count,
+                "--timeout",
+                "20",
+            ],
+        )
+    };
+    // mosquitto_rr asks with a response topic of its own.
+    let task = task_request(h.path(), &[]);
+    let first = worker("1");
+    let out = Command::new("mosquitto_rr")
+        .args(["-V", "mqttv5", "-h", "127.0.0.1", "-p", &port.to_string()])
+        .args([
+            "-t",
+            "hsp/agents/did:hsp:worker",
+            "-e",
+            "replies/rr",
+            "-W",
+            "20",
+        ])
+        // Its -f sends an empty payload (Mosquitto 2.0.11): the text itself.
+        .arg("-m")
+        .arg(std::fs::read_to_string(&task).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "plain-ok");
+    first.wait_with_output().unwrap();
+    // aiproto request takes the plain reply: printed, exit 0, said.
+    let second = worker("1");
+    let asked = aiproto(h.path())
+        .args([
+            "request",
+            "--mqtt-version",
+            "5",
+            "--timeout",
+            "20",
+            "--via",
+            &broker,
+        ])
+        .arg(&task)
+        .assert()
+        .code(0);
+    assert_eq!(
+        String::from_utf8_lossy(&asked.get_output().stdout),
+        "plain-ok\n"
+    );
+    assert!(
+        String::from_utf8_lossy(&asked.get_output().stderr).contains("a plain MQTT 5 reply"),
+        "{}",
+        String::from_utf8_lossy(&asked.get_output().stderr)
+    );
+    second.wait_with_output().unwrap();
+    // Under --require-signed a plain reply, which carries no signature, is not taken.
+    let third = worker("1");
+    aiproto(h.path())
+        .args([
+            "request",
+            "--mqtt-version",
+            "5",
+            "--timeout",
+            "3",
+            "--require-signed",
+        ])
+        .args(["--via", &broker])
+        .arg(&task)
+        .assert()
+        .code(4)
+        .stderr(predicates::str::contains("carries no signature"));
+    third.wait_with_output().unwrap();
+}

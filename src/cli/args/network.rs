@@ -132,8 +132,10 @@ pub struct RecvArgs {
     pub agent: Option<String>,
 
     /// A worker: hand each valid message to CMD (run by `sh -c`, the
-    /// message on its stdin, its stdout printed in place of the message)
-    /// and, over MQTT, acknowledge it to the broker only once CMD exits 0.
+    /// message on its stdin, its stdout printed in place of the message,
+    /// or published on the message's MQTT 5 response topic when it has
+    /// one) and, over MQTT, acknowledge it to the broker only once CMD
+    /// exits 0.
     /// A CMD that fails or runs past --exec-timeout stops recv (exit 3)
     /// with its message unacknowledged: the broker sends it again (to
     /// this --session when it comes back; Mosquitto does, the built-in
