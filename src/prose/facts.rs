@@ -540,27 +540,66 @@ fn unit_key(unit: &str) -> &str {
     }
 }
 
-/// Whether two number keys state the same number: the same value, and the
+/// Number keys by their value, with the units each was stated with, asked
+/// whether they state the same number as a key — the same value, and the
 /// same unit when both say one (`42 requests` and `42` alike, `250 ms` and
-/// `250 s` not).
-fn same_number(a: &str, b: &str) -> bool {
-    let (va, ua) = a.split_once(' ').map_or((a, None), |(v, u)| (v, Some(u)));
-    let (vb, ub) = b.split_once(' ').map_or((b, None), |(v, u)| (v, Some(u)));
-    va == vb && (ua.is_none() || ub.is_none() || ua == ub)
+/// `250 s` not) — in constant time, so that comparing two texts of many
+/// numbers is not quadratic.
+#[derive(Default)]
+struct Numbers(HashMap<String, Vec<Option<String>>>);
+
+impl Numbers {
+    fn of<'a>(keys: impl IntoIterator<Item = &'a str>) -> Numbers {
+        let mut numbers = Numbers::default();
+        for key in keys {
+            let (value, unit) = split_number(key);
+            numbers
+                .0
+                .entry(value.to_string())
+                .or_default()
+                .push(unit.map(str::to_string));
+        }
+        numbers
+    }
+
+    /// Whether a number key here states the same number as `key`.
+    fn has(&self, key: &str) -> bool {
+        let (value, unit) = split_number(key);
+        self.0.get(value).is_some_and(|units| {
+            unit.is_none() || units.iter().any(|u| u.is_none() || u.as_deref() == unit)
+        })
+    }
+}
+
+/// A number key's value and unit.
+fn split_number(key: &str) -> (&str, Option<&str>) {
+    key.split_once(' ')
+        .map_or((key, None), |(v, u)| (v, Some(u)))
 }
 
 /// What a text states, ready to be asked whether it keeps another text's
-/// fact.
+/// fact: its facts indexed by kind and key (numbers by value), so that a
+/// question costs the same however many facts it states.
 pub struct Stated {
     facts: Vec<Fact>,
+    keys: HashSet<(Kind, String)>,
+    numbers: Numbers,
     lower: String,
     stems: HashSet<String>,
 }
 
 impl Stated {
     pub fn of(text: &str) -> Self {
+        let facts = facts(text);
         Stated {
-            facts: facts(text),
+            keys: facts.iter().map(|f| (f.kind, f.key.clone())).collect(),
+            numbers: Numbers::of(
+                facts
+                    .iter()
+                    .filter(|f| f.kind == Kind::Number)
+                    .map(|f| f.key.as_str()),
+            ),
+            facts,
             lower: text.to_lowercase(),
             stems: lists::stems_of(text),
         }
@@ -571,13 +610,35 @@ impl Stated {
     /// a sentence here, or sit in a longer word); for a list item, more
     /// than half of its content words anywhere ([`lists::kept`]).
     pub fn keeps(&self, fact: &Fact) -> bool {
-        if fact.kind == Kind::Item {
-            return lists::kept(&fact.key, &self.stems);
+        self.states(fact) || (fact.kind == Kind::Name && self.lower.contains(&fact.key))
+    }
+
+    /// [`Stated::keeps`] without looking for a name inside the text.
+    fn states(&self, fact: &Fact) -> bool {
+        match fact.kind {
+            Kind::Item => lists::kept(&fact.key, &self.stems),
+            Kind::Number => self.numbers.has(&fact.key),
+            Kind::Name | Kind::Time | Kind::Date => {
+                self.keys.contains(&(fact.kind, fact.key.clone()))
+            }
         }
-        self.facts.iter().any(|k| {
-            k.kind == fact.kind
-                && (k.key == fact.key || (k.kind == Kind::Number && same_number(&fact.key, &k.key)))
-        }) || (fact.kind == Kind::Name && self.lower.contains(&fact.key))
+    }
+
+    /// Which of `names` occur anywhere in this text (lower-cased), found in
+    /// one pass over it whatever their number.
+    fn names_within<'a>(&self, names: &[&'a str]) -> HashSet<&'a str> {
+        let Ok(searcher) = aho_corasick::AhoCorasick::new(names) else {
+            // Past the automaton's size limits: one search a name.
+            return names
+                .iter()
+                .copied()
+                .filter(|n| self.lower.contains(n))
+                .collect();
+        };
+        searcher
+            .find_overlapping_iter(&self.lower)
+            .map(|m| names[m.pattern().as_usize()])
+            .collect()
     }
 
     /// The keys under which this text may keep a fact ([`index_keys`] of
@@ -660,10 +721,26 @@ pub fn index_keys(facts: &[Fact]) -> Vec<Vec<(Kind, String)>> {
 pub fn lost(original: &str, decoded: &str) -> Vec<Fact> {
     let kept = Stated::of(decoded);
     let mut seen = HashSet::new();
-    facts(original)
+    let (_, unstated): (Vec<Fact>, Vec<Fact>) = facts(original)
         .into_iter()
         .filter(|f| seen.insert((f.kind, f.key.clone())))
-        .filter(|f| !kept.keeps(f))
+        .partition(|f| kept.states(f));
+    // The names not stated as facts may sit anywhere in the text: all
+    // looked for in one pass (a search each grew with names × text: 32 s
+    // for a text that lost 20,000 names).
+    let names: Vec<&str> = unstated
+        .iter()
+        .filter(|f| f.kind == Kind::Name)
+        .map(|f| f.key.as_str())
+        .collect();
+    let within: HashSet<String> = kept
+        .names_within(&names)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    unstated
+        .into_iter()
+        .filter(|f| !(f.kind == Kind::Name && within.contains(&f.key)))
         .collect()
 }
 
@@ -677,17 +754,24 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
         .into_iter()
         .map(|f| (f.kind, f.key))
         .collect();
+    let said_numbers = Numbers::of(
+        said.iter()
+            .filter(|(kind, _)| *kind == Kind::Number)
+            .map(|(_, key)| key.as_str()),
+    );
     let mut lost = lost(original, decoded);
-    let mut new: Vec<&Fact> = kept
+    let new: Vec<&Fact> = kept
         .iter()
         .filter(|f| !said.contains(&(f.kind, f.key.clone())))
-        .filter(|f| {
-            f.kind != Kind::Number
-                || !said
-                    .iter()
-                    .any(|(kind, key)| *kind == Kind::Number && same_number(key, &f.key))
-        })
+        .filter(|f| f.kind != Kind::Number || !said_numbers.has(&f.key))
         .collect();
+    // The new facts of each kind in order, for the lost ones to be
+    // matched with (a queue a kind: no scan of every new fact for each).
+    let mut unmatched: HashMap<Kind, std::collections::VecDeque<usize>> = HashMap::new();
+    for (at, fact) in new.iter().enumerate() {
+        unmatched.entry(fact.kind).or_default().push_back(at);
+    }
+    let mut matched = vec![false; new.len()];
     let mut issues = Vec::new();
     // A negation lost where others remain ("Never raise it without asking"
     // → "Raise it without asking"): the polarity check sees both negate.
@@ -703,12 +787,13 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
     for fact in lost.drain(..) {
         // An item is missing, never replaced: a list of the decoding may
         // say the same items in other words.
-        let replaced = new
-            .iter()
-            .position(|n| n.kind == fact.kind && n.kind != Kind::Item);
+        let replaced = (fact.kind != Kind::Item)
+            .then(|| unmatched.get_mut(&fact.kind)?.pop_front())
+            .flatten();
         match replaced {
             Some(at) => {
-                let other = new.remove(at);
+                matched[at] = true;
+                let other = new[at];
                 issues.push(format!(
                     "Fact changed: the {} `{}` became `{}`",
                     fact.kind.noun(),
@@ -736,16 +821,31 @@ pub fn fact_issues(original: &str, decoded: &str) -> Vec<String> {
         .into_iter()
         .map(|f| (f.kind, f.key))
         .collect();
+    let counted: Vec<&Fact> = new
+        .into_iter()
+        .zip(matched)
+        .filter(|(fact, matched)| {
+            !matched
+                && match fact.kind {
+                    Kind::Item => false,
+                    Kind::Name => is_identifier(&fact.text) || is_path_or_url(&fact.text),
+                    Kind::Number | Kind::Time | Kind::Date => true,
+                }
+                && unmarked.contains(&(fact.kind, fact.key.clone()))
+                && !original.states(fact)
+        })
+        .map(|(fact, _)| fact)
+        .collect();
+    // Names the original may hold inside its text: looked for in one pass.
+    let names: Vec<&str> = counted
+        .iter()
+        .filter(|f| f.kind == Kind::Name)
+        .map(|f| f.key.as_str())
+        .collect();
+    let within = original.names_within(&names);
     let mut added = HashSet::new();
-    for fact in new {
-        let counted = match fact.kind {
-            Kind::Item => false,
-            Kind::Name => is_identifier(&fact.text) || is_path_or_url(&fact.text),
-            Kind::Number | Kind::Time | Kind::Date => true,
-        };
-        if counted
-            && unmarked.contains(&(fact.kind, fact.key.clone()))
-            && !original.keeps(fact)
+    for fact in counted {
+        if !(fact.kind == Kind::Name && within.contains(fact.key.as_str()))
             && added.insert((fact.kind, fact.key.as_str()))
         {
             issues.push(format!(
