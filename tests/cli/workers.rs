@@ -41,30 +41,16 @@ fn tasks(n: usize) -> String {
 
 /// A worker: `recv --exec` whose handler writes the message id it handles
 /// to `done` (one line each, after a short piece of work); what it says
-/// goes to `done` + `.log`.
-fn worker(
-    dir: &Path,
-    uri: &str,
-    version: &str,
-    session: &str,
-    done: &Path,
-    extra: &[&str],
-) -> Child {
+/// goes to `done` + `.log`. `args` add the MQTT version, a session, ….
+fn worker(dir: &Path, uri: &str, done: &Path, args: &[&str]) -> Child {
     let handler = format!(
         "sed -n 's/.*\"message_id\": *\"\\([^\"]*\\)\".*/\\1/p' > {0}.part; sleep 0.01; cat {0}.part >> {0}",
         done.display()
     );
-    let mut args = vec!["--via", uri, "--share", "translators", "--qos", "1"];
-    args.extend([
-        "--mqtt-version",
-        version,
-        "--session",
-        session,
-        "--exec",
-        &handler,
-    ]);
-    args.extend(extra);
-    subscribed_logged(dir, &args, &log_of(done))
+    let mut all = vec!["--via", uri, "--share", "translators", "--qos", "1"];
+    all.extend(["--exec", &handler]);
+    all.extend(args);
+    subscribed_logged(dir, &all, &log_of(done))
 }
 
 fn log_of(done: &Path) -> std::path::PathBuf {
@@ -77,6 +63,74 @@ fn lines(path: &Path) -> Vec<String> {
         .lines()
         .map(str::to_string)
         .collect()
+}
+
+/// What three workers did with 300 tasks sent to `uri`, one of them killed
+/// (SIGKILL) after its fifth and started again: how many times each task
+/// was handled, and what the one started again said. Worker N runs with
+/// `args(N)` (N = 2 again for the one started again).
+fn kill_one_of_three(
+    h: &Path,
+    uri: &str,
+    name: &str,
+    args: impl Fn(usize) -> Vec<String>,
+) -> (HashMap<String, usize>, String) {
+    let file = h.join("tasks.jsonl");
+    std::fs::write(&file, tasks(300)).unwrap();
+    let done = |n: &str| h.join(format!("done-{name}-{n}"));
+    let start = |n: usize, label: &str, timeout: &str| {
+        let mut all = args(n);
+        all.extend(["--timeout".to_string(), timeout.to_string()]);
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        worker(h, uri, &done(label), &all)
+    };
+    let mut workers: Vec<Child> = (1..=3).map(|n| start(n, &n.to_string(), "12")).collect();
+    let version = args(1)
+        .windows(2)
+        .find(|w| w[0] == "--mqtt-version")
+        .map_or("3.1.1".to_string(), |w| w[1].clone());
+    aiproto(h)
+        .args([
+            "send",
+            "--via",
+            uri,
+            "--qos",
+            "1",
+            "--mqtt-version",
+            &version,
+        ])
+        .arg(&file)
+        .assert()
+        .code(0);
+    let started = Instant::now();
+    while lines(&done("2")).len() < 5 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{name}: worker 2 handled nothing"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut killed = workers.remove(1);
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    let again = start(2, "2b", "8");
+    for w in workers.into_iter().chain([again]) {
+        w.wait_with_output().unwrap();
+    }
+    let mut handled: HashMap<String, usize> = HashMap::new();
+    for n in ["1", "2", "2b", "3"] {
+        for id in lines(&done(n)) {
+            *handled.entry(id).or_default() += 1;
+        }
+    }
+    (
+        handled,
+        std::fs::read_to_string(log_of(&done("2b"))).unwrap(),
+    )
+}
+
+fn twice(handled: &HashMap<String, usize>) -> usize {
+    handled.values().filter(|n| **n > 1).count()
 }
 
 /// Three workers take 300 tasks; one is killed (SIGKILL) after a few and
@@ -92,92 +146,77 @@ fn a_worker_killed_mid_stream_loses_no_task() {
     };
     let h = home();
     let (_mosquitto, port) = super::mqtt::anonymous_mosquitto(binary, h.path());
-    let file = h.path().join("tasks.jsonl");
-    std::fs::write(&file, tasks(300)).unwrap();
     for (version, state) in [("3.1.1", false), ("5", true)] {
-        let uri = format!(
-            "mqtt://127.0.0.1:{port}/pool/{}/tasks",
-            version.replace('.', "")
-        );
-        let done = |n: &str| h.path().join(format!("done-{version}-{n}"));
-        let session = |n: usize| format!("translator-{}-{n}", version.replace('.', ""));
-        let state_file = h.path().join(format!("state-{version}"));
-        let extra: Vec<&str> = if state {
-            vec!["--state", state_file.to_str().unwrap()]
-        } else {
-            vec![]
-        };
-        let mut workers: Vec<Child> = (1..=3)
-            .map(|n| {
-                let mut with_timeout = extra.clone();
-                with_timeout.extend(["--timeout", "12"]);
-                worker(
-                    h.path(),
-                    &uri,
-                    version,
-                    &session(n),
-                    &done(&n.to_string()),
-                    &with_timeout,
-                )
-            })
-            .collect();
-        aiproto(h.path())
-            .args([
-                "send",
-                "--via",
-                &uri,
-                "--qos",
-                "1",
-                "--mqtt-version",
-                version,
-            ])
-            .arg(&file)
-            .assert()
-            .code(0);
-        // Killed once it has handled a few.
-        let started = Instant::now();
-        while lines(&done("2")).len() < 5 {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "worker 2 handled nothing"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let mut killed = workers.remove(1);
-        killed.kill().unwrap();
-        killed.wait().unwrap();
-        let mut again_args = extra.clone();
-        again_args.extend(["--timeout", "8"]);
-        let again = worker(
-            h.path(),
-            &uri,
-            version,
-            &session(2),
-            &done("2b"),
-            &again_args,
-        );
-        for w in workers.into_iter().chain([again]) {
-            w.wait_with_output().unwrap();
-        }
-        let again_err = std::fs::read_to_string(log_of(&done("2b"))).unwrap();
-        let mut handled: HashMap<String, usize> = HashMap::new();
-        for n in ["1", "2", "2b", "3"] {
-            for id in lines(&done(n)) {
-                *handled.entry(id).or_default() += 1;
+        let name = version.replace('.', "");
+        let uri = format!("mqtt://127.0.0.1:{port}/pool/{name}/tasks");
+        let state_file = h.path().join(format!("state-{name}"));
+        let (handled, said) = kill_one_of_three(h.path(), &uri, &name, |n| {
+            let mut args = vec!["--mqtt-version".to_string(), version.to_string()];
+            args.extend(["--session".to_string(), format!("translator-{name}-{n}")]);
+            if state {
+                args.extend(["--state".to_string(), state_file.display().to_string()]);
             }
-        }
+            args
+        });
         assert_eq!(handled.len(), 300, "MQTT {version}: tasks lost");
-        let twice = handled.values().filter(|n| **n > 1).count();
-        let said = again_err
-            .matches("a message the broker sends again")
-            .count();
+        let twice = twice(&handled);
+        let sent_again = said.matches("a message the broker sends again").count();
         assert!(
-            twice <= said,
-            "MQTT {version}: {twice} handled twice, {said} said:\n{again_err}"
+            twice <= sent_again,
+            "MQTT {version}: {twice} handled twice, {sent_again} said:\n{said}"
         );
         let bound = if version == "5" || state { 1 } else { 20 };
         assert!(twice <= bound, "MQTT {version}: {twice} handled twice");
     }
+}
+
+/// The built-in broker gives a killed worker's unacknowledged tasks back
+/// to its share group (its core drops them with the worker's clean
+/// session): every task handled, without sessions, and the broker says
+/// how many it gave back.
+#[test]
+fn a_worker_killed_mid_stream_loses_no_task_on_the_built_in_broker() {
+    let h = home();
+    let log = h.path().join("broker.log");
+    let port = super::support::free_port();
+    let broker = super::support::spawn(
+        h.path(),
+        &["broker", "--listen", &format!("127.0.0.1:{port}")],
+    )
+    .stderr(std::fs::File::create(&log).unwrap())
+    .spawn()
+    .unwrap();
+    let _broker = super::support::Running(broker);
+    let started = Instant::now();
+    while !std::fs::read_to_string(&log).unwrap().contains("listening") {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the broker did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let uri = format!("mqtt://127.0.0.1:{port}/pool/tasks");
+    let (handled, _) = kill_one_of_three(h.path(), &uri, "built-in", |_| Vec::new());
+    assert_eq!(handled.len(), 300, "tasks lost");
+    let said = std::fs::read_to_string(&log).unwrap();
+    let given_back: usize = said
+        .lines()
+        .filter(|l| l.contains("given back"))
+        .filter_map(|l| {
+            l.split(": ")
+                .last()?
+                .split(' ')
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum();
+    assert!(given_back > 0, "{said}");
+    assert!(
+        twice(&handled) <= given_back,
+        "{} handled twice:\n{said}",
+        twice(&handled)
+    );
 }
 
 /// A handler that fails stops the worker with its task unacknowledged

@@ -138,9 +138,10 @@ pub struct RecvArgs {
     /// exits 0.
     /// A CMD that fails or runs past --exec-timeout stops recv (exit 3)
     /// with its message unacknowledged: the broker sends it again (to
-    /// this --session when it comes back; Mosquitto does, the built-in
-    /// broker does not after a kill: docs/transports.md). With --state, a
-    /// message handled before is not handed again.
+    /// this --session when it comes back, or, with --share, to another
+    /// worker of the group: Mosquitto and the built-in broker do, see
+    /// docs/transports.md). With --state, a message handled before is not
+    /// handed again.
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
 

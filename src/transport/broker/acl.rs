@@ -177,7 +177,7 @@ fn substitute(topic: &str, user: Option<&str>, client: &str) -> Option<String> {
 }
 
 /// The filter of a shared subscription (`$share/GROUP/a/b` → `a/b`).
-fn shared_filter(filter: &str) -> &str {
+pub(super) fn shared_filter(filter: &str) -> &str {
     filter
         .strip_prefix("$share/")
         .and_then(|rest| rest.split_once('/'))
@@ -186,7 +186,7 @@ fn shared_filter(filter: &str) -> &str {
 
 /// Whether every topic `filter` matches is matched by the rule's `pattern`
 /// (for a topic without wildcards: whether the pattern matches it).
-fn covers(pattern: &str, filter: &str) -> bool {
+pub(super) fn covers(pattern: &str, filter: &str) -> bool {
     let mut p = pattern.split('/');
     let mut f = filter.split('/');
     loop {

@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use super::acl::Acl;
 use super::passwd::Passwords;
+use super::redeliver::{Outstanding, publish_again};
 use crate::transport::admission::Ticket;
 
 /// What every connection is judged by, and where rumqttd listens.
@@ -146,12 +147,18 @@ pub async fn serve<S>(
     });
     // SUBSCRIBEs passed on in part: their SUBACK gets back the refusals.
     let partial: Arc<Mutex<HashMap<u16, Vec<bool>>>> = Arc::default();
+    // What the client has not acknowledged, for its share groups if it goes.
+    let outstanding: Arc<Mutex<Outstanding>> = Arc::default();
     let down = {
         let tx = tx.clone();
         let partial = partial.clone();
+        let outstanding = outstanding.clone();
         let max = usize::MAX;
         tokio::spawn(async move {
             while let Ok(Some(packet)) = read_packet(&mut from_core, max).await {
+                if let Ok(mut outstanding) = outstanding.lock() {
+                    outstanding.sent(&packet);
+                }
                 let packet = merge_suback(packet, &partial);
                 if tx.send(packet).await.is_err() {
                     return;
@@ -175,6 +182,9 @@ pub async fn serve<S>(
                 break;
             }
         };
+        if let Ok(mut outstanding) = outstanding.lock() {
+            outstanding.received(&packet);
+        }
         let (forward, reply) = judge.packet(packet, &partial);
         if let Some(reply) = reply {
             // An empty reply closes the client's connection.
@@ -193,6 +203,21 @@ pub async fn serve<S>(
     down.abort();
     drop(tx);
     let _ = writer.await;
+    let again = std::mem::take(&mut *outstanding.lock().unwrap_or_else(|e| e.into_inner()))
+        .for_the_groups();
+    if !again.is_empty() {
+        let count = again.len();
+        match publish_again(policy.upstream, &policy.internal, again).await {
+            Ok(n) => policy.say(format_args!(
+                "{}: gone with {count} message(s) of its share group(s) unacknowledged: {n} given back to the group(s)",
+                session.who
+            )),
+            Err(e) => policy.say(format_args!(
+                "{}: gone with {count} message(s) of its share group(s) unacknowledged, not given back: {e}",
+                session.who
+            )),
+        }
+    }
 }
 
 /// An admitted client: its account, client id, and the CONNECT to pass on.

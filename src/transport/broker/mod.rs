@@ -8,6 +8,7 @@
 pub mod acl;
 mod front;
 pub mod passwd;
+mod redeliver;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
