@@ -41,11 +41,12 @@ pub struct Outstanding {
 }
 
 impl Outstanding {
-    /// A packet from the core to the client: a QoS 1 or 2 PUBLISH is kept
-    /// until the client acknowledges it.
+    /// A packet from the core to the client: a QoS 1 or 2 PUBLISH to a
+    /// member of a share group is kept until the client acknowledges it
+    /// (no copy for a client outside every group: nothing would go back).
     pub fn sent(&mut self, packet: &[u8]) {
         let Some(&first) = packet.first() else { return };
-        if first >> 4 != 3 || (first >> 1) & 3 == 0 {
+        if self.shared.is_empty() || first >> 4 != 3 || (first >> 1) & 3 == 0 {
             return;
         }
         if let Some(pkid) = publish_pkid(packet) {
@@ -206,9 +207,10 @@ mod tests {
     }
 
     #[test]
-    fn a_client_without_shared_subscriptions_gives_nothing_back() {
+    fn a_client_without_shared_subscriptions_gives_nothing_back_and_costs_no_copy() {
         let mut o = Outstanding::default();
         o.sent(&publish("pool/a", 1, QoS::AtLeastOnce));
+        assert!(o.unacknowledged.is_empty());
         assert!(o.for_the_groups().is_empty());
     }
 }
