@@ -42,8 +42,10 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
             let pretty = a.pretty
                 || (g.format == Format::Human
                     && std::io::IsTerminal::is_terminal(&std::io::stdout()));
-            let written = signal_text(&json, pretty);
-            let m = pipeline::metrics(&text, &written, "", a.encoding, 0.0);
+            let pipeline::Written {
+                text: written,
+                metrics: m,
+            } = pipeline::written(&json, &text, pretty, a.encoding);
             if m.compresses {
                 std::io::stdout().lock().write_all(written.as_bytes())?;
                 return Ok(ExitStatus::Ok);
@@ -522,16 +524,6 @@ fn read_signals(
 
 /// The signal as `msp encode` writes it, newline included: one compact
 /// line, or indented when `pretty`.
-fn signal_text(v: &serde_json::Value, pretty: bool) -> String {
-    let mut text = if pretty {
-        serde_json::to_string_pretty(v).unwrap_or_default()
-    } else {
-        v.to_string()
-    };
-    text.push('\n');
-    text
-}
-
 fn pretty(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }

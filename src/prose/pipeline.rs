@@ -83,6 +83,27 @@ pub fn process(
     })
 }
 
+/// A signal as it goes out: its exact text — one compact line, or
+/// indented when `pretty` — and the counts of those bytes against the
+/// prose's. `metrics.compresses` is the promise `msp encode --if-smaller`
+/// keeps: the bytes written cost fewer tokens than the prose.
+pub struct Written {
+    pub text: String,
+    pub metrics: PipelineMetrics,
+}
+
+/// The signal `json` as written for `prose` ([`Written`]).
+pub fn written(json: &serde_json::Value, prose: &str, pretty: bool, encoding: Encoding) -> Written {
+    let mut text = if pretty {
+        serde_json::to_string_pretty(json).unwrap_or_default()
+    } else {
+        json.to_string()
+    };
+    text.push('\n');
+    let metrics = metrics(prose, &text, "", encoding, 0.0);
+    Written { text, metrics }
+}
+
 /// The metrics of one round trip. Token counts are at least 1 (an input is
 /// never empty), so the ratio is always defined.
 pub fn metrics(

@@ -266,6 +266,23 @@ proptest! {
         }
     }
 
+    /// `msp encode --if-smaller`: what it writes (compact or indented)
+    /// costs fewer tokens than the prose, counted on the bytes themselves;
+    /// else it writes nothing.
+    #[test]
+    fn if_smaller_writes_only_bytes_cheaper_than_the_prose(text in prose(), pretty in any::<bool>(), full in any::<bool>()) {
+        let Ok(signal) = backend::encode_judged(&Offline, &text, 0.8) else {
+            return Ok(());
+        };
+        let json = if full { signal.to_json() } else { signal.to_wire() };
+        let encoding = Encoding::O200kBase;
+        let written = pipeline::written(&json, &text, pretty, encoding);
+        prop_assert_eq!(written.metrics.signal_tokens, encoding.count(&written.text).max(1));
+        if written.metrics.compresses {
+            prop_assert!(encoding.count(&written.text) < encoding.count(&text), "{}", written.text);
+        }
+    }
+
     /// Property 6: the ratio is signal over original, and counts are positive.
     #[test]
     fn p6_metrics(text in prose()) {
