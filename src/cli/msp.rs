@@ -31,7 +31,8 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
             let backend = backend(&a.backend, &cfg)?;
             let text = read_text(a.text.as_deref())?;
             let aim = threshold(cfg.threshold)?;
-            let signal = backend::encode_judged(backend.as_ref(), &text, aim).map_err(failure)?;
+            let (signal, verdict) =
+                backend::encode_checked(backend.as_ref(), &text, aim).map_err(failure)?;
             let json = if a.full {
                 signal.to_json()
             } else {
@@ -46,22 +47,39 @@ pub fn run(cmd: &MspCommand, g: &GlobalArgs) -> CmdResult {
                 text: written,
                 metrics: m,
             } = pipeline::written(&json, &text, pretty, a.encoding);
-            if m.compresses {
+            // A signal whose decoding the judge fails loses meaning: never
+            // written as if it kept it. One that does not compress costs
+            // more than the prose.
+            let fails = verdict.filter(|v| !v.passed);
+            if m.compresses && fails.is_none() {
                 std::io::stdout().lock().write_all(written.as_bytes())?;
                 return Ok(ExitStatus::Ok);
             }
-            let sizes = format!(
-                "the signal has {} tokens, the prose {} ({})",
-                m.signal_tokens, m.original_tokens, a.encoding
-            );
+            let mut why = Vec::new();
+            if let Some(v) = &fails {
+                why.push(format!(
+                    "no signal of this prose has a decoding the judge passes (best similarity {:.3} < {aim:.2}): it loses meaning",
+                    v.similarity_score
+                ));
+            }
+            if !m.compresses {
+                why.push(format!(
+                    "the signal has {} tokens, the prose {} ({}): the signal does not compress",
+                    m.signal_tokens, m.original_tokens, a.encoding
+                ));
+            }
+            let why = why.join("; and ");
             if a.if_smaller {
-                eprintln!(
-                    "aiproto: {sizes}: the signal does not compress, nothing written; send the prose"
-                );
+                eprintln!("aiproto: {why}, nothing written; send the prose");
             } else {
                 std::io::stdout().lock().write_all(written.as_bytes())?;
+                let advice = if m.compresses {
+                    "send the prose"
+                } else {
+                    "sending the prose costs fewer tokens"
+                };
                 eprintln!(
-                    "aiproto: {sizes}: the signal does not compress; sending the prose costs fewer tokens (--if-smaller writes only a smaller signal)"
+                    "aiproto: {why}; {advice} (--if-smaller writes only a smaller signal that passes the judge)"
                 );
             }
             Ok(ExitStatus::Invalid)

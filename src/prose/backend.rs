@@ -83,6 +83,12 @@ pub trait Backend {
     }
     /// Which measure [`Backend::similarity`] is.
     fn judged_by(&self) -> JudgedBy;
+    /// Whether encoding, decoding and judging run here, at no cost per
+    /// call (no model service to pay or wait for): then even a single
+    /// candidate signal is judged before it goes out.
+    fn runs_here(&self) -> bool {
+        false
+    }
 }
 
 /// The measure behind a judgement, as output says it.
@@ -150,26 +156,47 @@ pub fn encode_judged(
     text: &str,
     aim: f64,
 ) -> Result<MinimalSignal, MspError> {
+    encode_checked(backend, text, aim).map(|(signal, _)| signal)
+}
+
+/// [`encode_judged`], with the verdict on the signal chosen when the
+/// backend gave candidates to judge (`None`: one signal, not judged here).
+/// A verdict that did not pass means no candidate did: the signal loses
+/// meaning, and must not go out as if it kept it.
+pub fn encode_checked(
+    backend: &dyn Backend,
+    text: &str,
+    aim: f64,
+) -> Result<(MinimalSignal, Option<JudgeResult>), MspError> {
     refuse_empty(text)?;
     let mut candidates = backend.candidates(text)?;
-    if candidates.len() <= 1 {
-        return candidates
+    if candidates.len() <= 1 && !backend.runs_here() {
+        let signal = candidates
             .pop()
-            .ok_or_else(|| MspError::new(ErrorKind::Encoder, "the encoder gave no signal"));
+            .ok_or_else(|| MspError::new(ErrorKind::Encoder, "the encoder gave no signal"))?;
+        return Ok((signal, None));
     }
-    let mut best: Option<(f64, usize)> = None;
+    let mut best: Option<(JudgeResult, usize)> = None;
     for (i, signal) in candidates.iter().enumerate() {
         let decoded = decode(backend, &signal.to_wire(), "professional")?;
         let verdict = judge(backend, text, &decoded, aim)?;
         if verdict.passed {
-            return Ok(candidates.swap_remove(i));
+            return Ok((candidates.swap_remove(i), Some(verdict)));
         }
-        if best.is_none_or(|(score, _)| verdict.similarity_score >= score) {
-            best = Some((verdict.similarity_score, i));
+        if best
+            .as_ref()
+            .is_none_or(|(b, _)| verdict.similarity_score >= b.similarity_score)
+        {
+            best = Some((verdict, i));
         }
     }
-    let i = best.map_or(candidates.len() - 1, |(_, i)| i);
-    Ok(candidates.swap_remove(i))
+    match best {
+        Some((verdict, i)) => Ok((candidates.swap_remove(i), Some(verdict))),
+        None => Err(MspError::new(
+            ErrorKind::Encoder,
+            "the encoder gave no signal",
+        )),
+    }
 }
 
 /// Decodes a signal, refusing an empty result as the spec does.

@@ -370,6 +370,10 @@ pub struct WithEmbeddings {
 }
 
 impl Backend for WithEmbeddings {
+    fn runs_here(&self) -> bool {
+        true
+    }
+
     fn encode_text(&self, text: &str) -> Result<MinimalSignal, MspError> {
         self.inner.encode_text(text)
     }

@@ -32,6 +32,10 @@ use crate::tokens::Encoding;
 pub struct Offline;
 
 impl Backend for Offline {
+    fn runs_here(&self) -> bool {
+        true
+    }
+
     fn encode_text(&self, text: &str) -> Result<MinimalSignal, MspError> {
         Ok(encode(text))
     }

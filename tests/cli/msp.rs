@@ -434,6 +434,28 @@ fn a_model_folder_that_is_not_one_is_a_usage_error_naming_it() {
     assert!(err.contains("config.json"), "{err}");
 }
 
+/// A signal whose decoding the judge fails is never written as if it
+/// passed: "The deploy failed." decodes to "Report on deploy. Failed.",
+/// which the judge scores below 0.80; `encode` says so and exits 1, and
+/// `--if-smaller` writes nothing.
+#[test]
+fn a_signal_the_judge_fails_is_said_and_not_written_as_if_it_passed() {
+    let h = home();
+    aiproto(h.path())
+        .args(["msp", "encode", "--if-smaller", "The deploy failed."])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains(
+            "no signal of this prose has a decoding the judge passes",
+        ));
+    aiproto(h.path())
+        .args(["msp", "encode", "The deploy failed."])
+        .assert()
+        .code(1)
+        .stderr(contains("it loses meaning"));
+}
+
 /// A signal that does not compress is said, and exits 1; `--if-smaller`
 /// writes nothing then, and writes a signal only when it has fewer tokens
 /// than the prose (counted here with the same tokenizer).
