@@ -130,9 +130,12 @@ pub fn subscribe(
             Some(Ok(Event::Refused(why))) => return Err(refusal(uri, version, &why)),
             Some(Ok(Event::Connected { session_present })) => {
                 connected = true;
-                // A broker that lost the session lost the subscriptions too.
+                // A broker that lost the session lost the subscriptions too,
+                // and the messages and answers in flight on the old
+                // connection: their packet ids mean nothing on this one.
                 if link.reconnected() && !session_present {
                     subscribe_all(&mut unsent)?;
+                    outbox.forget_in_flight();
                 }
             }
             Some(Ok(Event::SubscribeSent(pkid))) => {
@@ -226,7 +229,8 @@ pub fn subscribe(
 #[derive(Default)]
 struct Outbox {
     /// Acknowledgements of messages handled, in the order they arrived
-    /// (MQTT's order for PUBACKs), to go before what is published.
+    /// (MQTT's order for PUBACKs), to go once what was published in answer
+    /// is acknowledged.
     acks: VecDeque<client::Delivery>,
     queue: VecDeque<Publication>,
     /// Handed to the client, not yet written.
@@ -247,6 +251,19 @@ impl Outbox {
     /// written, or written and not yet acknowledged.
     fn owed(&self) -> usize {
         self.acks.len() + self.queue.len() + self.in_client + self.unacknowledged
+    }
+
+    /// A new connection without the old session: what was written on the
+    /// old one will never be acknowledged, and acknowledging what arrived
+    /// on it would name another message (the broker sends again what it
+    /// had not had acknowledged, where it kept it).
+    /// (What is still in the client's queue goes out on the new one.)
+    fn forget_in_flight(&mut self) {
+        self.acks.clear();
+        self.unacknowledged = 0;
+        if self.in_client == 0 {
+            self.unacknowledged_topic = None;
+        }
     }
 
     /// Counts QoS 1 and 2 publishes out and their acknowledgements in.
@@ -278,16 +295,6 @@ impl Outbox {
         level: u8,
         uri: &super::MqttUri,
     ) -> Result<(), TransportError> {
-        while let Some(delivery) = self.acks.pop_front() {
-            match client.try_ack(&delivery) {
-                Handed::Queued => {}
-                Handed::Full => {
-                    self.acks.push_front(delivery);
-                    return Ok(());
-                }
-                Handed::Failed(why) => return Err(failure(uri, why)),
-            }
-        }
         while let Some(p) = self.queue.pop_front() {
             if let Some(why) = crate::mqtt_topic::problem(&p.topic) {
                 return Err(TransportError::BadTopic {
@@ -309,6 +316,21 @@ impl Outbox {
                     return Ok(());
                 }
                 Handed::Failed(why) => return Err(failure(uri, why)),
+            }
+        }
+        // A message handled is acknowledged once what was answered to it
+        // is with the broker: a worker stopped in between leaves the
+        // message to come again, not an answer lost.
+        if self.queue.is_empty() && self.in_client == 0 && self.unacknowledged == 0 {
+            while let Some(delivery) = self.acks.pop_front() {
+                match client.try_ack(&delivery) {
+                    Handed::Queued => {}
+                    Handed::Full => {
+                        self.acks.push_front(delivery);
+                        return Ok(());
+                    }
+                    Handed::Failed(why) => return Err(failure(uri, why)),
+                }
             }
         }
         Ok(())
