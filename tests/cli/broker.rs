@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use predicates::prelude::*;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::support::{Running, aiproto, free_port, home, installed, spawn, subscribed};
+use super::support::logged_broker as broker;
+use super::support::{Running, aiproto, free_port, home, installed, subscribed};
 use super::{
     REQUEST,
     mqtt::{passes_through, test_certificates},
@@ -47,29 +48,6 @@ fn ruled_broker(dir: &Path, args: &[&str]) -> (Running, u16, PathBuf) {
     all.extend(args);
     let (running, port) = broker(dir, &all, &log);
     (running, port, log)
-}
-
-/// `aiproto broker ARGS` on a free port with its stderr in `log`, once it listens.
-fn broker(dir: &Path, args: &[&str], log: &Path) -> (Running, u16) {
-    let port = free_port();
-    let child = spawn(dir, &["broker", "--listen", &format!("127.0.0.1:{port}")])
-        .args(args)
-        .stderr(std::fs::File::create(log).unwrap())
-        .spawn()
-        .unwrap();
-    let running = Running(child);
-    let started = Instant::now();
-    while !std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .contains("listening")
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the broker did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (running, port)
 }
 
 fn mosquitto_clients(test: &str) -> bool {

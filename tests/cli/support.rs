@@ -234,3 +234,26 @@ pub fn connect_from(from: [u8; 4], port: u16) -> std::net::TcpStream {
         .unwrap();
     socket.into()
 }
+
+/// `aiproto broker ARGS` on a free port with its stderr in `log`, once it listens.
+pub fn logged_broker(dir: &Path, args: &[&str], log: &Path) -> (Running, u16) {
+    let port = free_port();
+    let child = spawn(dir, &["broker", "--listen", &format!("127.0.0.1:{port}")])
+        .args(args)
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap();
+    let running = Running(child);
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .contains("listening")
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "the broker did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    (running, port)
+}

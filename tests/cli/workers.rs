@@ -178,23 +178,7 @@ fn a_worker_killed_mid_stream_loses_no_task() {
 fn a_worker_killed_mid_stream_loses_no_task_on_the_built_in_broker() {
     let h = home();
     let log = h.path().join("broker.log");
-    let port = super::support::free_port();
-    let broker = super::support::spawn(
-        h.path(),
-        &["broker", "--listen", &format!("127.0.0.1:{port}")],
-    )
-    .stderr(std::fs::File::create(&log).unwrap())
-    .spawn()
-    .unwrap();
-    let _broker = super::support::Running(broker);
-    let started = Instant::now();
-    while !std::fs::read_to_string(&log).unwrap().contains("listening") {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the broker did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (_broker, port) = super::support::logged_broker(h.path(), &[], &log);
     let uri = format!("mqtt://127.0.0.1:{port}/pool/tasks");
     let (handled, _) = kill_one_of_three(h.path(), &uri, "built-in", |_| Vec::new());
     assert_eq!(handled.len(), 300, "tasks lost");
