@@ -459,7 +459,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__broker)
-            opts="-q -v -h -V --listen --passwords --acl --tls-cert --tls-key --allow-anonymous --max-packet --max-inflight --max-queued-bytes --denied-publish --max-connections --max-per-client --color --format --quiet --verbose --help --version passwd help"
+            opts="-q -v -h -V --listen --passwords --acl --tls-cert --tls-key --allow-anonymous --max-packet --max-inflight --max-queued-bytes --max-memory --denied-publish --max-connections --max-per-client --color --format --quiet --verbose --help --version passwd help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -494,6 +494,10 @@ _aiproto() {
                     return 0
                     ;;
                 --max-queued-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-memory)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -474,6 +474,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --max-packet 'The largest packet (message and topic) a client may send, in bytes'
             cand --max-inflight 'Messages sent to one client and not yet acknowledged; beyond, the client waits for its acknowledgements'
             cand --max-queued-bytes 'Bytes kept for the subscribers of one topic filter, offline ones included; beyond, the oldest messages are dropped'
+            cand --max-memory 'Bytes kept for subscribers across all topic filters and retained messages. Each filter ever subscribed keeps what was published to it, up to --max-queued-bytes; beyond this total, a publish that would add to it is refused as --denied-publish says, and a new filter gets a SUBACK failure. Both are said on stderr'
             cand --denied-publish 'What a client publishing where --acl does not allow gets. MQTT 3.1.1 cannot say "refused": disconnect closes its connection, so it learns its message went nowhere (aiproto''s `send` then stops with exit 3 and says why); ignore acknowledges and drops it, as Mosquitto does (the publisher believes it delivered)'
             cand --max-connections 'Clients logged in at once; beyond, a client gets CONNACK "server unavailable". Connections not yet logged in (each has 10 s, TLS handshake included) are bounded apart: 16 times this, at least 1,024'
             cand --max-per-client 'Connections one client address may hold, logged in or not; beyond, they are closed at once (said on stderr)'

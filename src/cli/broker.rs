@@ -29,6 +29,7 @@ pub fn broker(args: &BrokerArgs, g: &GlobalArgs) -> CmdResult {
         max_packet: args.max_packet,
         max_inflight: args.max_inflight.max(1),
         max_queued_bytes: args.max_queued_bytes,
+        max_memory: args.max_memory,
         denied_publish: match args.denied_publish {
             DeniedPublish::Disconnect => broker::DeniedPublish::Disconnect,
             DeniedPublish::Ignore => broker::DeniedPublish::Ignore,

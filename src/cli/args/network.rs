@@ -315,6 +315,14 @@ pub struct BrokerArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_queued_bytes: usize,
 
+    /// Bytes kept for subscribers across all topic filters and retained
+    /// messages. Each filter ever subscribed keeps what was published to
+    /// it, up to --max-queued-bytes; beyond this total, a publish that
+    /// would add to it is refused as --denied-publish says, and a new
+    /// filter gets a SUBACK failure. Both are said on stderr.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024 * 1024)]
+    pub max_memory: usize,
+
     /// What a client publishing where --acl does not allow gets. MQTT
     /// 3.1.1 cannot say "refused": disconnect closes its connection, so
     /// it learns its message went nowhere (aiproto's `send` then stops

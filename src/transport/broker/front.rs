@@ -17,6 +17,7 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use super::acl::Acl;
+use super::budget::{Budget, publish_parts};
 use super::passwd::Passwords;
 use super::redeliver::{Outstanding, publish_again};
 use crate::transport::admission::Ticket;
@@ -30,8 +31,10 @@ pub struct Policy {
     pub internal: (String, String),
     /// The largest packet a client may send.
     pub max_packet: usize,
-    /// What a PUBLISH the ACL refuses gets.
+    /// What a PUBLISH the ACL refuses, or --max-memory cannot take, gets.
     pub denied_publish: DeniedPublish,
+    /// What the core holds for subscribers, across all filters.
+    pub budget: Mutex<Budget>,
     pub quiet: bool,
 }
 
@@ -330,23 +333,36 @@ impl Judge<'_> {
         packet: Vec<u8>,
         partial: &Mutex<HashMap<u16, Vec<bool>>>,
     ) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
-        let Some(acl) = &self.policy.acl else {
-            return (Some(packet), None);
-        };
         let user = self.session.user.as_deref();
         let client = self.session.client.as_str();
+        let acl = self.policy.acl.as_ref();
         match packet[0] >> 4 {
             3 => {
+                // Read in place: a publish passed on is never copied here.
+                let Some((topic, retain, size)) = publish_parts(&packet) else {
+                    return (Some(packet), None);
+                };
+                if acl.is_some_and(|acl| !acl.may_publish(user, client, topic)) {
+                    self.refused(format!("publish to `{topic}`"));
+                } else {
+                    let kept = self
+                        .policy
+                        .budget
+                        .lock()
+                        .map(|mut b| b.publish(topic, size, retain));
+                    let Ok(Err(full)) = kept else {
+                        return (Some(packet), None);
+                    };
+                    self.said_once(format!(
+                        "refused a publish to `{topic}`: the broker holds {} of its --max-memory {} bytes for subscribers",
+                        full.held, full.limit
+                    ));
+                }
                 let Ok(Packet::Publish(publish)) =
                     Packet::read(&mut BytesMut::from(&packet[..]), usize::MAX)
                 else {
-                    return (Some(packet), None);
+                    return (None, None);
                 };
-                let topic = publish.topic.clone();
-                if acl.may_publish(user, client, &topic) {
-                    return (Some(packet), None);
-                }
-                self.refused(format!("publish to `{topic}`"));
                 if self.policy.denied_publish == DeniedPublish::Disconnect {
                     self.policy.say(format_args!(
                         "{}: connection closed (--denied-publish disconnect): MQTT 3.1.1's way to refuse a publish",
@@ -382,11 +398,22 @@ impl Judge<'_> {
                 let refused: Vec<bool> = subscribe
                     .filters
                     .iter()
-                    .map(|f| !acl.may_subscribe(user, client, &f.path))
+                    .map(|f| {
+                        if acl.is_some_and(|acl| !acl.may_subscribe(user, client, &f.path)) {
+                            self.refused(format!("subscription to `{}`", f.path));
+                            return true;
+                        }
+                        let full = self.policy.budget.lock().map(|mut b| b.subscribe(&f.path));
+                        if let Ok(Err(full)) = full {
+                            self.said_once(format!(
+                                "refused a subscription to `{}`: the broker holds {} of its --max-memory {} bytes for subscribers",
+                                f.path, full.held, full.limit
+                            ));
+                            return true;
+                        }
+                        false
+                    })
                     .collect();
-                for (f, _) in subscribe.filters.iter().zip(&refused).filter(|(_, r)| **r) {
-                    self.refused(format!("subscription to `{}`", f.path));
-                }
                 if !refused.contains(&true) {
                     return (Some(packet), None);
                 }
@@ -418,11 +445,14 @@ impl Judge<'_> {
     }
 
     fn refused(&mut self, what: String) {
+        self.said_once(format!("refused {what}: the ACL does not allow it"));
+    }
+
+    /// Says `what` of this client, once.
+    fn said_once(&mut self, what: String) {
         if self.said.insert(what.clone()) {
-            self.policy.say(format_args!(
-                "{}: refused {what}: the ACL does not allow it",
-                self.session.who
-            ));
+            self.policy
+                .say(format_args!("{}: {what}", self.session.who));
         }
     }
 }

@@ -6,6 +6,7 @@
 //! every client turned away. It keeps nothing across restarts.
 
 pub mod acl;
+mod budget;
 mod front;
 pub mod passwd;
 mod redeliver;
@@ -44,6 +45,9 @@ pub struct Options {
     /// Bytes kept for each topic filter's subscribers (offline ones
     /// included); beyond, the oldest are dropped.
     pub max_queued_bytes: usize,
+    /// Bytes the core may hold for subscribers across all filters and
+    /// retained messages; beyond, publishes and new filters are refused.
+    pub max_memory: usize,
     pub quiet: bool,
 }
 
@@ -105,6 +109,10 @@ pub fn run(
             internal,
             max_packet: options.max_packet,
             denied_publish: options.denied_publish,
+            budget: std::sync::Mutex::new(budget::Budget::new(
+                options.max_memory as u64,
+                per_filter(options),
+            )),
             quiet: options.quiet,
         });
         let admission = Admission::new(Limits {
@@ -261,6 +269,21 @@ fn tls(cert: &PathBuf, key: &PathBuf) -> Result<TlsAcceptor, BrokerError> {
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
+/// Each filter's log in the core: this many segments of [`segment_size`].
+const SEGMENTS: usize = 10;
+
+/// One segment of a filter's log: a tenth of --max-queued-bytes, and at
+/// least the largest packet.
+fn segment_size(options: &Options) -> usize {
+    (options.max_queued_bytes / SEGMENTS).max(options.max_packet)
+}
+
+/// The most one filter's log holds: the core starts a new segment once one
+/// is full, so each may exceed its size by one packet.
+fn per_filter(options: &Options) -> u64 {
+    (SEGMENTS * (segment_size(options) + options.max_packet)) as u64
+}
+
 /// Starts rumqttd on a free loopback port with an account made up for this
 /// run: the address, and the account the front logs clients in with.
 fn start_core(options: &Options) -> Result<(SocketAddr, (String, String)), BrokerError> {
@@ -288,13 +311,12 @@ fn start_core(options: &Options) -> Result<(SocketAddr, (String, String)), Broke
         next_connection_delay_ms: 1,
         connections,
     };
-    let segments = 10;
     let router = RouterConfig {
         // rumqttd's default of 0 connections refuses everyone.
         max_connections: 10_000,
         max_outgoing_packet_count: options.max_inflight as u64,
-        max_segment_size: (options.max_queued_bytes / segments).max(options.max_packet),
-        max_segment_count: segments,
+        max_segment_size: segment_size(options),
+        max_segment_count: SEGMENTS,
         ..RouterConfig::default()
     };
     let config = Config {
