@@ -542,7 +542,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-bytes -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l rate -d 'Requests per second allowed from one client address (beyond: 429 E-RATE)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-connections -d 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection, and one client address takes at most half the places' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l max-per-client -d 'Connections one client address may hold open at once (beyond: closed at once). All connections open: 16 × --max-connections, at least 1024' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l read-timeout -d 'Seconds a client may take to send its headers, and its body (beyond: 408)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l read-timeout -d 'Seconds a client may take to send its headers, and to start its body: a body that keeps coming at 1,000 bytes a second or more earns a second for each 1,000 bytes, up to ten times this (beyond: 408); a trickle is refused soon after it' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand serve" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'
 always\t''
 never\t''"
@@ -564,7 +564,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l listen -d 'Serve
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l token-file -d 'Read the bearer token from FILE\'s first line (at least 16 characters) instead of making one' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l allowed-host -d 'A name clients reach the server by (the Host header), besides localhost and the bound address; repeatable. Other names get 403 (DNS rebinding)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l allow-origin -d 'A browser origin allowed to call (scheme://host:port), besides the server\'s own; repeatable. Requests with another Origin get 403' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l read-timeout -d 'Seconds a client may take to send a request\'s headers, and its body (408 beyond)' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l read-timeout -d 'Seconds a client may take to send a request\'s headers, and to start its body; a body that keeps coming at 1,000 bytes a second or more earns a second for each 1,000 bytes, up to ten times this (408 beyond)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l max-connections -d 'Requests handled at once (503 beyond)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l max-per-client -d 'Connections one client address may hold open (closed beyond)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -l rate -d 'Requests per second one client address may make (429 beyond)' -r
@@ -589,7 +589,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand mcp" -s V -l version -d 
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l listen -d 'Address and port to listen on (port 0: a free port). An address other than loopback lets other machines reach the page (with the token): a warning is printed' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l archive -d 'The conversation archive the page adds to and shows as a tree (created on the first archived message)' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l max-bytes -d 'The largest request accepted, in bytes (413 beyond), as `serve`' -r
-complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l read-timeout -d 'Seconds a client may take to send a request (408 beyond), as `serve`' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l read-timeout -d 'Seconds a client may take to send a request\'s headers, and to start its body (a body that keeps coming at 1,000 bytes a second earns more, up to ten times this; 408 beyond), as `serve`' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l max-connections -d 'Requests handled at once (503 beyond), as `serve`' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l max-per-client -d 'Connections one client address may hold open (closed beyond), as `serve`' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand desk" -l color -d 'When to color output: auto (terminal, NO_COLOR unset), always, never' -r -f -a "auto\t'Color when the stream is a terminal, NO_COLOR is unset and TERM is not dumb'

@@ -18,7 +18,7 @@ use serde_json::json;
 
 use crate::operations::Context;
 use crate::transport::admission::{AcceptBackoff, Admission, Limits, Ticket};
-use crate::transport::http_conn::{self, ReadError, Request};
+use crate::transport::http_conn::{self, BodyDeadline, MIN_BODY_RATE, ReadError, Request};
 pub use guard::Guard;
 
 /// How the desk serves.
@@ -186,7 +186,8 @@ impl Answer {
 /// One connection: its head read under the deadline, a place among the
 /// requests in hand taken (503 when there is none), handled, answered.
 fn serve_connection(stream: TcpStream, desk: &Desk, mut ticket: Ticket) {
-    let deadline = Instant::now() + desk.options.read_timeout;
+    let started = Instant::now();
+    let deadline = started + desk.options.read_timeout;
     let Ok(reader) = stream.try_clone() else {
         return;
     };
@@ -195,12 +196,19 @@ fn serve_connection(stream: TcpStream, desk: &Desk, mut ticket: Ticket) {
         Err(e) => return refuse_unread(stream, &e, desk),
     };
     let answer = if ticket.start() {
-        handle(&mut request, desk, deadline)
+        handle(
+            &mut request,
+            desk,
+            BodyDeadline::new(started, desk.options.read_timeout),
+        )
     } else {
         // Its body read for a moment first: a connection closed with
         // unread data is reset, and the page would never see the answer.
-        let patience = Instant::now() + desk.options.read_timeout.min(Duration::from_millis(250));
-        let _ = request.read_body(desk.options.max_bytes, patience);
+        let patience = desk.options.read_timeout.min(Duration::from_millis(250));
+        let _ = request.read_body(
+            desk.options.max_bytes,
+            BodyDeadline::new(Instant::now(), patience),
+        );
         Answer::error(
             503,
             format!("busy: {} requests in hand", desk.options.max_connections),
@@ -228,7 +236,7 @@ fn refuse_unread(stream: TcpStream, e: &ReadError, desk: &Desk) {
     http_conn::respond_raw(stream, status, "application/json", &body);
 }
 
-fn handle(request: &mut Request, desk: &Desk, deadline: Instant) -> Answer {
+fn handle(request: &mut Request, desk: &Desk, deadline: BodyDeadline) -> Answer {
     if let Err(why) = desk.guard.check_host(request) {
         return Answer::error(403, why);
     }
@@ -279,7 +287,7 @@ fn handle(request: &mut Request, desk: &Desk, deadline: Instant) -> Answer {
             return Answer::error(
                 408,
                 format!(
-                    "the body did not arrive within {} s",
+                    "the body came slower than {MIN_BODY_RATE} bytes a second after its first {} s",
                     desk.options.read_timeout.as_secs_f64()
                 ),
             );

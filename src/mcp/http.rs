@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode, header};
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -23,6 +23,7 @@ use super::server::Server;
 use crate::operations::Context;
 use crate::transport::admission::{Admission, Limits, Ticket};
 use crate::transport::bearer::{bearer_of, same_bytes};
+use crate::transport::http_conn::{BodyDeadline, MIN_BODY_RATE};
 
 /// The one path the server answers on.
 pub const ENDPOINT: &str = "/mcp";
@@ -98,6 +99,39 @@ pub fn serve(
     })
 }
 
+/// Why a request's body was not taken.
+enum BodyRefused {
+    Slow,
+    TooLarge,
+    Cut,
+}
+
+/// Reads a body of at most `max` bytes, each frame before `deadline`
+/// (extended as bytes arrive, as `serve` and the desk do).
+async fn read_body(
+    mut body: Incoming,
+    max: usize,
+    mut deadline: BodyDeadline,
+) -> Result<Bytes, BodyRefused> {
+    let mut collected = bytes::BytesMut::new();
+    loop {
+        let frame = tokio::time::timeout_at(deadline.at().into(), body.frame())
+            .await
+            .map_err(|_| BodyRefused::Slow)?;
+        let Some(frame) = frame else {
+            return Ok(collected.freeze());
+        };
+        let Ok(data) = frame.map_err(|_| BodyRefused::Cut)?.into_data() else {
+            continue;
+        };
+        if collected.len() + data.len() > max {
+            return Err(BodyRefused::TooLarge);
+        }
+        deadline.received(data.len());
+        collected.extend_from_slice(&data);
+    }
+}
+
 /// What every request passes before rmcp's service sees it.
 struct Door {
     service: StreamableHttpService<Server, LocalSessionManager>,
@@ -147,21 +181,23 @@ impl Door {
             );
         };
         let (parts, body) = request.into_parts();
-        let body = match tokio::time::timeout(
-            self.read_timeout,
-            Limited::new(body, self.max_body).collect(),
-        )
-        .await
-        {
-            Err(_) => return plain(StatusCode::REQUEST_TIMEOUT, "the body came too slowly"),
-            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+        let deadline = BodyDeadline::new(std::time::Instant::now(), self.read_timeout);
+        let body = match read_body(body, self.max_body, deadline).await {
+            Ok(body) => body,
+            Err(BodyRefused::Slow) => {
+                let why = format!(
+                    "the body came slower than {MIN_BODY_RATE} bytes a second after its first {} s",
+                    self.read_timeout.as_secs_f64()
+                );
+                return plain(StatusCode::REQUEST_TIMEOUT, &why);
+            }
+            Err(BodyRefused::TooLarge) => {
                 return plain(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     &format!("the body is larger than {} bytes", self.max_body),
                 );
             }
-            Ok(Err(_)) => return plain(StatusCode::BAD_REQUEST, "the body was cut off"),
-            Ok(Ok(collected)) => collected.to_bytes(),
+            Err(BodyRefused::Cut) => return plain(StatusCode::BAD_REQUEST, "the body was cut off"),
         };
         let ends_session = parts.method == hyper::Method::DELETE;
         let mut response = self

@@ -11,6 +11,44 @@ use std::time::{Duration, Instant};
 /// The most header bytes read before the request is refused.
 const MAX_HEAD: usize = 64 * 1024;
 
+/// The least rate, in bytes a second, a body must keep to earn more time
+/// than the read timeout: each this many bytes received give one more
+/// second (Apache's `mod_reqtimeout` MinRate). A large body sent steadily
+/// arrives; a trickle holds its place no longer than the timeout.
+pub const MIN_BODY_RATE: u64 = 1000;
+
+/// How many times the read timeout a body may take in all, however fast
+/// it keeps coming.
+const MAX_BODY_PATIENCE: u32 = 10;
+
+/// When a request's body must have arrived: `timeout` from its start,
+/// extended by each [`MIN_BODY_RATE`] bytes received, at most
+/// ten times `timeout` in all.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyDeadline {
+    at: Instant,
+    ceiling: Instant,
+}
+
+impl BodyDeadline {
+    pub fn new(start: Instant, timeout: Duration) -> Self {
+        BodyDeadline {
+            at: start + timeout,
+            ceiling: start + timeout * MAX_BODY_PATIENCE,
+        }
+    }
+
+    /// `bytes` more arrived: more time, up to the ceiling.
+    pub fn received(&mut self, bytes: usize) {
+        let more = Duration::from_secs_f64(bytes as f64 / MIN_BODY_RATE as f64);
+        self.at = (self.at + more).min(self.ceiling);
+    }
+
+    pub fn at(&self) -> Instant {
+        self.at
+    }
+}
+
 /// Why no request could be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
@@ -121,7 +159,7 @@ impl Request {
     pub fn read_body(
         &mut self,
         max: usize,
-        deadline: Instant,
+        mut deadline: BodyDeadline,
     ) -> Result<Option<Vec<u8>>, ReadError> {
         let length = self.content_length.unwrap_or(0);
         if length > max {
@@ -132,10 +170,11 @@ impl Request {
         let mut chunk = [0u8; 16 * 1024];
         while body.len() < length {
             let want = (length - body.len()).min(chunk.len());
-            let n = read_until(&mut self.stream, &mut chunk[..want], deadline)?;
+            let n = read_until(&mut self.stream, &mut chunk[..want], deadline.at())?;
             if n == 0 {
                 return Err(ReadError::Io(std::io::ErrorKind::UnexpectedEof.into()));
             }
+            deadline.received(n);
             body.extend_from_slice(&chunk[..n]);
         }
         Ok(Some(body))
@@ -179,13 +218,12 @@ impl Request {
             .and_then(|()| self.stream.write_all(body))
             .and_then(|()| self.stream.flush());
         let _ = self.stream.shutdown(std::net::Shutdown::Write);
-        // Read what the client still sends (briefly): closing with unread
-        // data would reset the connection before the answer is read.
-        let _ = self
-            .stream
-            .set_read_timeout(Some(Duration::from_millis(200)));
+        // Read what the client still sends (briefly, 200 ms in all, however
+        // it trickles): closing with unread data would reset the connection
+        // before the answer is read.
+        let until = Instant::now() + Duration::from_millis(200);
         let mut sink = [0u8; 4096];
-        while matches!(self.stream.read(&mut sink), Ok(n) if n > 0) {}
+        while matches!(read_until(&mut self.stream, &mut sink, until), Ok(n) if n > 0) {}
     }
 }
 
@@ -253,5 +291,22 @@ fn reason(status: u16) -> &'static str {
         503 => "Service Unavailable",
         507 => "Insufficient Storage",
         _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_earns_a_second_per_thousand_bytes_up_to_ten_timeouts() {
+        let start = Instant::now();
+        let timeout = Duration::from_secs(2);
+        let mut deadline = BodyDeadline::new(start, timeout);
+        assert_eq!(deadline.at(), start + timeout);
+        deadline.received(500);
+        assert_eq!(deadline.at(), start + Duration::from_millis(2_500));
+        deadline.received(1_000_000);
+        assert_eq!(deadline.at(), start + Duration::from_secs(20));
     }
 }

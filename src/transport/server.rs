@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::admission::{AcceptBackoff, Admission, Limits, Ticket};
-use super::http_conn::{self, ReadError, Request};
+use super::http_conn::{self, BodyDeadline, MIN_BODY_RATE, ReadError, Request};
 
 /// The largest request body accepted by default.
 pub const MAX_BYTES: usize = 1024 * 1024;
@@ -303,8 +303,11 @@ const REFUSAL_PATIENCE: Duration = Duration::from_millis(250);
 /// Its body is read for a moment first (a connection closed with unread
 /// data is reset, and the client would never see the answer).
 fn busy(request: &mut Request, shared: &Shared) -> Answer {
-    let deadline = Instant::now() + shared.options.read_timeout.min(REFUSAL_PATIENCE);
-    let _ = request.read_body(shared.options.max_bytes, deadline);
+    let patience = shared.options.read_timeout.min(REFUSAL_PATIENCE);
+    let _ = request.read_body(
+        shared.options.max_bytes,
+        BodyDeadline::new(Instant::now(), patience),
+    );
     let max = shared.options.max_connections;
     shared.options.exchange.refuse(
         &request.path,
@@ -337,7 +340,7 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
     if request.method != "POST" {
         return exchange.refuse(&path, 405, "E-UNSUPPORTED", "only POST is accepted");
     }
-    let deadline = Instant::now() + options.read_timeout;
+    let deadline = BodyDeadline::new(Instant::now(), options.read_timeout);
     let body = match request.read_body(options.max_bytes, deadline) {
         Ok(Some(body)) => body,
         Ok(None) => {
@@ -346,7 +349,7 @@ fn handle(request: &mut Request, shared: &Shared, jobs: &mpsc::Sender<Job>) -> A
         }
         Err(ReadError::Timeout) => {
             let why = format!(
-                "the request body did not arrive within {} s",
+                "the request body came slower than {MIN_BODY_RATE} bytes a second after its first {} s",
                 options.read_timeout.as_secs_f64()
             );
             return exchange.refuse(&path, 408, "E-TIMEOUT", &why);

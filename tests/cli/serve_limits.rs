@@ -150,3 +150,53 @@ fn running_out_of_descriptors_is_waited_out() {
     assert_eq!(status, 200);
     assert!(child.0.try_wait().unwrap().is_none());
 }
+
+/// Posts `body` in pieces of `piece` bytes, one every `every`: the status
+/// answered, and how long the request took.
+fn paced_post(url: &str, body: &str, piece: usize, every: Duration) -> (u16, Duration) {
+    use std::io::Read;
+    let started = Instant::now();
+    let mut stream = std::net::TcpStream::connect(url.trim_start_matches("http://")).unwrap();
+    write!(
+        stream,
+        "POST /crosstalk/receive HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    for chunk in body.as_bytes().chunks(piece) {
+        std::thread::sleep(every);
+        if stream.write_all(chunk).is_err() {
+            break;
+        }
+    }
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    let status = reply.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, started.elapsed())
+}
+
+/// The body's deadline is a minimum rate, not a fixed time: a message
+/// that keeps coming at 10 KB a second is taken though it takes three
+/// times --read-timeout, and one trickling at 100 bytes a second is
+/// refused 408 soon after it (it used to be held the whole timeout
+/// whatever came, and a large body on a slow link refused).
+#[test]
+fn a_steady_body_earns_time_and_a_trickle_does_not() {
+    let h = home();
+    let server = Server::start(h.path(), &["--read-timeout", "1"]);
+    let padding = "  The draft is attached; take your time.\n".repeat(750);
+    let long = REQUEST.replace(
+        "  Please review.\n",
+        &format!("  Please review.\n{padding}"),
+    );
+    assert!(long.len() > 30_000);
+    let (status, took) = paced_post(&server.url, &long, 1000, Duration::from_millis(100));
+    assert_eq!(status, 200, "after {took:?}");
+    assert!(took > Duration::from_secs(2), "{took:?}");
+    let (status, took) = paced_post(&server.url, &long, 10, Duration::from_millis(100));
+    assert_eq!(status, 408);
+    assert!(
+        took < Duration::from_secs(5),
+        "refused soon after the timeout: {took:?}"
+    );
+}

@@ -74,8 +74,10 @@ pub struct McpArgs {
     #[arg(long, requires = "listen", help_heading = "Over HTTP")]
     pub allow_remote: bool,
 
-    /// Seconds a client may take to send a request's headers, and its body
-    /// (408 beyond).
+    /// Seconds a client may take to send a request's headers, and to start
+    /// its body; a body that keeps coming at 1,000 bytes a second or more
+    /// earns a second for each 1,000 bytes, up to ten times this (408
+    /// beyond).
     #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS, help_heading = "Over HTTP")]
     pub read_timeout: u64,
 
@@ -119,7 +121,9 @@ pub struct DeskArgs {
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
     pub max_bytes: usize,
 
-    /// Seconds a client may take to send a request (408 beyond), as `serve`.
+    /// Seconds a client may take to send a request's headers, and to start
+    /// its body (a body that keeps coming at 1,000 bytes a second earns
+    /// more, up to ten times this; 408 beyond), as `serve`.
     #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS)]
     pub read_timeout: u64,
 

@@ -417,7 +417,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = crate::transport::admission::MAX_PER_CLIENT)]
     pub max_per_client: usize,
 
-    /// Seconds a client may take to send its headers, and its body (beyond: 408).
+    /// Seconds a client may take to send its headers, and to start its
+    /// body: a body that keeps coming at 1,000 bytes a second or more
+    /// earns a second for each 1,000 bytes, up to ten times this (beyond:
+    /// 408); a trickle is refused soon after it.
     #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS)]
     pub read_timeout: u64,
 }
