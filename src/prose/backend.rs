@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::protocols::msp::MinimalSignal;
+use crate::protocols::msp::{Intent, MinimalSignal};
 
 /// The spec's error classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -83,6 +83,12 @@ pub trait Backend {
     }
     /// Which measure [`Backend::similarity`] is.
     fn judged_by(&self) -> JudgedBy;
+    /// The intent a text reads as, for the judge: its cue reading here; a
+    /// backend with a sentence model reads a text without a cue word from
+    /// its meaning ([`super::intent`]), as its encoder did.
+    fn intent_of(&self, text: &str) -> Result<Intent, MspError> {
+        Ok(super::cues::intent_of(text))
+    }
     /// Whether encoding, decoding and judging run here, at no cost per
     /// call (no model service to pay or wait for): then even a single
     /// candidate signal is judged before it goes out.
@@ -283,7 +289,10 @@ fn verdict(
         ));
     }
     issues.extend(super::meaning::polarity_issue(original, decoded));
-    issues.extend(super::meaning::intent_issue(original, decoded));
+    issues.extend(super::meaning::intent_issue(
+        backend.intent_of(original)?,
+        backend.intent_of(decoded)?,
+    ));
     issues.extend(super::facts::fact_issues(original, decoded));
     Ok(JudgeResult {
         passed: issues.is_empty(),

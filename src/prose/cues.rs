@@ -332,6 +332,13 @@ pub fn intent_of(text: &str) -> Intent {
     find_intent(text, &text.to_ascii_lowercase()).0
 }
 
+/// The intent of a text's earliest cue, or None when it has none (the
+/// reading then falls back to QUERY for a question, REPORT otherwise).
+pub fn cued_intent(text: &str) -> Option<Intent> {
+    let (intent, _, end) = find_intent(text, &text.to_ascii_lowercase());
+    (end > 0).then_some(intent)
+}
+
 /// The words before `at` in its sentence, leading articles and pronouns
 /// dropped, at most eight: the subject of an event ("The API went down").
 fn subject_before(text: &str, at: usize) -> String {

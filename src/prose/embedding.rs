@@ -18,7 +18,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 
 use super::backend::{Backend, ErrorKind, JudgedBy, MspError};
 use super::bert::{Bert, Config};
-use crate::protocols::msp::MinimalSignal;
+use crate::protocols::msp::{Intent, MinimalSignal};
 
 /// A loaded model: tokenizer, BERT, pooling.
 pub struct SentenceModel {
@@ -369,6 +369,18 @@ pub struct WithEmbeddings {
     pub model: SentenceModel,
 }
 
+impl WithEmbeddings {
+    /// The model's embeddings of `texts`, as the judge's errors say them.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, MspError> {
+        self.model.embed_all(texts).map_err(|e| {
+            MspError::new(
+                ErrorKind::Judge,
+                format!("Failed to compute embeddings: {e}"),
+            )
+        })
+    }
+}
+
 impl Backend for WithEmbeddings {
     fn runs_here(&self) -> bool {
         true
@@ -379,15 +391,12 @@ impl Backend for WithEmbeddings {
     }
 
     fn candidates(&self, text: &str) -> Result<Vec<MinimalSignal>, MspError> {
-        let embed = |texts: &[&str]| {
-            self.model.embed_all(texts).map_err(|e| {
-                MspError::new(
-                    ErrorKind::Judge,
-                    format!("Failed to compute embeddings: {e}"),
-                )
-            })
-        };
-        self.inner.candidates_guided(text, &embed)
+        self.inner
+            .candidates_guided(text, &|texts| self.embed(texts))
+    }
+
+    fn intent_of(&self, text: &str) -> Result<Intent, MspError> {
+        super::intent::intent_of(text, Some(&|texts| self.embed(texts)))
     }
 
     fn decode_signal(&self, signal: &Value, style: &str) -> Result<String, MspError> {
@@ -418,13 +427,13 @@ impl Backend for WithEmbeddings {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The model folder, from `AIPROTO_TEST_MINILM_DIR`; without it the
     /// test is skipped and says why, unless `AIPROTO_REQUIRE_MINILM` is set
     /// (as `.ci/run` sets it), where a skip would hide a broken judge.
-    fn model() -> Option<SentenceModel> {
+    pub(in crate::prose) fn model() -> Option<SentenceModel> {
         let required = std::env::var_os("AIPROTO_REQUIRE_MINILM").is_some();
         let Some(dir) = std::env::var_os("AIPROTO_TEST_MINILM_DIR") else {
             assert!(

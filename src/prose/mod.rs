@@ -16,6 +16,7 @@ pub mod embedding;
 pub mod facts;
 mod fields;
 pub mod guide;
+pub mod intent;
 mod lexical;
 pub mod lists;
 pub mod meaning;

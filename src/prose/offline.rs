@@ -24,7 +24,7 @@ pub use super::lexical::similarity;
 use super::template::plain;
 pub use super::template::{STYLES, decode};
 use super::{brief, cover, facts, fields, guide, meaning};
-use crate::protocols::msp::MinimalSignal;
+use crate::protocols::msp::{Intent, MinimalSignal};
 use crate::tokens::Encoding;
 
 /// The offline backend.
@@ -88,7 +88,7 @@ fn budget(n: usize) -> f64 {
 /// `constraints`. A clause that negates, forbids, requires or limits is in
 /// every one.
 pub fn candidates(text: &str) -> Vec<MinimalSignal> {
-    let Ok(all) = candidates_by(text, |order: &Order| {
+    let Ok(all) = candidates_by(text, None, |order: &Order| {
         Ok::<_, std::convert::Infallible>(order.ranked.to_vec())
     });
     all
@@ -99,7 +99,8 @@ pub fn candidates(text: &str) -> Vec<MinimalSignal> {
 /// by the judge's own sentence model ([`guide::order`]), instead of by
 /// [`brief::ranked`]'s word counts.
 pub fn candidates_guided(text: &str, embed: &Embed) -> Result<Vec<MinimalSignal>, MspError> {
-    candidates_by(text, |order: &Order| guided_order(order, embed))
+    let by_meaning = super::intent::by_meaning(text, embed)?;
+    candidates_by(text, by_meaning, |order: &Order| guided_order(order, embed))
 }
 
 /// What decides the order in which clauses are added to the required ones.
@@ -119,13 +120,15 @@ struct Order<'a> {
 /// order `adding` gives.
 fn candidates_by<E>(
     text: &str,
+    by_meaning: Option<Intent>,
     adding: impl FnOnce(&Order) -> Result<Vec<usize>, E>,
 ) -> Result<Vec<MinimalSignal>, E> {
     // ASCII lowercasing keeps byte offsets, so a cue found in `lower` can be
     // cut out of `text` (full Unicode lowercasing can change lengths).
     let lower = text.to_ascii_lowercase();
-    let (intent, target) = cues::reading(text, &lower);
-    let mut base = MinimalSignal::new(intent, target);
+    let (by_cues, target) = cues::reading(text, &lower);
+    // A text without a cue word: the sentence model's reading, if any.
+    let mut base = MinimalSignal::new(by_meaning.unwrap_or(by_cues), target);
     base.trace_id = short_trace_id();
     base.timestamp = crate::protocols::msp::signal::now_seconds();
     base.params = fields::find_params(text);

@@ -180,7 +180,11 @@ proptest! {
         let r = backend::judge(&Offline, &a, &b, threshold).unwrap();
         prop_assert!((0.0..=1.0).contains(&r.similarity_score));
         let same_meaning = crate::prose::meaning::polarity_issue(&a, &b).is_none()
-            && crate::prose::meaning::intent_issue(&a, &b).is_none()
+            && crate::prose::meaning::intent_issue(
+                crate::prose::cues::intent_of(&a),
+                crate::prose::cues::intent_of(&b),
+            )
+            .is_none()
             && crate::prose::facts::fact_issues(&a, &b).is_empty();
         prop_assert_eq!(r.passed, r.similarity_score >= threshold && same_meaning);
         prop_assert_eq!(r.issues.is_empty(), r.passed);

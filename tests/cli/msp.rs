@@ -771,3 +771,27 @@ fn if_smaller_counts_the_bytes_it_writes() {
         );
     }
 }
+
+/// A text with no cue word is read from its meaning when a model is
+/// given, and the judge reads the original the same way: the round trip of
+/// a hand-off that says "hand … over" passes as DELEGATE, where the cues
+/// alone call it a REPORT.
+#[test]
+fn a_text_without_a_cue_word_is_read_from_its_meaning_with_the_model() {
+    let Some(dir) = minilm_dir() else { return };
+    let h = home();
+    let text = "Hand the invoice reconciliation over to the finance agent.";
+    let intent = |model: bool| {
+        let mut cmd = aiproto(h.path());
+        cmd.args(["msp", "pipeline", "--format", "json", text]);
+        if model {
+            cmd.args(["--embedding-model-dir", &dir]);
+        }
+        let out = cmd.output().unwrap();
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(record["judge"]["passed"], true, "{record}");
+        record["signal"]["intent"].as_str().unwrap().to_string()
+    };
+    assert_eq!(intent(false), "REPORT");
+    assert_eq!(intent(true), "DELEGATE");
+}
