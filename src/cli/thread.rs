@@ -135,12 +135,26 @@ fn write_human(
     let err = Painter::new(color, Stream::Stderr);
     for &o in &f.orphans {
         let n = &nodes[o];
+        let parent = n.parent.as_deref().unwrap_or("");
+        let guess = match crate::thread::parent_guess(nodes, o)
+            .and_then(|id| nodes.iter().find(|m| m.id.as_deref() == Some(id)))
+        {
+            Some(m) => format!(
+                "; did you mean {} ({}:{}, {}→{})? Correct the parent line (a signed envelope must be signed again)",
+                esc(m.id.as_deref().unwrap_or("")),
+                esc(&m.source),
+                m.line,
+                esc(&m.sender),
+                esc(&m.receiver)
+            ),
+            None => String::new(),
+        };
         eprintln!(
-            "{}:{}: {}: parent {} is not among the inputs (orphan)",
+            "{}:{}: {}: parent {} is not among the inputs (orphan){guess}",
             esc(&n.source),
             n.line,
             err.warning("warning"),
-            esc(n.parent.as_deref().unwrap_or(""))
+            esc(parent)
         );
     }
     for c in &f.cycles {

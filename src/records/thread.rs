@@ -34,6 +34,10 @@ pub enum Line<'a> {
         problem: &'static str,
         id: Option<&'a str>,
         messages: Vec<&'a Node>,
+        /// For an orphan: the one id among the inputs its parent is one or
+        /// two characters away from (a slip when retyping it).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        did_you_mean: Option<&'a str>,
     },
 }
 
@@ -177,6 +181,7 @@ pub fn each_line<E>(
             problem: "orphan",
             id: nodes[o].parent.as_deref(),
             messages: vec![&nodes[o]],
+            did_you_mean: crate::thread::parent_guess(nodes, o),
         })?;
     }
     for c in &f.cycles {
@@ -184,6 +189,7 @@ pub fn each_line<E>(
             problem: "cycle",
             id: None,
             messages: c.iter().map(|&i| &nodes[i]).collect(),
+            did_you_mean: None,
         })?;
     }
     for (id, list) in &f.duplicates {
@@ -191,6 +197,7 @@ pub fn each_line<E>(
             problem: "duplicate-id",
             id: Some(id),
             messages: list.iter().map(|&i| &nodes[i]).collect(),
+            did_you_mean: None,
         })?;
     }
     Ok(())

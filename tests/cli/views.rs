@@ -89,6 +89,53 @@ fn thread_draws_the_tree_and_reports_orphans() {
     assert!(lines.iter().any(|l| l["problem"] == "orphan"));
 }
 
+/// A parent id retyped with a slip (one character changed, two swapped,
+/// lower case) is named with the id it nearly is, on stderr and in JSON;
+/// one that is near two ids, or far from every one, gets no guess.
+#[test]
+fn an_orphan_whose_parent_is_a_slip_gets_a_did_you_mean() {
+    let h = home();
+    for (parent, guess) in [
+        (
+            "01J9J3DBC4N7P2Q3R5S7T9W1VZ",
+            Some("01J9J3DBC4N7P2Q3R5S7T9W1V2"),
+        ),
+        (
+            "01j9j3dbc4n7p2q3r5s7t9w12v",
+            Some("01J9J3DBC4N7P2Q3R5S7T9W1V2"),
+        ),
+        ("01J9J3DBC4N7P2Q3R5S7T9WXYZ", None),
+    ] {
+        let input = [
+            REQUEST.to_string(),
+            reply("01J9J3DF8WQ0R2T4V6X8Z0B2D4", parent, "CHATGPT", "answer"),
+        ]
+        .join("\n");
+        let out = aiproto(h.path())
+            .arg("thread")
+            .write_stdin(input.clone())
+            .assert()
+            .code(0);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.contains("(orphan)"), "{stderr}");
+        match guess {
+            Some(id) => assert!(
+                stderr.contains(&format!("did you mean {id} (<stdin>:1, CLAUDE→CHATGPT)?")),
+                "{stderr}"
+            ),
+            None => assert!(!stderr.contains("did you mean"), "{stderr}"),
+        }
+        let out = aiproto(h.path())
+            .args(["thread", "--format", "json"])
+            .write_stdin(input)
+            .assert()
+            .code(0);
+        let lines = json_lines(&out.get_output().stdout);
+        let orphan = lines.iter().find(|l| l["problem"] == "orphan").unwrap();
+        assert_eq!(orphan["did_you_mean"].as_str(), guess, "{orphan}");
+    }
+}
+
 #[test]
 fn thread_cycles_exit_1() {
     let h = home();
