@@ -269,6 +269,17 @@ async function main() {
   check(true, 'once the person names themselves, the reply is theirs');
   await shot('5b-who-are-you');
 
+  // 6c. A message whose parent was retyped with a slip: archived, the tree
+  // says whom it answers and which id it was most likely meant to answer.
+  const slip = replyId.slice(0, -1) + (replyId.endsWith('Z') ? 'Y' : 'Z');
+  const orphan = REQUEST.replace(/message: \S+/, 'message: 01J9J3DZZZZZZZZZZZZZZZZZZZ')
+    .replace('intent: REQUEST', `parent: ${slip}\nintent: REQUEST`);
+  await paste(orphan);
+  await page.locator('.message').nth(0).getByRole('button', { name: 'Archive pasted' }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll('#tree .problem')].some((p) => p.textContent.includes('did you mean')));
+  const said = await page.locator('#tree .problem').innerText();
+  check(said.includes(`answers ${slip}, which is not in this archive: did you mean ${replyId}?`), `the orphan is explained: ${said}`);
+
   // 7. Convert: an HSP message shown as the Crosstalk a chat can read.
   const hsp = cli(home, ['convert', '--to', 'hsp', '-'], REQUEST);
   await paste(hsp);

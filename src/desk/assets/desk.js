@@ -485,9 +485,29 @@ async function loadTree() {
   const list = el('ul');
   for (const r of records) {
     if (r.type === 'tree') list.append(treeNode(r.root));
-    else list.append(el('li', { className: 'problem' }, `${r.problem}${r.id ? ' ' + r.id : ''}`));
+    else list.append(el('li', { className: 'problem' }, problemText(r)));
   }
   tree.append(list);
+}
+
+// What a thread problem means, in the person's words: who wrote the
+// message, what it answers, and the id it was most likely meant to answer.
+function problemText(r) {
+  const messages = r.messages || [];
+  const who = (m) => `${m.sender} → ${m.receiver}${m.id ? ' ' + m.id : ''}`;
+  if (r.problem === 'orphan' && messages.length) {
+    const text = `${who(messages[0])} answers ${r.id}, which is not in this archive`;
+    return r.did_you_mean
+      ? `${text}: did you mean ${r.did_you_mean}? Correct its parent line (and sign it again if it was signed).`
+      : `${text} (archive the message it answers, or check its parent line).`;
+  }
+  if (r.problem === 'duplicate-id') {
+    return `${messages.length} different messages carry the id ${r.id}: ${messages.map((m) => `${m.sender} → ${m.receiver}`).join(', ')}.`;
+  }
+  if (r.problem === 'cycle') {
+    return `these messages answer each other in a loop: ${messages.map((m) => m.id).join(' → ')}.`;
+  }
+  return `${r.problem}${r.id ? ' ' + r.id : ''}`;
 }
 
 async function openArchived(id) {
