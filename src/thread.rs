@@ -124,7 +124,7 @@ impl Forest {
 /// and dashes) in any case is the same id, as their specs say, so a parent
 /// an assistant retyped in lower case still links to its message. Other
 /// ids compare as written.
-fn id_key(id: &str) -> Cow<'_, str> {
+pub(crate) fn id_key(id: &str) -> Cow<'_, str> {
     let ulid = id.len() == 26 && id.bytes().all(|b| b.is_ascii_alphanumeric());
     let uuid = id.len() == 36 && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
     if ulid && id.bytes().any(|b| b.is_ascii_lowercase()) {

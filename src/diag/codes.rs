@@ -36,6 +36,14 @@ pub const CODES: &[Code] = &[
         "The input is not UTF-8 text; the finding points at the first bad byte.",
     ),
     code(
+        "ID-DUPLICATE",
+        "Another message in the same input already carries this message id.",
+    ),
+    code(
+        "ID-REPEATED",
+        "The same message appears again in the same input.",
+    ),
+    code(
         "INPUT-UNREADABLE",
         "The input cannot be read (missing, a directory, no permission).",
     ),
@@ -673,8 +681,9 @@ mod tests {
 
     /// The string literals of the form `"PREFIX-WORD…"` in `text`.
     fn regex_lite() -> impl Fn(&str) -> Vec<String> {
-        const PREFIXES: [&str; 10] = [
+        const PREFIXES: [&str; 11] = [
             "CT-", "HSP-", "CSDL-", "MSP-", "SIG-", "INPUT-", "JSON-", "NO-", "PROJECT-", "CONF-",
+            "ID-",
         ];
         |text: &str| {
             // Every stretch between two quotes: a `'"'` elsewhere in the file

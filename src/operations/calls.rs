@@ -157,11 +157,15 @@ fn verdicts(doc: &Document, strict: bool) -> (bool, Vec<Value>) {
         return (false, vec![json(&ValidateRecord::input(name, &d))]);
     }
     let mut all_valid = true;
+    let mut seen = super::read::SeenIds::default();
     let records = doc
         .messages
         .iter()
         .map(|found| {
-            let (errors, warnings) = diag::partition(&found.diagnostics, strict);
+            let mut findings = found.diagnostics.clone();
+            let written = found.written(&doc.source.text);
+            findings.extend(seen.finding(found, written.as_deref()));
+            let (errors, warnings) = diag::partition(&findings, strict);
             let record = ValidateRecord::message(name, found, errors, warnings, None);
             all_valid &= record.valid;
             json(&record)

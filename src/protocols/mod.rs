@@ -7,6 +7,7 @@ pub mod csdl;
 pub mod hsp;
 pub mod json_doc;
 pub mod msp;
+pub mod seen_ids;
 
 use std::str::FromStr;
 

@@ -138,6 +138,23 @@ async fn validate_answers_as_the_command_line_does() {
     assert_eq!(messages[1]["errors"], want[1]["errors"]);
     assert_eq!(messages[1]["valid"], false);
 
+    // One id on two messages: the same error on both faces.
+    let other = REQUEST.replace("Please review.", "Please review it again.");
+    std::fs::write(
+        root.path().join("dup.crosstalk"),
+        format!("{REQUEST}\n{other}"),
+    )
+    .unwrap();
+    let cli = aiproto(h.path())
+        .args(["validate", "--format", "json", "dup.crosstalk"])
+        .current_dir(root.path())
+        .output()
+        .unwrap();
+    let want = json_lines(&cli.stdout);
+    assert_eq!(want[1]["errors"][0]["code"], "ID-DUPLICATE", "{want:?}");
+    let got = call(&client, "validate", json!({"path": "dup.crosstalk"})).await;
+    assert_eq!(structured(&got)["messages"].as_array().unwrap(), &want);
+
     let nothing = call(&client, "validate", json!({})).await;
     assert!(is_error(&nothing));
     let unknown = call(&client, "validate", json!({"text": "x", "stict": true})).await;

@@ -36,9 +36,13 @@ fn human_findings_name_path_line_column_and_show_a_caret() {
 #[test]
 fn json_report_has_the_documented_fields() {
     let h = home();
+    // The second envelope under its own id: one id on two messages is an
+    // error of its own (ID-DUPLICATE).
     let text = format!(
         "{REQUEST}\n{}",
-        REQUEST.replace("intent: REQUEST", "intent: QUESTION")
+        REQUEST
+            .replace("intent: REQUEST", "intent: QUESTION")
+            .replace("01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DBC4N7P2Q3R5S7T9W1V3")
     );
     let out = aiproto(h.path())
         .args(["validate", "--format", "json"])
@@ -417,4 +421,56 @@ fn ignoring_a_code_never_makes_what_was_not_read_valid() {
         .write_stdin(REQUEST.replace("[[END]]\n", ""))
         .assert()
         .code(1);
+}
+
+/// Two different messages under one id in one input: an error naming the
+/// first one's line (a reply to that id could mean either); the same
+/// message twice: a warning. Crosstalk envelopes and HSP JSON Lines alike,
+/// and the MCP face says the same.
+#[test]
+fn one_id_on_two_messages_of_an_input_is_named() {
+    let h = home();
+    let other = REQUEST.replace("Please review.", "Please review it again.");
+    let duplicate = format!("{REQUEST}\n{other}");
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(duplicate.clone())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "<stdin>:13:1: error[ID-DUPLICATE]: message id 01J9J3DBC4N7P2Q3R5S7T9W1V2 is already used on line 1 by another message",
+        ));
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(format!("{REQUEST}\n{REQUEST}"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "warning[ID-REPEATED]: the same message as on line 1 again",
+        ));
+    let fact = std::fs::read_to_string(repo("examples/hsp/valid/1.0/fact.json")).unwrap();
+    let fact: serde_json::Value = serde_json::from_str(&fact).unwrap();
+    let mut changed = fact.clone();
+    changed["payload"]["statement_nl"] = "Another fact under the same id.".into();
+    let lines = |a: &serde_json::Value, b: &serde_json::Value| format!("{a}\n{b}\n");
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(lines(&fact, &changed))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("<stdin>:2:1: error[ID-DUPLICATE]"));
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(lines(&fact, &fact))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "<stdin>:2:1: warning[ID-REPEATED]",
+        ));
+    // Another input may hold the same id: the check is within one input.
+    let dir = h.path().join("two");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.crosstalk"), REQUEST).unwrap();
+    std::fs::write(dir.join("b.crosstalk"), &other).unwrap();
+    aiproto(h.path()).arg("validate").arg(&dir).assert().code(0);
 }

@@ -18,7 +18,7 @@ use super::args::{GlobalArgs, ValidateArgs};
 use crate::diag::{Diagnostic, Pos};
 use crate::exit::{CmdResult, ExitStatus};
 use crate::input::{Input, InputError};
-use crate::operations::read::{self, Item, WhyNoMessage as NoMessage};
+use crate::operations::read::{self, Item, SeenIds, WhyNoMessage as NoMessage};
 use crate::operations::{Protocol, ReadOptions};
 use crate::output::SourceLines;
 use crate::project::checks::ProjectChecks;
@@ -202,6 +202,7 @@ fn report_pieces<W: std::io::Write>(
 ) -> std::io::Result<Option<ExitStatus>> {
     let mut status = ExitStatus::Ok;
     let mut any = false;
+    let mut seen = SeenIds::default();
     for item in items {
         let mut piece = match item {
             Ok(Item::Piece(piece)) => piece,
@@ -228,6 +229,10 @@ fn report_pieces<W: std::io::Write>(
         let before = piece.first_line;
         for found in &mut piece.messages {
             any = true;
+            let written = found.written(&piece.source.text);
+            found
+                .diagnostics
+                .extend(seen.finding(found, written.as_deref()));
             checks.check(found, &piece.source.text);
             let line = |n: usize| n.checked_sub(before).and_then(|n| lines.get(n));
             if !reporter.message(&piece.source.name, found, line)? {

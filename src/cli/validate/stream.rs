@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::report::Reporter;
 use crate::cli::args::GlobalArgs;
 use crate::exit::ExitStatus;
-use crate::operations::read::{self, HspOptions, HspRead};
+use crate::operations::read::{self, HspOptions, HspRead, SeenIds};
 use crate::operations::{Found, ReadOptions};
 use crate::parallel;
 use crate::project::checks::ProjectChecks;
@@ -55,6 +55,7 @@ pub fn validate<W: Write>(
     let mut lines = LineReader::new(reader, options.max_message_bytes);
     let mut status = ExitStatus::Ok;
     let mut index = 0;
+    let mut seen = SeenIds::default();
     // Lines are read and reports written on this thread while the batch
     // before is checked on the pool.
     let read_batch = || -> Result<Option<Vec<Line>>, Stop> {
@@ -80,6 +81,7 @@ pub fn validate<W: Write>(
                 Line::Text(_, t) => Some(t.as_str()),
                 _ => None,
             };
+            found.diagnostics.extend(seen.finding(&found, text));
             checks.check(&mut found, text.unwrap_or_default());
             if !reporter
                 .message(name, &found, |_| text)

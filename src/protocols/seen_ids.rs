@@ -1,0 +1,71 @@
+//! Message ids met within one input (Crosstalk's `message`, HSP's
+//! `message_id`), for `validate` on every face: a
+//! second message under an id already used in the same input is named
+//! (ID-DUPLICATE, an error: a reply to that id could mean either), and
+//! the same message again is said (ID-REPEATED, a warning: an archive or
+//! a paste that holds it twice).
+
+use std::collections::HashMap;
+use std::collections::hash_map::{Entry, RandomState};
+use std::hash::BuildHasher;
+
+use super::{Found, Value};
+use crate::diag::{Diagnostic, Pos};
+
+/// The first message under each id of one input: its line and a digest of
+/// its text, keyed for this run (SipHash with random keys, so a peer
+/// cannot make another message pass as a copy).
+#[derive(Debug, Default)]
+pub struct SeenIds {
+    keys: RandomState,
+    first: HashMap<String, (usize, u64)>,
+}
+
+impl SeenIds {
+    /// The finding of `found` when its id was met before in this input.
+    /// `text`: the message as written, when the caller holds it (else its
+    /// canonical form is compared).
+    pub fn finding(&mut self, found: &Found, text: Option<&str>) -> Option<Diagnostic> {
+        // The protocols whose message ids name one message. CSDL carries
+        // none of its own (E3's CBP frames number theirs, and a dedup frame
+        // repeats one); an MSP trace id follows a task through its signals.
+        let id = match &found.value {
+            // Read without building the model: JSON Lines of 100,000 HSP
+            // messages pass here.
+            Value::Hsp(Some(m)) => m.json.get("message_id")?.as_str()?.to_owned(),
+            Value::Crosstalk(_) => found.to_message()?.id?,
+            _ => return None,
+        };
+        let digest = match text {
+            Some(text) => self.keys.hash_one(text.trim()),
+            None => self.keys.hash_one(found.canonical()?),
+        };
+        match self.first.entry(crate::thread::id_key(&id).into_owned()) {
+            Entry::Vacant(slot) => {
+                slot.insert((found.line, digest));
+                None
+            }
+            Entry::Occupied(first) => {
+                let (line, first_digest) = *first.get();
+                let d = if first_digest == digest {
+                    Diagnostic::warning(
+                        "ID-REPEATED",
+                        format!("the same message as on line {line} again (id {id})"),
+                    )
+                    .with_hint("keep one copy; `thread` shows it once")
+                } else {
+                    Diagnostic::error(
+                        "ID-DUPLICATE",
+                        format!(
+                            "message id {id} is already used on line {line} by another message"
+                        ),
+                    )
+                    .with_hint(
+                        "every message needs its own id: give this one a fresh id (`aiproto id --reissue`)",
+                    )
+                };
+                Some(d.at(Pos::new(found.line, 1), 1))
+            }
+        }
+    }
+}
