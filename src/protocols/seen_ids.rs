@@ -23,8 +23,9 @@ pub struct SeenIds {
 
 impl SeenIds {
     /// The finding of `found` when its id was met before in this input.
-    /// `text`: the message as written, when the caller holds it (else its
-    /// canonical form is compared).
+    /// `text`: the message as written ([`Found::written`], or the line it
+    /// came on); a message that cannot be written (cut off, unreadable
+    /// JSON) is left to its own findings.
     pub fn finding(&mut self, found: &Found, text: Option<&str>) -> Option<Diagnostic> {
         // The protocols whose message ids name one message. CSDL carries
         // none of its own (E3's CBP frames number theirs, and a dedup frame
@@ -36,10 +37,7 @@ impl SeenIds {
             Value::Crosstalk(_) => found.to_message()?.id?,
             _ => return None,
         };
-        let digest = match text {
-            Some(text) => self.keys.hash_one(text.trim()),
-            None => self.keys.hash_one(found.canonical()?),
-        };
+        let digest = self.keys.hash_one(text?.trim());
         match self.first.entry(crate::thread::id_key(&id).into_owned()) {
             Entry::Vacant(slot) => {
                 slot.insert((found.line, digest));
