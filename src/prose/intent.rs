@@ -1,9 +1,10 @@
 //! A message's intent read from its meaning: the sentence embedding of
 //! each of its sentences compared with labelled prototypes (zero-shot
-//! nearest-prototype classification, as SetFit's baseline does), for the
-//! phrasings a list of cue words cannot foresee ("would you mind …", "it
-//! would be great if …", "any idea how …"). Without a model, or when the
-//! model is unsure, the cue reading ([`super::cues`]) stands.
+//! classification by the nearest labelled example), for the phrasings a
+//! list of cue words cannot foresee ("would you mind …", "it would be
+//! great if …", "any idea how …"). It decides only for a text in which no
+//! cue word is found ([`super::cues`]), and only when it is sure; else
+//! the cue reading stands, as it does without a model.
 
 use std::sync::{Arc, Mutex};
 
