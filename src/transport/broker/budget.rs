@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use super::acl::covers;
+use super::acl::{covers, shared_filter};
 
 /// What a new filter costs the core beyond its messages (its log, its
 /// index entries), counted so that a million empty filters are not free.
@@ -109,14 +109,6 @@ impl Budget {
         }
         Ok(())
     }
-}
-
-/// The filter a subscription's messages are kept under: `$share/G/F` is F.
-fn shared_filter(filter: &str) -> &str {
-    filter
-        .strip_prefix("$share/")
-        .and_then(|rest| rest.split_once('/'))
-        .map_or(filter, |(_, f)| f)
 }
 
 /// A PUBLISH's topic, whether it is retained (`Some(true)` with a payload,
