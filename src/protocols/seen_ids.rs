@@ -1,9 +1,9 @@
 //! Message ids met within one input (Crosstalk's `message`, HSP's
 //! `message_id`), for `validate` on every face: a
 //! second message under an id already used in the same input is named
-//! (ID-DUPLICATE, an error: a reply to that id could mean either), and
-//! the same message again is said (ID-REPEATED, a warning: an archive or
-//! a paste that holds it twice).
+//! (ID-DUPLICATE: a reply to that id could mean either), and
+//! the same message again is said (ID-REPEATED: an archive or a paste
+//! that holds it twice). Both are warnings (`--strict` fails them).
 
 use std::collections::HashMap;
 use std::collections::hash_map::{Entry, RandomState};
@@ -52,7 +52,11 @@ impl SeenIds {
                     )
                     .with_hint("keep one copy; `thread` shows it once")
                 } else {
-                    Diagnostic::error(
+                    // A warning: a corpus gathered from many files may
+                    // reuse ids across them, and an HSP sender that retries
+                    // may restamp a message under its id. `thread` fails
+                    // an archive that holds it; --strict fails it here.
+                    Diagnostic::warning(
                         "ID-DUPLICATE",
                         format!(
                             "message id {id} is already used on line {line} by another message"

@@ -138,7 +138,7 @@ async fn validate_answers_as_the_command_line_does() {
     assert_eq!(messages[1]["errors"], want[1]["errors"]);
     assert_eq!(messages[1]["valid"], false);
 
-    // One id on two messages: the same error on both faces.
+    // One id on two messages: the same finding on both faces.
     let other = REQUEST.replace("Please review.", "Please review it again.");
     std::fs::write(
         root.path().join("dup.crosstalk"),
@@ -151,7 +151,13 @@ async fn validate_answers_as_the_command_line_does() {
         .output()
         .unwrap();
     let want = json_lines(&cli.stdout);
-    assert_eq!(want[1]["errors"][0]["code"], "ID-DUPLICATE", "{want:?}");
+    let codes: Vec<&Value> = want[1]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| &w["code"])
+        .collect();
+    assert!(codes.iter().any(|c| *c == "ID-DUPLICATE"), "{want:?}");
     let got = call(&client, "validate", json!({"path": "dup.crosstalk"})).await;
     assert_eq!(structured(&got)["messages"].as_array().unwrap(), &want);
 

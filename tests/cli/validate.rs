@@ -36,8 +36,8 @@ fn human_findings_name_path_line_column_and_show_a_caret() {
 #[test]
 fn json_report_has_the_documented_fields() {
     let h = home();
-    // The second envelope under its own id: one id on two messages is an
-    // error of its own (ID-DUPLICATE).
+    // The second envelope under its own id: one id on two messages is a
+    // finding of its own (ID-DUPLICATE).
     let text = format!(
         "{REQUEST}\n{}",
         REQUEST
@@ -423,22 +423,28 @@ fn ignoring_a_code_never_makes_what_was_not_read_valid() {
         .code(1);
 }
 
-/// Two different messages under one id in one input: an error naming the
-/// first one's line (a reply to that id could mean either); the same
-/// message twice: a warning. Crosstalk envelopes and HSP JSON Lines alike,
-/// and the MCP face says the same.
+/// Two different messages under one id in one input: named with the
+/// first one's line (a reply to that id could mean either), a failure
+/// under --strict; the same message twice: said. Warnings both (a corpus
+/// gathered from many files may reuse ids). Crosstalk envelopes and HSP
+/// JSON Lines alike, and the MCP face says the same.
 #[test]
 fn one_id_on_two_messages_of_an_input_is_named() {
     let h = home();
     let other = REQUEST.replace("Please review.", "Please review it again.");
     let duplicate = format!("{REQUEST}\n{other}");
     aiproto(h.path())
+        .args(["validate", "--strict", "-"])
+        .write_stdin(duplicate.clone())
+        .assert()
+        .code(1);
+    aiproto(h.path())
         .args(["validate", "-"])
         .write_stdin(duplicate.clone())
         .assert()
-        .code(1)
+        .code(0)
         .stdout(predicate::str::contains(
-            "<stdin>:13:1: error[ID-DUPLICATE]: message id 01J9J3DBC4N7P2Q3R5S7T9W1V2 is already used on line 1 by another message",
+            "<stdin>:13:1: warning[ID-DUPLICATE]: message id 01J9J3DBC4N7P2Q3R5S7T9W1V2 is already used on line 1 by another message",
         ));
     aiproto(h.path())
         .args(["validate", "-"])
@@ -457,8 +463,10 @@ fn one_id_on_two_messages_of_an_input_is_named() {
         .args(["validate", "-"])
         .write_stdin(lines(&fact, &changed))
         .assert()
-        .code(1)
-        .stdout(predicate::str::contains("<stdin>:2:1: error[ID-DUPLICATE]"));
+        .code(0)
+        .stdout(predicate::str::contains(
+            "<stdin>:2:1: warning[ID-DUPLICATE]",
+        ));
     aiproto(h.path())
         .args(["validate", "-"])
         .write_stdin(lines(&fact, &fact))
