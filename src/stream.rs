@@ -137,9 +137,9 @@ pub fn looks_like_hsp_json_lines(head: &[u8]) -> bool {
         Err(_) => String::from_utf8_lossy(head),
     };
     let trimmed = text.trim_start();
-    if !trimmed.starts_with('{')
-        || !(trimmed.contains("\"hsp_envelope_version\"") || trimmed.contains("\"HSP::"))
-    {
+    // HSP's own detection: a CSDL, MSP or A2A message that carries HSP
+    // fields inside (a converted message) is not HSP.
+    if !trimmed.starts_with('{') || !crate::protocols::hsp::detect(trimmed) {
         return false;
     }
     let first = trimmed.split('\n').next().unwrap_or("");

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::model::{Loss, Message, Signature};
 use crate::protocols::{
-    Found, Protocol, ProtocolSpec, ReadOptions, Value as Typed, crosstalk, csdl, hsp, msp,
+    Found, Protocol, ProtocolSpec, ReadOptions, Value as Typed, a2a, crosstalk, csdl, hsp, msp,
 };
 
 /// A converted message in its target's wire form, with what was lost.
@@ -158,6 +158,10 @@ pub fn write(msg: &Message, target: ProtocolSpec, options: WriteOptions) -> Conv
                 _ => msp::Version::V1_0,
             };
             let (json, losses) = msp::model_map::from_message(msg, version);
+            json_line(json, losses)
+        }
+        Protocol::A2a => {
+            let (json, losses) = a2a::model_map::from_message(msg);
             json_line(json, losses)
         }
     }

@@ -202,6 +202,68 @@ fn msp() -> impl Strategy<Value = String> {
     msp::proptests::signal().prop_map(|s| s.to_compact_string())
 }
 
+/// Valid A2A 1.0 objects: user and agent messages (one or several parts),
+/// tasks in every state with artifacts, status updates; bare, in a stream
+/// response, or as the result of a JSON-RPC response.
+fn a2a() -> impl Strategy<Value = String> {
+    let part = prop_oneof![
+        words().prop_map(|t| json!({"text": t})),
+        words().prop_map(|t| json!({"data": {"q": t, "n": 1}})),
+        "[a-z]{1,8}".prop_map(|f| json!({"url": format!("https://example.com/{f}.pdf"), "mediaType": "application/pdf", "filename": format!("{f}.pdf")})),
+    ];
+    let state = prop::sample::select(vec![
+        "TASK_STATE_SUBMITTED",
+        "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_FAILED",
+        "TASK_STATE_CANCELED",
+        "TASK_STATE_INPUT_REQUIRED",
+        "TASK_STATE_REJECTED",
+        "TASK_STATE_AUTH_REQUIRED",
+    ]);
+    (
+        0u8..3,
+        (uuid7(), prop::option::of(uuid7()), prop::option::of(uuid7())),
+        prop::bool::ANY,
+        prop::collection::vec(part, 1..3),
+        state,
+        prop::option::of(prop_oneof![Just("2025-10-28T10:30:00.000Z"), Just("2026-01-02T03:04:05Z")]),
+        (prop::option::of(("[a-z]{1,6}", words())), 0u8..3),
+    )
+        .prop_map(|(kind, (id, context, task), user, parts, state, time, (metadata, wrap))| {
+            let mut status = json!({"state": state});
+            if let Some(t) = time {
+                status["timestamp"] = json!(t);
+            }
+            let mut doc = match kind {
+                0 => {
+                    let role = if user { "ROLE_USER" } else { "ROLE_AGENT" };
+                    let mut m = json!({"messageId": id, "role": role, "parts": parts});
+                    if let Some(c) = context {
+                        m["contextId"] = json!(c);
+                    }
+                    if let Some(t) = task {
+                        m["taskId"] = json!(t);
+                    }
+                    m
+                }
+                1 => json!({"id": id, "contextId": context.unwrap_or_else(|| "ctx".into()), "status": status,
+                    "artifacts": [{"artifactId": "a1", "name": "result", "parts": parts}]}),
+                _ => json!({"taskId": id, "contextId": context.unwrap_or_else(|| "ctx".into()), "status": status}),
+            };
+            if let Some((k, v)) = metadata {
+                doc["metadata"] = json!({ k: v });
+            }
+            let member = ["message", "task", "statusUpdate"][usize::from(kind)];
+            match wrap {
+                0 => doc,
+                1 => json!({ member: doc }),
+                _ => json!({"jsonrpc": "2.0", "id": 7, "result": { member: doc }}),
+            }
+            .to_string()
+        })
+}
+
 /// Reads a generated text; generators write valid messages, a few may not be.
 fn check(text: &str, protocol: Protocol) -> Result<(), TestCaseError> {
     let found = protocol.read(text, &ReadOptions::default());
@@ -237,6 +299,11 @@ proptest! {
     #[test]
     fn msp_round_trips(text in msp()) {
         check(&text, Protocol::Msp)?;
+    }
+
+    #[test]
+    fn a2a_round_trips(text in a2a()) {
+        check(&text, Protocol::A2a)?;
     }
 }
 

@@ -20,7 +20,7 @@ pub fn ack(found: &Found) -> String {
             hsp_reply(json, hsp::compose::Kind::Ack, serde_json::Map::new())
         }
         // No route takes CSDL or MSP yet; a plain JSON receipt if one does.
-        Value::Csdl(_) | Value::Msp(_) => json!({"status": "received"}).to_string(),
+        Value::Csdl(_) | Value::Msp(_) | Value::A2a(_) => json!({"status": "received"}).to_string(),
     }
 }
 
@@ -91,7 +91,7 @@ pub fn error(
                 body: crosstalk::render(&env),
             }
         }
-        Protocol::Hsp | Protocol::Csdl | Protocol::Msp => {
+        Protocol::Hsp | Protocol::Csdl | Protocol::Msp | Protocol::A2a => {
             let json = found.and_then(|f| match &f.value {
                 Value::Hsp(Some(m)) => Some(&m.json),
                 _ => None,

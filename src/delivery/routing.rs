@@ -80,7 +80,7 @@ pub fn http_path(protocol: Protocol) -> Option<&'static str> {
     match protocol {
         Protocol::Crosstalk => Some("/crosstalk/receive"),
         Protocol::Hsp => Some("/hsp"),
-        Protocol::Csdl | Protocol::Msp => None,
+        Protocol::Csdl | Protocol::Msp | Protocol::A2a => None,
     }
 }
 

@@ -572,6 +572,78 @@ pub const CODES: &[Code] = &[
         "CONF-BROKEN",
         "The implementation gave no verdict: it crashed, timed out, exited with a status the adapter contract does not know, or printed no verdict.",
     ),
+    // A2A 1.0.
+    code("A2A-JSON", "The A2A document is not well-formed JSON."),
+    code(
+        "A2A-TOO-LARGE",
+        "The document is larger than --max-message-bytes.",
+    ),
+    code(
+        "A2A-NOT-OBJECT",
+        "An A2A document is a JSON object; this is not one.",
+    ),
+    code(
+        "A2A-KIND",
+        "Not one of the A2A objects: message, task, event, Agent Card, JSON-RPC request or response.",
+    ),
+    code(
+        "A2A-OLD-VERSION",
+        "An A2A 0.3 document (kind fields, lowercase roles, message/send); 1.0 is not wire-compatible.",
+    ),
+    code("A2A-METHOD", "A JSON-RPC method A2A 1.0 does not define."),
+    code(
+        "A2A-JSONRPC",
+        "The JSON-RPC envelope is malformed (version, id, params, result or error).",
+    ),
+    code(
+        "A2A-ERROR-CODE",
+        "A JSON-RPC error code in A2A's range that names no A2A error.",
+    ),
+    code(
+        "A2A-REQUIRED",
+        "A field the A2A proto marks REQUIRED is missing or empty.",
+    ),
+    code(
+        "A2A-ONE-OF",
+        "An object that holds exactly one of a group (a part: text, raw, url or data) holds none or several.",
+    ),
+    code(
+        "A2A-ENUM",
+        "A role or task state not written by its A2A 1.0 name (a number, UNSPECIFIED, or the 0.3 spelling).",
+    ),
+    code(
+        "A2A-FIELD-CASE",
+        "A field written in snake_case; A2A 1.0 JSON writes camelCase.",
+    ),
+    code(
+        "A2A-UNKNOWN-FIELD",
+        "A field the A2A 1.0 object does not define; readers ignore it.",
+    ),
+    code(
+        "A2A-TIMESTAMP",
+        "A time that is not ISO 8601 in UTC ending in Z.",
+    ),
+    code(
+        "A2A-AFTER-TERMINAL",
+        "A task reported in another state after a terminal one (completed, failed, canceled, rejected).",
+    ),
+    code(
+        "A2A-SCHEMA",
+        "The document breaks a rule of the A2A schema bundle.",
+    ),
+    code("A2A-SCHEMA-TYPE", "A field has the wrong JSON type."),
+    code(
+        "A2A-SCHEMA-ENUM",
+        "A field holds a value outside the ones the schema lists.",
+    ),
+    code(
+        "A2A-SCHEMA-PATTERN",
+        "A string does not match the pattern the schema gives (raw bytes are base64).",
+    ),
+    code(
+        "A2A-SCHEMA-RANGE",
+        "A number is outside the schema's range.",
+    ),
     // Signatures (`verify`).
     code("SIG-UNSIGNED", "The message carries no signature."),
     code(
@@ -681,9 +753,9 @@ mod tests {
 
     /// The string literals of the form `"PREFIX-WORD…"` in `text`.
     fn regex_lite() -> impl Fn(&str) -> Vec<String> {
-        const PREFIXES: [&str; 11] = [
+        const PREFIXES: [&str; 12] = [
             "CT-", "HSP-", "CSDL-", "MSP-", "SIG-", "INPUT-", "JSON-", "NO-", "PROJECT-", "CONF-",
-            "ID-",
+            "ID-", "A2A-",
         ];
         |text: &str| {
             // Every stretch between two quotes: a `'"'` elsewhere in the file

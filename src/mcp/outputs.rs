@@ -82,7 +82,7 @@ pub fn schema(name: &str) -> Option<Map<String, Value>> {
         "convert" => json!({
             "required": ["to", "messages", "refused"],
             "properties": {
-                "to": { "enum": ["crosstalk", "hsp", "csdl", "msp"] },
+                "to": { "enum": ["crosstalk", "hsp", "csdl", "msp", "a2a"] },
                 "messages": { "type": "array", "items": { "type": "object" } },
                 "refused": {
                     "type": "array",

@@ -24,6 +24,11 @@ const SUMMARIES: &[(&str, &str, &str)] = &[
         "MSP minimal signals",
         include_str!("summaries/msp.md"),
     ),
+    (
+        "a2a",
+        "A2A 1.0 messages, tasks and Agent Cards",
+        include_str!("summaries/a2a.md"),
+    ),
 ];
 
 const SCHEMA_PREFIX: &str = "aiproto://schemas/";

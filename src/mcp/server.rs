@@ -92,7 +92,7 @@ const TOOLS: &[Spec] = &[
     Spec {
         name: "convert",
         description: "Converts messages to another protocol or version (hsp, hsp@0.1, crosstalk, \
-            crosstalk@1.0, csdl, msp) and reports every field the target could not hold. Returns \
+            crosstalk@1.0, csdl, msp, a2a) and reports every field the target could not hold. Returns \
             the text; writes nothing.",
         read_only: true,
         needs: Needs::Nothing,

@@ -25,6 +25,8 @@ pub enum Protocol {
     Csdl,
     /// MSP 1.0 (and the later 2.0 shape): minimal signals.
     Msp,
+    /// A2A 1.0: Agent2Agent messages, tasks, Agent Cards and JSON-RPC.
+    A2a,
 }
 
 impl Protocol {
@@ -35,6 +37,7 @@ impl Protocol {
         Protocol::Crosstalk,
         Protocol::Msp,
         Protocol::Csdl,
+        Protocol::A2a,
     ];
 
     pub fn name(self) -> &'static str {
@@ -43,6 +46,7 @@ impl Protocol {
             Protocol::Crosstalk => "crosstalk",
             Protocol::Csdl => "csdl",
             Protocol::Msp => "msp",
+            Protocol::A2a => "a2a",
         }
     }
 
@@ -53,6 +57,7 @@ impl Protocol {
             Protocol::Crosstalk => &["1.0", "1.1"],
             Protocol::Csdl => &["1.0"],
             Protocol::Msp => &["1.0", "2.0"],
+            Protocol::A2a => &["1.0"],
         }
     }
 
@@ -63,6 +68,7 @@ impl Protocol {
             Protocol::Crosstalk => "1.1",
             Protocol::Csdl => "1.0",
             Protocol::Msp => "1.0",
+            Protocol::A2a => "1.0",
         }
     }
 }
@@ -74,7 +80,7 @@ impl fmt::Display for Protocol {
 }
 
 /// What a message asks of its receiver, in the Crosstalk v1.1 vocabulary
-/// (the richest of the four protocols); other protocols map onto it.
+/// (the richest of the protocols); the others map onto it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Intent {

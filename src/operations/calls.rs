@@ -371,9 +371,9 @@ pub fn compose(ctx: &Context, p: params::Compose) -> OpResult {
     let (text, answered) = match spec.protocol {
         Protocol::Crosstalk => compose_crosstalk(ctx, spec, p, id_kind)?,
         Protocol::Hsp => (compose_hsp(ctx, spec, p)?, None),
-        Protocol::Csdl | Protocol::Msp => {
+        Protocol::Csdl | Protocol::Msp | Protocol::A2a => {
             return Err(OpError::new(
-                "compose writes crosstalk and hsp messages (convert writes CSDL and MSP)",
+                "compose writes crosstalk and hsp messages (convert writes CSDL, MSP and A2A)",
             ));
         }
     };

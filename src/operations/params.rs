@@ -49,7 +49,7 @@ pub struct Convert {
     pub path: Option<String>,
     /// Read as this protocol, NAME[@VERSION], instead of detecting it.
     pub protocol: Option<String>,
-    /// The target, NAME[@VERSION]: hsp, hsp@0.1, crosstalk, crosstalk@1.0, csdl, msp.
+    /// The target, NAME[@VERSION]: hsp, hsp@0.1, crosstalk, crosstalk@1.0, csdl, msp, a2a.
     pub to: String,
     /// Refuse (a tool error, nothing converted) when anything would be lost.
     #[serde(default)]

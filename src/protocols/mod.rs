@@ -1,6 +1,7 @@
 //! The protocols aiproto reads and writes, one module each, and the single
 //! list ([`Protocol::ALL`]) that drives detection, `--protocol` values and help.
 
+pub mod a2a;
 pub mod address;
 pub mod crosstalk;
 pub mod csdl;
@@ -81,6 +82,7 @@ impl Protocol {
             Protocol::Crosstalk => crosstalk::detect(text),
             Protocol::Csdl => csdl::detect(text),
             Protocol::Msp => msp::detect(text),
+            Protocol::A2a => a2a::detect(text),
         }
     }
 
@@ -126,6 +128,17 @@ impl Protocol {
                     Found::from_json_doc(index, self, r, |d| {
                         let version = d.as_ref().map_or("", |d| d.version.as_str());
                         (version, Value::Msp(d))
+                    })
+                })
+                .collect(),
+            Protocol::A2a => a2a::read(text, options.max_message_bytes)
+                .into_iter()
+                .enumerate()
+                .map(|(index, r)| {
+                    Found::from_json_doc(index, self, r, |d| {
+                        // A 0.3 document is named by its finding and not read.
+                        let version = if d.is_some() { a2a::VERSION } else { "" };
+                        (version, Value::A2a(d.map(Box::new)))
                     })
                 })
                 .collect(),
@@ -201,6 +214,9 @@ pub enum Value {
     Csdl(Option<csdl::CsdlDoc>),
     /// An MSP signal; `None` when the input was not a readable JSON object.
     Msp(Option<msp::MspDoc>),
+    /// An A2A 1.0 document; `None` when the input was not readable JSON,
+    /// not an A2A object, or A2A 0.3.
+    A2a(Option<Box<a2a::A2aDoc>>),
 }
 
 impl Value {
@@ -208,7 +224,7 @@ impl Value {
     pub fn is_unreadable(&self) -> bool {
         matches!(
             self,
-            Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None)
+            Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None) | Value::A2a(None)
         )
     }
 }
@@ -295,6 +311,7 @@ impl Found {
             Value::Hsp(m) => m.as_ref().map(hsp::model_map::to_message),
             Value::Csdl(d) => d.as_ref().map(csdl::model_map::to_message),
             Value::Msp(d) => d.as_ref().map(msp::model_map::to_message),
+            Value::A2a(d) => d.as_deref().map(a2a::model_map::to_message),
         }
     }
 
@@ -316,6 +333,7 @@ impl Found {
             Value::Hsp(m) => m.is_some(),
             Value::Csdl(d) => d.is_some(),
             Value::Msp(d) => d.is_some(),
+            Value::A2a(d) => d.is_some(),
         }
     }
 
@@ -333,6 +351,7 @@ impl Found {
             Value::Hsp(m) => m.as_ref().map(|m| format!("{}\n", m.json)),
             Value::Csdl(d) => d.as_ref().map(|d| format!("{}\n", d.json)),
             Value::Msp(d) => d.as_ref().map(|d| format!("{}\n", d.json)),
+            Value::A2a(d) => d.as_ref().map(|d| format!("{}\n", d.json)),
         }
     }
 
@@ -388,6 +407,7 @@ impl Found {
                 .as_ref()
                 .and_then(|d| d.json.get("trace_id"))
                 .and_then(serde_json::Value::as_str),
+            Value::A2a(d) => d.as_deref().and_then(a2a::A2aDoc::id),
         }
     }
 
@@ -408,6 +428,7 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
         Protocol::Hsp => hsp::model_map::stash(msg, slot, value),
         Protocol::Csdl => csdl::model_map::stash(msg, slot, value),
         Protocol::Msp => msp::model_map::stash(msg, slot, value),
+        Protocol::A2a => a2a::model_map::stash(msg, slot, value),
     }
 }
 

@@ -243,11 +243,12 @@ impl std::fmt::Display for NoMessage {
             NoMessage::Empty => f.write_str("the input is empty"),
             NoMessage::BrokenJson(e) => write!(
                 f,
-                "starts like JSON but is not JSON ({e}); --protocol hsp|csdl|msp checks it as one of them"
+                "starts like JSON but is not JSON ({e}); --protocol hsp|csdl|msp|a2a checks it as one of them"
             ),
             NoMessage::ForeignJson => f.write_str(
                 "JSON, but no protocol aiproto reads: no HSP envelope field (hsp_envelope_version, \
-                 message_type \"HSP::…\"), no MSP intent and target, no CSDL t or T; \
+                 message_type \"HSP::…\"), no MSP intent and target, no CSDL t or T, \
+                 no A2A messageId, task id or Agent Card; \
                  --protocol says which it should be",
             ),
             NoMessage::NoEnvelope => {

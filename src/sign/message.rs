@@ -87,7 +87,7 @@ pub fn verify_fresh(
             let claim = claim::hsp_claim(&m.json)?;
             trust::verify_claimed(&claim, &claim::hsp_input(&m.json), trust, claimed)
         }
-        Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None) => Err(VerifyError::Claim(
+        Value::Hsp(None) | Value::Csdl(None) | Value::Msp(None) | Value::A2a(None) => Err(VerifyError::Claim(
             ClaimError::Malformed("not a readable message".into()),
         )),
         Value::Csdl(Some(d)) => {
@@ -96,6 +96,12 @@ pub fn verify_fresh(
         }
         Value::Msp(Some(_)) => Err(VerifyError::Claim(ClaimError::Malformed(
             "an MSP signal carries no inline signature; check a detached one with --signature"
+                .into(),
+        ))),
+        // Only an Agent Card carries signatures in A2A.
+        Value::A2a(Some(d)) if !d.has_signatures() => Err(VerifyError::Claim(ClaimError::Unsigned)),
+        Value::A2a(Some(_)) => Err(VerifyError::Claim(ClaimError::Malformed(
+            "aiproto does not check A2A Agent Card signatures (JWS over JCS) yet; check a detached one with --signature"
                 .into(),
         ))),
     }?;
@@ -254,7 +260,12 @@ impl Signer<'_> {
                 json
             }
             Value::Csdl(Some(d)) => claim::sign_csdl(&d.json, key, id, with_pk)?,
-            Value::Hsp(None) | Value::Csdl(None) | Value::Msp(_) => return Ok(None),
+            Value::A2a(Some(_)) => {
+                return Err("aiproto does not write A2A Agent Card signatures (JWS over JCS) yet; sign the file detached with --detached".into());
+            }
+            Value::Hsp(None) | Value::Csdl(None) | Value::Msp(_) | Value::A2a(None) => {
+                return Ok(None);
+            }
         };
         // Serialising a serde_json::Value cannot fail.
         let mut text = if self.alone {

@@ -3,6 +3,7 @@
 // A failed unwrap in a test helper is a failed test, with its location.
 #![allow(clippy::unwrap_used)]
 
+mod a2a;
 mod bad_input;
 mod broker;
 pub mod clipboard;

@@ -234,7 +234,7 @@ fn json_lines_follow_the_published_report_schemas() {
     }
     assert_eq!(
         protocols.into_iter().collect::<Vec<_>>(),
-        ["crosstalk", "csdl", "hsp", "msp"]
+        ["a2a", "crosstalk", "csdl", "hsp", "msp"]
     );
     assert!(checked > 200, "{checked}");
 }

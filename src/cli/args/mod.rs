@@ -140,10 +140,11 @@ pub enum Command {
 
     /// Rewrite messages in another protocol or version (or the canonical form).
     ///
-    /// Any protocol to any other: --to hsp, crosstalk, csdl or msp, with
-    /// @VERSION for a version (hsp@0.1, crosstalk@1.0, msp@2.0). Fields the
-    /// target has no place for travel in its extension slot (meta: hsp,
-    /// x_crosstalk, m.hsp), so converting back gives the original; what the
+    /// Any protocol to any other: --to hsp, crosstalk, csdl, msp or a2a,
+    /// with @VERSION for a version (hsp@0.1, crosstalk@1.0, msp@2.0). Fields
+    /// the target has no place for travel in its extension slot (meta: hsp,
+    /// x_crosstalk, m.hsp, an A2A object's metadata), so converting back
+    /// gives the original; what the
     /// target cannot hold at all (MSP is closed, Crosstalk 1.0 has no ids or
     /// meta blocks) is listed on stderr, and --strict refuses it (exit 1).
     /// --to crosstalk@1.1 migrates 1.0 envelopes (ids generated, QUESTION →
@@ -472,7 +473,7 @@ impl InputArgs {
             excludes: self.excludes.clone(),
             extensions: self.protocol.map(|spec| match spec.protocol {
                 Protocol::Crosstalk => &crate::input::TEXT_EXTENSIONS[..],
-                Protocol::Hsp | Protocol::Csdl | Protocol::Msp => {
+                Protocol::Hsp | Protocol::Csdl | Protocol::Msp | Protocol::A2a => {
                     &crate::input::JSON_EXTENSIONS[..]
                 }
             }),

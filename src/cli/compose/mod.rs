@@ -25,6 +25,8 @@ pub fn run(args: &ComposeArgs, g: &GlobalArgs) -> CmdResult {
         Protocol::Hsp => hsp::run(args, spec, g),
         Protocol::Msp => Err(CliError::usage("compose writes HSP and Crosstalk messages")
             .with_hint("`aiproto msp encode TEXT` writes an MSP signal from prose")),
+        Protocol::A2a => Err(CliError::usage("compose writes HSP and Crosstalk messages")
+            .with_hint("`aiproto convert --to a2a FILE` writes a composed HSP or Crosstalk message as an A2A 1.0 Message or Task")),
         Protocol::Csdl => Err(CliError::usage("compose writes HSP and Crosstalk messages")
             .with_hint("write CSDL as JSON and check it with `aiproto validate --protocol csdl`")),
     }

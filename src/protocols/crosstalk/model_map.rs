@@ -32,7 +32,7 @@ const GENERATED_KEY: &str = "Generated";
 const BODY_KEY: &str = "Body";
 const JSON_BODY: &str = "json";
 /// The JSON protocols whose fields travel in a meta block of their name.
-const JSON_PROTOCOLS: [Protocol; 3] = [Protocol::Hsp, Protocol::Csdl, Protocol::Msp];
+const JSON_PROTOCOLS: [Protocol; 4] = [Protocol::Hsp, Protocol::Csdl, Protocol::Msp, Protocol::A2a];
 
 /// Reads an envelope into the shared model.
 pub fn to_message(env: &Envelope) -> Message {

@@ -152,7 +152,7 @@ fn read_m(
         msg.meta = meta;
         m.remove("crosstalk");
     }
-    for protocol in [Protocol::Hsp, Protocol::Msp] {
+    for protocol in [Protocol::Hsp, Protocol::Msp, Protocol::A2a] {
         if let Some(Value::Object(fields)) = m.get(protocol.name()) {
             msg.set_extension(protocol, fields.clone());
             m.remove(protocol.name());

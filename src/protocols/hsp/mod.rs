@@ -124,10 +124,12 @@ pub fn detect(text: &str) -> bool {
     {
         return true;
     }
-    // A CSDL or MSP message may carry HSP fields inside (a converted message's `m.hsp`).
-    let other = keys.iter().any(|k| *k == "t" || *k == "T")
-        || (keys.contains(&"intent") && keys.contains(&"target"));
+    // A CSDL, MSP or A2A message may carry HSP fields inside (a converted
+    // message's `m.hsp`, an A2A object's `metadata.x_hsp`).
     let head = &t[..floor_char_boundary(t, 64 * 1024)];
+    let other = keys.iter().any(|k| *k == "t" || *k == "T")
+        || (keys.contains(&"intent") && keys.contains(&"target"))
+        || super::a2a::kind::from_keys(&keys, head).is_some();
     !other && (head.contains("\"hsp_envelope_version\"") || head.contains("\"HSP::"))
 }
 

@@ -2,7 +2,7 @@
 //! the rest travel in the model's `hsp` extension, minus what the writer
 //! would produce again from the model alone (the versions, a message type
 //! and pattern that follow from the intent, a payload that only wraps a
-//! body). Other protocols' fields travel in `x_crosstalk`, `x_csdl`, `x_msp`.
+//! body). Other protocols' fields travel in `x_crosstalk`, `x_csdl`, `x_msp`, `x_a2a`.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value, json};
@@ -122,11 +122,11 @@ pub fn to_message(m: &HspMessage) -> Message {
             (_, Some(AIPROTO_NAMESPACE)) => {
                 generated.extend(notes::generated_in(value).into_iter().map(str::to_string));
             }
-            (_, Some(name @ ("csdl" | "msp"))) if value.is_object() => {
-                let protocol = if name == "csdl" {
-                    Protocol::Csdl
-                } else {
-                    Protocol::Msp
+            (_, Some(name @ ("csdl" | "msp" | "a2a"))) if value.is_object() => {
+                let protocol = match name {
+                    "csdl" => Protocol::Csdl,
+                    "msp" => Protocol::Msp,
+                    _ => Protocol::A2a,
                 };
                 if let Value::Object(fields) = value {
                     msg.set_extension(protocol, fields.clone());
@@ -348,11 +348,11 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
         };
         let (pattern, type_name) = kind_for(&answer);
         let ext = msg.extension_mut(Protocol::Hsp);
-        ext.insert("communication_pattern".into(), json!(pattern));
-        ext.insert(
-            "message_type".into(),
-            json!(message_type::format(type_name, &version)),
-        );
+        // A type or pattern kept already says the intent exactly.
+        ext.entry("communication_pattern")
+            .or_insert_with(|| json!(pattern));
+        ext.entry("message_type")
+            .or_insert_with(|| json!(message_type::format(type_name, &version)));
     } else if let Some((_, field)) = SLOT_FIELDS.iter().find(|(s, _)| *s == slot) {
         msg.extension_mut(Protocol::Hsp)
             .insert((*field).to_string(), Value::String(value));

@@ -132,6 +132,16 @@ impl<'a> Where<'a> {
     pub fn place(&self, f: Finding) -> Diagnostic {
         let (start, end) = json_locate::locate_span(self.text, &f.pointer);
         let (line, column) = json_locate::line_column(self.text, start);
+        self.placed(f, (start, end), (line, column))
+    }
+
+    /// A finding at a located value.
+    fn placed(
+        &self,
+        f: Finding,
+        (start, end): (usize, usize),
+        (line, column): (usize, usize),
+    ) -> Diagnostic {
         let length = self.text[start..end]
             .split('\n')
             .next()
@@ -141,11 +151,26 @@ impl<'a> Where<'a> {
         d
     }
 
-    /// Places findings and sorts them by position.
+    /// Places findings and sorts them by position: in one pass over the
+    /// document however many there are (see [`json_locate::Locator`]).
     pub fn place_all(&self, findings: Vec<Finding>) -> Vec<Diagnostic> {
-        let mut out: Vec<Diagnostic> = findings.into_iter().map(|f| self.place(f)).collect();
-        out.sort_by_key(|d| (d.line, d.column));
-        out
+        let mut locator = json_locate::Locator::new(self.text);
+        let mut located: Vec<(usize, usize, Finding)> = findings
+            .into_iter()
+            .map(|f| {
+                let (start, end) = locator.locate_span(&f.pointer);
+                (start, end, f)
+            })
+            .collect();
+        located.sort_by_key(|(start, _, _)| *start);
+        let mut cursor = json_locate::Cursor::new(self.text);
+        located
+            .into_iter()
+            .map(|(start, end, f)| {
+                let at = cursor.advance_to(start);
+                self.placed(f, (start, end), at)
+            })
+            .collect()
     }
 }
 

@@ -143,19 +143,28 @@ pub fn from_message(msg: &Message, version: Version) -> (Value, Vec<Loss>) {
     // Any id is a trace_id; a ULID (from Crosstalk) goes back to the UUID of its bits.
     let trace_id = match msg.id.as_deref() {
         Some(id) => ids::as_uuid(id).unwrap_or_else(|| id.to_string()),
-        None => super::signal::new_trace_id(),
+        None => {
+            // A signal has no place to say a value was made up: say it here.
+            losses.push(loss(
+                "id",
+                "",
+                "the message has none and MSP requires a trace_id; a new one was written",
+            ));
+            super::signal::new_trace_id()
+        }
     };
     out.insert("trace_id".into(), json!(trace_id));
     let timestamp = match msg.timestamp.as_deref() {
         Some(t) if super::signal::parse_timestamp(t).is_some() => t.to_string(),
         other => {
-            if let Some(t) = other {
-                losses.push(loss(
+            losses.push(match other {
+                Some(t) => loss("timestamp", t, "not an ISO 8601 time; now was written"),
+                None => loss(
                     "timestamp",
-                    t,
-                    "not an ISO 8601 time; now was written",
-                ));
-            }
+                    "",
+                    "the message has none and MSP requires one; now was written",
+                ),
+            });
             Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true)
         }
     };

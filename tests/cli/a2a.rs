@@ -1,0 +1,268 @@
+//! A2A 1.0 as the fifth protocol: the examples, each invalid one reporting
+//! what its name says; HSP ⇄ A2A through `convert`; hostile and look-alike
+//! inputs (MCP's JSON-RPC, A2A 0.3, deep and huge documents).
+
+use predicates::prelude::*;
+use predicates::str::contains;
+use serde_json::{Value, json};
+
+use super::{aiproto, home, json_lines, repo};
+
+const EXPECTED: &[(&str, &str)] = &[
+    ("card-without-skills.json", "A2A-REQUIRED"),
+    ("part-with-two-contents.json", "A2A-ONE-OF"),
+    ("snake-case-fields.json", "A2A-FIELD-CASE"),
+    ("state-after-completed.jsonl", "A2A-AFTER-TERMINAL"),
+    ("state-as-number.json", "A2A-ENUM"),
+    ("timestamp-with-offset.json", "A2A-TIMESTAMP"),
+    ("unknown-method.json", "A2A-METHOD"),
+    ("version-0-3-message.json", "A2A-OLD-VERSION"),
+];
+
+fn error_codes(report: &Value) -> Vec<String> {
+    report["errors"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .map(|e| e["code"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn each_invalid_example_reports_what_its_name_says_where_it_is() {
+    let h = home();
+    let dir = repo("examples/a2a/invalid");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), EXPECTED.len());
+    for (name, code) in EXPECTED {
+        let out = aiproto(h.path())
+            .args(["validate", "--format", "json"])
+            .arg(dir.join(name))
+            .assert()
+            .code(1);
+        let reports = json_lines(&out.get_output().stdout);
+        let codes: Vec<String> = reports.iter().flat_map(error_codes).collect();
+        assert!(
+            codes.iter().any(|c| c == code),
+            "{name}: expected {code}, got {codes:?}"
+        );
+        for r in &reports {
+            assert_eq!(r["protocol"], "a2a", "{name}");
+            for e in r["errors"].as_array().unwrap() {
+                assert!(
+                    e["line"].as_u64().unwrap() >= 1 && e["column"].as_u64().unwrap() >= 1,
+                    "{name}: {e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_valid_examples_pass_with_no_warning() {
+    let h = home();
+    aiproto(h.path())
+        .args(["validate", "--strict"])
+        .arg(repo("examples/a2a/valid"))
+        .assert()
+        .code(0)
+        .stderr(contains(
+            "7 messages in 4 inputs: all valid (0 errors, 0 warnings)",
+        ));
+}
+
+#[test]
+fn the_specs_own_sample_card_passes_with_its_two_unknown_fields_named() {
+    // The A2A 1.0 spec's §8.5 sample, as published: `security` and
+    // `stateTransitionHistory` are not in the 1.0 schema.
+    let card = json!({
+        "name": "GeoSpatial Route Planner Agent", "description": "Route planning.",
+        "supportedInterfaces": [{"url": "https://georoute-agent.example.com/a2a/v1", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "version": "1.2.0",
+        "capabilities": {"streaming": true, "pushNotifications": true, "stateTransitionHistory": false, "extendedAgentCard": true},
+        "securitySchemes": {"google": {"openIdConnectSecurityScheme": {"openIdConnectUrl": "https://accounts.google.com/.well-known/openid-configuration"}}},
+        "security": [{"google": ["openid", "profile", "email"]}],
+        "defaultInputModes": ["application/json", "text/plain"],
+        "defaultOutputModes": ["application/json", "image/png"],
+        "skills": [{"id": "route-optimizer-traffic", "name": "Traffic-Aware Route Optimizer", "description": "Routes.", "tags": ["maps"]}]
+    });
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json", "-"])
+        .write_stdin(serde_json::to_string_pretty(&card).unwrap())
+        .assert()
+        .code(0);
+    let report = &json_lines(&out.get_output().stdout)[0];
+    let warned: Vec<&str> = report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        warned,
+        ["/capabilities/stateTransitionHistory", "/security"]
+    );
+    // --strict makes them count.
+    aiproto(h.path())
+        .args(["validate", "--strict", "-"])
+        .write_stdin(card.to_string())
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn an_hsp_task_request_and_its_result_cross_to_a2a_and_back_unchanged() {
+    let h = home();
+    let request = json!({
+        "hsp_envelope_version": "1.0", "message_id": "0197a3a8-5e2c-7c41-9b1e-7d4f0c2a9e11",
+        "sender_ai_id": "did:hsp:planner", "recipient_ai_id": "did:hsp:weather",
+        "timestamp_sent": "2026-11-28T10:00:00Z", "message_type": "HSP::TaskRequest_v1.0",
+        "protocol_version": "1.0", "communication_pattern": "request",
+        "payload": {"request_id": "0197a3a8-5e2c-7c41-9b1e-7d4f0c2a9e11", "requester_ai_id": "did:hsp:planner",
+            "capability_id_filter": "weather_today_v1", "parameters": {"city": "Lisbon", "units": "metric"},
+            "callback_address": "hsp/results/did:hsp:planner"}
+    });
+    let result = json!({
+        "hsp_envelope_version": "1.0", "message_id": "0197a3a8-6000-7000-8000-000000000001",
+        "correlation_id": "0197a3a8-5e2c-7c41-9b1e-7d4f0c2a9e11",
+        "sender_ai_id": "did:hsp:weather", "recipient_ai_id": "did:hsp:planner",
+        "timestamp_sent": "2026-11-28T10:00:02Z", "message_type": "HSP::TaskResult_v1.0",
+        "protocol_version": "1.0", "communication_pattern": "response",
+        "payload": {"result_id": "0197a3a8-6000-7000-8000-000000000001", "request_id": "0197a3a8-5e2c-7c41-9b1e-7d4f0c2a9e11",
+            "executing_ai_id": "did:hsp:weather", "status": "failure", "error_details": {"error_code": "NO_DATA", "error_message": "no station"}}
+    });
+    for (hsp, kind) in [(&request, "message"), (&result, "task")] {
+        let out = aiproto(h.path())
+            .args(["convert", "--to", "a2a", "-"])
+            .write_stdin(hsp.to_string())
+            .assert()
+            .code(0);
+        let a2a: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        match kind {
+            "message" => {
+                // The request is a user message; its parameters a data part.
+                assert_eq!(a2a["role"], "ROLE_USER");
+                assert_eq!(a2a["messageId"], hsp["message_id"]);
+                assert_eq!(a2a["parts"][0]["data"]["city"], "Lisbon");
+            }
+            _ => {
+                // The result is the task it answers, failed as the HSP status says.
+                assert_eq!(a2a["id"], hsp["correlation_id"]);
+                assert_eq!(a2a["status"]["state"], "TASK_STATE_FAILED");
+                assert_eq!(a2a["status"]["timestamp"], "2026-11-28T10:00:02Z");
+            }
+        }
+        // What A2A writes, A2A reads: valid, no warnings.
+        aiproto(h.path())
+            .args(["validate", "--strict", "--protocol", "a2a", "-"])
+            .write_stdin(a2a.to_string())
+            .assert()
+            .code(0);
+        let back = aiproto(h.path())
+            .args(["convert", "--to", "hsp", "-"])
+            .write_stdin(a2a.to_string())
+            .assert()
+            .code(0);
+        let back: Value = serde_json::from_slice(&back.get_output().stdout).unwrap();
+        assert_eq!(&back, hsp, "{kind}: the way back differs");
+    }
+}
+
+#[test]
+fn json_rpc_of_other_protocols_is_not_taken_for_a2a() {
+    let h = home();
+    // MCP's JSON-RPC has no A2A method and no A2A object.
+    let mcp = r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "validate", "arguments": {"text": "x"}}}"#;
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(mcp)
+        .assert()
+        .code(1)
+        .stdout(contains("NO-MESSAGE"));
+}
+
+#[test]
+fn hostile_documents_get_findings_not_a_crash() {
+    let h = home();
+    // Deep nesting inside metadata (opaque) and inside history (walked).
+    let mut deep = json!("leaf");
+    for _ in 0..120 {
+        deep = json!({"x": deep});
+    }
+    let task = json!({"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}, "metadata": deep});
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(task.to_string())
+        .assert()
+        .code(0);
+    // A card with 20,000 skills, each missing its tags: found, and counted.
+    let skills: Vec<Value> = (0..20_000)
+        .map(|i| json!({"id": format!("s{i}"), "name": "n", "description": "d"}))
+        .collect();
+    let card = json!({"name": "A", "description": "d", "supportedInterfaces": [{"url": "https://a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "version": "1", "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": skills});
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json", "-"])
+        .write_stdin(card.to_string())
+        .assert()
+        .code(1);
+    let report = &json_lines(&out.get_output().stdout)[0];
+    let errors = report["errors"].as_array().unwrap();
+    assert!(errors.iter().all(|e| e["code"] == "A2A-REQUIRED"));
+    assert_eq!(errors[0]["pointer"], "/skills/0");
+    assert_eq!(
+        errors.len() as u64 + report["omitted"].as_u64().unwrap(),
+        20_000
+    );
+    // A 0.3 task is named, not read as 1.0.
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(
+            r#"{"kind": "task", "id": "t", "contextId": "c", "status": {"state": "completed"}}"#,
+        )
+        .assert()
+        .code(1)
+        .stdout(contains("A2A-OLD-VERSION").and(contains("A2A 0.3")));
+}
+
+#[test]
+fn a_converted_message_piped_without_a_line_end_keeps_its_protocol() {
+    // A CSDL message or A2A object carrying HSP fields (a conversion's
+    // `m.hsp`, `metadata.x_hsp`) was taken for HSP JSON Lines when its one
+    // line had no line end.
+    let h = home();
+    let csdl = r#"{"t":"message","from":"a","to":"b","intent":"response","v":"hi","m":{"hsp":{"message_type":"HSP::Fact_v1.0"}}}"#;
+    let a2a = r#"{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"hi"}],"metadata":{"x_hsp":{"message_type":"HSP::Fact_v1.0"}}}"#;
+    for (text, protocol) in [(csdl, "csdl"), (a2a, "a2a")] {
+        let out = aiproto(h.path())
+            .args(["validate", "--format", "json", "-"])
+            .write_stdin(text)
+            .assert()
+            .code(0);
+        assert_eq!(
+            json_lines(&out.get_output().stdout)[0]["protocol"],
+            protocol
+        );
+    }
+}
+
+#[test]
+fn every_event_of_a_task_is_archived_and_a_message_only_once() {
+    // A task id names the work, reported at every state: not a message id.
+    let h = home();
+    let archive = h.path().join("a2a.jsonl");
+    let via = format!("file:{}", archive.display());
+    for _ in 0..2 {
+        aiproto(h.path())
+            .args(["send", "--via", &via])
+            .arg(repo("examples/a2a/valid/stream.jsonl"))
+            .arg(repo("examples/a2a/valid/send-message.json"))
+            .assert()
+            .code(0);
+    }
+    let lines = std::fs::read_to_string(&archive).unwrap();
+    // Four events twice (they have no id to recognise), the message once.
+    assert_eq!(lines.lines().count(), 9, "{lines}");
+}
