@@ -124,9 +124,28 @@ pub fn find_envelopes(text: &str) -> Vec<Block<'_>> {
                 break;
             }
             if is_fence(text) {
-                // A reply split into parts, each in its own code block.
+                // The header line (in bold, say) above the code block that
+                // holds the rest of the envelope.
+                if block.lines.len() == 1 && closes_before_fence(&lines[i + 1..], prefix) {
+                    block.repairs.note(
+                        "CT-REPAIR-MARKDOWN",
+                        String::new(),
+                        Pos::new(i + 1, indent + 1),
+                        text.chars().count(),
+                        "the header line stood above the code block that holds the rest of the envelope: the fence line left out".into(),
+                    );
+                    i += 1;
+                    continue;
+                }
+                // A reply split into parts, each in its own code block, with
+                // a part marker between them; or with none, as a chat's
+                // "continue generating" writes it, when the next block goes
+                // on with the envelope and closes it.
+                let gap = part_gap(&lines[i..], prefix)
+                    .flatten()
+                    .or_else(|| unmarked_continuation(&lines[i..], prefix));
                 if !body.unindented()
-                    && let Some(Some(skip)) = part_gap(&lines[i..], prefix)
+                    && let Some(skip) = gap
                 {
                     block.repairs.note(
                         "CT-REPAIR-JOIN",
@@ -337,6 +356,48 @@ fn part_gap(from: &[&str], prefix: &str) -> Option<Option<usize>> {
         }
     }
     Some(None)
+}
+
+/// Whether the lines `after` close an envelope (`[[END]]`, or `sig: …
+/// [[END]]`) before any fence or header line.
+fn closes_before_fence(after: &[&str], prefix: &str) -> bool {
+    for (n, line) in after.iter().enumerate().take(NESTED_LOOKAHEAD) {
+        let Some((text, indent)) = strip_prefix(line, prefix) else {
+            return false;
+        };
+        if is_fence(text) || header_view(text, n + 1, indent).is_some() {
+            return false;
+        }
+        if end_view(text, n + 1, indent).is_some() || end_on_sig_line(text).is_some() {
+            return true;
+        }
+    }
+    false
+}
+
+/// The break at a fence (`from[0]`) between two code blocks of one reply
+/// with no part marker: the fence that closes one, blank lines, the fence
+/// that opens the next, and then lines that go on with the envelope and
+/// close it before the next fence. `Some(n)`: it goes on at `from[n]`.
+fn unmarked_continuation(from: &[&str], prefix: &str) -> Option<usize> {
+    let mut fences = 1;
+    for n in 1..GAP_LOOKAHEAD {
+        let (text, _) = strip_prefix(from.get(n)?, prefix)?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        if is_fence(text) {
+            fences += 1;
+            if fences > 2 {
+                return None;
+            }
+            continue;
+        }
+        let goes_on = repair::is_body_line(text)
+            || text.split_once(':').is_some_and(|(k, _)| is_lower_name(k));
+        return (fences == 2 && goes_on && closes_before_fence(&from[n..], prefix)).then_some(n);
+    }
+    None
 }
 
 /// A lower-case header name (`sig`, `x-trace`).
@@ -704,6 +765,45 @@ mod tests {
     }
 
     #[test]
+    fn a_header_above_the_code_block_joins_the_rest() {
+        let text = "**[[A→B v1]]**\n```\nintent: REQUEST\nbody: |\n  x\nsig: none\n[[END]]\n```\n";
+        let blocks = find_envelopes(text);
+        assert!(blocks[0].terminated);
+        assert_eq!(texts(&blocks[0])[1], "intent: REQUEST");
+        // A header above a code block that does not close the envelope: cut off.
+        let open = "[[A→B v1]]\n```\nintent: REQUEST\n```\n[[END]]\n";
+        assert!(!find_envelopes(open)[0].terminated);
+    }
+
+    #[test]
+    fn a_second_code_block_with_no_part_marker_continues_only_to_an_end() {
+        let text =
+            "```\n[[A→B v1]]\nbody: |\n  first\n```\n\n```\n  second\nsig: none\n[[END]]\n```\n";
+        let blocks = find_envelopes(text);
+        assert!(blocks[0].terminated);
+        assert_eq!(
+            texts(&blocks[0]),
+            [
+                "[[A→B v1]]",
+                "body: |",
+                "  first",
+                "  second",
+                "sig: none",
+                "[[END]]"
+            ]
+        );
+        // The next block is code of its own (no [[END]] in it): not joined.
+        let code = "```\n[[A→B v1]]\nbody: |\n  first\n```\n```\n  fn main() {}\n```\n";
+        let blocks = find_envelopes(code);
+        assert!(!blocks[0].terminated);
+        assert_eq!(texts(&blocks[0]).len(), 3);
+        // Nor a new envelope in the next block.
+        let next =
+            "```\n[[A→B v1]]\nbody: |\n  first\n```\n```\n[[B→A v1]]\nbody: |\n  y\n[[END]]\n```\n";
+        assert_eq!(find_envelopes(next).len(), 2);
+    }
+
+    #[test]
     fn strips_quote_prefix_and_crlf() {
         let text = "> [[A→B v1]]\r\n> body: |\r\n>   x\r\n>\r\n>   y\r\n> [[END]]\r\n";
         let blocks = find_envelopes(text);
@@ -775,7 +875,7 @@ mod tests {
     }
 
     #[test]
-    fn parts_in_separate_code_blocks_are_joined_only_across_a_marker() {
+    fn parts_in_separate_code_blocks_are_joined_across_a_marker_or_none() {
         let part = |marker: &str| {
             format!(
                 "```\n[[A→B v1]]\nbody: |\n  one\n```\n\n{marker}\n\n```\n  two\n[[END]]\n```\n"
@@ -797,12 +897,18 @@ mod tests {
             assert_eq!(noted[0].code, "CT-REPAIR-JOIN");
             assert_eq!((noted[0].line, noted[0].column), (5, 1));
         }
-        // No marker, or prose after it: not joined, the first part is cut off.
-        for gap in ["", "Here is more text about something else."] {
-            let text = part(gap);
-            let blocks = find_envelopes(&text);
-            assert!(!blocks[0].terminated, "{gap:?}");
-        }
+        // Prose between the blocks: not joined, the first part is cut off.
+        let text = part("Here is more text about something else.");
+        assert!(!find_envelopes(&text)[0].terminated);
+        // No marker at all ("continue generating"): joined, since the next
+        // block goes on with the envelope and closes it.
+        let text = part("");
+        let blocks = find_envelopes(&text);
+        assert!(blocks[0].terminated);
+        assert_eq!(
+            blocks[0].repairs.clone().into_diagnostics()[0].code,
+            "CT-REPAIR-JOIN"
+        );
     }
 
     #[test]
