@@ -34,8 +34,8 @@ pub use network::*;
 ///
 /// aiproto reads AI Crosstalk envelopes ([[A→B v1]] … [[END]]) from files,
 /// stdin or whole pasted chat transcripts, HSP JSON envelopes, CSDL
-/// documents and MSP signals, checks them against their specs, writes new
-/// ones, and sends them. Exit codes: 0 ok, 1 invalid message, 2 usage error or
+/// documents, MSP signals and A2A messages, tasks and Agent Cards, checks
+/// them against their specs, writes new ones, and sends them. Exit codes: 0 ok, 1 invalid message, 2 usage error or
 /// unreadable input, 3 transport failure, 4 timeout.
 #[derive(Debug, Parser)]
 #[command(
