@@ -8,6 +8,7 @@
 //! an archive holds each message once ([`archive`]). Transports below know
 //! none of the protocols.
 
+pub mod a2a_call;
 pub mod answer;
 pub mod archive;
 pub mod binding;

@@ -12,6 +12,9 @@ use crate::transport::{Endpoint, Outgoing, Routing};
 /// no quote prefix or fence). `None` for a message that cannot be written
 /// (broken JSON).
 pub fn outgoing(found: &Found, source: &str, endpoint: &Endpoint) -> Option<Outgoing> {
+    if let Endpoint::A2a(_) = endpoint {
+        return super::a2a_call::send_message(found, source);
+    }
     let text = found.written(source)?;
     Some(with_text(found, text, endpoint))
 }

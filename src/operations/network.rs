@@ -51,7 +51,7 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
             appended["via"] = json!(p.via);
             Ok(appended)
         }
-        Endpoint::Http(_) | Endpoint::Mqtt(_) => {
+        Endpoint::Http(_) | Endpoint::Mqtt(_) | Endpoint::A2a(_) => {
             let qos = p.qos.unwrap_or(1);
             if qos > 2 {
                 return Err(OpError::new(format!(
@@ -79,7 +79,7 @@ pub fn send(ctx: &Context, p: params::Send) -> OpResult {
             Ok(json!({ "via": p.via, "messages": count, "replies": replies }))
         }
         Endpoint::Stdio => Err(OpError::new(
-            "`-` is this server's own channel to the host: send to file:, http(s):// or mqtt(s)://",
+            "`-` is this server's own channel to the host: send to file:, http(s)://, mqtt(s):// or a2a+http(s)://",
         )),
         Endpoint::Clipboard | Endpoint::Email(_) => Err(OpError::new(
             "this server sends to file:PATH, http(s):// and mqtt(s):// (the clipboard and mail are for the command line)",

@@ -11,7 +11,9 @@
 //! | `mqtt(s)://…/TOPIC`         | publishes (QoS 0/1/2)         | subscribes to topic filters   |
 //! | `clipboard`                 | all messages, one paste       | the clipboard, or `--watch` it|
 //! | `email:ADDRESS`             | a mail per message            | —                             |
+//! | `a2a+http(s)://AGENT`       | A2A SendMessage, prints result| —                             |
 
+pub mod a2a;
 pub mod admission;
 pub mod bearer;
 pub mod broker;
@@ -44,6 +46,8 @@ pub enum Endpoint {
     Clipboard,
     /// A mailbox (`email:ADDRESS`): see [`email`].
     Email(String),
+    /// An A2A 1.0 agent (`a2a+http(s)://HOST`), by its base URL: see [`a2a`].
+    A2a(String),
 }
 
 /// What the command line adds to a URI.
@@ -152,6 +156,11 @@ impl std::str::FromStr for Endpoint {
         }
         if uri.starts_with("http://") || uri.starts_with("https://") {
             return Ok(Endpoint::Http(uri.to_string()));
+        }
+        if let Some(base) = uri.strip_prefix("a2a+")
+            && (base.starts_with("http://") || base.starts_with("https://"))
+        {
+            return Ok(Endpoint::A2a(base.to_string()));
         }
         if uri.starts_with("mqtt://") || uri.starts_with("mqtts://") {
             return mqtt::MqttUri::parse(uri)
@@ -388,6 +397,7 @@ pub fn open(endpoint: Endpoint, settings: Settings) -> Box<dyn Transport> {
             address,
             delivery: settings.mail,
         }),
+        Endpoint::A2a(base) => Box::new(a2a::A2aTransport::new(base)),
     }
 }
 

@@ -266,3 +266,103 @@ fn every_event_of_a_task_is_archived_and_a_message_only_once() {
     // Four events twice (they have no id to recognise), the message once.
     assert_eq!(lines.lines().count(), 9, "{lines}");
 }
+
+/// A real A2A agent built with the official Python SDK (a2a-sdk 1.3.0),
+/// listening on loopback; `None` (the test skipped) when the SDK is not
+/// installed, unless `AIPROTO_REQUIRE_A2A_SDK` says CI must have it.
+fn sdk_agent() -> Option<(super::support::Running, u16)> {
+    let available = std::process::Command::new("python3")
+        .args(["-c", "import a2a.server, uvicorn, starlette"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        assert!(
+            std::env::var_os("AIPROTO_REQUIRE_A2A_SDK").is_none(),
+            "AIPROTO_REQUIRE_A2A_SDK is set but a2a-sdk is not installed"
+        );
+        eprintln!("SKIPPED: python3 -m pip install 'a2a-sdk[http-server]==1.3.0' uvicorn");
+        return None;
+    }
+    let port = super::support::free_port();
+    let mut command = std::process::Command::new("python3");
+    command
+        .arg(repo("tests/interop/a2a_sdk_server.py"))
+        .arg(port.to_string())
+        .stdout(std::process::Stdio::piped());
+    let (running, line) = super::support::started_with_line(command);
+    assert_eq!(line.trim(), "ready");
+    Some((running, port))
+}
+
+#[test]
+fn send_reaches_a_real_a2a_sdk_agent_from_every_protocol() {
+    let Some((_agent, port)) = sdk_agent() else {
+        return;
+    };
+    let h = home();
+    let via = format!("a2a+http://127.0.0.1:{port}");
+    let out = aiproto(h.path())
+        .args(["send", "--via", &via])
+        .arg(repo("examples/crosstalk/valid/v1_1-ack-nack.crosstalk"))
+        .arg(repo("examples/hsp/valid/1.0/task-request.json"))
+        .arg(repo("examples/a2a/valid/send-message.json"))
+        .assert()
+        .code(0);
+    let answers = json_lines(&out.get_output().stdout);
+    // Two envelopes, one HSP request, one A2A call: four tasks, each done.
+    assert_eq!(answers.len(), 4);
+    for a in &answers {
+        assert_eq!(a["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{a}");
+    }
+    // The agent read what was meant: the envelope's text, the request's parameters.
+    let echoed = |i: usize| answers[i]["task"]["artifacts"][0]["parts"][0].clone();
+    assert_eq!(
+        echoed(0)["text"],
+        "echo: Received; answer follows within the hour."
+    );
+    assert_eq!(echoed(2)["data"]["csv_content"], "a,b\n1,2\n");
+    assert_eq!(
+        echoed(3)["text"],
+        "echo: What is the weather in Lisbon today?"
+    );
+    // What the agent answered, aiproto reads as A2A 1.0, with no finding.
+    aiproto(h.path())
+        .args(["validate", "--strict", "-p", "a2a", "-"])
+        .write_stdin(out.get_output().stdout.clone())
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn an_a2a_error_fails_the_send_with_its_name() {
+    let Some((_agent, port)) = sdk_agent() else {
+        return;
+    };
+    let h = home();
+    let via = format!("a2a+http://127.0.0.1:{port}");
+    aiproto(h.path())
+        .args(["send", "--via", &via, "-"])
+        .write_stdin(r#"{"jsonrpc": "2.0", "id": "g1", "method": "GetTask", "params": {"id": "no-such-task"}}"#)
+        .assert()
+        .code(3)
+        .stderr(contains("TaskNotFoundError (-32001)"));
+    // A task the agent failed is delivered: printed, exit 0.
+    let out = aiproto(h.path())
+        .args(["send", "--via", &via, "-"])
+        .write_stdin(r#"{"messageId": "m-fail", "role": "ROLE_USER", "parts": [{"text": "fail"}]}"#)
+        .assert()
+        .code(0);
+    assert_eq!(
+        json_lines(&out.get_output().stdout)[0]["task"]["status"]["state"],
+        "TASK_STATE_FAILED"
+    );
+    // No agent there: a transport failure.
+    let nobody = format!("a2a+http://127.0.0.1:{}", super::support::free_port());
+    aiproto(h.path())
+        .args(["send", "--via", &nobody])
+        .arg(repo("examples/a2a/valid/send-message.json"))
+        .assert()
+        .code(3)
+        .stderr(contains("agent-card.json"));
+}

@@ -15,7 +15,9 @@ pub struct SendArgs {
 
     /// Destination: file:PATH (appends), http(s)://HOST/PATH (POST),
     /// mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste),
-    /// email:ADDRESS (with --out or --smtp), or - for stdout.
+    /// email:ADDRESS (with --out or --smtp), a2a+http(s)://AGENT (an A2A
+    /// 1.0 agent: its card is read, each message sent as SendMessage, the
+    /// agent's answer printed as one JSON line), or - for stdout.
     #[arg(long, value_name = "URI")]
     pub via: String,
 

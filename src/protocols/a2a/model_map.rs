@@ -566,3 +566,41 @@ pub fn stash(msg: &mut Message, slot: Slot, value: String) {
     msg.extension_mut(Protocol::A2a)
         .insert(field, Value::String(value));
 }
+
+/// The model as an A2A Message a client sends an agent (`SendMessage`),
+/// whatever it came from: a message from the user (ROLE_USER). An intent
+/// that is not a request, and a parent that is not an A2A task id (in
+/// another protocol a parent names a message), are kept in the source's
+/// extension, which travels in `metadata`: a task id the agent does not
+/// know would fail the call.
+pub fn as_message(msg: &Message) -> Value {
+    let mut msg = msg.clone();
+    protocols::modernize_intent(&mut msg);
+    let kind = msg
+        .extension(Protocol::A2a)
+        .and_then(|e| e.get(KIND))
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| kind_for(&msg))
+        .to_string();
+    if kind != "message" {
+        // A task's fields (status, artifacts) do not fit a message.
+        msg.take_extension(Protocol::A2a);
+    }
+    let foreign = msg.protocol != Protocol::A2a || kind != "message";
+    if let Some(intent) = msg.intent.clone()
+        && !asks(Some(&intent))
+    {
+        if msg.protocol != Protocol::A2a {
+            protocols::stash(&mut msg, Slot::Intent, intent.as_str().to_string());
+        }
+        msg.intent = Some(Intent::Request);
+    }
+    // (The parent is taken whenever foreign; kept when there is a source to keep it.)
+    if foreign
+        && let Some(parent) = msg.parent.take()
+        && msg.protocol != Protocol::A2a
+    {
+        protocols::stash(&mut msg, Slot::Parent, parent);
+    }
+    write(&msg, "message").0
+}
