@@ -180,18 +180,18 @@ fn walk(value: &Value, name: &str, at: &str, depth: usize, out: &mut Vec<Finding
     let Some(definition) = schema::definitions().get(name) else {
         return;
     };
+    let no_properties = Map::new();
     let properties = definition
         .get("properties")
         .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+        .unwrap_or(&no_properties);
     required(map, name, at, out);
     one_of(map, name, at, out);
     enums(map, name, at, out);
     for (key, field) in map {
         let here = pointer_to(at, key);
-        let (camel, property) = match properties.get(key) {
-            Some(p) => (key.clone(), p),
+        let property = match properties.get(key) {
+            Some(p) => p,
             None => match properties
                 .iter()
                 .find(|(camel, _)| snake_case(camel) == *key && camel.as_str() != key)
@@ -205,15 +205,14 @@ fn walk(value: &Value, name: &str, at: &str, depth: usize, out: &mut Vec<Finding
                         )
                         .hinted("ProtoJSON readers accept both, but the spec says every A2A JSON serialisation MUST use camelCase"),
                     );
-                    (camel.clone(), p)
+                    p
                 }
                 None => {
-                    out.push(unknown_field(name, key, &here, &properties));
+                    out.push(unknown_field(name, key, &here, properties));
                     continue;
                 }
             },
         };
-        let _ = camel;
         let Some((shape, target)) = target_of(property) else {
             continue;
         };
