@@ -163,8 +163,8 @@ fn verdicts(doc: &Document, strict: bool) -> (bool, Vec<Value>) {
         .iter()
         .map(|found| {
             let mut findings = found.diagnostics.clone();
-            let written = found.written(&doc.source.text);
-            findings.extend(seen.finding(found, written.as_deref()));
+            let source = &doc.source.text;
+            findings.extend(seen.finding(found, || found.written(source).map(Into::into)));
             let (errors, warnings) = diag::partition(&findings, strict);
             let record = ValidateRecord::message(name, found, errors, warnings, None);
             all_valid &= record.valid;

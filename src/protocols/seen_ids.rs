@@ -26,7 +26,12 @@ impl SeenIds {
     /// `text`: the message as written ([`Found::written`], or the line it
     /// came on); a message that cannot be written (cut off, unreadable
     /// JSON) is left to its own findings.
-    pub fn finding(&mut self, found: &Found, text: Option<&str>) -> Option<Diagnostic> {
+    /// (`text` is asked for only when the message has an id to compare.)
+    pub fn finding<'t>(
+        &mut self,
+        found: &Found,
+        text: impl FnOnce() -> Option<std::borrow::Cow<'t, str>>,
+    ) -> Option<Diagnostic> {
         // The protocols whose message ids name one message. CSDL carries
         // none of its own (E3's CBP frames number theirs, and a dedup frame
         // repeats one); an MSP trace id follows a task through its signals.
@@ -35,9 +40,11 @@ impl SeenIds {
             // messages pass here.
             Value::Hsp(Some(m)) => m.json.get("message_id")?.as_str()?.to_owned(),
             Value::Crosstalk(_) => found.to_message()?.id?,
+            // An A2A message's id (a task's names the work, not a message).
+            Value::A2a(Some(doc)) => doc.id()?.to_owned(),
             _ => return None,
         };
-        let digest = self.keys.hash_one(text?.trim());
+        let digest = self.keys.hash_one(text()?.trim());
         match self.first.entry(crate::thread::id_key(&id).into_owned()) {
             Entry::Vacant(slot) => {
                 slot.insert((found.line, digest));

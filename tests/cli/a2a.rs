@@ -366,3 +366,38 @@ fn an_a2a_error_fails_the_send_with_its_name() {
         .code(3)
         .stderr(contains("agent-card.json"));
 }
+
+#[test]
+fn two_a2a_messages_under_one_id_are_named_and_task_reports_are_not() {
+    let h = home();
+    let text = concat!(
+        r#"{"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "one"}]}"#,
+        "\n",
+        r#"{"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "another"}]}"#,
+        "\n",
+        r#"{"id": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}"#,
+        "\n",
+        r#"{"id": "t-1", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}"#,
+        "\n",
+    );
+    let out = aiproto(h.path())
+        .args(["validate", "--format", "json", "-"])
+        .write_stdin(text)
+        .assert()
+        .code(0);
+    let warned: Vec<Vec<String>> = json_lines(&out.get_output().stdout)
+        .iter()
+        .map(|r| {
+            r["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w["code"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        warned,
+        [vec![], vec!["ID-DUPLICATE".to_string()], vec![], vec![]]
+    );
+}

@@ -229,10 +229,9 @@ fn report_pieces<W: std::io::Write>(
         let before = piece.first_line;
         for found in &mut piece.messages {
             any = true;
-            let written = found.written(&piece.source.text);
-            found
-                .diagnostics
-                .extend(seen.finding(found, written.as_deref()));
+            let source = &piece.source.text;
+            let repeated = seen.finding(found, || found.written(source).map(Into::into));
+            found.diagnostics.extend(repeated);
             checks.check(found, &piece.source.text);
             let line = |n: usize| n.checked_sub(before).and_then(|n| lines.get(n));
             if !reporter.message(&piece.source.name, found, line)? {

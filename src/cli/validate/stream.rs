@@ -81,7 +81,8 @@ pub fn validate<W: Write>(
                 Line::Text(_, t) => Some(t.as_str()),
                 _ => None,
             };
-            found.diagnostics.extend(seen.finding(&found, text));
+            let repeated = seen.finding(&found, || text.map(Into::into));
+            found.diagnostics.extend(repeated);
             checks.check(&mut found, text.unwrap_or_default());
             if !reporter
                 .message(name, &found, |_| text)
