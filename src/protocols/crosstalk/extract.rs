@@ -394,6 +394,7 @@ fn unmarked_continuation(from: &[&str], prefix: &str) -> Option<usize> {
             continue;
         }
         let goes_on = repair::is_body_line(text)
+            || text.trim_end() == "[[END]]"
             || text.split_once(':').is_some_and(|(k, _)| is_lower_name(k));
         return (fences == 2 && goes_on && closes_before_fence(&from[n..], prefix)).then_some(n);
     }
