@@ -74,9 +74,24 @@ impl A2aTransport {
             url: secrets::redact(&card_url),
             why,
         })?;
+        // Followed, as the SDK clients do, but never silently elsewhere.
+        if origin(&url) != origin(&self.base) {
+            eprintln!(
+                "aiproto: note: the Agent Card at {} sends the calls to {}, not to the host named",
+                secrets::redact(&card_url),
+                secrets::redact(&url)
+            );
+        }
         self.rpc = Some(url.clone());
         Ok(url)
     }
+}
+
+/// `scheme://host[:port]` of a URL, lower-cased.
+fn origin(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    format!("{scheme}://{host}").to_ascii_lowercase()
 }
 
 /// The first JSON-RPC interface of A2A 1.x a card lists, or why none fits.
@@ -94,9 +109,10 @@ pub fn choose_interface(card: &str) -> Result<String, String> {
             .to_string()
     };
     let fits = |i: &&Value| {
-        field(i, "protocolBinding").eq_ignore_ascii_case("JSONRPC")
+        let url = field(i, "url");
+        (url.starts_with("http://") || url.starts_with("https://"))
+            && field(i, "protocolBinding").eq_ignore_ascii_case("JSONRPC")
             && field(i, "protocolVersion").split('.').next() == Some("1")
-            && !field(i, "url").is_empty()
     };
     match interfaces.iter().find(fits) {
         Some(i) => Ok(field(i, "url")),
@@ -250,6 +266,21 @@ mod tests {
         );
         let old = r#"{"url": "https://a", "protocolVersion": "0.3.0"}"#;
         assert!(choose_interface(old).unwrap_err().contains("0.3"));
+    }
+
+    #[test]
+    fn only_http_interfaces_are_followed_and_origins_compare_by_host() {
+        let card = r#"{"supportedInterfaces": [
+            {"url": "file:///etc/passwd", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}"#;
+        assert!(choose_interface(card).is_err());
+        assert_eq!(
+            origin("http://127.0.0.1:9/rpc?x"),
+            origin("HTTP://127.0.0.1:9")
+        );
+        assert_ne!(
+            origin("http://127.0.0.1:9/rpc"),
+            origin("http://127.0.0.1:10")
+        );
     }
 
     #[test]

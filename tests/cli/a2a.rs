@@ -326,6 +326,17 @@ fn send_reaches_a_real_a2a_sdk_agent_from_every_protocol() {
         echoed(3)["text"],
         "echo: What is the weather in Lisbon today?"
     );
+    // The card sent the calls where they were asked to go: nothing to say.
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("note:"));
+    // Named by another name for the host, the card's URL is followed and said.
+    aiproto(h.path())
+        .args(["send", "--via", &format!("a2a+http://localhost:{port}")])
+        .arg(repo("examples/a2a/valid/send-message.json"))
+        .assert()
+        .code(0)
+        .stderr(contains(format!(
+            "sends the calls to http://127.0.0.1:{port}/rpc"
+        )));
     // What the agent answered, aiproto reads as A2A 1.0, with no finding.
     aiproto(h.path())
         .args(["validate", "--strict", "-p", "a2a", "-"])
