@@ -7,6 +7,7 @@
 //! library, writing the same JSON records ([`records`]); what the last two
 //! both call is in [`operations`]. [`run`] is the whole program.
 
+pub mod a2a_errors;
 pub mod chars;
 pub mod cli;
 pub mod config;

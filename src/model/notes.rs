@@ -52,6 +52,21 @@ pub fn meta_to_json(meta: &[MetaBlock]) -> Option<Value> {
     (!meta.is_empty()).then(|| serde_json::to_value(meta).unwrap_or_default())
 }
 
+/// What a JSON writer carries of a model besides its own fields: the
+/// Crosstalk meta blocks under `name("crosstalk")` and each other
+/// protocol's extension under `name(protocol)` (`x_crosstalk`, `m.hsp`…).
+/// The writer's own extension is taken out of the model before.
+pub fn carried(msg: &Message, name: impl Fn(&str) -> String) -> Map<String, Value> {
+    let mut out = Map::new();
+    if let Some(meta) = meta_to_json(&msg.meta) {
+        out.insert(name("crosstalk"), meta);
+    }
+    for ext in &msg.extensions {
+        out.insert(name(ext.protocol.name()), Value::Object(ext.fields.clone()));
+    }
+    out
+}
+
 /// Reads back what [`meta_to_json`] wrote; `None` when the value is not that shape.
 pub fn meta_from_json(value: &Value) -> Option<Vec<MetaBlock>> {
     serde_json::from_value(value.clone()).ok()

@@ -18,24 +18,6 @@ const MAX_REPLY_BYTES: u64 = 16 * 1024 * 1024;
 /// How long one exchange may take (a blocking SendMessage waits for the task).
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The A2A error of each JSON-RPC code the spec assigns.
-const ERRORS: [(i64, &str); 14] = [
-    (-32700, "JSONParseError"),
-    (-32600, "InvalidRequestError"),
-    (-32601, "MethodNotFoundError"),
-    (-32602, "InvalidParamsError"),
-    (-32603, "InternalError"),
-    (-32001, "TaskNotFoundError"),
-    (-32002, "TaskNotCancelableError"),
-    (-32003, "PushNotificationNotSupportedError"),
-    (-32004, "UnsupportedOperationError"),
-    (-32005, "ContentTypeNotSupportedError"),
-    (-32006, "InvalidAgentResponseError"),
-    (-32007, "ExtendedAgentCardNotConfiguredError"),
-    (-32008, "ExtensionSupportRequiredError"),
-    (-32009, "VersionNotSupportedError"),
-];
-
 /// An A2A agent, found by its card on first use.
 pub struct A2aTransport {
     /// The agent's base URL, `http(s)://HOST[:PORT]`.
@@ -145,9 +127,7 @@ pub fn answer_of(text: &str) -> Result<Value, String> {
         serde_json::from_str(text).map_err(|e| format!("the answer is not JSON ({e})"))?;
     if let Some(error) = answer.get("error") {
         let code = error.get("code").and_then(Value::as_i64);
-        let name = code
-            .and_then(|c| ERRORS.iter().find(|(known, _)| *known == c))
-            .map_or("an error", |(_, name)| *name);
+        let name = code.and_then(crate::a2a_errors::name).unwrap_or("an error");
         let message = error
             .get("message")
             .and_then(Value::as_str)

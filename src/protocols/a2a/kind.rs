@@ -66,19 +66,6 @@ const fn m(name: &'static str, params: &'static str) -> Method {
     Method { name, params }
 }
 
-/// The A2A-specific JSON-RPC error codes and their names.
-pub const ERRORS: [(i64, &str); 9] = [
-    (-32001, "TaskNotFoundError"),
-    (-32002, "TaskNotCancelableError"),
-    (-32003, "PushNotificationNotSupportedError"),
-    (-32004, "UnsupportedOperationError"),
-    (-32005, "ContentTypeNotSupportedError"),
-    (-32006, "InvalidAgentResponseError"),
-    (-32007, "ExtendedAgentCardNotConfiguredError"),
-    (-32008, "ExtensionSupportRequiredError"),
-    (-32009, "VersionNotSupportedError"),
-];
-
 /// Fields only A2A objects have, as they appear (quoted) in a text.
 pub const A2A_KEYS: [&str; 5] = [
     "\"messageId\"",
@@ -392,11 +379,7 @@ pub fn envelope_findings(kind: Kind, map: &Map<String, Value>) -> Vec<Finding> {
         match error.get("code") {
             Some(Value::Number(n)) if n.is_i64() => {
                 let code = n.as_i64().unwrap_or_default();
-                let standard = (-32700..=-32600).contains(&code);
-                if !standard
-                    && !ERRORS.iter().any(|(c, _)| *c == code)
-                    && (-32099..=-32000).contains(&code)
-                {
+                if (-32099..=-32000).contains(&code) && crate::a2a_errors::name(code).is_none() {
                     out.push(Finding::warning(
                         "/error/code",
                         "A2A-ERROR-CODE",

@@ -450,15 +450,7 @@ fn write(msg: &Message, kind: &str) -> (Value, Vec<Loss>) {
                 carried.insert(key.into(), json!(v));
             }
         }
-        if let Some(meta) = notes::meta_to_json(&msg.meta) {
-            carried.insert("x_crosstalk".into(), meta);
-        }
-        for ext in &msg.extensions {
-            carried.insert(
-                format!("x_{}", ext.protocol.name()),
-                Value::Object(ext.fields.clone()),
-            );
-        }
+        carried.extend(notes::carried(&msg, |name| format!("x_{name}")));
         let names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
         if let Some(note) = notes::generated_note(&names) {
             carried.insert(format!("x_{AIPROTO_NAMESPACE}"), note);

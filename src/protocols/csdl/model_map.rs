@@ -246,15 +246,7 @@ pub fn from_message(msg: &Message) -> Value {
             carried.insert(key.into(), json!(value));
         }
     }
-    if let Some(meta) = notes::meta_to_json(&msg.meta) {
-        carried.insert("crosstalk".into(), meta);
-    }
-    for ext in &msg.extensions {
-        carried.insert(
-            ext.protocol.name().into(),
-            Value::Object(ext.fields.clone()),
-        );
-    }
+    carried.extend(notes::carried(&msg, str::to_string));
     let names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
     if let Some(note) = notes::generated_note(&names) {
         carried.insert(AIPROTO_NAMESPACE.into(), note);

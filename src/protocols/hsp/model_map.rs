@@ -299,15 +299,7 @@ pub fn from_message(msg: &Message, asked: Option<Version>) -> (Value, Vec<Loss>)
         }
     }
     env.extend(own);
-    if let Some(meta) = notes::meta_to_json(&msg.meta) {
-        env.insert(carry_field("crosstalk"), meta);
-    }
-    for ext in &msg.extensions {
-        env.insert(
-            carry_field(ext.protocol.name()),
-            Value::Object(ext.fields.clone()),
-        );
-    }
+    env.extend(notes::carried(&msg, carry_field));
     let mut names: Vec<&str> = generated.iter().map(|s| s.name()).collect();
     // A version asked of a message from elsewhere is not that message's own.
     if foreign && kept_version.is_none() && version != Version::V1_0 {
