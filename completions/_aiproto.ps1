@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT 3.1.1 broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp (or /message)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve aiproto''s tools to an AI assistant over MCP (stdio or HTTP)')
+            [CompletionResult]::new('a2a', 'a2a', [CompletionResultType]::ParameterValue, 'A2A 1.0: serve the HSP agents of an MQTT network to A2A clients')
             [CompletionResult]::new('desk', 'desk', [CompletionResultType]::ParameterValue, 'Open the relay desk: a page in the browser for copy-paste relaying')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys; apply revocations and key transitions')
@@ -397,7 +398,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Remember the ids of the messages taken in FILE, across runs: a message whose id is there (a replay, a redelivery after a restart) is not taken again. Messages without an id are always taken. With --require-signed it is on by default, in AIPROTO_HOME/state/')
             [CompletionResult]::new('--max-age', '--max-age', [CompletionResultType]::ParameterName, 'With --require-signed: refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …), or carrying no date')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The receiving agent''s id (a DID), the sender of the ACKs and NACKs recv publishes. Without it, a message addressed to an agent''s DID is acknowledged as that agent, and one addressed to a topic is not acknowledged (said on stderr)')
-            [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'A worker: hand each valid message to CMD (run by `sh -c`, the message on its stdin, its stdout printed in place of the message, or published on the message''s MQTT 5 response topic when it has one) and, over MQTT, acknowledge it to the broker only once CMD exits 0. A CMD that fails or runs past --exec-timeout stops recv (exit 3) with its message unacknowledged: the broker sends it again (to this --session when it comes back, or, with --share, to another worker of the group: Mosquitto and the built-in broker do, see docs/transports.md). With --state, a message handled before is not handed again')
+            [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'A worker: hand each valid message to CMD (run by `sh -c`, the message on its stdin, its stdout printed in place of the message, or published on the message''s MQTT 5 response topic when it has one, else on an HSP TaskRequest''s callback_address) and, over MQTT, acknowledge it to the broker only once CMD exits 0. A CMD that fails or runs past --exec-timeout stops recv (exit 3) with its message unacknowledged: the broker sends it again (to this --session when it comes back, or, with --share, to another worker of the group: Mosquitto and the built-in broker do, see docs/transports.md). With --state, a message handled before is not handed again')
             [CompletionResult]::new('--exec-timeout', '--exec-timeout', [CompletionResultType]::ParameterName, 'Seconds the --exec handler may take with one message (beyond: it is stopped, with what it started, and recv stops as on a failure)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
@@ -596,6 +597,63 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;a2a' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HSP agents of an MQTT network as an A2A 1.0 agent')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;a2a;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port to listen on (port 0: a free port)')
+            [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The HSP network''s broker: mqtt(s)://[user:pass@]host[:port]')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The bridge''s own AI id on the HSP network: the sender of its TaskRequests, whose results come on hsp/results/<DID>')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The Agent Card''s name')
+            [CompletionResult]::new('--capability', '--capability', [CompletionResultType]::ParameterName, 'The capability a message goes to when it names none (message.metadata.skill) and several are live')
+            [CompletionResult]::new('--task-timeout', '--task-timeout', [CompletionResultType]::ParameterName, 'Seconds an HSP agent has to answer a task (then it fails)')
+            [CompletionResult]::new('--max-tasks', '--max-tasks', [CompletionResultType]::ParameterName, 'Tasks held in memory; beyond, the oldest finished one goes, and with none finished a new task is refused')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'Read the bearer token from FILE''s first line (at least 16 characters) instead of making one (or AIPROTO_A2A_TOKEN)')
+            [CompletionResult]::new('--allowed-host', '--allowed-host', [CompletionResultType]::ParameterName, 'A name clients reach the bridge by (the Host header), besides localhost and the bound address; repeatable. Other names get 403')
+            [CompletionResult]::new('--allow-origin', '--allow-origin', [CompletionResultType]::ParameterName, 'A browser origin allowed to call (scheme://host:port), besides the bridge''s own; repeatable. Requests with another Origin get 403')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The largest request body, in bytes (413 beyond)')
+            [CompletionResult]::new('--read-timeout', '--read-timeout', [CompletionResultType]::ParameterName, 'Seconds a client may take to send a request''s headers, and to start its body (408 beyond)')
+            [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Requests handled at once (503 beyond)')
+            [CompletionResult]::new('--max-per-client', '--max-per-client', [CompletionResultType]::ParameterName, 'Connections one client address may hold open (closed beyond)')
+            [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Requests per second one client address may make (429 beyond)')
+            [CompletionResult]::new('--mqtt-version', '--mqtt-version', [CompletionResultType]::ParameterName, 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message''s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest''s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1')
+            [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen beyond loopback although the bridge speaks plain HTTP: the token and every message cross the network readable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'aiproto;a2a;help' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HSP agents of an MQTT network as an A2A 1.0 agent')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'aiproto;a2a;help;serve' {
+            break
+        }
+        'aiproto;a2a;help;help' {
             break
         }
         'aiproto;desk' {
@@ -1246,6 +1304,7 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'Run an MQTT 3.1.1 broker in this process (no other software needed)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Receive messages over HTTP: POST /crosstalk/receive and /hsp (or /message)')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve aiproto''s tools to an AI assistant over MCP (stdio or HTTP)')
+            [CompletionResult]::new('a2a', 'a2a', [CompletionResultType]::ParameterValue, 'A2A 1.0: serve the HSP agents of an MQTT network to A2A clients')
             [CompletionResult]::new('desk', 'desk', [CompletionResultType]::ParameterValue, 'Open the relay desk: a page in the browser for copy-paste relaying')
             [CompletionResult]::new('keygen', 'keygen', [CompletionResultType]::ParameterValue, 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)')
             [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'List, export, import, trust and forget keys; apply revocations and key transitions')
@@ -1327,6 +1386,13 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;mcp' {
+            break
+        }
+        'aiproto;help;a2a' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the HSP agents of an MQTT network as an A2A 1.0 agent')
+            break
+        }
+        'aiproto;help;a2a;serve' {
             break
         }
         'aiproto;help;desk' {

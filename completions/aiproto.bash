@@ -16,6 +16,9 @@ _aiproto() {
             ",$1")
                 cmd="aiproto"
                 ;;
+            aiproto,a2a)
+                cmd="aiproto__subcmd__a2a"
+                ;;
             aiproto,broker)
                 cmd="aiproto__subcmd__broker"
                 ;;
@@ -103,6 +106,18 @@ _aiproto() {
             aiproto,verify)
                 cmd="aiproto__subcmd__verify"
                 ;;
+            aiproto__subcmd__a2a,help)
+                cmd="aiproto__subcmd__a2a__subcmd__help"
+                ;;
+            aiproto__subcmd__a2a,serve)
+                cmd="aiproto__subcmd__a2a__subcmd__serve"
+                ;;
+            aiproto__subcmd__a2a__subcmd__help,help)
+                cmd="aiproto__subcmd__a2a__subcmd__help__subcmd__help"
+                ;;
+            aiproto__subcmd__a2a__subcmd__help,serve)
+                cmd="aiproto__subcmd__a2a__subcmd__help__subcmd__serve"
+                ;;
             aiproto__subcmd__broker,help)
                 cmd="aiproto__subcmd__broker__subcmd__help"
                 ;;
@@ -162,6 +177,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__conformance__subcmd__help,verifier)
                 cmd="aiproto__subcmd__conformance__subcmd__help__subcmd__verifier"
+                ;;
+            aiproto__subcmd__help,a2a)
+                cmd="aiproto__subcmd__help__subcmd__a2a"
                 ;;
             aiproto__subcmd__help,broker)
                 cmd="aiproto__subcmd__help__subcmd__broker"
@@ -249,6 +267,9 @@ _aiproto() {
                 ;;
             aiproto__subcmd__help,verify)
                 cmd="aiproto__subcmd__help__subcmd__verify"
+                ;;
+            aiproto__subcmd__help__subcmd__a2a,serve)
+                cmd="aiproto__subcmd__help__subcmd__a2a__subcmd__serve"
                 ;;
             aiproto__subcmd__help__subcmd__broker,passwd)
                 cmd="aiproto__subcmd__help__subcmd__broker__subcmd__passwd"
@@ -437,12 +458,166 @@ _aiproto() {
 
     case "${cmd}" in
         aiproto)
-            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config conformance completions help"
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp a2a desk keygen keys sign verify msp tokens config conformance completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__a2a)
+            opts="-q -v -h -V --color --format --quiet --verbose --help --version serve help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__a2a__subcmd__help)
+            opts="serve help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__a2a__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__a2a__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__a2a__subcmd__serve)
+            opts="-q -v -h -V --listen --via --as --name --capability --task-timeout --max-tasks --token-file --allowed-host --allow-origin --allow-remote --max-bytes --read-timeout --max-connections --max-per-client --rate --mqtt-version --cafile --color --format --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --via)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --capability)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --task-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tasks)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allowed-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow-origin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-per-client)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mqtt-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cafile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1469,8 +1644,36 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help)
-            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp desk keygen keys sign verify msp tokens config conformance completions help"
+            opts="validate compose primer convert inspect thread poll schema id send recv request relay directory clipboard-hold broker serve mcp a2a desk keygen keys sign verify msp tokens config conformance completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__a2a)
+            opts="serve"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aiproto__subcmd__help__subcmd__a2a__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

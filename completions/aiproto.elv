@@ -46,6 +46,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand broker 'Run an MQTT 3.1.1 broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp (or /message)'
             cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio or HTTP)'
+            cand a2a 'A2A 1.0: serve the HSP agents of an MQTT network to A2A clients'
             cand desk 'Open the relay desk: a page in the browser for copy-paste relaying'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys; apply revocations and key transitions'
@@ -373,7 +374,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --state 'Remember the ids of the messages taken in FILE, across runs: a message whose id is there (a replay, a redelivery after a restart) is not taken again. Messages without an id are always taken. With --require-signed it is on by default, in AIPROTO_HOME/state/'
             cand --max-age 'With --require-signed: refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …), or carrying no date'
             cand --as 'The receiving agent''s id (a DID), the sender of the ACKs and NACKs recv publishes. Without it, a message addressed to an agent''s DID is acknowledged as that agent, and one addressed to a topic is not acknowledged (said on stderr)'
-            cand --exec 'A worker: hand each valid message to CMD (run by `sh -c`, the message on its stdin, its stdout printed in place of the message, or published on the message''s MQTT 5 response topic when it has one) and, over MQTT, acknowledge it to the broker only once CMD exits 0. A CMD that fails or runs past --exec-timeout stops recv (exit 3) with its message unacknowledged: the broker sends it again (to this --session when it comes back, or, with --share, to another worker of the group: Mosquitto and the built-in broker do, see docs/transports.md). With --state, a message handled before is not handed again'
+            cand --exec 'A worker: hand each valid message to CMD (run by `sh -c`, the message on its stdin, its stdout printed in place of the message, or published on the message''s MQTT 5 response topic when it has one, else on an HSP TaskRequest''s callback_address) and, over MQTT, acknowledge it to the broker only once CMD exits 0. A CMD that fails or runs past --exec-timeout stops recv (exit 3) with its message unacknowledged: the broker sends it again (to this --session when it comes back, or, with --share, to another worker of the group: Mosquitto and the built-in broker do, see docs/transports.md). With --state, a message handled before is not handed again'
             cand --exec-timeout 'Seconds the --exec handler may take with one message (beyond: it is stopped, with what it started, and recv stops as on a failure)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
@@ -561,6 +562,58 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'aiproto;a2a'= {
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand serve 'Serve the HSP agents of an MQTT network as an A2A 1.0 agent'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;a2a;serve'= {
+            cand --listen 'Address and port to listen on (port 0: a free port)'
+            cand --via 'The HSP network''s broker: mqtt(s)://[user:pass@]host[:port]'
+            cand --as 'The bridge''s own AI id on the HSP network: the sender of its TaskRequests, whose results come on hsp/results/<DID>'
+            cand --name 'The Agent Card''s name'
+            cand --capability 'The capability a message goes to when it names none (message.metadata.skill) and several are live'
+            cand --task-timeout 'Seconds an HSP agent has to answer a task (then it fails)'
+            cand --max-tasks 'Tasks held in memory; beyond, the oldest finished one goes, and with none finished a new task is refused'
+            cand --token-file 'Read the bearer token from FILE''s first line (at least 16 characters) instead of making one (or AIPROTO_A2A_TOKEN)'
+            cand --allowed-host 'A name clients reach the bridge by (the Host header), besides localhost and the bound address; repeatable. Other names get 403'
+            cand --allow-origin 'A browser origin allowed to call (scheme://host:port), besides the bridge''s own; repeatable. Requests with another Origin get 403'
+            cand --max-bytes 'The largest request body, in bytes (413 beyond)'
+            cand --read-timeout 'Seconds a client may take to send a request''s headers, and to start its body (408 beyond)'
+            cand --max-connections 'Requests handled at once (503 beyond)'
+            cand --max-per-client 'Connections one client address may hold open (closed beyond)'
+            cand --rate 'Requests per second one client address may make (429 beyond)'
+            cand --mqtt-version 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message''s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest''s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1'
+            cand --cafile 'mqtts://: trust the CA certificates in this PEM file too'
+            cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
+            cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --allow-remote 'Listen beyond loopback although the bridge speaks plain HTTP: the token and every message cross the network readable'
+            cand -q 'Print only findings and data: no summary lines'
+            cand --quiet 'Print only findings and data: no summary lines'
+            cand -v 'Also report messages that have no findings'
+            cand --verbose 'Also report messages that have no findings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'aiproto;a2a;help'= {
+            cand serve 'Serve the HSP agents of an MQTT network as an A2A 1.0 agent'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'aiproto;a2a;help;serve'= {
+        }
+        &'aiproto;a2a;help;help'= {
         }
         &'aiproto;desk'= {
             cand --listen 'Address and port to listen on (port 0: a free port). An address other than loopback lets other machines reach the page (with the token): a warning is printed'
@@ -1156,6 +1209,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand broker 'Run an MQTT 3.1.1 broker in this process (no other software needed)'
             cand serve 'Receive messages over HTTP: POST /crosstalk/receive and /hsp (or /message)'
             cand mcp 'Serve aiproto''s tools to an AI assistant over MCP (stdio or HTTP)'
+            cand a2a 'A2A 1.0: serve the HSP agents of an MQTT network to A2A clients'
             cand desk 'Open the relay desk: a page in the browser for copy-paste relaying'
             cand keygen 'Make a key pair in the keystore (AIPROTO_HOME, else ~/.config/aiproto)'
             cand keys 'List, export, import, trust and forget keys; apply revocations and key transitions'
@@ -1215,6 +1269,11 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         &'aiproto;help;serve'= {
         }
         &'aiproto;help;mcp'= {
+        }
+        &'aiproto;help;a2a'= {
+            cand serve 'Serve the HSP agents of an MQTT network as an A2A 1.0 agent'
+        }
+        &'aiproto;help;a2a;serve'= {
         }
         &'aiproto;help;desk'= {
         }

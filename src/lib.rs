@@ -8,6 +8,7 @@
 //! both call is in [`operations`]. [`run`] is the whole program.
 
 pub mod a2a_errors;
+pub mod bridge;
 pub mod chars;
 pub mod cli;
 pub mod config;

@@ -15,23 +15,23 @@ struct Rule {
     why: &'static str,
 }
 
-const CLI_WHY: &str = "a face (the command line, MCP, the desk) is argument parsing, streaming and printing around an operation (`crate::operations`), the one every face calls";
+const CLI_WHY: &str = "a face (the command line, MCP, the desk, the A2A bridge) is argument parsing, streaming and printing around an operation (`crate::operations`), the one every face calls";
 
 const RULES: &[Rule] = &[
     Rule {
-        from: &["cli/", "mcp/", "desk/"],
+        from: &["cli/", "mcp/", "desk/", "bridge/"],
         except: &[],
         to: "protocols",
         why: CLI_WHY,
     },
     Rule {
-        from: &["cli/", "mcp/", "desk/"],
+        from: &["cli/", "mcp/", "desk/", "bridge/"],
         except: &[],
         to: "reader",
         why: CLI_WHY,
     },
     Rule {
-        from: &["cli/", "mcp/", "desk/"],
+        from: &["cli/", "mcp/", "desk/", "bridge/"],
         except: &[],
         to: "delivery",
         why: CLI_WHY,
@@ -138,6 +138,30 @@ const RULES: &[Rule] = &[
         except: &[],
         to: "mcp",
         why: "faces do not import each other; what both need lives in operations",
+    },
+    Rule {
+        from: &["mcp/", "desk/"],
+        except: &[],
+        to: "bridge",
+        why: "faces do not import each other; what both need lives in operations",
+    },
+    Rule {
+        from: &["bridge/"],
+        except: &[],
+        to: "mcp",
+        why: "faces do not import each other; what both need lives in operations",
+    },
+    Rule {
+        from: &["bridge/"],
+        except: &[],
+        to: "desk",
+        why: "faces do not import each other; what both need lives in operations",
+    },
+    Rule {
+        from: &["operations/"],
+        except: &[],
+        to: "bridge",
+        why: "operations lie below the faces",
     },
     Rule {
         from: &["operations/"],

@@ -342,3 +342,22 @@ pub fn say_answered(
         );
     }
 }
+
+/// A listening face's bearer token: from `file`'s first line, else the
+/// environment variable `env`, else a new one (and whether aiproto made it).
+pub fn bearer_token(file: Option<&std::path::Path>, env: &str) -> Result<(String, bool), CliError> {
+    use crate::transport::bearer;
+    if let Some(file) = file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| CliError::usage(format!("--token-file {}: {e}", file.display())))?;
+        let token =
+            bearer::checked_token(&text, &file.display().to_string()).map_err(CliError::usage)?;
+        return Ok((token, false));
+    }
+    if let Ok(text) = std::env::var(env) {
+        let token = bearer::checked_token(&text, env).map_err(CliError::usage)?;
+        return Ok((token, false));
+    }
+    let token = bearer::random_secret().map_err(|e| CliError::new(ExitStatus::Transport, e))?;
+    Ok((token, true))
+}

@@ -6,7 +6,6 @@ use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::mcp::http::Listen;
 use crate::mcp::{Context, Sandbox};
 use crate::transport::admission::Limits;
-use crate::transport::bearer;
 use std::io::Write;
 
 pub fn run(args: &McpArgs) -> CmdResult {
@@ -59,7 +58,7 @@ fn serve_http(ctx: Context, args: &McpArgs, address: std::net::SocketAddr) -> Re
             "--conformance-fixtures serves test tools for the conformance suite: loopback only",
         ));
     }
-    let (token, made) = token(args)?;
+    let (token, made) = super::common::bearer_token(args.token_file.as_deref(), TOKEN_ENV)?;
     let listen = Listen {
         address,
         token: token.clone(),
@@ -96,24 +95,6 @@ fn serve_http(ctx: Context, args: &McpArgs, address: std::net::SocketAddr) -> Re
         }
     })
     .map_err(|e| CliError::new(ExitStatus::Transport, e))
-}
-
-/// The bearer token: from --token-file, else AIPROTO_MCP_TOKEN, else a new
-/// one (and whether aiproto made it).
-fn token(args: &McpArgs) -> Result<(String, bool), CliError> {
-    if let Some(file) = &args.token_file {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| CliError::usage(format!("--token-file {}: {e}", file.display())))?;
-        let token =
-            bearer::checked_token(&text, &file.display().to_string()).map_err(CliError::usage)?;
-        return Ok((token, false));
-    }
-    if let Ok(text) = std::env::var(TOKEN_ENV) {
-        let token = bearer::checked_token(&text, TOKEN_ENV).map_err(CliError::usage)?;
-        return Ok((token, false));
-    }
-    let token = bearer::random_secret().map_err(|e| CliError::new(ExitStatus::Transport, e))?;
-    Ok((token, true))
 }
 
 /// The root when none is named: the working directory, unless that is `/`,

@@ -1,5 +1,6 @@
 //! The command line: arguments (`args`), one module per subcommand, and one dispatch.
 
+mod a2a;
 pub mod args;
 mod broker;
 mod common;
@@ -115,6 +116,7 @@ pub fn dispatch(cli: &Cli) -> CmdResult {
         Command::Send(a) => send::run(a, g),
         Command::Serve(a) => serve::run(a, g),
         Command::Mcp(a) => mcp::run(a),
+        Command::A2a(args::A2aCommand::Serve(a)) => a2a::serve(a),
         Command::Desk(a) => desk::run(a, g),
         Command::Recv(a) => recv::run(a, g),
         Command::Request(a) => recv::request(a, g),

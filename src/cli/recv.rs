@@ -12,13 +12,13 @@ use super::common::print_findings;
 use super::endpoints::{endpoint, failure, stop_on_signals};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::operations::ReadValue as Value;
+use crate::operations::delegate::{self, Answered, Delegation, Heard, Outcome};
 use crate::operations::receive::{self, Inbox, Received};
-use crate::operations::sending::{self, Asked, Judgement, Receipt, judge, receipt};
+use crate::operations::sending::{Receipt, receipt};
 use crate::operations::serving::Handler;
 use crate::output::{self, Format};
-use crate::transport::mqtt::MqttTransport;
 use crate::transport::secrets::redact;
-use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, Transport};
+use crate::transport::{self, Ended, Endpoint, Settings};
 
 /// `--format json`: one line per message.
 #[derive(Serialize)]
@@ -199,21 +199,28 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
             let mut answers = hsp_receipt(r.origin, r.found);
             // Asked over MQTT 5 with a response topic: the reply goes there,
             // with the request's correlation data (MQTT 5's request and
-            // response, as mosquitto_rr asks); else it is printed.
-            match r
+            // response, as mosquitto_rr asks). Else a TaskResult answering
+            // an HSP TaskRequest that came over MQTT goes to the request's
+            // callback address, whatever the MQTT version. Else it is printed.
+            let mqtt5 = r
                 .properties
-                .and_then(|p| Some((p.response_topic.as_ref()?, p)))
-            {
-                Some((topic, asked)) if !reply.is_empty() => {
+                .and_then(|p| Some((p.response_topic.clone()?, p.correlation_data.clone())));
+            let callback = || {
+                r.topic?;
+                let topic = delegate::callback_of(r.found?)?;
+                delegate::is_task_result(&reply).then(|| (topic.to_string(), None))
+            };
+            match mqtt5.or_else(callback) {
+                Some((topic, correlation_data)) if !reply.is_empty() => {
                     answers.push(transport::Publication {
-                        topic: topic.clone(),
+                        topic,
                         payload: reply
                             .strip_suffix('\n')
                             .unwrap_or(&reply)
                             .as_bytes()
                             .to_vec(),
                         properties: transport::Properties {
-                            correlation_data: asked.correlation_data.clone(),
+                            correlation_data,
                             ..transport::Properties::default()
                         },
                     });
@@ -304,13 +311,6 @@ pub fn run(args: &RecvArgs, g: &GlobalArgs) -> CmdResult {
         _ if invalid => Ok(ExitStatus::Invalid),
         _ => Ok(ExitStatus::Ok),
     }
-}
-
-/// Whether `text` is an HSP message (JSON with a `message_type`): a reply
-/// that is one is judged as a TaskResult, never taken as a plain reply.
-fn is_hsp(text: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(text)
-        .is_ok_and(|json| json.get("message_type").is_some())
 }
 
 /// The replay state a verifying receiver keeps by default: one file per
@@ -405,132 +405,78 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
             ),
         ));
     }
-    let json = &message.json;
-    let is_task = json
-        .get("message_type")
-        .and_then(|t| t.as_str())
-        .is_some_and(|t| t.starts_with("HSP::TaskRequest_v"));
-    let callback = json
-        .pointer("/payload/callback_address")
-        .and_then(|c| c.as_str());
-    let (true, Some(callback)) = (is_task, callback) else {
+    let Some(callback) = delegate::callback_of(found) else {
         return Err(CliError::usage(
             "request needs an HSP TaskRequest with a payload.callback_address",
         )
         .with_hint("compose one with `aiproto compose hsp task-request --callback TOPIC …`"));
     };
     let id = message.message_id().unwrap_or_default().to_string();
-    let settings = Settings {
-        qos: args.qos,
-        mqtt_version: args.mqtt.mqtt_version,
-        ca_file: args.ca_file.clone(),
-        ..Settings::default()
-    };
-    let request = sending::outgoing(found, &doc.source.text, &Endpoint::Mqtt(uri.clone()))
-        .ok_or_else(|| CliError::usage("the TaskRequest cannot be written"))?;
-    let mut transport = MqttTransport::new(uri, settings);
-    // Over MQTT 5 it carries its callback as the response topic and its id
-    // as the correlation data.
-    let publication = transport.publication(&request).map_err(failure)?;
-    // The URI's topic is where the request goes; the reply comes on the callback.
-    transport.uri.topic = None;
-    let listen = Listen {
-        timeout: Some(Duration::from_secs_f64(args.timeout)),
-        filters: vec![callback.to_string()],
-        first: vec![publication],
-        quiet: true,
-        stop: stop_on_signals()?,
-        ..Listen::default()
-    };
     let trust = super::common::required_signatures(args.require_signed)?;
-    let asked = Asked::of(json);
-    let mut reply = None;
-    let mut plain = None;
-    let mut refused = 0usize;
-    let ended = transport
-        .receive(&listen, &mut |arrival| {
-            // An MQTT 5 answer names its request in its correlation data:
-            // another's answer on a shared callback topic is not for us.
-            let correlated = arrival
-                .properties
-                .and_then(|p| p.correlation_data.as_deref());
-            if correlated.is_some_and(|data| data != id.as_bytes()) {
-                return Ok(Answer::default());
-            }
-            let judgement = judge(&asked, arrival.text, trust.as_ref());
-            let done = match judgement {
-                // A plain MQTT 5 reply: no HSP message, the request's
-                // correlation data. Taken as it came, unless signatures
-                // are required (it carries none).
-                Judgement::NotForUs if correlated.is_some() && !is_hsp(arrival.text) => {
-                    if trust.is_some() {
-                        refused += 1;
-                        eprintln!(
-                            "aiproto: ignored a plain MQTT 5 reply on {}: it carries no signature (--require-signed); still waiting",
-                            output::escape_controls(arrival.origin)
-                        );
-                        false
-                    } else {
-                        plain = Some(arrival.text.to_string());
-                        true
-                    }
-                }
-                Judgement::NotForUs => false,
-                Judgement::Refused(why) => {
-                    refused += 1;
-                    eprintln!(
-                        "aiproto: ignored a TaskResult on {}: {why}; still waiting",
-                        output::escape_controls(arrival.origin)
-                    );
-                    false
-                }
-                Judgement::Interim { from, status } => {
-                    if !g.quiet {
-                        eprintln!("aiproto: `{from}` says the task is {status}; still waiting");
-                    }
-                    false
-                }
-                Judgement::Answer {
-                    from,
-                    status,
-                    error,
-                } => {
-                    reply = Some((arrival.text.to_string(), from, status, error));
-                    true
-                }
-            };
-            Ok(Answer {
-                stop: done,
-                ..Answer::default()
-            })
-        })
-        .map_err(failure)?;
-    if let Some(text) = plain {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.trim_end().as_bytes())?;
-        out.write_all(b"\n")?;
-        if !g.quiet {
-            eprintln!(
-                "aiproto: a plain MQTT 5 reply to {id} on {callback} (its correlation data names the request; no HSP TaskResult, so no status to check)"
-            );
-        }
-        return Ok(ExitStatus::Ok);
-    }
-    let Some((payload, from, status, error)) = reply else {
-        if ended == Ended::Interrupted {
-            eprintln!("aiproto: stopped by a signal before a TaskResult for {id} arrived");
-        } else {
-            eprintln!("aiproto: no TaskResult for {id} within {} s", args.timeout);
-        }
-        if refused > 0 {
-            eprintln!(
-                "aiproto: {refused} TaskResult(s) claiming to answer it were not accepted (above)"
-            );
-        }
-        return Ok(ExitStatus::Timeout);
+    let delegation = Delegation {
+        broker: uri,
+        settings: Settings {
+            qos: args.qos,
+            mqtt_version: args.mqtt.mqtt_version,
+            ca_file: args.ca_file.clone(),
+            ..Settings::default()
+        },
+        timeout: Duration::from_secs_f64(args.timeout),
+        stop: stop_on_signals()?,
+        trust: trust.as_ref(),
     };
+    let outcome = delegate::delegate(found, &doc.source.text, delegation, |heard| match heard {
+        Heard::UnsignedPlain { origin } => eprintln!(
+            "aiproto: ignored a plain MQTT 5 reply on {}: it carries no signature (--require-signed); still waiting",
+            output::escape_controls(origin)
+        ),
+        Heard::Refused { origin, why } => eprintln!(
+            "aiproto: ignored a TaskResult on {}: {why}; still waiting",
+            output::escape_controls(origin)
+        ),
+        Heard::Interim { from, status, .. } if !g.quiet => {
+            eprintln!("aiproto: `{from}` says the task is {status}; still waiting");
+        }
+        Heard::Interim { .. } => {}
+    })
+    .map_err(|e| match e {
+        delegate::DelegateError::Transport(e) => failure(e),
+        other => CliError::usage(other.to_string()),
+    })?;
     let mut out = std::io::stdout().lock();
-    out.write_all(payload.trim_end().as_bytes())?;
+    let answered = match outcome {
+        Outcome::Plain(text) => {
+            out.write_all(text.trim_end().as_bytes())?;
+            out.write_all(b"\n")?;
+            if !g.quiet {
+                eprintln!(
+                    "aiproto: a plain MQTT 5 reply to {id} on {callback} (its correlation data names the request; no HSP TaskResult, so no status to check)"
+                );
+            }
+            return Ok(ExitStatus::Ok);
+        }
+        Outcome::Unanswered { ended, refused } => {
+            if ended == Ended::Interrupted {
+                eprintln!("aiproto: stopped by a signal before a TaskResult for {id} arrived");
+            } else {
+                eprintln!("aiproto: no TaskResult for {id} within {} s", args.timeout);
+            }
+            if refused > 0 {
+                eprintln!(
+                    "aiproto: {refused} TaskResult(s) claiming to answer it were not accepted (above)"
+                );
+            }
+            return Ok(ExitStatus::Timeout);
+        }
+        Outcome::Answered(answered) => answered,
+    };
+    let Answered {
+        text,
+        from,
+        status,
+        error,
+    } = answered;
+    out.write_all(text.trim_end().as_bytes())?;
     out.write_all(b"\n")?;
     if status != "success" {
         eprintln!(

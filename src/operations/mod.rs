@@ -4,8 +4,10 @@
 //! files may be named, which archive is kept and how large an input may be.
 
 mod archive;
+pub mod bridging;
 mod calls;
 pub mod composing;
+pub mod delegate;
 pub mod forms;
 mod network;
 pub mod params;

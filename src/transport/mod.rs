@@ -19,6 +19,7 @@ pub mod bearer;
 pub mod broker;
 pub mod clipboard;
 mod clipboard_targets;
+pub mod door;
 pub mod email;
 pub mod file;
 pub mod http;

@@ -267,12 +267,12 @@ fn every_event_of_a_task_is_archived_and_a_message_only_once() {
     assert_eq!(lines.lines().count(), 9, "{lines}");
 }
 
-/// A real A2A agent built with the official Python SDK (a2a-sdk 1.3.0),
-/// listening on loopback; `None` (the test skipped) when the SDK is not
-/// installed, unless `AIPROTO_REQUIRE_A2A_SDK` says CI must have it.
-fn sdk_agent() -> Option<(super::support::Running, u16)> {
+/// Whether the official A2A Python SDK imports (`probe`, Python lines);
+/// when not, the test says SKIPPED, unless `AIPROTO_REQUIRE_A2A_SDK`
+/// says CI must have it (then it fails).
+pub fn sdk_installed(probe: &str) -> bool {
     let available = std::process::Command::new("python3")
-        .args(["-c", "import a2a.server, uvicorn, starlette"])
+        .args(["-c", probe])
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
@@ -282,6 +282,15 @@ fn sdk_agent() -> Option<(super::support::Running, u16)> {
             "AIPROTO_REQUIRE_A2A_SDK is set but a2a-sdk is not installed"
         );
         eprintln!("SKIPPED: python3 -m pip install 'a2a-sdk[http-server]==1.3.0' uvicorn");
+    }
+    available
+}
+
+/// A real A2A agent built with the official Python SDK (a2a-sdk 1.3.0),
+/// listening on loopback; `None` (the test skipped) when the SDK is not
+/// installed, unless `AIPROTO_REQUIRE_A2A_SDK` says CI must have it.
+fn sdk_agent() -> Option<(super::support::Running, u16)> {
+    if !sdk_installed("import a2a.server, uvicorn, starlette") {
         return None;
     }
     let port = super::support::free_port();

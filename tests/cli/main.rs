@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod a2a;
+mod a2a_bridge;
 mod bad_input;
 mod broker;
 pub mod clipboard;

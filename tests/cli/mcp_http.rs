@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::mcp::{call, start};
-use super::{REQUEST, Running, aiproto, home, spawn, started_with_line};
+use super::{REQUEST, Running, aiproto, home, raw, spawn, started_with_line};
 
 const TOKEN: &str = "test-token-0123456789abcdef";
 
@@ -43,30 +43,6 @@ fn listen(root: &Path, h: &Path, extra: &[&str]) -> Listening {
         _child: child,
         address,
     }
-}
-
-/// One request on a fresh connection: status, head, body.
-fn raw(address: &str, head: &str, body: &[u8]) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let request = format!(
-        "{head}Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    let mut answer = Vec::new();
-    let _ = stream.read_to_end(&mut answer);
-    let answer = String::from_utf8_lossy(&answer).to_string();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_string(), body.to_string())
 }
 
 /// A stateless 2026-07-28 JSON-RPC request body.

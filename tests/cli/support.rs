@@ -3,7 +3,7 @@
 //! dropped, waiting for a child's line, free ports, the embedded broker,
 //! skipping when a peer is not installed, and the fixtures several files use.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 
@@ -256,4 +256,28 @@ pub fn logged_broker(dir: &Path, args: &[&str], log: &Path) -> (Running, u16) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     (running, port)
+}
+
+/// One request on a fresh connection: status, head, body.
+pub fn raw(address: &str, head: &str, body: &[u8]) -> (u16, String, String) {
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let request = format!(
+        "{head}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).to_string();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_string(), body.to_string())
 }

@@ -1,4 +1,4 @@
-//! The arguments of the other faces the command line starts: mcp and desk.
+//! The arguments of the other faces the command line starts: mcp, desk and the A2A bridge.
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 use std::path::PathBuf;
@@ -134,4 +134,101 @@ pub struct DeskArgs {
     /// Connections one client address may hold open (closed beyond), as `serve`.
     #[arg(long, value_name = "N", default_value_t = crate::transport::admission::MAX_PER_CLIENT)]
     pub max_per_client: usize,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum A2aCommand {
+    /// Serve the HSP agents of an MQTT network as an A2A 1.0 agent.
+    ///
+    /// Prints the card's URL on stdout once listening, and the bearer
+    /// token on stderr when it made one. The card lists the capabilities
+    /// advertised now (503 while none is); a message goes to the one it
+    /// names in message.metadata.skill, else --capability, else the only
+    /// one live. Tasks are kept in memory (--max-tasks); CancelTask stops
+    /// waiting for the HSP agent, which is not told (HSP has no cancel).
+    ///
+    /// Example: aiproto a2a serve --listen 127.0.0.1:8080 --via mqtt://127.0.0.1:1883
+    Serve(A2aServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct A2aServeArgs {
+    /// Address and port to listen on (port 0: a free port).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: std::net::SocketAddr,
+
+    /// The HSP network's broker: mqtt(s)://[user:pass@]host[:port].
+    #[arg(long, value_name = "URI")]
+    pub via: String,
+
+    /// The bridge's own AI id on the HSP network: the sender of its
+    /// TaskRequests, whose results come on hsp/results/<DID>.
+    #[arg(long = "as", value_name = "DID", default_value = "did:hsp:a2a-bridge")]
+    pub agent: String,
+
+    /// The Agent Card's name.
+    #[arg(long, value_name = "NAME", default_value = "aiproto HSP bridge")]
+    pub name: String,
+
+    /// The capability a message goes to when it names none
+    /// (message.metadata.skill) and several are live.
+    #[arg(long, value_name = "ID")]
+    pub capability: Option<String>,
+
+    /// Seconds an HSP agent has to answer a task (then it fails).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub task_timeout: u64,
+
+    /// Tasks held in memory; beyond, the oldest finished one goes, and
+    /// with none finished a new task is refused.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_tasks: usize,
+
+    /// Read the bearer token from FILE's first line (at least 16
+    /// characters) instead of making one (or AIPROTO_A2A_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+
+    /// A name clients reach the bridge by (the Host header), besides
+    /// localhost and the bound address; repeatable. Other names get 403.
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
+
+    /// A browser origin allowed to call (scheme://host:port), besides the
+    /// bridge's own; repeatable. Requests with another Origin get 403.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
+
+    /// Listen beyond loopback although the bridge speaks plain HTTP: the
+    /// token and every message cross the network readable.
+    #[arg(long)]
+    pub allow_remote: bool,
+
+    /// The largest request body, in bytes (413 beyond).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::server::MAX_BYTES)]
+    pub max_bytes: usize,
+
+    /// Seconds a client may take to send a request's headers, and to
+    /// start its body (408 beyond).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::transport::server::READ_TIMEOUT_SECS)]
+    pub read_timeout: u64,
+
+    /// Requests handled at once (503 beyond).
+    #[arg(long, value_name = "N", default_value_t = crate::transport::server::MAX_CONNECTIONS)]
+    pub max_connections: usize,
+
+    /// Connections one client address may hold open (closed beyond).
+    #[arg(long, value_name = "N", default_value_t = crate::transport::admission::MAX_PER_CLIENT)]
+    pub max_per_client: usize,
+
+    /// Requests per second one client address may make (429 beyond).
+    #[arg(long, value_name = "N")]
+    pub rate: Option<u32>,
+
+    #[command(flatten)]
+    pub mqtt: super::MqttVersionArg,
+
+    /// mqtts://: trust the CA certificates in this PEM file too.
+    #[arg(long = "cafile", value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
 }

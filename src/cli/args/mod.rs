@@ -300,6 +300,22 @@ pub enum Command {
     /// Example: aiproto mcp --root ~/relay --listen 127.0.0.1:8765
     Mcp(McpArgs),
 
+    /// A2A 1.0: serve the HSP agents of an MQTT network to A2A clients.
+    ///
+    /// `a2a serve` is a bridge: one A2A agent whose Agent Card
+    /// (/.well-known/agent-card.json) lists a skill for each capability
+    /// the HSP agents advertise on the broker now. Each A2A message
+    /// becomes an HSP TaskRequest to the skill's agent (its text or data
+    /// part as the parameters, the whole message as payload.a2a_message);
+    /// the TaskResult becomes the task's state, artifact and status
+    /// message. JSON-RPC at /jsonrpc, HTTP+JSON under /rest, streams as
+    /// server-sent events; every request needs the bearer token printed
+    /// at start and `A2A-Version: 1.0`. See docs/a2a.md.
+    ///
+    /// Example: aiproto a2a serve --listen 127.0.0.1:8080 --via mqtt://127.0.0.1:1883
+    #[command(subcommand)]
+    A2a(A2aCommand),
+
     /// Open the relay desk: a page in the browser for copy-paste relaying.
     ///
     /// Serves a single page on loopback: paste a chat reply and see every

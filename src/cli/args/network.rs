@@ -136,8 +136,9 @@ pub struct RecvArgs {
     /// A worker: hand each valid message to CMD (run by `sh -c`, the
     /// message on its stdin, its stdout printed in place of the message,
     /// or published on the message's MQTT 5 response topic when it has
-    /// one) and, over MQTT, acknowledge it to the broker only once CMD
-    /// exits 0.
+    /// one; a TaskResult answering an HSP TaskRequest goes to the
+    /// request's callback_address) and, over
+    /// MQTT, acknowledge it to the broker only once CMD exits 0.
     /// A CMD that fails or runs past --exec-timeout stops recv (exit 3)
     /// with its message unacknowledged: the broker sends it again (to
     /// this --session when it comes back, or, with --share, to another

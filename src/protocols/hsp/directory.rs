@@ -145,6 +145,19 @@ impl Directory {
         Seen::Stored(id)
     }
 
+    /// Every live advertisement (not expired, not `offline`) with its
+    /// provider and version, by provider and capability id.
+    pub fn live(&self, now: DateTime<Utc>) -> Vec<(&str, Version, &Map<String, Value>)> {
+        self.ads
+            .iter()
+            .filter(|(_, k)| k.expires > now)
+            .filter(|(_, k)| {
+                k.ad.get("availability_status").and_then(Value::as_str) != Some("offline")
+            })
+            .map(|((provider, _), k)| (provider.as_str(), k.version, &k.ad))
+            .collect()
+    }
+
     /// The advertisements of a version a query matches: every tag asked for
     /// (`capability_tags`), the name or id containing `capability_name` /
     /// `capability_name_filter` (case-insensitive), and not `offline`.

@@ -1,0 +1,405 @@
+//! `aiproto a2a serve`, the bridge, with a real HSP network behind it: the
+//! built-in broker, an `aiproto recv --exec` worker that advertises its
+//! capability and answers TaskRequests, and the official A2A Python SDK
+//! (a2a-sdk) as the client over both bindings; raw HTTP for the door and
+//! the refusals a hostile or hurried client meets.
+
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{Running, aiproto, embedded_broker, home, raw, repo, spawn, started_with_line};
+
+const TOKEN: &str = "a2a-bridge-test-token-0123";
+
+/// A broker, a worker answering as `did:hsp:echo` (advertised unless
+/// `advertise` is false), and the bridge in front.
+struct Network {
+    _broker: Running,
+    _workers: Vec<Running>,
+    _bridge: Running,
+    broker: u16,
+    /// `127.0.0.1:PORT` of the bridge.
+    address: String,
+    home: tempfile::TempDir,
+}
+
+/// A worker on the provider's topic answering as `did` after `delay` s.
+fn worker(h: &Path, broker: u16, did: &str, delay: f64) -> Child {
+    let handler = format!(
+        "python3 {} {} {did} {delay}",
+        repo("tests/interop/hsp_task_handler.py").display(),
+        assert_cmd::cargo::cargo_bin("aiproto").display()
+    );
+    super::subscribed(
+        h,
+        &[
+            "--via",
+            &format!("mqtt://127.0.0.1:{broker}/hsp/agents/did:hsp:echo"),
+            "--as",
+            did,
+            "--exec",
+            &handler,
+        ],
+    )
+}
+
+fn advertise(h: &Path, broker: u16) {
+    let ad = aiproto(h)
+        .args([
+            "compose",
+            "hsp",
+            "capability",
+            "--from",
+            "did:hsp:echo",
+            "--capability-id",
+            "echo",
+            "--name",
+            "Echo",
+            "--description",
+            "Echoes its parameters",
+            "--tags",
+            "echo,test",
+            "--parameters-schema",
+            r#"{"type": "object"}"#,
+            "--returns-schema",
+            r#"{"type": "object"}"#,
+        ])
+        .assert()
+        .code(0);
+    aiproto(h)
+        .args([
+            "send",
+            "--retain",
+            "--via",
+            &format!("mqtt://127.0.0.1:{broker}/hsp/capabilities/advertisements/echo"),
+        ])
+        .write_stdin(ad.get_output().stdout.clone())
+        .assert()
+        .code(0);
+}
+
+fn network(advertised: bool, extra: &[&str]) -> Network {
+    network_with(advertised, extra, 0.0)
+}
+
+fn network_with(advertised: bool, extra: &[&str], delay: f64) -> Network {
+    let h = home();
+    let (broker_child, broker) = embedded_broker(h.path());
+    let workers = vec![Running(worker(h.path(), broker, "did:hsp:echo", delay))];
+    if advertised {
+        advertise(h.path(), broker);
+    }
+    let token_file = h.path().join("token");
+    std::fs::write(&token_file, TOKEN).unwrap();
+    let mut command = spawn(
+        h.path(),
+        &[
+            "a2a",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--via",
+            &format!("mqtt://127.0.0.1:{broker}"),
+            "--task-timeout",
+            "20",
+        ],
+    );
+    command.arg("--token-file").arg(&token_file).args(extra);
+    let (bridge, line) = started_with_line(command);
+    let address = line
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/.well-known/agent-card.json"))
+        .unwrap_or_else(|| panic!("the card's URL on stdout: {line:?}"))
+        .to_string();
+    let network = Network {
+        _broker: broker_child,
+        _workers: workers,
+        _bridge: bridge,
+        broker,
+        address,
+        home: h,
+    };
+    if advertised {
+        // The card lists the skill once the bridge has seen the advertisement.
+        let started = Instant::now();
+        while network.get(card_path()).0 != 200 {
+            assert!(started.elapsed() < Duration::from_secs(20), "no card");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    network
+}
+
+impl Network {
+    fn head(&self, method: &str, path: &str, extra: &str) -> String {
+        format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\n{extra}",
+            self.address
+        )
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        let head = self.head("GET", path, "A2A-Version: 1.0\r\n");
+        let (status, _, body) = raw(&self.address, &head, b"");
+        (status, body)
+    }
+
+    /// A JSON-RPC call with the usual headers: the response's JSON.
+    fn call(&self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let head = self.head(
+            "POST",
+            "/jsonrpc",
+            "A2A-Version: 1.0\r\nContent-Type: application/json\r\n",
+        );
+        let (status, _, text) = raw(&self.address, &head, body.to_string().as_bytes());
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+pub fn card_path() -> &'static str {
+    "/.well-known/agent-card.json"
+}
+
+fn text_message(text: &str, id: &str) -> Value {
+    json!({"message": {"messageId": id, "role": "ROLE_USER", "parts": [{"text": text}]}})
+}
+
+/// The SDK client's steps, by name, over `binding`; `None` when the SDK
+/// is not installed (and CI does not require it).
+fn sdk_steps(net: &Network, binding: &str) -> Option<std::collections::HashMap<String, Value>> {
+    if !super::a2a::sdk_installed("import a2a.client, httpx") {
+        return None;
+    }
+    let out = std::process::Command::new("python3")
+        .arg(repo("tests/interop/a2a_sdk_client.py"))
+        .arg(format!("http://{}", net.address))
+        .arg(TOKEN)
+        .arg(binding)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(
+        super::json_lines(&out.stdout)
+            .into_iter()
+            .map(|step| (step["step"].as_str().unwrap().to_string(), step))
+            .collect(),
+    )
+}
+
+/// What the SDK saw, the same over both bindings: each task ended as the
+/// worker answered, streams in order, pages without loss, cancels and
+/// missing tasks named by the SDK's own error classes.
+#[test]
+fn the_a2a_sdk_sends_streams_gets_lists_and_cancels_over_both_bindings() {
+    let net = network(true, &[]);
+    for binding in ["JSONRPC", "HTTP+JSON"] {
+        let Some(steps) = sdk_steps(&net, binding) else {
+            return;
+        };
+        let task = &steps["send"]["events"][0]["task"];
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{binding}");
+        let result = &task["artifacts"][0]["parts"][0]["data"];
+        assert_eq!(result["echo"], json!({"text": "hello"}));
+        // The A2A message reached the worker whole (the TCK's steering).
+        assert_eq!(result["a2a_message_id"], "tck-send-1");
+
+        let failed = &steps["send-fail"]["events"][0]["task"];
+        assert_eq!(failed["status"]["state"], "TASK_STATE_FAILED");
+        assert_eq!(
+            failed["status"]["message"]["parts"][0]["text"],
+            "E-ASKED: asked to fail"
+        );
+
+        let states: Vec<&str> = steps["stream"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| {
+                e.pointer("/task/status/state")
+                    .or(e.pointer("/statusUpdate/status/state"))
+                    .and_then(Value::as_str)
+            })
+            .collect();
+        assert_eq!(
+            states,
+            [
+                "TASK_STATE_SUBMITTED",
+                "TASK_STATE_WORKING",
+                "TASK_STATE_COMPLETED"
+            ],
+            "{binding}"
+        );
+        assert!(
+            steps["stream"]["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e.get("artifactUpdate").is_some())
+        );
+
+        let got = &steps["get"]["task"];
+        assert_eq!(got["id"], task["id"]);
+        assert!(got.get("history").is_none(), "historyLength 0: no history");
+
+        let (first, second) = (&steps["list"]["first"], &steps["list"]["second"]);
+        assert_eq!(first["tasks"].as_array().unwrap().len(), 2);
+        assert!(first["tasks"][0].get("artifacts").is_some());
+        assert!(second["tasks"][0].get("artifacts").is_none());
+        assert_ne!(first["tasks"][0]["id"], second["tasks"][0]["id"]);
+
+        assert_eq!(
+            steps["cancel"]["task"]["status"]["state"],
+            "TASK_STATE_CANCELED"
+        );
+        assert_eq!(steps["cancel-done"]["error"], "TaskNotCancelableError");
+        assert_eq!(steps["get-missing"]["error"], "TaskNotFoundError");
+    }
+}
+
+/// The card lists the live capability and validates as an A2A card.
+#[test]
+fn the_card_is_built_from_live_advertisements_and_validates() {
+    let net = network(true, &[]);
+    let (status, card) = net.get(card_path());
+    assert_eq!(status, 200);
+    let parsed: Value = serde_json::from_str(&card).unwrap();
+    assert_eq!(parsed["skills"][0]["id"], "echo");
+    assert_eq!(parsed["skills"][0]["tags"], json!(["echo", "test"]));
+    let interfaces = parsed["supportedInterfaces"].as_array().unwrap();
+    assert!(interfaces.iter().all(|i| {
+        i["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("http://{}", net.address))
+    }));
+    aiproto(net.home.path())
+        .args(["validate", "-"])
+        .write_stdin(card)
+        .assert()
+        .code(0);
+}
+
+/// Nothing advertised: no card (503), and a message is refused by name,
+/// not left waiting.
+#[test]
+fn with_no_agent_advertising_there_is_no_card_and_no_task() {
+    let net = network(false, &[]);
+    let (status, body) = net.get(card_path());
+    assert_eq!(status, 503, "{body}");
+    let answer = net.call("SendMessage", text_message("hello", "m1"));
+    assert_eq!(answer["error"]["code"], -32004, "{answer}");
+}
+
+/// The door: no token, a rebinding Host, a foreign Origin, no version, a
+/// wrong content type, a body too large, an old method name, params that
+/// are not a request.
+#[test]
+fn the_door_refuses_what_a_hostile_or_hurried_client_sends() {
+    let net = network(true, &["--max-bytes", "4096"]);
+    let a = &net.address;
+    let body =
+        json!({"jsonrpc": "2.0", "id": 9, "method": "GetTask", "params": {"id": "x"}}).to_string();
+    let post = |head: &str, body: &[u8]| raw(a, head, body);
+    let no_token = format!(
+        "POST /jsonrpc HTTP/1.1\r\nHost: {a}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\n"
+    );
+    assert_eq!(post(&no_token, body.as_bytes()).0, 401);
+    let rebinding = format!(
+        "POST /jsonrpc HTTP/1.1\r\nHost: attacker.example\r\nAuthorization: Bearer {TOKEN}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\n"
+    );
+    assert_eq!(post(&rebinding, body.as_bytes()).0, 403);
+    let origin = net.head(
+        "POST",
+        "/jsonrpc",
+        "Origin: https://attacker.example\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\n",
+    );
+    assert_eq!(post(&origin, body.as_bytes()).0, 403);
+
+    let code = |head: String, body: &[u8]| {
+        let (status, _, text) = post(&head, body);
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"].clone()
+    };
+    let no_version = net.head("POST", "/jsonrpc", "Content-Type: application/json\r\n");
+    assert_eq!(code(no_version, body.as_bytes()), -32009);
+    let text_plain = net.head(
+        "POST",
+        "/jsonrpc",
+        "A2A-Version: 1.0\r\nContent-Type: text/plain\r\n",
+    );
+    assert_eq!(code(text_plain, body.as_bytes()), -32005);
+    // The spec's examples spell it application/a2a+json: taken too.
+    let a2a_json = net.head(
+        "POST",
+        "/jsonrpc",
+        "A2A-Version: 1.0\r\nContent-Type: application/a2a+json\r\n",
+    );
+    assert_eq!(code(a2a_json, body.as_bytes()), -32001);
+    let json_head = || {
+        net.head(
+            "POST",
+            "/jsonrpc",
+            "A2A-Version: 1.0\r\nContent-Type: application/json\r\n",
+        )
+    };
+    assert_eq!(code(json_head(), b"{not json"), -32700);
+    let old = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {}});
+    let answer = net.call("message/send", json!({}));
+    assert_eq!(answer["error"]["code"], -32601, "{old}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`SendMessage`")
+    );
+    let huge = vec![b' '; 8192];
+    assert_eq!(post(&json_head(), &huge).0, 413);
+
+    // Not a SendMessageRequest: named, with where.
+    let answer = net.call("SendMessage", json!({"message": {"role": "ROLE_USER"}}));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    // A file part the bridge cannot carry.
+    let image = json!({"message": {"messageId": "i", "role": "ROLE_USER",
+        "parts": [{"url": "https://example.com/a.png", "mediaType": "image/png"}]}});
+    assert_eq!(net.call("SendMessage", image)["error"]["code"], -32005);
+    // Push notifications are not offered, and say so.
+    let push = net.call(
+        "CreateTaskPushNotificationConfig",
+        json!({"taskId": "t", "url": "https://example.com/hook"}),
+    );
+    assert_eq!(push["error"]["code"], -32003);
+    // REST: the same errors with the spec's HTTP statuses.
+    let (status, _, text) = raw(
+        a,
+        &net.head("GET", "/rest/tasks/nope", "A2A-Version: 1.0\r\n"),
+        b"",
+    );
+    assert_eq!(status, 404, "{text}");
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["details"][0]["reason"], "TASK_NOT_FOUND");
+}
+
+/// A TaskResult from another agent than the one asked (an eavesdropper
+/// on the provider's topic, answering first) does not become the task's
+/// result: the real provider's answer, a second later, does.
+#[test]
+fn a_forged_result_from_another_agent_is_not_taken() {
+    let net = network_with(true, &[], 1.0);
+    let _forger = Running(worker(net.home.path(), net.broker, "did:hsp:mallory", 0.0));
+    let answer = net.call("SendMessage", text_message("hello", "m-forged"));
+    let task = &answer["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+    assert_eq!(
+        task["artifacts"][0]["parts"][0]["data"]["by"], "did:hsp:echo",
+        "{answer}"
+    );
+}
