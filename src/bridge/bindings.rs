@@ -99,6 +99,9 @@ pub async fn json_rpc(
     if let Some(refused) = version {
         return rpc_error(&id, &refused);
     }
+    if let Some(refused) = inexact(body) {
+        return rpc_error(&id, &refused);
+    }
     let params = request.get("params").unwrap_or(&Value::Null);
     let reply = match method {
         "SendMessage" => bridge.send(params).await.map(Reply::Object),
@@ -142,6 +145,20 @@ fn method_not_found(method: &str) -> A2aError {
     A2aError::new(-32601, format!("no method `{method}` in A2A 1.0{hint}"))
 }
 
+/// The refusal of a body holding numbers a JSON reader would change: the
+/// HSP agent would read another number than the client sent, and the
+/// bridge cannot carry it as written inside the parameters.
+fn inexact(body: &[u8]) -> Option<A2aError> {
+    let text = std::str::from_utf8(body).ok()?;
+    let numbers = crate::operations::bridging::inexact_numbers(text);
+    (!numbers.is_empty()).then(|| {
+        A2aError::invalid_params(format!(
+            "numbers beyond a double's precision would reach the HSP agent as other numbers: {}; send them as strings",
+            numbers.join(", ")
+        ))
+    })
+}
+
 /// An HTTP+JSON request answered: `path` is below the binding's base.
 pub async fn rest(
     bridge: &Arc<Bridge>,
@@ -161,7 +178,10 @@ pub async fn rest(
             ));
         }
         match serde_json::from_slice(body) {
-            Ok(v) => v,
+            Ok(v) => match inexact(body) {
+                Some(refused) => return rest_error(&refused),
+                None => v,
+            },
             Err(e) => return rest_error(&A2aError::parse(e)),
         }
     } else {

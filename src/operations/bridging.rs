@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex};
 use chrono::Utc;
 use serde_json::{Map, Value, json};
 
-use crate::protocols::a2a;
 use crate::protocols::hsp::Version;
 use crate::protocols::hsp::compose::{self, Draft, Kind};
 use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory};
 use crate::protocols::{Found, Protocol, ReadOptions};
+use crate::protocols::{a2a, json_doc};
 use crate::transport::mqtt::MqttUri;
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, TransportError};
 
@@ -215,19 +215,49 @@ pub fn state_of(status: &str) -> &'static str {
     }
 }
 
+/// The numbers of a JSON text that a JSON reader would read as another
+/// number (beyond a double's precision), each as `pointer: literal`.
+pub fn inexact_numbers(text: &str) -> Vec<String> {
+    json_doc::numbers::inexact(text)
+        .into_iter()
+        .map(|f| {
+            let (start, end) = crate::json_locate::locate_span(text, &f.pointer);
+            format!("{} ({})", f.pointer, &text[start..end])
+        })
+        .collect()
+}
+
 /// The task's outcome from the TaskResult `text`: its status as the
 /// state, its payload as the artifact (a text part for a string, a data
-/// part for JSON), its error details as the status message.
+/// part for JSON), its error details as the status message. A payload
+/// holding a number that JSON readers would change goes as its text,
+/// exactly as written, in a text part of type application/json: said so.
 pub fn outcome(text: &str, capability: &str) -> TaskOutcome {
     let json: Value = serde_json::from_str(text).unwrap_or_default();
     let payload = json.get("payload").cloned().unwrap_or_default();
     let status = payload.get("status").and_then(Value::as_str).unwrap_or("");
+    let inexact: Vec<String> = inexact_numbers(text)
+        .into_iter()
+        .filter(|n| n.starts_with("/payload/payload"))
+        .collect();
     let artifact = payload.get("payload").map(|content| {
         let id = payload
             .get("result_id")
             .and_then(Value::as_str)
             .map_or_else(compose::new_id, str::to_string);
-        artifact(&id, capability, content)
+        if inexact.is_empty() {
+            artifact(&id, capability, content)
+        } else {
+            let (start, end) = crate::json_locate::locate_span(text, "/payload/payload");
+            let part = json!({ "text": &text[start..end], "mediaType": "application/json" });
+            json!({ "artifactId": id, "name": capability, "parts": [part] })
+        }
+    });
+    let exactly = (!inexact.is_empty()).then(|| {
+        format!(
+            "the result holds numbers a JSON reader would change ({}): the artifact carries it as written, as text",
+            inexact.join(", ")
+        )
     });
     let said = payload.get("error_details").map(|e| {
         let message = e.get("error_message").and_then(Value::as_str);
@@ -241,7 +271,10 @@ pub fn outcome(text: &str, capability: &str) -> TaskOutcome {
     TaskOutcome {
         state: state_of(status),
         artifact,
-        said,
+        said: match (said, exactly) {
+            (Some(said), Some(exactly)) => Some(format!("{said}; {exactly}")),
+            (said, exactly) => said.or(exactly),
+        },
     }
 }
 
@@ -337,6 +370,16 @@ mod tests {
             ("TASK_STATE_FAILED", Some("E1: no disk"), None)
         );
         assert_eq!(state_of("rejected"), "TASK_STATE_REJECTED");
+        // A number a double cannot hold goes as written, in text.
+        let big = r#"{"payload": {"status": "success", "payload": {"n": 12345678901234567890123, "x": 0.90}}}"#;
+        let o = outcome(big, "echo");
+        let part = &o.artifact.unwrap()["parts"][0];
+        assert_eq!(part["text"], r#"{"n": 12345678901234567890123, "x": 0.90}"#);
+        assert!(
+            o.said
+                .unwrap()
+                .contains("/payload/payload/n (12345678901234567890123)")
+        );
         assert_eq!(state_of("queued"), "TASK_STATE_SUBMITTED");
     }
 }

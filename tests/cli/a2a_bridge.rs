@@ -403,3 +403,36 @@ fn a_forged_result_from_another_agent_is_not_taken() {
         "{answer}"
     );
 }
+
+/// Numbers a double cannot hold: refused on the way in (the HSP agent
+/// would read another number), carried as written on the way out.
+#[test]
+fn numbers_are_never_rewritten_on_either_way() {
+    let net = network(true, &[]);
+    let big = r#"{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {"messageId": "b", "role": "ROLE_USER", "parts": [{"data": {"n": 12345678901234567890123}}]}}}"#;
+    let head = net.head(
+        "POST",
+        "/jsonrpc",
+        "A2A-Version: 1.0\r\nContent-Type: application/json\r\n",
+    );
+    let (_, _, text) = raw(&net.address, &head, big.as_bytes());
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let why = answer["error"]["message"].as_str().unwrap();
+    assert!(why.contains("12345678901234567890123"), "{why}");
+
+    let answer = net.call("SendMessage", text_message("big", "m-big"));
+    let task = &answer["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+    let part = &task["artifacts"][0]["parts"][0];
+    assert_eq!(part["mediaType"], "application/json");
+    let exact = part["text"].as_str().unwrap();
+    assert!(exact.contains("12345678901234567890123"), "{exact}");
+    assert!(exact.contains("0.90"), "{exact}");
+    assert!(
+        task["status"]["message"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("as written")
+    );
+}

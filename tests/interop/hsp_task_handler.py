@@ -7,6 +7,8 @@ A2A TCK steers a server under test through the message it sends:
   "fail"    a failure, with error code E-ASKED and a message
   "reject"  a rejection
   "slow"    success after three seconds (time to cancel it)
+  "big"     success with 12345678901234567890123 and 0.90 in the result,
+            written as such (beyond a double, and a trailing zero)
 anything else: success, the parameters echoed as the result, plus the
 A2A message id the bridge passed through (payload.a2a_message).
 
@@ -45,7 +47,10 @@ def main():
         if text == "slow":
             time.sleep(3)
         result = {"echo": parameters, "by": did, "a2a_message_id": payload.get("a2a_message", {}).get("messageId")}
+        if text == "big":
+            result = {"n": "__BIG__", "x": "__DECIMAL__"}
         out = compose(aiproto, did, request, "--status", "success", "--result", json.dumps(result))
+        out = out.replace('"__BIG__"', "12345678901234567890123").replace('"__DECIMAL__"', "0.90")
     sys.stdout.write(out)
 
 
