@@ -24,7 +24,25 @@ use crate::transport::door::{self, Body};
 /// task as it is and follows its events.
 pub enum Reply {
     Object(Value),
-    Stream(Value, broadcast::Receiver<Value>),
+    Stream(Value, broadcast::Receiver<Value>, Until),
+}
+
+/// Where a stream closes: a sent message's, once the task ends or waits
+/// for the client; a subscription's, only once the task ends (it may be
+/// the client's way to follow a task that waits for input).
+#[derive(Clone, Copy)]
+pub enum Until {
+    EndsOrWaits,
+    Ends,
+}
+
+impl Until {
+    fn reached(self, state: &str) -> bool {
+        match self {
+            Until::EndsOrWaits => ends_wait(state),
+            Until::Ends => crate::operations::bridging::is_terminal(state),
+        }
+    }
 }
 
 fn extended_card() -> A2aError {
@@ -68,6 +86,18 @@ pub async fn json_rpc(
     json_body: bool,
     version: Option<A2aError>,
 ) -> Response<Body> {
+    if !json_body {
+        // Named before the body is read: a body of another type need not
+        // be JSON at all.
+        let id = serde_json::from_slice::<Value>(body)
+            .ok()
+            .and_then(|r| r.get("id").cloned())
+            .unwrap_or(Value::Null);
+        return rpc_error(
+            &id,
+            &A2aError::content_type("the request's Content-Type (send application/json)"),
+        );
+    }
     let request: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => return rpc_error(&Value::Null, &A2aError::parse(e)),
@@ -90,30 +120,24 @@ pub async fn json_rpc(
     let Some(method) = request.get("method").and_then(Value::as_str) else {
         return rpc_error(&id, &A2aError::invalid_request("method must be a string"));
     };
-    if !json_body {
-        return rpc_error(
-            &id,
-            &A2aError::content_type("the request's Content-Type (send application/json)"),
-        );
-    }
     if let Some(refused) = version {
         return rpc_error(&id, &refused);
     }
     if let Some(refused) = inexact(body) {
         return rpc_error(&id, &refused);
     }
-    let params = request.get("params").unwrap_or(&Value::Null);
+    let params = &camel_case(request.get("params").cloned().unwrap_or(Value::Null));
     let reply = match method {
         "SendMessage" => bridge.send(params).await.map(Reply::Object),
         "SendStreamingMessage" => super::calls::checked(Some(params), "SendMessageRequest")
             .and_then(|p| bridge.start(p))
-            .map(|s| Reply::Stream(s.snapshot, s.events)),
+            .map(|s| Reply::Stream(s.snapshot, s.events, Until::EndsOrWaits)),
         "GetTask" => bridge.get(params).map(Reply::Object),
         "ListTasks" => bridge.list(params).map(Reply::Object),
         "CancelTask" => bridge.cancel(params).map(Reply::Object),
         "SubscribeToTask" => bridge
             .subscribe(params)
-            .map(|(task, events)| Reply::Stream(task, events)),
+            .map(|(task, events)| Reply::Stream(task, events, Until::Ends)),
         "GetExtendedAgentCard" => Err(extended_card()),
         "CreateTaskPushNotificationConfig"
         | "GetTaskPushNotificationConfig"
@@ -126,9 +150,9 @@ pub async fn json_rpc(
             StatusCode::OK,
             &json!({ "jsonrpc": "2.0", "id": id, "result": result }),
         ),
-        Ok(Reply::Stream(task, events)) => {
+        Ok(Reply::Stream(task, events, until)) => {
             let wrap = move |result: Value| json!({ "jsonrpc": "2.0", "id": id, "result": result });
-            stream(bridge, task, events, wrap)
+            stream(bridge, task, events, until, wrap)
         }
         Err(e) => rpc_error(&id, &e),
     }
@@ -170,7 +194,8 @@ pub async fn rest(
 ) -> Response<Body> {
     let path = path.strip_prefix(REST).unwrap_or(path);
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let wants_body = *method == Method::POST;
+    // A POST that needs no body (cancel, subscribe) may come without one.
+    let wants_body = *method == Method::POST && !body.iter().all(u8::is_ascii_whitespace);
     let params: Value = if wants_body {
         if !json_body {
             return rest_error(&A2aError::content_type(
@@ -180,7 +205,7 @@ pub async fn rest(
         match serde_json::from_slice(body) {
             Ok(v) => match inexact(body) {
                 Some(refused) => return rest_error(&refused),
-                None => v,
+                None => camel_case(v),
             },
             Err(e) => return rest_error(&A2aError::parse(e)),
         }
@@ -192,7 +217,7 @@ pub async fn rest(
         (Method::POST, ["message:stream"]) => {
             super::calls::checked(Some(&params), "SendMessageRequest")
                 .and_then(|p| bridge.start(p))
-                .map(|s| Reply::Stream(s.snapshot, s.events))
+                .map(|s| Reply::Stream(s.snapshot, s.events, Until::EndsOrWaits))
         }
         (Method::GET, ["tasks"]) => bridge
             .list(&query_params(query, &["pageSize", "historyLength"]))
@@ -215,7 +240,7 @@ pub async fn rest(
             let p = json!({ "id": action.trim_end_matches(":subscribe") });
             bridge
                 .subscribe(&p)
-                .map(|(task, events)| Reply::Stream(task, events))
+                .map(|(task, events)| Reply::Stream(task, events, Until::Ends))
         }
         (_, ["tasks", _, "pushNotificationConfigs", ..]) => Err(A2aError::push_not_supported()),
         (Method::GET, ["extendedAgentCard"]) => Err(extended_card()),
@@ -230,9 +255,53 @@ pub async fn rest(
     };
     match reply {
         Ok(Reply::Object(result)) => json_response(StatusCode::OK, &result),
-        Ok(Reply::Stream(task, events)) => stream(bridge, task, events, |v| v),
+        Ok(Reply::Stream(task, events, until)) => stream(bridge, task, events, until, |v| v),
         Err(e) => rest_error(&e),
     }
+}
+
+/// Params with the proto's own field names (`context_id`) under their
+/// JSON names (`contextId`), as ProtoJSON readers take both: A2A writes
+/// camelCase, and the TCK sends ListTasks in snake_case. The content of
+/// `data` parts and of `metadata` is the sender's, left as it is.
+fn camel_case(value: Value) -> Value {
+    match value {
+        Value::Object(object) => Value::Object(
+            object
+                .into_iter()
+                .map(|(key, value)| {
+                    let key = camel(key);
+                    let value = match key.as_str() {
+                        "data" | "metadata" => value,
+                        _ => camel_case(value),
+                    };
+                    (key, value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(camel_case).collect()),
+        other => other,
+    }
+}
+
+/// A proto field name as its JSON name (`page_size`: `pageSize`).
+fn camel(key: String) -> String {
+    if !key.contains('_') {
+        return key;
+    }
+    let mut camel = String::new();
+    let mut upper = false;
+    for c in key.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                camel.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => camel.push(c),
+        }
+    }
+    camel
 }
 
 /// The query's parameters as request params: numbers where `numeric`
@@ -243,6 +312,7 @@ fn query_params(query: Option<&str>, numeric: &[&str]) -> Value {
         if key.eq_ignore_ascii_case("A2A-Version") {
             continue;
         }
+        let key = camel(key);
         let typed = if numeric.contains(&key.as_str()) {
             value.parse::<u64>().map_or(json!(value), |n| json!(n))
         } else if value == "true" || value == "false" {
@@ -291,18 +361,18 @@ pub fn rest_error(error: &A2aError) -> Response<Body> {
 }
 
 /// A server-sent event stream: `{"task": …}` first, then each event of
-/// the task until it ends or waits for the client, each wrapped for the
-/// binding. A reader that falls behind is sent the task as it is then.
+/// the task until `until`, each wrapped for the binding. A reader that falls behind is sent the task as it is then.
 fn stream(
     bridge: &Arc<Bridge>,
     task: Value,
     mut events: broadcast::Receiver<Value>,
+    until: Until,
     wrap: impl Fn(Value) -> Value + Send + Sync + 'static,
 ) -> Response<Body> {
     let (sender, receiver) = mpsc::channel::<Bytes>(16);
     let id = task["id"].as_str().unwrap_or_default().to_string();
     let bridge = Arc::clone(bridge);
-    let ended = ends_wait(task["status"]["state"].as_str().unwrap_or_default());
+    let ended = until.reached(task["status"]["state"].as_str().unwrap_or_default());
     tokio::spawn(async move {
         let frame = |value: Value| Bytes::from(format!("data: {}\n\n", wrap(value)));
         if sender.send(frame(json!({ "task": task }))).await.is_err() || ended {
@@ -315,7 +385,7 @@ fn stream(
                 Err(broadcast::error::RecvError::Lagged(_)) => match bridge.tasks.get(&id, None) {
                     Some(now) => {
                         let state = now["status"]["state"].as_str().unwrap_or_default();
-                        let done = ends_wait(state);
+                        let done = until.reached(state);
                         if sender.send(frame(json!({ "task": now }))).await.is_err() || done {
                             return;
                         }
@@ -329,7 +399,7 @@ fn stream(
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            if sender.send(frame(event)).await.is_err() || ends_wait(&state) {
+            if sender.send(frame(event)).await.is_err() || until.reached(&state) {
                 return;
             }
         }
@@ -406,6 +476,17 @@ mod tests {
             !method_not_found("Frobnicate")
                 .message
                 .contains("did you mean")
+        );
+    }
+
+    #[test]
+    fn proto_names_are_read_as_json_names_but_not_inside_data() {
+        let params = json!({"context_id": "c", "page_size": 2,
+            "message": {"message_id": "m", "parts": [{"data": {"keep_me": 1}}], "metadata": {"x_y": 1}}});
+        assert_eq!(
+            camel_case(params),
+            json!({"contextId": "c", "pageSize": 2,
+                "message": {"messageId": "m", "parts": [{"data": {"keep_me": 1}}], "metadata": {"x_y": 1}}})
         );
     }
 

@@ -25,7 +25,7 @@ pub fn card(bridge: &Bridge, base: &str) -> Option<Value> {
     let agents: std::collections::BTreeSet<&str> =
         providers.iter().map(|p| p.agent.as_str()).collect();
     let skills: Vec<Value> = providers.iter().map(bridging::Provider::skill).collect();
-    Some(json!({
+    let mut card = json!({
         "name": bridge.config.name,
         "description": format!(
             "HSP agents on an MQTT network, reached over A2A through aiproto's bridge: {}. Each message becomes an HSP TaskRequest to the skill's agent; its TaskResult becomes the task's state and artifact.",
@@ -48,5 +48,12 @@ pub fn card(bridge: &Bridge, base: &str) -> Option<Value> {
         "defaultInputModes": MEDIA_TYPES,
         "defaultOutputModes": MEDIA_TYPES,
         "skills": skills,
-    }))
+    });
+    if bridge.config.tokenless
+        && let Some(object) = card.as_object_mut()
+    {
+        object.remove("securitySchemes");
+        object.remove("securityRequirements");
+    }
+    Some(card)
 }

@@ -32,6 +32,8 @@ struct Entry {
     touched: u64,
     events: broadcast::Sender<Value>,
     stop: Arc<AtomicBool>,
+    /// The agent's direct reply, when it answered with a message.
+    reply: Option<Value>,
 }
 
 #[derive(Default)]
@@ -119,6 +121,7 @@ impl Tasks {
                 touched,
                 events: sender,
                 stop: Arc::clone(&stop),
+                reply: None,
             },
         );
         Ok(Created {
@@ -151,6 +154,19 @@ impl Tasks {
     /// Moves the task to `state` (with a status message saying `said`),
     /// unless it has ended: then nothing changes (`false`).
     pub fn set_state(&self, id: &str, state: &str, said: Option<&str>) -> bool {
+        let message = said.map(|said| {
+            json!({
+                "messageId": crate::ids::new_uuid7(),
+                "role": "ROLE_AGENT",
+                "parts": [{ "text": said }],
+            })
+        });
+        self.set_status(id, state, message)
+    }
+
+    /// Moves the task to `state` with the agent's status `message` (its
+    /// task and context set to the task's), unless it has ended.
+    pub fn set_status(&self, id: &str, state: &str, message: Option<Value>) -> bool {
         let mut inner = self.lock();
         inner.clock += 1;
         let clock = inner.clock;
@@ -158,18 +174,15 @@ impl Tasks {
             return false;
         };
         let current = entry.task["status"]["state"].as_str().unwrap_or_default();
-        if crate::operations::bridging::is_terminal(current) || current == state && said.is_none() {
+        if crate::operations::bridging::is_terminal(current)
+            || current == state && message.is_none()
+        {
             return false;
         }
         let mut status = json!({ "state": state, "timestamp": now() });
-        if let Some(said) = said {
-            let message = json!({
-                "messageId": crate::ids::new_uuid7(),
-                "role": "ROLE_AGENT",
-                "taskId": id,
-                "contextId": entry.task["contextId"],
-                "parts": [{ "text": said }],
-            });
+        if let Some(mut message) = message {
+            message["taskId"] = json!(id);
+            message["contextId"] = entry.task["contextId"].clone();
             status["message"] = message.clone();
             if let Some(history) = entry.task["history"].as_array_mut() {
                 history.push(message);
@@ -186,8 +199,10 @@ impl Tasks {
         true
     }
 
-    /// Adds an artifact to a task that has not ended, and tells its streams.
-    pub fn add_artifact(&self, id: &str, artifact: Value) {
+    /// Adds an artifact to a task that has not ended, and tells its
+    /// streams; one of an id the task has already is a chunk: its parts
+    /// are appended. `last`: no more chunks of it follow.
+    pub fn add_artifact(&self, id: &str, artifact: Value, last: bool) {
         let mut inner = self.lock();
         let Some(entry) = inner.by_id.get_mut(id) else {
             return;
@@ -196,17 +211,84 @@ impl Tasks {
         if crate::operations::bridging::is_terminal(state) {
             return;
         }
-        match entry.task["artifacts"].as_array_mut() {
-            Some(artifacts) => artifacts.push(artifact.clone()),
-            None => entry.task["artifacts"] = json!([artifact.clone()]),
+        if !entry.task["artifacts"].is_array() {
+            entry.task["artifacts"] = json!([]);
+        }
+        let mut append = false;
+        if let Some(artifacts) = entry.task["artifacts"].as_array_mut() {
+            let same = artifacts
+                .iter_mut()
+                .find(|a| a["artifactId"] == artifact["artifactId"]);
+            append = same.is_some();
+            match (same, artifact["parts"].as_array()) {
+                (Some(kept), Some(parts)) => {
+                    if let Some(kept_parts) = kept["parts"].as_array_mut() {
+                        kept_parts.extend(parts.iter().cloned());
+                    }
+                }
+                _ => artifacts.push(artifact.clone()),
+            }
         }
         let event = json!({ "artifactUpdate": {
             "taskId": id,
             "contextId": entry.task["contextId"],
             "artifact": artifact,
-            "lastChunk": true,
+            "append": append,
+            "lastChunk": last,
         }});
         let _ = entry.events.send(event);
+    }
+
+    /// Keeps the agent's direct reply (a message, not a task) for the send
+    /// that waits on the task.
+    pub fn set_reply(&self, id: &str, mut reply: Value) {
+        let mut inner = self.lock();
+        if let Some(entry) = inner.by_id.get_mut(id) {
+            reply["contextId"] = entry.task["contextId"].clone();
+            entry.reply = Some(reply);
+        }
+    }
+
+    /// The agent's direct reply to the task's message, if it gave one.
+    pub fn reply(&self, id: &str) -> Option<Value> {
+        self.lock().by_id.get(id).and_then(|e| e.reply.clone())
+    }
+
+    /// A follow-up `message` to a task waiting for input: kept in its
+    /// history; its events (from now) and a new stop flag.
+    pub fn resume(
+        &self,
+        id: &str,
+        message: &Value,
+    ) -> Result<(Value, broadcast::Receiver<Value>, Arc<AtomicBool>), A2aError> {
+        let mut inner = self.lock();
+        let entry = inner
+            .by_id
+            .get_mut(id)
+            .ok_or_else(|| A2aError::task_not_found(id))?;
+        let state = entry.task["status"]["state"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if !matches!(
+            state.as_str(),
+            "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_AUTH_REQUIRED"
+        ) {
+            return Err(A2aError::unsupported(format!(
+                "task `{id}` is {state}: only a task waiting for input takes another message; send a new message (same contextId) for a follow-up"
+            )));
+        }
+        let mut kept = message.clone();
+        kept["taskId"] = json!(id);
+        kept["contextId"] = entry.task["contextId"].clone();
+        if let Some(history) = entry.task["history"].as_array_mut() {
+            history.push(kept.clone());
+        }
+        entry.reply = None;
+        let stop = Arc::new(AtomicBool::new(false));
+        entry.stop = Arc::clone(&stop);
+        let events = entry.events.subscribe();
+        Ok((kept, events, stop))
     }
 
     /// Cancels a task that has not ended: its HSP exchange stops waiting.

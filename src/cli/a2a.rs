@@ -32,7 +32,16 @@ pub fn serve(args: &A2aServeArgs) -> CmdResult {
     if args.task_timeout == 0 {
         return Err(CliError::usage("--task-timeout must be at least 1 second"));
     }
-    let (token, made) = super::common::bearer_token(args.token_file.as_deref(), TOKEN_ENV)?;
+    if args.no_token && !loopback {
+        return Err(CliError::usage(
+            "--no-token is for graders on this machine: listen on 127.0.0.1",
+        ));
+    }
+    let (token, made) = if args.no_token {
+        (String::new(), false)
+    } else {
+        super::common::bearer_token(args.token_file.as_deref(), TOKEN_ENV)?
+    };
     let config = crate::bridge::Config {
         broker,
         settings: Settings {
@@ -45,6 +54,7 @@ pub fn serve(args: &A2aServeArgs) -> CmdResult {
         capability: args.capability.clone(),
         task_timeout: Duration::from_secs(args.task_timeout),
         max_tasks: args.max_tasks,
+        tokenless: args.no_token,
     };
     let listen = Listen {
         address: args.listen,
@@ -71,6 +81,11 @@ pub fn serve(args: &A2aServeArgs) -> CmdResult {
                  --token-file or {TOKEN_ENV} to keep it)",
                 crate::bridge::JSONRPC,
                 crate::bridge::REST
+            );
+        }
+        if args.no_token {
+            eprintln!(
+                "aiproto: warning: --no-token: any process on this machine may call the bridge"
             );
         }
         if !loopback {

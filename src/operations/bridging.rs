@@ -194,14 +194,105 @@ pub fn unsupported_media(message: &Value) -> Option<String> {
 }
 
 /// What an HSP answer makes of the A2A task.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskOutcome {
     /// The A2A task state.
     pub state: &'static str,
-    /// The artifact, when the answer carries a payload.
-    pub artifact: Option<Value>,
+    /// The artifacts, in order (one of the same id again appends to it).
+    pub artifacts: Vec<Value>,
     /// The status message's text, when there is something to say.
     pub said: Option<String>,
+    /// The status message the agent wrote itself (an A2A answer).
+    pub status_message: Option<Value>,
+    /// A direct reply: the agent answers with a message, not a task.
+    pub reply: Option<Value>,
+}
+
+/// The A2A task states an agent may report.
+const STATES: [&str; 8] = [
+    "TASK_STATE_SUBMITTED",
+    "TASK_STATE_WORKING",
+    "TASK_STATE_COMPLETED",
+    "TASK_STATE_FAILED",
+    "TASK_STATE_CANCELED",
+    "TASK_STATE_REJECTED",
+    "TASK_STATE_INPUT_REQUIRED",
+    "TASK_STATE_AUTH_REQUIRED",
+];
+
+/// The key of a TaskResult payload that answers in A2A's own terms.
+pub const A2A_ANSWER: &str = "a2a";
+
+/// A TaskResult payload `{"a2a": {…}}`: the agent's answer in A2A terms,
+/// for what HSP cannot say (a state that waits for input, file parts,
+/// several artifacts, a direct message). Its `state`, `artifacts`,
+/// `statusMessage` and `message` are checked against the A2A schema; an
+/// answer that does not pass fails the task, saying why.
+fn a2a_answer(content: &Value, status: &str) -> Option<TaskOutcome> {
+    let answer = content
+        .as_object()
+        .filter(|o| o.len() == 1)?
+        .get(A2A_ANSWER)?;
+    let Some(answer) = answer.as_object() else {
+        return Some(invalid_answer(vec![format!(
+            "`{A2A_ANSWER}` must be an object"
+        )]));
+    };
+    let mut errors = Vec::new();
+    let mut check = |value: &Value, definition: &str, at: &str| {
+        errors.extend(
+            a2a_errors(value, definition)
+                .into_iter()
+                .map(|e| format!("{at}{e}")),
+        );
+    };
+    let artifacts: Vec<Value> = match answer.get("artifacts") {
+        None => Vec::new(),
+        Some(Value::Array(all)) => all.clone(),
+        Some(_) => {
+            check(&json!(null), "Artifact", "artifacts");
+            Vec::new()
+        }
+    };
+    for (i, artifact) in artifacts.iter().enumerate() {
+        check(artifact, "Artifact", &format!("artifacts/{i}"));
+    }
+    for key in ["statusMessage", "message"] {
+        if let Some(message) = answer.get(key) {
+            check(message, "Message", key);
+        }
+    }
+    let state = match answer.get("state").and_then(Value::as_str) {
+        None => state_of(status),
+        Some(s) => match STATES.iter().find(|known| **known == s) {
+            Some(known) => known,
+            None => {
+                errors.push(format!("state `{s}` is not an A2A 1.0 task state"));
+                "TASK_STATE_FAILED"
+            }
+        },
+    };
+    if !errors.is_empty() {
+        return Some(invalid_answer(errors));
+    }
+    Some(TaskOutcome {
+        state,
+        artifacts,
+        said: None,
+        status_message: answer.get("statusMessage").cloned(),
+        reply: answer.get("message").cloned(),
+    })
+}
+
+fn invalid_answer(errors: Vec<String>) -> TaskOutcome {
+    TaskOutcome {
+        state: "TASK_STATE_FAILED",
+        said: Some(format!(
+            "the agent's A2A answer is not valid (InvalidAgentResponse): {}",
+            errors.join("; ")
+        )),
+        ..TaskOutcome::default()
+    }
 }
 
 /// The A2A state of an HSP TaskResult status.
@@ -236,6 +327,12 @@ pub fn outcome(text: &str, capability: &str) -> TaskOutcome {
     let json: Value = serde_json::from_str(text).unwrap_or_default();
     let payload = json.get("payload").cloned().unwrap_or_default();
     let status = payload.get("status").and_then(Value::as_str).unwrap_or("");
+    if let Some(answer) = payload
+        .get("payload")
+        .and_then(|content| a2a_answer(content, status))
+    {
+        return answer;
+    }
     let inexact: Vec<String> = inexact_numbers(text)
         .into_iter()
         .filter(|n| n.starts_with("/payload/payload"))
@@ -270,11 +367,12 @@ pub fn outcome(text: &str, capability: &str) -> TaskOutcome {
     });
     TaskOutcome {
         state: state_of(status),
-        artifact,
+        artifacts: artifact.into_iter().collect(),
         said: match (said, exactly) {
             (Some(said), Some(exactly)) => Some(format!("{said}; {exactly}")),
             (said, exactly) => said.or(exactly),
         },
+        ..TaskOutcome::default()
     }
 }
 
@@ -283,8 +381,8 @@ pub fn outcome(text: &str, capability: &str) -> TaskOutcome {
 pub fn plain_outcome(text: &str, capability: &str) -> TaskOutcome {
     TaskOutcome {
         state: "TASK_STATE_COMPLETED",
-        artifact: Some(artifact(&compose::new_id(), capability, &json!(text))),
-        said: None,
+        artifacts: vec![artifact(&compose::new_id(), capability, &json!(text))],
+        ..TaskOutcome::default()
     }
 }
 
@@ -362,18 +460,18 @@ mod tests {
             r#"{"payload": {"result_id": "r1", "status": "success", "payload": {"ok": true}}}"#;
         let o = outcome(done, "echo");
         assert_eq!(o.state, "TASK_STATE_COMPLETED");
-        assert_eq!(o.artifact.unwrap()["parts"][0]["data"], json!({"ok": true}));
+        assert_eq!(o.artifacts[0]["parts"][0]["data"], json!({"ok": true}));
         let failed = r#"{"payload": {"status": "failure", "error_details": {"error_code": "E1", "error_message": "no disk"}}}"#;
         let o = outcome(failed, "echo");
         assert_eq!(
-            (o.state, o.said.as_deref(), o.artifact),
-            ("TASK_STATE_FAILED", Some("E1: no disk"), None)
+            (o.state, o.said.as_deref(), o.artifacts.len()),
+            ("TASK_STATE_FAILED", Some("E1: no disk"), 0)
         );
         assert_eq!(state_of("rejected"), "TASK_STATE_REJECTED");
         // A number a double cannot hold goes as written, in text.
         let big = r#"{"payload": {"status": "success", "payload": {"n": 12345678901234567890123, "x": 0.90}}}"#;
         let o = outcome(big, "echo");
-        let part = &o.artifact.unwrap()["parts"][0];
+        let part = &o.artifacts[0]["parts"][0];
         assert_eq!(part["text"], r#"{"n": 12345678901234567890123, "x": 0.90}"#);
         assert!(
             o.said

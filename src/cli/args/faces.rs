@@ -189,6 +189,12 @@ pub struct A2aServeArgs {
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
 
+    /// Serve without a bearer token, on loopback only: for graders that
+    /// cannot send one (the A2A TCK). Any process on this machine may
+    /// then call the bridge, and through it the HSP agents.
+    #[arg(long, conflicts_with = "token_file")]
+    pub no_token: bool,
+
     /// A name clients reach the bridge by (the Host header), besides
     /// localhost and the bound address; repeatable. Other names get 403.
     #[arg(long = "allowed-host", value_name = "NAME")]
