@@ -15,6 +15,18 @@ pub const REST: &str = "/rest";
 /// Where the card is served.
 pub const WELL_KNOWN: &str = "/.well-known/agent-card.json";
 
+/// How long a client may keep the card: briefly, since it follows the
+/// advertisements; each client its own copy (it names the token's scheme).
+pub const CACHE_CONTROL: &str = "private, max-age=30";
+
+/// The card's entity tag: a digest of its bytes.
+pub fn etag(body: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(body.as_bytes());
+    let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
 /// The card, with interfaces under `base` (`http://host:port`); `None`
 /// while no HSP agent advertises a capability (a card needs a skill).
 pub fn card(bridge: &Bridge, base: &str) -> Option<Value> {

@@ -181,11 +181,33 @@ impl Front {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("127.0.0.1");
         match card::card(&self.bridge, &format!("http://{host}")) {
-            Some(card) => door::whole(
-                StatusCode::OK,
-                "application/json",
-                Bytes::from(card.to_string()),
-            ),
+            Some(card) => {
+                // The card changes as agents advertise: cached briefly,
+                // and named by its digest for a conditional GET.
+                let body = card.to_string();
+                let tag = card::etag(&body);
+                let unchanged = headers
+                    .get(header::IF_NONE_MATCH)
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|asked| asked.split(',').any(|t| t.trim() == tag));
+                let mut response = if unchanged {
+                    let mut empty =
+                        door::whole(StatusCode::NOT_MODIFIED, "application/json", Bytes::new());
+                    empty.headers_mut().remove(header::CONTENT_TYPE);
+                    empty
+                } else {
+                    door::whole(StatusCode::OK, "application/json", Bytes::from(body))
+                };
+                let headers = response.headers_mut();
+                headers.insert(
+                    header::CACHE_CONTROL,
+                    header::HeaderValue::from_static(card::CACHE_CONTROL),
+                );
+                if let Ok(value) = header::HeaderValue::from_str(&tag) {
+                    headers.insert(header::ETAG, value);
+                }
+                response
+            }
             None => {
                 let mut waiting = door::plain(
                     StatusCode::SERVICE_UNAVAILABLE,

@@ -16,14 +16,14 @@ const TOKEN: &str = "a2a-bridge-test-token-0123";
 
 /// A broker, a worker answering as `did:hsp:echo` (advertised unless
 /// `advertise` is false), and the bridge in front.
-struct Network {
+pub struct Network {
     _broker: Running,
     _workers: Vec<Running>,
     _bridge: Running,
     broker: u16,
     /// `127.0.0.1:PORT` of the bridge.
-    address: String,
-    home: tempfile::TempDir,
+    pub address: String,
+    pub home: tempfile::TempDir,
 }
 
 /// A worker on the provider's topic answering as `did` after `delay` s.
@@ -85,7 +85,7 @@ fn network(advertised: bool, extra: &[&str]) -> Network {
     network_with(advertised, extra, 0.0)
 }
 
-fn network_with(advertised: bool, extra: &[&str], delay: f64) -> Network {
+pub fn network_with(advertised: bool, extra: &[&str], delay: f64) -> Network {
     let h = home();
     let (broker_child, broker) = embedded_broker(h.path());
     let workers = vec![Running(worker(h.path(), broker, "did:hsp:echo", delay))];
@@ -94,6 +94,7 @@ fn network_with(advertised: bool, extra: &[&str], delay: f64) -> Network {
     }
     let token_file = h.path().join("token");
     std::fs::write(&token_file, TOKEN).unwrap();
+    let tokenless = extra.contains(&"--no-token");
     let mut command = spawn(
         h.path(),
         &[
@@ -103,11 +104,15 @@ fn network_with(advertised: bool, extra: &[&str], delay: f64) -> Network {
             "127.0.0.1:0",
             "--via",
             &format!("mqtt://127.0.0.1:{broker}"),
-            "--task-timeout",
-            "20",
         ],
     );
-    command.arg("--token-file").arg(&token_file).args(extra);
+    if !extra.contains(&"--task-timeout") {
+        command.args(["--task-timeout", "20"]);
+    }
+    if !tokenless {
+        command.arg("--token-file").arg(&token_file);
+    }
+    command.args(extra);
     let (bridge, line) = started_with_line(command);
     let address = line
         .strip_prefix("http://")
