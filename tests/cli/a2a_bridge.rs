@@ -441,3 +441,69 @@ fn numbers_are_never_rewritten_on_either_way() {
             .contains("as written")
     );
 }
+
+/// The official JavaScript SDK (@a2a-js/sdk 1.3.0) over both bindings:
+/// send, stream, get, cancel, and a cancel of an ended task named by its
+/// own error class. It runs where `AIPROTO_A2A_JS_SDK` names the
+/// node_modules holding the SDK (CI installs it there), else SKIPPED.
+#[test]
+fn the_a2a_js_sdk_sends_streams_gets_and_cancels_over_both_bindings() {
+    let Some(modules) = std::env::var_os("AIPROTO_A2A_JS_SDK") else {
+        eprintln!(
+            "SKIPPED: npm install --prefix DIR @a2a-js/sdk@1.3.0 and set AIPROTO_A2A_JS_SDK=DIR/node_modules"
+        );
+        return;
+    };
+    let modules = std::path::PathBuf::from(modules);
+    assert!(
+        modules.join("@a2a-js/sdk").is_dir(),
+        "AIPROTO_A2A_JS_SDK={} holds no @a2a-js/sdk",
+        modules.display()
+    );
+    // An ES module finds its packages beside it, not through NODE_PATH.
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&modules, dir.path().join("node_modules")).unwrap();
+    let script = dir.path().join("client.mjs");
+    std::fs::copy(repo("tests/interop/a2a_js_client.mjs"), &script).unwrap();
+    let net = network(true, &[]);
+    for binding in ["JSONRPC", "HTTP+JSON"] {
+        let out = std::process::Command::new("node")
+            .arg(&script)
+            .arg(format!("http://{}", net.address))
+            .arg(TOKEN)
+            .arg(binding)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{binding}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let steps: std::collections::HashMap<String, Value> = super::json_lines(&out.stdout)
+            .into_iter()
+            .map(|step| (step["step"].as_str().unwrap().to_string(), step))
+            .collect();
+        // The SDK's TaskState numbers: 1 submitted, 2 working, 3 completed, 5 canceled.
+        let sent = &steps["send"]["result"];
+        assert_eq!(sent["status"]["state"], 3, "{binding}: {sent}");
+        let data = &sent["artifacts"][0]["parts"][0]["content"]["value"];
+        assert_eq!(data["a2a_message_id"], "js-send-1", "{binding}: {sent}");
+        let states: Vec<i64> = steps["stream"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| {
+                let value = &e["payload"]["value"];
+                value["status"]["state"].as_i64()
+            })
+            .collect();
+        assert_eq!(states, [1, 2, 3], "{binding}: {}", steps["stream"]);
+        assert_eq!(steps["get"]["task"]["id"], sent["id"]);
+        assert_eq!(steps["cancel"]["task"]["status"]["state"], 5);
+        let error = steps["cancel-done"]["error"].as_str().unwrap();
+        assert!(
+            error.ends_with("TaskNotCancelableError"),
+            "{binding}: {error}"
+        );
+    }
+}
