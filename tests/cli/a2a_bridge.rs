@@ -507,3 +507,52 @@ fn the_a2a_js_sdk_sends_streams_gets_and_cancels_over_both_bindings() {
         );
     }
 }
+
+/// A stream nobody reads does not hold the bridge up, and JSON nested
+/// deeper than any A2A object is named, not a crash.
+#[test]
+fn a_stalled_stream_reader_and_deep_json_hold_nothing_up() {
+    use std::io::Write;
+    let net = network(true, &[]);
+    // Many streams opened and never read.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+        "params": text_message("hello", "m-stalled")})
+    .to_string();
+    let head = net.head(
+        "POST",
+        "/jsonrpc",
+        "A2A-Version: 1.0\r\nContent-Type: application/json\r\n",
+    );
+    let stalled: Vec<std::net::TcpStream> = (0..8)
+        .map(|_| {
+            let mut stream = std::net::TcpStream::connect(&net.address).unwrap();
+            write!(stream, "{head}Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+            stream
+        })
+        .collect();
+    // Others are served meanwhile.
+    let answer = net.call("SendMessage", text_message("hello", "m-beside"));
+    assert_eq!(
+        answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answer}"
+    );
+    drop(stalled);
+    let deep = format!(
+        r#"{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}1{}}}"#,
+        "[".repeat(600_000),
+        "]".repeat(600_000)
+    );
+    let (status, _, text) = raw(&net.address, &head, deep.as_bytes());
+    assert_eq!(status, 413, "over --max-bytes first: {text}");
+    let deep = format!(
+        r#"{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}1{}}}"#,
+        "[".repeat(5_000),
+        "]".repeat(5_000)
+    );
+    let (status, _, text) = raw(&net.address, &head, deep.as_bytes());
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    // And the bridge still answers.
+    assert_eq!(net.get(card_path()).0, 200);
+}
