@@ -3748,13 +3748,17 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__send)
-            opts="-q -v -h -V --via --force --qos --retain --mqtt-version --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --stream --no-wait --token-file --force --qos --retain --mqtt-version --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --via)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

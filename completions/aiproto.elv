@@ -342,6 +342,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
         }
         &'aiproto;send'= {
             cand --via 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), a2a+http(s)://AGENT (an A2A 1.0 agent: its card is read, each message sent as SendMessage, the agent''s answer printed as one JSON line), or - for stdout'
+            cand --token-file 'a2a+http(s): send `Authorization: Bearer TOKEN` with the token in FILE''s first line (else AIPROTO_A2A_TOKEN, if set), to the host named only: never to another host the agent''s card points to'
             cand --qos 'MQTT quality of service: 0, 1 or 2'
             cand --mqtt-version 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message''s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest''s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1'
             cand --cafile 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted'
@@ -350,6 +351,8 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --mail-from 'email: the From address (default: the sender when it is an email: address, else aiproto@localhost)'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --stream 'a2a+http(s): send each message as SendStreamingMessage and print each event (the task, status and artifact updates) as one JSON line as it comes; a stream cut before the task ends is followed again with SubscribeToTask (three times at most)'
+            cand --no-wait 'a2a+http(s): ask the agent to answer at once (returnImmediately), with the task as it is, instead of when it ends'
             cand --force 'Send even if a message has errors; never one that cannot be read (JSON that does not parse, an envelope cut off before [[END]])'
             cand --retain 'MQTT: ask the broker to retain the message for later subscribers'
             cand -q 'Print only findings and data: no summary lines'

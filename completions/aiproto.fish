@@ -350,6 +350,7 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s v -l verbose -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand id" -s V -l version -d 'Print version'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l via -d 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), a2a+http(s)://AGENT (an A2A 1.0 agent: its card is read, each message sent as SendMessage, the agent\'s answer printed as one JSON line), or - for stdout' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l token-file -d 'a2a+http(s): send `Authorization: Bearer TOKEN` with the token in FILE\'s first line (else AIPROTO_A2A_TOKEN, if set), to the host named only: never to another host the agent\'s card points to' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l qos -d 'MQTT quality of service: 0, 1 or 2' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l mqtt-version -d 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message\'s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest\'s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
@@ -366,6 +367,8 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'
 html\t'conformance (a graded run): one self-contained HTML page'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l stream -d 'a2a+http(s): send each message as SendStreamingMessage and print each event (the task, status and artifact updates) as one JSON line as it comes; a stream cut before the task ends is followed again with SubscribeToTask (three times at most)'
+complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l no-wait -d 'a2a+http(s): ask the agent to answer at once (returnImmediately), with the task as it is, instead of when it ends'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l force -d 'Send even if a message has errors; never one that cannot be read (JSON that does not parse, an envelope cut off before [[END]])'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -l retain -d 'MQTT: ask the broker to retain the message for later subscribers'
 complete -c aiproto -n "__fish_aiproto_using_subcommand send" -s q -l quiet -d 'Print only findings and data: no summary lines'

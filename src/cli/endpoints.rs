@@ -61,6 +61,11 @@ impl SendArgs {
                 smtp: self.smtp.clone(),
                 from: self.mail_from.clone(),
             },
+            a2a: match (self.stream, self.no_wait) {
+                (true, _) => crate::transport::a2a::Mode::Stream,
+                (_, true) => crate::transport::a2a::Mode::NoWait,
+                _ => crate::transport::a2a::Mode::Wait,
+            },
             ..Settings::default()
         }
     }

@@ -18,6 +18,13 @@ use crate::transport::{self, Endpoint, Outgoing};
 
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination = endpoint(&args.via)?;
+    if !matches!(destination, Endpoint::A2a(_))
+        && (args.stream || args.no_wait || args.token_file.is_some())
+    {
+        return Err(CliError::usage(
+            "--stream, --no-wait and --token-file are for an A2A agent: --via a2a+http(s)://HOST",
+        ));
+    }
     let inputs = read_inputs(&args.paths)?;
     // Nothing is sent unless every message may be: a first pass checks
     // them all, a second sends, each reading the inputs piece by piece
@@ -52,7 +59,9 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
             clipboard.finish().map_err(failure)?;
         }
         _ => {
-            let mut transport = transport::open(destination.clone(), args.settings());
+            let mut settings = args.settings();
+            settings.a2a_token = a2a_token(args)?;
+            let mut transport = transport::open(destination.clone(), settings);
             send_overlapped(&inputs, &destination, &mut *transport)?;
             // An MQTT connection kept open between pieces is closed here,
             // once everything is written.
@@ -309,4 +318,25 @@ fn archive(path: &Path, inputs: &[Input], g: &GlobalArgs) -> CmdResult {
         );
     }
     Ok(ExitStatus::Ok)
+}
+
+/// The bearer token for an A2A agent: `--token-file`'s first line, else
+/// `AIPROTO_A2A_TOKEN`, else none.
+fn a2a_token(args: &SendArgs) -> Result<Option<String>, CliError> {
+    if let Some(file) = &args.token_file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| CliError::usage(format!("--token-file {}: {e}", file.display())))?;
+        let token = text.lines().next().unwrap_or_default().trim().to_string();
+        if token.is_empty() {
+            return Err(CliError::usage(format!(
+                "--token-file {}: its first line is empty",
+                file.display()
+            )));
+        }
+        return Ok(Some(token));
+    }
+    Ok(std::env::var("AIPROTO_A2A_TOKEN")
+        .ok()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty()))
 }

@@ -18,8 +18,12 @@ pub fn send_message(found: &Found, source: &str) -> Option<Outgoing> {
         Typed::A2a(Some(doc)) => match doc.kind {
             Kind::Request(_) => found.written(source)?,
             Kind::SendMessageRequest => call(doc.json.clone()),
-            Kind::Message => call(json!({ "message": doc.json })),
-            _ => call(json!({ "message": a2a::model_map::as_message(&found.to_message()?) })),
+            // A message, alone or in a wrapper (`{"message": …}` reads as
+            // a response, or a request without configuration): as it is.
+            _ => match doc.object() {
+                (Kind::Message, message) => call(json!({ "message": message })),
+                _ => call(json!({ "message": a2a::model_map::as_message(&found.to_message()?) })),
+            },
         },
         _ => call(json!({ "message": a2a::model_map::as_message(&found.to_message()?) })),
     };
@@ -40,4 +44,24 @@ fn call(params: Value) -> String {
         .and_then(Value::as_str)
         .map_or_else(crate::ids::new_uuid7, str::to_string);
     json!({"jsonrpc": "2.0", "id": id, "method": "SendMessage", "params": params}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocols::{Protocol, ReadOptions};
+
+    /// `{"message": …}` (a response wrapper, or a request without its
+    /// configuration) goes as that message, not wrapped twice.
+    #[test]
+    fn a_wrapped_message_is_sent_once_wrapped() {
+        let text =
+            r#"{"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}"#;
+        let found = Protocol::A2a.read(text, &ReadOptions::default());
+        let call: Value =
+            serde_json::from_str(&send_message(&found[0], text).unwrap().text).unwrap();
+        assert_eq!(call["method"], "SendMessage");
+        assert_eq!(call["params"]["message"]["messageId"], "m");
+        assert_eq!(call["params"]["message"]["parts"][0]["text"], "hi");
+    }
 }

@@ -72,6 +72,11 @@ pub struct Settings {
     pub mail: email::Delivery,
     /// http: how the server behaves when receiving (inbox, handler, limits).
     pub serve: server::ServeOptions,
+    /// a2a+http(s): wait for each task, return at once, or stream its events.
+    pub a2a: a2a::Mode,
+    /// a2a+http(s): the bearer token sent to the agent named (never to
+    /// another host its card points to).
+    pub a2a_token: Option<String>,
 }
 
 /// Why a transport could not be used.
@@ -398,7 +403,11 @@ pub fn open(endpoint: Endpoint, settings: Settings) -> Box<dyn Transport> {
             address,
             delivery: settings.mail,
         }),
-        Endpoint::A2a(base) => Box::new(a2a::A2aTransport::new(base)),
+        Endpoint::A2a(base) => Box::new(a2a::A2aTransport::new(
+            base,
+            settings.a2a,
+            settings.a2a_token,
+        )),
     }
 }
 

@@ -290,6 +290,11 @@ pub fn sdk_installed(probe: &str) -> bool {
 /// listening on loopback; `None` (the test skipped) when the SDK is not
 /// installed, unless `AIPROTO_REQUIRE_A2A_SDK` says CI must have it.
 fn sdk_agent() -> Option<(super::support::Running, u16)> {
+    sdk_agent_with(&[])
+}
+
+/// [`sdk_agent`] with arguments (`rest`: HTTP+JSON only, streaming).
+fn sdk_agent_with(args: &[&str]) -> Option<(super::support::Running, u16)> {
     if !sdk_installed("import a2a.server, uvicorn, starlette") {
         return None;
     }
@@ -298,6 +303,7 @@ fn sdk_agent() -> Option<(super::support::Running, u16)> {
     command
         .arg(repo("tests/interop/a2a_sdk_server.py"))
         .arg(port.to_string())
+        .args(args)
         .stdout(std::process::Stdio::piped());
     let (running, line) = super::support::started_with_line(command);
     assert_eq!(line.trim(), "ready");
@@ -420,4 +426,67 @@ fn two_a2a_messages_under_one_id_are_named_and_task_reports_are_not() {
         warned,
         [vec![], vec!["ID-DUPLICATE".to_string()], vec![], vec![]]
     );
+}
+
+/// An agent whose card offers only HTTP+JSON (the SDK's, streaming): the
+/// client speaks that binding, waits, streams each event as a line, or
+/// returns at once; an error of the binding is named as the A2A error.
+#[test]
+fn send_speaks_http_json_waits_streams_or_returns_at_once() {
+    let Some((_agent, port)) = sdk_agent_with(&["rest"]) else {
+        return;
+    };
+    let h = home();
+    let via = format!("a2a+http://127.0.0.1:{port}");
+    let message = repo("examples/a2a/valid/send-message.json");
+    let send = |extra: &[&str]| {
+        let out = aiproto(h.path())
+            .args(["send", "--via", &via])
+            .args(extra)
+            .arg(&message)
+            .assert()
+            .code(0);
+        json_lines(&out.get_output().stdout)
+    };
+    let waited = send(&[]);
+    assert_eq!(waited.len(), 1);
+    assert_eq!(waited[0]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    let streamed = send(&["--stream"]);
+    let kinds: Vec<&str> = streamed
+        .iter()
+        .map(|e| e.as_object().unwrap().keys().next().unwrap().as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["task", "statusUpdate", "artifactUpdate", "statusUpdate"],
+        "{streamed:?}"
+    );
+    assert_eq!(
+        streamed[3]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    let at_once = send(&["--no-wait"]);
+    assert_ne!(
+        at_once[0]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{at_once:?}"
+    );
+    // GetTask of no task, over HTTP+JSON: the 404 named as the A2A error.
+    let get = h.path().join("get.json");
+    std::fs::write(
+        &get,
+        r#"{"jsonrpc": "2.0", "id": "g", "method": "GetTask", "params": {"id": "no-such-task"}}"#,
+    )
+    .unwrap();
+    aiproto(h.path())
+        .args(["send", "--via", &via])
+        .arg(&get)
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("TaskNotFoundError (-32001)"));
+    // The flags belong to A2A: elsewhere they are a usage error.
+    aiproto(h.path())
+        .args(["send", "--stream", "--via", "-"])
+        .arg(&message)
+        .assert()
+        .code(2);
 }

@@ -556,3 +556,55 @@ fn a_stalled_stream_reader_and_deep_json_hold_nothing_up() {
     // And the bridge still answers.
     assert_eq!(net.get(card_path()).0, 200);
 }
+
+/// aiproto's own client through the bridge: the token from a file, each
+/// streamed event a line as it comes, a task returned at once, and the
+/// token withheld (and the call refused) without it.
+#[test]
+fn aiproto_send_streams_through_the_bridge_with_its_token() {
+    let net = network(true, &[]);
+    let h = net.home.path();
+    let via = format!("a2a+http://{}", net.address);
+    let token = h.join("client-token");
+    std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
+    let message = h.join("hello.json");
+    std::fs::write(&message, text_message("hello", "m-client").to_string()).unwrap();
+    let out = aiproto(h)
+        .args(["send", "--stream", "--via", &via, "--token-file"])
+        .arg(&token)
+        .arg(&message)
+        .assert()
+        .code(0);
+    let events = super::json_lines(&out.get_output().stdout);
+    let states: Vec<&str> = events
+        .iter()
+        .filter_map(|e| {
+            e.pointer("/task/status/state")
+                .or(e.pointer("/statusUpdate/status/state"))
+                .and_then(Value::as_str)
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "TASK_STATE_SUBMITTED",
+            "TASK_STATE_WORKING",
+            "TASK_STATE_COMPLETED"
+        ]
+    );
+    assert!(events.iter().any(|e| e.get("artifactUpdate").is_some()));
+    let out = aiproto(h)
+        .args(["send", "--no-wait", "--via", &via])
+        .env("AIPROTO_A2A_TOKEN", TOKEN)
+        .arg(&message)
+        .assert()
+        .code(0);
+    let task = &super::json_lines(&out.get_output().stdout)[0]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_SUBMITTED");
+    aiproto(h)
+        .args(["send", "--via", &via])
+        .arg(&message)
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("401"));
+}

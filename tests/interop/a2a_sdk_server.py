@@ -6,7 +6,10 @@ Each SendMessage becomes a task whose one artifact echoes the message: its
 text parts joined, or its data part as data. A text of "fail" fails the
 task; a message whose text is "slow" waits two seconds first.
 
-Usage: python3 a2a_sdk_server.py PORT  (prints "ready" when listening)
+With "rest" after the port it serves HTTP+JSON at /rest instead, and
+streams (SendStreamingMessage, SubscribeToTask).
+
+Usage: python3 a2a_sdk_server.py PORT [rest]  (prints "ready" when listening)
 """
 
 import asyncio
@@ -27,6 +30,7 @@ from a2a.server.agent_execution import AgentExecutor
 from a2a.server.request_handlers import DefaultRequestHandlerV2 as DefaultRequestHandler
 from a2a.server.routes.agent_card_routes import create_agent_card_routes
 from a2a.server.routes.jsonrpc_routes import create_jsonrpc_routes
+from a2a.server.routes.rest_routes import create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Role
 
@@ -55,22 +59,26 @@ class Echo(AgentExecutor):
 
 def main():
     port = int(sys.argv[1])
+    rest = sys.argv[2:] == ["rest"]
+    interface = (
+        AgentInterface(url=f"http://127.0.0.1:{port}/rest", protocol_binding="HTTP+JSON", protocol_version="1.0")
+        if rest
+        else AgentInterface(url=f"http://127.0.0.1:{port}/rpc", protocol_binding="JSONRPC", protocol_version="1.0")
+    )
     card = AgentCard(
         name="SDK Echo",
         description="Echoes each message back as a task artifact.",
-        supported_interfaces=[
-            AgentInterface(
-                url=f"http://127.0.0.1:{port}/rpc", protocol_binding="JSONRPC", protocol_version="1.0"
-            )
-        ],
+        supported_interfaces=[interface],
         version="1.0.0",
-        capabilities=AgentCapabilities(streaming=False, push_notifications=False),
+        capabilities=AgentCapabilities(streaming=rest, push_notifications=False),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
         skills=[AgentSkill(id="echo", name="Echo", description="Echoes the message.", tags=["echo"])],
     )
     handler = DefaultRequestHandler(agent_executor=Echo(), task_store=InMemoryTaskStore(), agent_card=card)
-    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_url="/rpc")
+    routes = create_agent_card_routes(card) + (
+        create_rest_routes(handler, path_prefix="/rest") if rest else create_jsonrpc_routes(handler, rpc_url="/rpc")
+    )
     app = Starlette(routes=routes)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)

@@ -21,6 +21,24 @@ pub struct SendArgs {
     #[arg(long, value_name = "URI")]
     pub via: String,
 
+    /// a2a+http(s): send each message as SendStreamingMessage and print
+    /// each event (the task, status and artifact updates) as one JSON line
+    /// as it comes; a stream cut before the task ends is followed again
+    /// with SubscribeToTask (three times at most).
+    #[arg(long, conflicts_with = "no_wait")]
+    pub stream: bool,
+
+    /// a2a+http(s): ask the agent to answer at once (returnImmediately),
+    /// with the task as it is, instead of when it ends.
+    #[arg(long)]
+    pub no_wait: bool,
+
+    /// a2a+http(s): send `Authorization: Bearer TOKEN` with the token in
+    /// FILE's first line (else AIPROTO_A2A_TOKEN, if set), to the host
+    /// named only: never to another host the agent's card points to.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+
     /// Send even if a message has errors; never one that cannot be read
     /// (JSON that does not parse, an envelope cut off before [[END]]).
     #[arg(long)]
