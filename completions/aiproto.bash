@@ -1323,11 +1323,11 @@ _aiproto() {
             fi
             case "${prev}" in
                 --protocol)
-                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
                     ;;
                 -p)
-                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
                     ;;
                 --level)
@@ -1385,11 +1385,11 @@ _aiproto() {
             fi
             case "${prev}" in
                 --protocol)
-                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
                     ;;
                 -p)
-                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
                     ;;
                 --level)
@@ -1427,11 +1427,11 @@ _aiproto() {
             fi
             case "${prev}" in
                 --protocol)
-                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
                     ;;
                 -p)
-                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
                     ;;
                 --level)

@@ -1099,7 +1099,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and not __f
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -s p -l protocol -d 'Only the vectors of this protocol; repeatable' -r -f -a "hsp\t''
 crosstalk\t''
 csdl\t''
-msp\t''"
+msp\t''
+a2a\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from vectors" -l level -d 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto\'s reading where the spec is vague); repeatable' -r -f -a "mandatory\t'What the spec requires'
 recommended\t'What the spec recommends (and what a copy-paste reader should repair)'
 decision\t'aiproto\'s documented reading where the spec is silent or vague'"
@@ -1122,7 +1123,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -s p -l protocol -d 'Only the vectors of this protocol; repeatable' -r -f -a "hsp\t''
 crosstalk\t''
 csdl\t''
-msp\t''"
+msp\t''
+a2a\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from parser" -l level -d 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto\'s reading where the spec is vague); repeatable' -r -f -a "mandatory\t'What the spec requires'
 recommended\t'What the spec recommends (and what a copy-paste reader should repair)'
 decision\t'aiproto\'s documented reading where the spec is silent or vague'"
@@ -1151,7 +1153,8 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -s p -l protocol -d 'Only the vectors of this protocol; repeatable' -r -f -a "hsp\t''
 crosstalk\t''
 csdl\t''
-msp\t''"
+msp\t''
+a2a\t''"
 complete -c aiproto -n "__fish_aiproto_using_subcommand conformance; and __fish_seen_subcommand_from verifier" -l level -d 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto\'s reading where the spec is vague); repeatable' -r -f -a "mandatory\t'What the spec requires'
 recommended\t'What the spec recommends (and what a copy-paste reader should repair)'
 decision\t'aiproto\'s documented reading where the spec is silent or vague'"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes aiproto's conformance kit: the vector files under vectors/ and one
-manifest per protocol (hsp.toml, crosstalk.toml, csdl.toml, msp.toml).
+manifest per protocol (hsp.toml, crosstalk.toml, csdl.toml, msp.toml, a2a.toml).
 
 Every vector's verdict (`expect`), spec section and level are decided here,
 from the specs, never from aiproto's output. aiproto is run only to sign the
@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-KIT_VERSION = "1"
+KIT_VERSION = "2"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KIT = ROOT / "conformance"
 OUT = KIT / "vectors"
@@ -94,7 +94,7 @@ CT_SECTIONS = {
 
 class Kit:
     def __init__(self):
-        self.vectors = {"hsp": [], "crosstalk": [], "csdl": [], "msp": []}
+        self.vectors = {"hsp": [], "crosstalk": [], "csdl": [], "msp": [], "a2a": []}
         self.files = {}  # path relative to ROOT -> bytes, for generated files
         self.ids_taken = set()  # message ids of the accepted vectors so far
 
@@ -771,6 +771,114 @@ def msp(kit):
                   expect="reject", about="a signal cut off: not JSON")
 
 
+A2A_SECTIONS = {
+    "Message": "A2A 1.0 §4.1.4 Message",
+    "Task": "A2A 1.0 §4.1.1 Task",
+    "AgentCard": "A2A 1.0 §4.4.1 AgentCard",
+    "Part": "A2A 1.0 §4.1.6 Part",
+    "JSON-RPC": "A2A 1.0 §9 JSON-RPC Protocol Binding",
+    "Naming": "A2A 1.0 §5.5 JSON Field Naming Convention",
+    "Timestamps": "A2A 1.0 §5.6.1 Timestamps",
+    "Versions": "A2A 1.0 §3.6 Versioning",
+}
+
+
+def a2a(kit):
+    """A2A 1.0 documents: the examples, then each object's required fields,
+    enums, part contents, names, timestamps and the JSON-RPC envelope, one
+    change at a time from a valid base."""
+    sections = {"agent-card": "AgentCard", "send-message": "JSON-RPC", "stream": "Task", "task-completed": "Task",
+                "card-without-skills": "AgentCard", "part-with-two-contents": "Part", "snake-case-fields": "Naming",
+                "state-after-completed": "Task", "state-as-number": "Task", "timestamp-with-offset": "Timestamps",
+                "unknown-method": "JSON-RPC", "version-0-3-message": "Versions"}
+    for kind, expect in (("valid", "accept"), ("invalid", "reject")):
+        for path in sorted((ROOT / "examples/a2a" / kind).iterdir()):
+            kit.add("a2a", f"{kind}/{path.stem}", path.relative_to(ROOT), version="1.0",
+                    section=A2A_SECTIONS[sections[path.stem]], level="mandatory", expect=expect,
+                    about=f"the {kind} example `{path.name}`")
+    message = {"messageId": "0197a3a8-0000-7000-8000-000000000001", "role": "ROLE_USER",
+               "parts": [{"text": "What is the weather in Lisbon today?"}]}
+    sec = A2A_SECTIONS["Message"]
+    for role in ("ROLE_USER", "ROLE_AGENT"):
+        kit.generated("a2a", f"message/role-{role.lower()}", "json", dumps(dict(message, role=role)), version="1.0",
+                      section=sec, level="mandatory", expect="accept", about=f"a message with the role {role}")
+    for role in ("user", "ROLE_UNSPECIFIED", "ROLE_SYSTEM"):
+        kit.generated("a2a", f"message/role-bad-{role.lower()}", "json", dumps(dict(message, role=role)),
+                      version="1.0", section=sec, level="mandatory", expect="reject",
+                      about=f"the role `{role}` is not a role of A2A 1.0")
+    for field in ("messageId", "role", "parts"):
+        kit.generated("a2a", f"message/without-{field}", "json",
+                      dumps({k: v for k, v in message.items() if k != field}), version="1.0", section=sec,
+                      level="mandatory", expect="reject", about=f"a message without `{field}`, which is required")
+    kit.generated("a2a", "message/parts-empty", "json", dumps(dict(message, parts=[])), version="1.0", section=sec,
+                  level="mandatory", expect="reject", about="a message with no part: `parts` is required")
+    psec = A2A_SECTIONS["Part"]
+    for name, part in (("text", {"text": "hi"}), ("data", {"data": {"n": 1}}),
+                       ("url", {"url": "https://example.com/a.txt", "mediaType": "text/plain"}),
+                       ("raw", {"raw": "aGk=", "filename": "hi.txt", "mediaType": "text/plain"})):
+        kit.generated("a2a", f"part/{name}", "json", dumps(dict(message, parts=[part])), version="1.0",
+                      section=psec, level="mandatory", expect="accept", about=f"a message with a `{name}` part")
+    for name, part in (("empty", {}), ("text-and-data", {"text": "hi", "data": {}}),
+                       ("metadata-only", {"metadata": {"k": "v"}})):
+        kit.generated("a2a", f"part/bad-{name}", "json", dumps(dict(message, parts=[part])), version="1.0",
+                      section=psec, level="mandatory", expect="reject",
+                      about="a part must be exactly one of text, raw, url and data")
+    task = json.loads((ROOT / "examples/a2a/valid/task-completed.json").read_text())
+    tsec = A2A_SECTIONS["Task"]
+    for state in ("SUBMITTED", "WORKING", "COMPLETED", "FAILED", "CANCELED", "REJECTED", "INPUT_REQUIRED",
+                  "AUTH_REQUIRED"):
+        t = dict(task, status=dict(task["status"], state=f"TASK_STATE_{state}"))
+        kit.generated("a2a", f"task/state-{state.lower().replace('_', '-')}", "json", dumps(t), version="1.0",
+                      section=tsec, level="mandatory", expect="accept", about=f"a task in the state TASK_STATE_{state}")
+    for state in ("completed", "TASK_STATE_DONE", "TASK_STATE_UNSPECIFIED"):
+        t = dict(task, status=dict(task["status"], state=state))
+        kit.generated("a2a", f"task/state-bad-{state.lower().replace('_', '-')}", "json", dumps(t), version="1.0",
+                      section=tsec, level="mandatory", expect="reject",
+                      about=f"`{state}` is not a task state of A2A 1.0")
+    for field in ("id", "status"):
+        kit.generated("a2a", f"task/without-{field}", "json", dumps({k: v for k, v in task.items() if k != field}),
+                      version="1.0", section=tsec, level="mandatory", expect="reject",
+                      about=f"a task without `{field}`, which is required")
+    kit.generated("a2a", "task/artifact-without-parts", "json",
+                  dumps(dict(task, artifacts=[{"artifactId": "a"}])), version="1.0", section=tsec, level="mandatory",
+                  expect="reject", about="an artifact without `parts`, which is required")
+    card = json.loads((ROOT / "examples/a2a/valid/agent-card.json").read_text())
+    csec = A2A_SECTIONS["AgentCard"]
+    for field in ("name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes",
+                  "defaultOutputModes", "skills"):
+        kit.generated("a2a", f"card/without-{field}", "json", dumps({k: v for k, v in card.items() if k != field}),
+                      version="1.0", section=csec, level="mandatory", expect="reject",
+                      about=f"an Agent Card without `{field}`, which is required")
+    skill = card["skills"][0]
+    for field in ("id", "name", "description", "tags"):
+        c = dict(card, skills=[{k: v for k, v in skill.items() if k != field}])
+        kit.generated("a2a", f"card/skill-without-{field}", "json", dumps(c), version="1.0", section=csec,
+                      level="mandatory", expect="reject", about=f"a skill without `{field}`, which is required")
+    nsec = A2A_SECTIONS["Naming"]
+    kit.generated("a2a", "naming/message-id-snake-case", "json",
+                  dumps({"message_id": message["messageId"], "role": "ROLE_USER", "parts": message["parts"]}),
+                  version="1.0", section=nsec, level="mandatory", expect="reject",
+                  about="`message_id`: A2A JSON names fields in camelCase")
+    rsec = A2A_SECTIONS["JSON-RPC"]
+    call = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    kit.generated("a2a", "jsonrpc/send-message", "json", dumps(call), version="1.0", section=rsec,
+                  level="mandatory", expect="accept", about="a SendMessage call")
+    for method, params in (("GetTask", {"id": "t"}), ("CancelTask", {"id": "t"}), ("ListTasks", {}),
+                           ("SubscribeToTask", {"id": "t"})):
+        kit.generated("a2a", f"jsonrpc/{method}", "json", dumps(dict(call, method=method, params=params)),
+                      version="1.0", section=rsec, level="mandatory", expect="accept", about=f"a {method} call")
+    kit.generated("a2a", "jsonrpc/version-1-0", "json", dumps(dict(call, jsonrpc="1.0")), version="1.0",
+                  section=rsec, level="mandatory", expect="reject", about="JSON-RPC `1.0`: A2A speaks 2.0")
+    kit.generated("a2a", "jsonrpc/get-task-without-id", "json", dumps(dict(call, method="GetTask", params={})),
+                  version="1.0", section=rsec, level="mandatory", expect="reject",
+                  about="GetTask params without the task's `id`")
+    kit.generated("a2a", "jsonrpc/method-0-3", "json", dumps(dict(call, method="message/send")), version="1.0",
+                  section=A2A_SECTIONS["Versions"], level="mandatory", expect="reject",
+                  about="`message/send` is A2A 0.3's name of SendMessage: read as 0.3, not as 1.0")
+    kit.generated("a2a", "json/truncated", "json", dumps(message)[:50], version="1.0", section=sec,
+                  level="mandatory", expect="reject", about="a message cut off: not JSON")
+
+
 # ---------------------------------------------------------------- writing
 
 def toml_value(v):
@@ -816,6 +924,7 @@ def main():
     crosstalk(kit, aiproto)
     csdl(kit)
     msp(kit)
+    a2a(kit)
     if not check:
         if OUT.exists():
             keep = OUT / "signed"

@@ -10,10 +10,10 @@ mod embedded {
 }
 
 /// The kit's version: vectors are only added, changed or removed with a new one.
-pub const KIT_VERSION: &str = "1";
+pub const KIT_VERSION: &str = "2";
 
 /// The protocols, in the order a run grades them.
-pub const PROTOCOLS: [&str; 4] = ["hsp", "crosstalk", "csdl", "msp"];
+pub const PROTOCOLS: [&str; 5] = ["hsp", "crosstalk", "csdl", "msp", "a2a"];
 
 /// How binding a vector is.
 #[derive(

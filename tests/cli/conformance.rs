@@ -92,7 +92,7 @@ fn aiproto_validate_passes_every_message_vector_with_the_codes_it_names() {
         .iter()
         .map(|p| p["protocol"].as_str().unwrap())
         .collect();
-    assert_eq!(protocols, ["hsp", "crosstalk", "csdl", "msp"]);
+    assert_eq!(protocols, ["hsp", "crosstalk", "csdl", "msp", "a2a"]);
 }
 
 #[test]

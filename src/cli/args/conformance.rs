@@ -77,7 +77,7 @@ pub enum ConformanceCommand {
 #[derive(Debug, Clone, Args)]
 pub struct VectorSelectArgs {
     /// Only the vectors of this protocol; repeatable.
-    #[arg(long = "protocol", short = 'p', value_name = "NAME", value_parser = ["hsp", "crosstalk", "csdl", "msp"])]
+    #[arg(long = "protocol", short = 'p', value_name = "NAME", value_parser = ["hsp", "crosstalk", "csdl", "msp", "a2a"])]
     pub protocols: Vec<String>,
 
     /// Only the vectors of this level: mandatory (what the spec requires),
