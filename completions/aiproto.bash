@@ -544,7 +544,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__a2a__subcmd__serve)
-            opts="-q -v -h -V --listen --via --as --name --capability --task-timeout --max-tasks --token-file --no-token --allowed-host --allow-origin --allow-remote --max-bytes --read-timeout --max-connections --max-per-client --rate --mqtt-version --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --listen --via --as --name --capability --task-timeout --require-signed --max-tasks --token-file --no-token --allowed-host --allow-origin --allow-remote --max-bytes --read-timeout --max-connections --max-per-client --rate --mqtt-version --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

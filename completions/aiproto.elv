@@ -600,6 +600,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --cafile 'mqtts://: trust the CA certificates in this PEM file too'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
+            cand --require-signed 'Keep only advertisements, and take only TaskResults, that verify with a key of the keystore trusted for their sender: on a broker others can publish to, anyone may claim to be any agent'
             cand --no-token 'Serve without a bearer token, on loopback only: for graders that cannot send one (the A2A TCK). Any process on this machine may then call the bridge, and through it the HSP agents'
             cand --allow-remote 'Listen beyond loopback although the bridge speaks plain HTTP: the token and every message cross the network readable'
             cand -q 'Print only findings and data: no summary lines'

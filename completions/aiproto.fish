@@ -633,6 +633,7 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'
 html\t'conformance (a graded run): one self-contained HTML page'"
+complete -c aiproto -n "__fish_aiproto_using_subcommand a2a; and __fish_seen_subcommand_from serve" -l require-signed -d 'Keep only advertisements, and take only TaskResults, that verify with a key of the keystore trusted for their sender: on a broker others can publish to, anyone may claim to be any agent'
 complete -c aiproto -n "__fish_aiproto_using_subcommand a2a; and __fish_seen_subcommand_from serve" -l no-token -d 'Serve without a bearer token, on loopback only: for graders that cannot send one (the A2A TCK). Any process on this machine may then call the bridge, and through it the HSP agents'
 complete -c aiproto -n "__fish_aiproto_using_subcommand a2a; and __fish_seen_subcommand_from serve" -l allow-remote -d 'Listen beyond loopback although the bridge speaks plain HTTP: the token and every message cross the network readable'
 complete -c aiproto -n "__fish_aiproto_using_subcommand a2a; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Print only findings and data: no summary lines'

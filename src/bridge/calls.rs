@@ -18,7 +18,7 @@ use crate::transport::Settings;
 use crate::transport::mqtt::MqttUri;
 
 /// How the bridge reaches the HSP network and names itself there.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Config {
     pub broker: MqttUri,
     pub settings: Settings,
@@ -35,6 +35,9 @@ pub struct Config {
     /// Serve without a bearer token (loopback only: for graders that
     /// cannot send one, the A2A TCK).
     pub tokenless: bool,
+    /// Advertisements and results must verify with keys trusted for
+    /// their senders.
+    pub trust: Option<Arc<crate::operations::sending::Trust>>,
 }
 
 /// The bridge: its configuration, the directory it watches, its tasks.
@@ -211,7 +214,7 @@ impl Bridge {
             settings: self.config.settings.clone(),
             timeout,
             stop,
-            trust: None,
+            trust: self.config.trust.as_deref(),
         };
         let outcome = delegate::delegate(&found, &text, delegation, |heard| {
             if let Heard::Interim { status, .. } = heard

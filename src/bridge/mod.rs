@@ -42,7 +42,8 @@ pub fn serve(config: Config, listen: Listen, ready: impl FnOnce(SocketAddr)) -> 
     let watcher = {
         let (broker, settings) = (config.broker.clone(), config.settings.clone());
         let (directory, stop) = (Arc::clone(&directory), Arc::clone(&stop));
-        std::thread::spawn(move || bridging::watch(broker, settings, directory, stop))
+        let trust = config.trust.clone();
+        std::thread::spawn(move || bridging::watch(broker, settings, directory, trust, stop))
     };
     let bridge = Arc::new(calls::Bridge {
         tasks: tasks::Tasks::new(config.max_tasks),

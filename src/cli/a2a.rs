@@ -55,6 +55,7 @@ pub fn serve(args: &A2aServeArgs) -> CmdResult {
         task_timeout: Duration::from_secs(args.task_timeout),
         max_tasks: args.max_tasks,
         tokenless: args.no_token,
+        trust: super::common::required_signatures(args.require_signed)?.map(std::sync::Arc::new),
     };
     let listen = Listen {
         address: args.listen,

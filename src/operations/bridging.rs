@@ -18,6 +18,8 @@ use crate::protocols::hsp::compose::{self, Draft, Kind};
 use crate::protocols::hsp::directory::{ADVERTISEMENTS, Directory};
 use crate::protocols::{Found, Protocol, ReadOptions};
 use crate::protocols::{a2a, json_doc};
+use crate::sign::message::verify_found;
+use crate::sign::trust::Trust;
 use crate::transport::mqtt::MqttUri;
 use crate::transport::{self, Answer, Ended, Endpoint, Listen, Settings, TransportError};
 
@@ -86,11 +88,14 @@ pub fn providers(directory: &SharedDirectory) -> Vec<Provider> {
 }
 
 /// Watches the broker's advertisements into `directory` until `stop` is
-/// set (or the broker is lost: the error).
+/// set (or the broker is lost: the error). With a `trust`, only an
+/// advertisement that verifies with a key trusted for its sender is kept:
+/// on an open broker anyone may claim to be any agent.
 pub fn watch(
     broker: MqttUri,
     settings: Settings,
     directory: SharedDirectory,
+    trust: Option<Arc<Trust>>,
     stop: Arc<AtomicBool>,
 ) -> Result<Ended, TransportError> {
     let mut uri = broker;
@@ -104,6 +109,19 @@ pub fn watch(
     let mut peer = transport::open(Endpoint::Mqtt(uri), settings);
     peer.receive(&listen, &mut |arrival| {
         if let Ok(message) = serde_json::from_str::<Value>(arrival.text) {
+            if let Some(trust) = &trust {
+                let found = Protocol::Hsp.read(arrival.text, &ReadOptions::default());
+                let verified = found
+                    .first()
+                    .is_some_and(|f| verify_found(f, trust).is_ok());
+                if !verified {
+                    eprintln!(
+                        "aiproto: an advertisement on {} was not kept: it does not verify with a key trusted for its sender (--require-signed)",
+                        arrival.origin
+                    );
+                    return Ok(Answer::default());
+                }
+            }
             let mut directory = directory.lock().unwrap_or_else(|e| e.into_inner());
             directory.see(&message);
         }

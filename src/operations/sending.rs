@@ -7,6 +7,7 @@ pub use crate::delivery::answer::{Asked, Judgement, judge};
 pub use crate::delivery::archive::{ArchiveError, append};
 pub use crate::delivery::receipt::{Receipt, receipt};
 pub use crate::delivery::routing::{outgoing, with_text};
+pub use crate::sign::trust::Trust;
 
 use crate::protocols::Found;
 

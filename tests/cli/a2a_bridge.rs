@@ -47,6 +47,11 @@ fn worker(h: &Path, broker: u16, did: &str, delay: f64) -> Child {
 }
 
 fn advertise(h: &Path, broker: u16) {
+    advertise_signed(h, broker, None);
+}
+
+/// The echo capability advertised (retained), signed with `key` if given.
+fn advertise_signed(h: &Path, broker: u16, key: Option<&str>) {
     let ad = aiproto(h)
         .args([
             "compose",
@@ -69,6 +74,10 @@ fn advertise(h: &Path, broker: u16) {
         ])
         .assert()
         .code(0);
+    let mut ad = ad.get_output().stdout.clone();
+    if let Some(key) = key {
+        ad = super::sign(h, key, &String::from_utf8_lossy(&ad)).into_bytes();
+    }
     aiproto(h)
         .args([
             "send",
@@ -76,7 +85,7 @@ fn advertise(h: &Path, broker: u16) {
             "--via",
             &format!("mqtt://127.0.0.1:{broker}/hsp/capabilities/advertisements/echo"),
         ])
-        .write_stdin(ad.get_output().stdout.clone())
+        .write_stdin(ad)
         .assert()
         .code(0);
 }
@@ -607,4 +616,48 @@ fn aiproto_send_streams_through_the_bridge_with_its_token() {
         .assert()
         .code(3)
         .stderr(predicates::str::contains("401"));
+}
+
+/// `--require-signed`: an unsigned advertisement is not kept (no card, no
+/// skill), a signed one is; a TaskResult that carries no signature is
+/// not taken, and the task fails saying so.
+#[test]
+fn with_require_signed_only_what_verifies_is_trusted() {
+    let net = network(false, &["--require-signed", "--task-timeout", "4"]);
+    let h = net.home.path();
+    advertise(h, net.broker);
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(
+        net.get(card_path()).0,
+        503,
+        "an unsigned advertisement was kept"
+    );
+    aiproto(h)
+        .args([
+            "keygen",
+            "-q",
+            "--id",
+            "echo",
+            "--signs-for",
+            "did:hsp:echo",
+        ])
+        .assert()
+        .code(0);
+    advertise_signed(h, net.broker, Some("echo"));
+    let started = Instant::now();
+    while net.get(card_path()).0 != 200 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the signed advertisement was not kept"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The worker answers unsigned: not taken.
+    let answer = net.call("SendMessage", text_message("hello", "m-unsigned"));
+    let task = &answer["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED", "{answer}");
+    let said = task["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(said.contains("not accepted"), "{said}");
 }

@@ -179,6 +179,12 @@ pub struct A2aServeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub task_timeout: u64,
 
+    /// Keep only advertisements, and take only TaskResults, that verify
+    /// with a key of the keystore trusted for their sender: on a broker
+    /// others can publish to, anyone may claim to be any agent.
+    #[arg(long)]
+    pub require_signed: bool,
+
     /// Tasks held in memory; beyond, the oldest finished one goes, and
     /// with none finished a new task is refused.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
