@@ -84,12 +84,20 @@ pub fn serve(config: Config, listen: Listen, ready: impl FnOnce(SocketAddr)) -> 
             }
         };
         tokio::select! {
-            () = accepting => Ok(()),
-            () = watching => Err(anyhow::anyhow!("the broker was lost")),
+            () = accepting => Ok(None),
+            () = watching => Ok(Some(watcher)),
         }
     });
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
-    served
+    // The watcher ended: say why (an unreachable broker, a lost one).
+    match served {
+        Ok(Some(watcher)) => match watcher.join() {
+            Ok(Err(e)) => Err(anyhow::anyhow!("the HSP network's broker: {e}")),
+            _ => Err(anyhow::anyhow!("the HSP network's broker was lost")),
+        },
+        Ok(None) => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 /// What every request passes, and where it goes.

@@ -661,3 +661,44 @@ fn with_require_signed_only_what_verifies_is_trusted() {
         .unwrap();
     assert!(said.contains("not accepted"), "{said}");
 }
+
+/// A broker that cannot be reached ends the bridge with exit 3, named;
+/// a listening address beyond loopback needs --allow-remote, and
+/// --no-token loopback.
+#[test]
+fn an_unreachable_broker_or_a_wide_door_is_refused() {
+    let h = home();
+    aiproto(h.path())
+        .args(["a2a", "serve", "--listen", "127.0.0.1:0", "--no-token"])
+        .args(["--via", &format!("mqtt://127.0.0.1:{}", super::free_port())])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("the HSP network's broker"));
+    for wide in [&["--no-token"][..], &[][..]] {
+        aiproto(h.path())
+            .args([
+                "a2a",
+                "serve",
+                "--listen",
+                "0.0.0.0:0",
+                "--via",
+                "mqtt://127.0.0.1",
+            ])
+            .args(wide)
+            .assert()
+            .code(2);
+    }
+    aiproto(h.path())
+        .args([
+            "a2a",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--via",
+            "http://127.0.0.1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("over MQTT"));
+}
