@@ -215,6 +215,14 @@ impl Front {
                 if let Ok(value) = header::HeaderValue::from_str(&tag) {
                     headers.insert(header::ETAG, value);
                 }
+                // The card changes when the directory does.
+                if let Some(changed) = bridging::changed(&self.bridge.directory)
+                    && let Ok(value) = header::HeaderValue::from_str(
+                        &changed.format("%a, %d %b %Y %H:%M:%S GMT").to_string(),
+                    )
+                {
+                    headers.insert(header::LAST_MODIFIED, value);
+                }
                 response
             }
             None => {

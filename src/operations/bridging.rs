@@ -87,6 +87,14 @@ pub fn providers(directory: &SharedDirectory) -> Vec<Provider> {
         .collect()
 }
 
+/// When the directory last took an advertisement in.
+pub fn changed(directory: &SharedDirectory) -> Option<chrono::DateTime<Utc>> {
+    directory
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .changed()
+}
+
 /// Watches the broker's advertisements into `directory` until `stop` is
 /// set (or the broker is lost: the error). With a `trust`, only an
 /// advertisement that verifies with a key trusted for its sender is kept:

@@ -54,6 +54,8 @@ pub struct Directory {
     /// How long an advertisement without `valid_until` counts.
     pub ttl: Duration,
     ads: BTreeMap<(String, String), Kept>,
+    /// When an advertisement was last stored.
+    changed: Option<DateTime<Utc>>,
 }
 
 impl Directory {
@@ -62,6 +64,7 @@ impl Directory {
             id: id.into(),
             ttl: Duration::hours(24),
             ads: BTreeMap::new(),
+            changed: None,
         }
     }
 
@@ -71,6 +74,11 @@ impl Directory {
 
     pub fn is_empty(&self) -> bool {
         self.ads.is_empty()
+    }
+
+    /// When an advertisement was last stored (none yet: `None`).
+    pub fn changed(&self) -> Option<DateTime<Utc>> {
+        self.changed
     }
 
     /// Takes in one HSP message (an envelope as JSON), at the time now.
@@ -133,6 +141,7 @@ impl Directory {
             ));
         }
         let expires = date(ad.get("valid_until")).unwrap_or(now + self.ttl);
+        self.changed = Some(now);
         self.ads.insert(
             key,
             Kept {
