@@ -85,11 +85,16 @@ fn history_length(params: &Value) -> Result<Option<usize>, A2aError> {
 impl Bridge {
     /// The capability a message goes to: the one it names in
     /// `metadata.skill`, the bridge's `--capability`, or the only one live.
+    /// A follow-up to a task goes to the task's skill.
     fn provider_for(&self, message: &Value) -> Result<Provider, A2aError> {
         let live = bridging::providers(&self.directory);
-        let named = message
-            .pointer("/metadata/skill")
+        let task_skill = message
+            .get("taskId")
             .and_then(Value::as_str)
+            .and_then(|task| self.tasks.skill(task));
+        let named = task_skill
+            .as_deref()
+            .or(message.pointer("/metadata/skill").and_then(Value::as_str))
             .or(self.config.capability.as_deref());
         let skills = || {
             live.iter()
@@ -169,7 +174,7 @@ impl Bridge {
                 events,
             });
         }
-        let created = self.tasks.create(message)?;
+        let created = self.tasks.create(message, &provider.capability)?;
         let bridge = Arc::clone(self);
         let (id, stop) = (created.id.clone(), Arc::clone(&created.stop));
         let task_message = created.snapshot["history"][0].clone();

@@ -34,6 +34,8 @@ struct Entry {
     stop: Arc<AtomicBool>,
     /// The agent's direct reply, when it answered with a message.
     reply: Option<Value>,
+    /// The skill (HSP capability) the task went to.
+    skill: String,
 }
 
 #[derive(Default)]
@@ -87,7 +89,7 @@ impl Tasks {
     }
 
     /// A task for `message`, submitted, in the message's context or a new one.
-    pub fn create(&self, message: &Value) -> Result<Created, A2aError> {
+    pub fn create(&self, message: &Value, skill: &str) -> Result<Created, A2aError> {
         let mut inner = self.lock();
         if inner.by_id.len() >= self.limit && !evict_one(&mut inner) {
             return Err(A2aError::internal(format!(
@@ -122,6 +124,7 @@ impl Tasks {
                 events: sender,
                 stop: Arc::clone(&stop),
                 reply: None,
+                skill: skill.to_string(),
             },
         );
         Ok(Created {
@@ -247,6 +250,11 @@ impl Tasks {
             reply["contextId"] = entry.task["contextId"].clone();
             entry.reply = Some(reply);
         }
+    }
+
+    /// The skill a task went to.
+    pub fn skill(&self, id: &str) -> Option<String> {
+        self.lock().by_id.get(id).map(|e| e.skill.clone())
     }
 
     /// The agent's direct reply to the task's message, if it gave one.
@@ -423,10 +431,16 @@ mod tests {
         json!({"messageId": text, "role": "ROLE_USER", "parts": [{"text": text}]})
     }
 
+    impl Tasks {
+        fn create_for_test(&self, message: &Value) -> Result<Created, A2aError> {
+            self.create(message, "echo")
+        }
+    }
+
     #[test]
     fn a_task_runs_ends_and_stays_ended() {
         let tasks = Tasks::new(10);
-        let mut created = tasks.create(&message("a")).unwrap();
+        let mut created = tasks.create_for_test(&message("a")).unwrap();
         assert!(tasks.set_state(&created.id, "TASK_STATE_WORKING", None));
         assert!(tasks.set_state(&created.id, "TASK_STATE_COMPLETED", None));
         // Ended: a late result changes nothing, a cancel is refused.
@@ -448,7 +462,7 @@ mod tests {
     fn pages_follow_the_cursor_newest_first_without_loss_or_repeat() {
         let tasks = Tasks::new(100);
         let ids: Vec<String> = (0..7)
-            .map(|i| tasks.create(&message(&i.to_string())).unwrap().id)
+            .map(|i| tasks.create_for_test(&message(&i.to_string())).unwrap().id)
             .collect();
         let mut seen = Vec::new();
         let mut query = Query {
@@ -472,13 +486,13 @@ mod tests {
     #[test]
     fn the_limit_drops_finished_tasks_and_refuses_beyond_running_ones() {
         let tasks = Tasks::new(2);
-        let a = tasks.create(&message("a")).unwrap();
+        let a = tasks.create_for_test(&message("a")).unwrap();
         tasks.set_state(&a.id, "TASK_STATE_COMPLETED", None);
-        let _b = tasks.create(&message("b")).unwrap();
-        let _c = tasks.create(&message("c")).unwrap();
+        let _b = tasks.create_for_test(&message("b")).unwrap();
+        let _c = tasks.create_for_test(&message("c")).unwrap();
         assert!(tasks.get(&a.id, None).is_none(), "the finished one went");
         assert!(
-            tasks.create(&message("d")).is_err(),
+            tasks.create_for_test(&message("d")).is_err(),
             "both running: refused"
         );
     }
