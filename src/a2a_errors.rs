@@ -25,3 +25,16 @@ pub const ERRORS: [(i64, &str); 14] = [
 pub fn name(code: i64) -> Option<&'static str> {
     ERRORS.iter().find(|(c, _)| *c == code).map(|(_, n)| *n)
 }
+
+/// An error's ErrorInfo `reason`: its name in UPPER_SNAKE_CASE without
+/// `Error` (`TaskNotFoundError`: `TASK_NOT_FOUND`).
+pub fn reason(name: &str) -> String {
+    let mut reason = String::new();
+    for (i, c) in name.trim_end_matches("Error").chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            reason.push('_');
+        }
+        reason.push(c.to_ascii_uppercase());
+    }
+    reason
+}

@@ -94,15 +94,7 @@ impl A2aError {
 
     /// The ErrorInfo `reason`: the name in UPPER_SNAKE_CASE without `Error`.
     fn reason(&self) -> String {
-        let name = self.name().trim_end_matches("Error");
-        let mut reason = String::new();
-        for (i, c) in name.chars().enumerate() {
-            if c.is_uppercase() && i > 0 {
-                reason.push('_');
-            }
-            reason.push(c.to_ascii_uppercase());
-        }
-        reason
+        crate::a2a_errors::reason(self.name())
     }
 
     fn details(&self) -> Value {

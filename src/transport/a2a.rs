@@ -210,23 +210,22 @@ fn rest_error_of(status: u16, text: &str) -> String {
     let message = error["message"].as_str().unwrap_or(text.trim());
     let named = crate::a2a_errors::ERRORS
         .iter()
-        .find(|(_, name)| reason_of(name) == reason && !reason.is_empty());
+        .find(|(_, name)| !reason.is_empty() && crate::a2a_errors::reason(name) == reason);
     match named {
         Some((code, _)) => error_words(Some(*code), message),
         None => format!("the agent answered HTTP {status}: {message}"),
     }
 }
 
-/// An error's `reason`: its name in UPPER_SNAKE_CASE without `Error`.
-fn reason_of(name: &str) -> String {
-    let mut reason = String::new();
-    for (i, c) in name.trim_end_matches("Error").chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            reason.push('_');
-        }
-        reason.push(c.to_ascii_uppercase());
-    }
-    reason
+/// Hands one answer or event on, as a line of JSON.
+fn hand_on(
+    on_reply: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    value: &Value,
+) -> Result<(), TransportError> {
+    on_reply(&format!("{value}\n")).map_err(|e| TransportError::Io {
+        path: "<stdout>".into(),
+        source: e,
+    })
 }
 
 /// A call with the mode applied: a SendMessage streamed, or answered at once.
@@ -460,10 +459,7 @@ fn read_stream(
             let (id, ended) = event_state(&event);
             task = id.or(task);
             over = ended;
-            on_reply(&format!("{event}\n")).map_err(|e| TransportError::Io {
-                path: "<stdout>".into(),
-                source: e,
-            })?;
+            hand_on(on_reply, &event)?;
             if over {
                 return Ok((task, over));
             }
@@ -541,10 +537,7 @@ impl A2aTransport {
                 url: shown.clone(),
                 why,
             })?;
-            on_reply(&format!("{result}\n")).map_err(|e| TransportError::Io {
-                path: "<stdout>".into(),
-                source: e,
-            })?;
+            hand_on(on_reply, &result)?;
             return Ok((None, true));
         }
         let (status, text) = exchange(
@@ -566,10 +559,7 @@ impl A2aTransport {
             url: shown.clone(),
             why,
         })?;
-        on_reply(&format!("{result}\n")).map_err(|e| TransportError::Io {
-            path: "<stdout>".into(),
-            source: e,
-        })?;
+        hand_on(on_reply, &result)?;
         Ok((None, true))
     }
 }

@@ -271,6 +271,16 @@ fn every_event_of_a_task_is_archived_and_a_message_only_once() {
 /// when not, the test says SKIPPED, unless `AIPROTO_REQUIRE_A2A_SDK`
 /// says CI must have it (then it fails).
 pub fn sdk_installed(probe: &str) -> bool {
+    python_installed(
+        probe,
+        "AIPROTO_REQUIRE_A2A_SDK",
+        "python3 -m pip install 'a2a-sdk[http-server]==1.3.0' uvicorn",
+    )
+}
+
+/// Whether Python modules import (`probe`); when not, SKIPPED with how to
+/// `install` them, unless the environment variable `required` is set.
+pub fn python_installed(probe: &str, required: &str, install: &str) -> bool {
     let available = std::process::Command::new("python3")
         .args(["-c", probe])
         .stderr(std::process::Stdio::null())
@@ -278,10 +288,10 @@ pub fn sdk_installed(probe: &str) -> bool {
         .is_ok_and(|s| s.success());
     if !available {
         assert!(
-            std::env::var_os("AIPROTO_REQUIRE_A2A_SDK").is_none(),
-            "AIPROTO_REQUIRE_A2A_SDK is set but a2a-sdk is not installed"
+            std::env::var_os(required).is_none(),
+            "{required} is set but these Python modules are missing: {probe}"
         );
-        eprintln!("SKIPPED: python3 -m pip install 'a2a-sdk[http-server]==1.3.0' uvicorn");
+        eprintln!("SKIPPED: {install}");
     }
     available
 }

@@ -28,22 +28,11 @@ const SKIPS_AT_MOST: [(&str, u64); 2] = [("jsonrpc", 15), ("http_json", 14)];
 /// Whether the kit's Python dependencies import; when not, SKIPPED,
 /// unless `AIPROTO_REQUIRE_A2A_TCK` says CI must have them.
 fn kit_installed() -> bool {
-    let probe = "import pytest, pytest_asyncio, pytest_html, httpx, grpc, google.protobuf, jsonschema, gherkin, jinja2";
-    let available = std::process::Command::new("python3")
-        .args(["-c", probe])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !available {
-        assert!(
-            std::env::var_os("AIPROTO_REQUIRE_A2A_TCK").is_none(),
-            "AIPROTO_REQUIRE_A2A_TCK is set but the kit's Python dependencies are missing"
-        );
-        eprintln!(
-            "SKIPPED: python3 -m pip install pytest pytest-asyncio pytest-html httpx grpcio protobuf googleapis-common-protos jsonschema gherkin-official Jinja2"
-        );
-    }
-    available
+    super::a2a::python_installed(
+        "import pytest, pytest_asyncio, pytest_html, httpx, grpc, google.protobuf, jsonschema, gherkin, jinja2",
+        "AIPROTO_REQUIRE_A2A_TCK",
+        "python3 -m pip install pytest pytest-asyncio pytest-html httpx grpcio protobuf googleapis-common-protos jsonschema gherkin-official Jinja2",
+    )
 }
 
 /// A copy of the kit in `dir` (it writes its reports beside itself).
