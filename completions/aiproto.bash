@@ -544,7 +544,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__a2a__subcmd__serve)
-            opts="-q -v -h -V --listen --via --as --name --capability --task-timeout --require-signed --max-tasks --token-file --no-token --allowed-host --allow-origin --allow-remote --max-bytes --read-timeout --max-connections --max-per-client --rate --mqtt-version --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --listen --via --as --name --capability --task-timeout --require-signed --sign-card --max-tasks --token-file --no-token --allowed-host --allow-origin --allow-remote --max-bytes --read-timeout --max-connections --max-per-client --rate --mqtt-version --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -571,6 +571,10 @@ _aiproto() {
                     return 0
                     ;;
                 --task-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sign-card)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3748,7 +3752,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__send)
-            opts="-q -v -h -V --via --stream --no-wait --token-file --force --qos --retain --mqtt-version --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --stream --no-wait --token-file --require-signed-card --force --qos --retain --mqtt-version --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -38,6 +38,8 @@ pub struct Config {
     /// Advertisements and results must verify with keys trusted for
     /// their senders.
     pub trust: Option<Arc<crate::operations::sending::Trust>>,
+    /// Signs the card, when asked (`--sign-card`).
+    pub card_signer: Option<Arc<crate::operations::bridging::CardSigner>>,
 }
 
 /// The bridge: its configuration, the directory it watches, its tasks.

@@ -1,7 +1,7 @@
 //! The bridge's Agent Card, built for each request from the directory:
 //! one skill per live HSP capability, the two interfaces it serves at the
 //! address the client used, streaming on, push notifications off, and the
-//! bearer token as its security scheme.
+//! bearer token as its security scheme; signed when a key is given.
 
 use serde_json::{Value, json};
 
@@ -67,5 +67,8 @@ pub fn card(bridge: &Bridge, base: &str) -> Option<Value> {
         object.remove("securitySchemes");
         object.remove("securityRequirements");
     }
-    Some(card)
+    Some(match &bridge.config.card_signer {
+        Some(signer) => signer.sign(&card),
+        None => card,
+    })
 }

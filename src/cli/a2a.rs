@@ -42,6 +42,11 @@ pub fn serve(args: &A2aServeArgs) -> CmdResult {
     } else {
         super::common::bearer_token(args.token_file.as_deref(), TOKEN_ENV)?
     };
+    let card_signer = args
+        .sign_card
+        .as_deref()
+        .map(|id| card_signer(id, &args.name).map(std::sync::Arc::new))
+        .transpose()?;
     let config = crate::bridge::Config {
         broker,
         settings: Settings {
@@ -56,6 +61,7 @@ pub fn serve(args: &A2aServeArgs) -> CmdResult {
         max_tasks: args.max_tasks,
         tokenless: args.no_token,
         trust: super::common::required_signatures(args.require_signed)?.map(std::sync::Arc::new),
+        card_signer,
     };
     let listen = Listen {
         address: args.listen,
@@ -97,4 +103,28 @@ pub fn serve(args: &A2aServeArgs) -> CmdResult {
     })
     .map_err(|e| CliError::new(ExitStatus::Transport, e))?;
     Ok(ExitStatus::Ok)
+}
+
+/// The keystore key `--sign-card` names, refused unless it is bound to the
+/// card's name (a verifier would refuse the card with SIG-SENDER).
+fn card_signer(id: &str, name: &str) -> Result<crate::operations::bridging::CardSigner, CliError> {
+    let store =
+        crate::sign::keystore::Keystore::open().map_err(|e| CliError::new(ExitStatus::Usage, e))?;
+    let key = store
+        .signing_key(id)
+        .map_err(|e| CliError::new(ExitStatus::Usage, e))?;
+    let entry = store
+        .own_entry(id)
+        .map_err(|e| CliError::new(ExitStatus::Usage, e))?
+        .ok_or_else(|| CliError::usage(format!("no public key for `{id}` in the keystore")))?;
+    if !entry.may_sign_for(name) {
+        return Err(CliError::usage(format!(
+            "--sign-card {id}: the key signs for {} only, and the card is named `{name}`; verifiers would refuse it (bind a key with `aiproto keygen --id ID --signs-for '{name}'`, or give --name)",
+            entry.allowed()
+        )));
+    }
+    Ok(crate::operations::bridging::CardSigner {
+        key,
+        key_id: id.to_string(),
+    })
 }

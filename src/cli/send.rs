@@ -19,10 +19,10 @@ use crate::transport::{self, Endpoint, Outgoing};
 pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
     let destination = endpoint(&args.via)?;
     if !matches!(destination, Endpoint::A2a(_))
-        && (args.stream || args.no_wait || args.token_file.is_some())
+        && (args.stream || args.no_wait || args.token_file.is_some() || args.require_signed_card)
     {
         return Err(CliError::usage(
-            "--stream, --no-wait and --token-file are for an A2A agent: --via a2a+http(s)://HOST",
+            "--stream, --no-wait, --token-file and --require-signed-card are for an A2A agent: --via a2a+http(s)://HOST",
         ));
     }
     let inputs = read_inputs(&args.paths)?;
@@ -61,6 +61,12 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         _ => {
             let mut settings = args.settings();
             settings.a2a_token = a2a_token(args)?;
+            if args.require_signed_card {
+                let trust = super::common::required_signatures(true)?
+                    .ok_or_else(|| CliError::usage("--require-signed-card needs the keystore"))?;
+                settings.a2a_card_check =
+                    Some(crate::operations::sending::signed_card_check(trust));
+            }
             let mut transport = transport::open(destination.clone(), settings);
             send_overlapped(&inputs, &destination, &mut *transport)?;
             // An MQTT connection kept open between pieces is closed here,

@@ -175,6 +175,14 @@ pub fn run(args: &VerifyArgs, g: &GlobalArgs) -> CmdResult {
                                 escape_controls(warning)
                             )?;
                         }
+                        if let Some(note) = &v.note {
+                            writeln!(
+                                out,
+                                "{}: note: {}",
+                                p.bold(&format!("{}:{}", escape_controls(source), found.line)),
+                                escape_controls(note)
+                            )?;
+                        }
                     }
                     Err(e) => writeln!(
                         out,

@@ -64,6 +64,23 @@ impl Provider {
     }
 }
 
+/// Signs the Agent Cards a face serves, with one keystore key bound to the
+/// card's name (A2A 1.0 section 8.4; `sign::card`).
+pub struct CardSigner {
+    pub key: crate::sign::key::SigningKey,
+    pub key_id: String,
+}
+
+impl CardSigner {
+    /// The card with this key's signature added.
+    pub fn sign(&self, card: &Value) -> Value {
+        // A card built by a face is an object without `signatures`: signing
+        // it cannot fail; were it to, the card goes out unsigned, never
+        // with a signature over other bytes.
+        crate::sign::card::sign_card(card, &self.key, &self.key_id).unwrap_or_else(|_| card.clone())
+    }
+}
+
 /// The directory the bridge keeps, shared between its watcher and the
 /// requests that read it.
 pub type SharedDirectory = Arc<Mutex<Directory>>;

@@ -46,3 +46,29 @@ pub fn unsendable(found: &Found, force: bool) -> Option<Unsendable> {
         None
     }
 }
+
+/// The check `send --require-signed-card` puts on an A2A agent's card
+/// before anything is sent: read as A2A, an Agent Card that passes
+/// `validate`, signed by a key `trust` holds for the card's name (never one
+/// the card points to).
+pub fn signed_card_check(trust: Trust) -> crate::transport::a2a::CardCheck {
+    use crate::protocols::{Protocol, ReadOptions, Value};
+    crate::transport::a2a::CardCheck(std::sync::Arc::new(move |text: &str| {
+        let found = Protocol::A2a.read(text, &ReadOptions::default());
+        let card = found
+            .first()
+            .filter(|f| {
+                matches!(&f.value, Value::A2a(Some(d)) if d.kind == crate::protocols::a2a::Kind::AgentCard)
+            })
+            .ok_or("what the agent serves is not an A2A 1.0 Agent Card")?;
+        let verified = crate::sign::message::verify_found(card, &trust)
+            .map_err(|e| format!("{}: {e}", e.code()))?;
+        Ok(format!(
+            "the Agent Card is signed by `{}` ({} {}), trusted for `{}`",
+            verified.key_id,
+            verified.algorithm,
+            verified.fingerprint,
+            verified.sender.as_deref().unwrap_or_default()
+        ))
+    }))
+}

@@ -32,6 +32,9 @@ pub struct VerifyRecord<'a> {
     /// What was named without refusing (a date in the future).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<&'a str>,
+    /// What is worth knowing about a good signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,6 +63,7 @@ impl<'a> VerifyRecord<'a> {
             fingerprint: ok.map(|v| v.fingerprint.as_str()),
             pinned_now: ok.is_some_and(|v| v.pinned_now),
             warning: ok.and_then(|v| v.warning.as_deref()),
+            note: ok.and_then(|v| v.note.as_deref()),
             code: err.map(VerifyError::code),
             error: err.map(ToString::to_string),
             allowed_unsigned: false,
@@ -81,6 +85,7 @@ impl<'a> VerifyRecord<'a> {
             fingerprint: None,
             pinned_now: false,
             warning: None,
+            note: None,
             code: Some(code),
             error: Some(why),
             allowed_unsigned: false,

@@ -7,11 +7,14 @@
 use chrono::{DateTime, Duration, Utc};
 use unicode_normalization::UnicodeNormalization;
 
+use super::card;
 use super::claim::{self, ClaimError};
 use super::key::SigningKey;
 use super::key_line::{KnownKey, format_date};
 use super::trust::{self, Claimed, Trust, Verified, VerifyError};
 use crate::model::Message;
+use crate::protocols::a2a::Kind;
+use crate::protocols::a2a::signing_input::Reading;
 use crate::protocols::{Found, Value, json_doc};
 
 /// How far in the future a message may be dated before it is named:
@@ -99,14 +102,63 @@ pub fn verify_fresh(
                 .into(),
         ))),
         // Only an Agent Card carries signatures in A2A.
-        Value::A2a(Some(d)) if !d.has_signatures() => Err(VerifyError::Claim(ClaimError::Unsigned)),
-        Value::A2a(Some(_)) => Err(VerifyError::Claim(ClaimError::Malformed(
-            "aiproto does not check A2A Agent Card signatures (JWS over JCS) yet; check a detached one with --signature"
-                .into(),
-        ))),
+        Value::A2a(Some(d)) => match d.object() {
+            (Kind::AgentCard, card) => verify_card(card, trust),
+            _ => Err(VerifyError::Claim(ClaimError::Malformed(
+                "in A2A only an Agent Card carries a signature; check a detached one with --signature"
+                    .into(),
+            ))),
+        },
     }?;
     verified.warning = warning;
     Ok(verified)
+}
+
+/// An Agent Card's signatures: good when one of them verifies, under
+/// either reading of the field-presence rule, with a key trusted for the
+/// card's `name`; else the first one's failure.
+fn verify_card(card: &serde_json::Value, trust: &Trust) -> Result<Verified, VerifyError> {
+    let claimed = Claimed {
+        sender: card.get("name").and_then(serde_json::Value::as_str),
+        time: None,
+    };
+    let mut failure = None;
+    for claim in card::card_claims(card)? {
+        let outcome = claim.map_err(VerifyError::from).and_then(|c| {
+            let mut first_error = None;
+            for (reading, input) in &c.inputs {
+                match trust::verify_claimed(&c.claim, input, trust, claimed) {
+                    Ok(mut verified) => {
+                        if *reading != Reading::Spec {
+                            verified.note = Some(format!(
+                                "signed over the {} reading of A2A 8.4.1 rule 1 (every empty value removed), not the specification's: verifiers that follow the specification refuse this signature",
+                                reading.name()
+                            ));
+                        }
+                        return Ok(verified);
+                    }
+                    // The signature matched under this reading but is refused
+                    // for another reason: that reason is the verdict.
+                    Err(e) => match first_error {
+                        None | Some(VerifyError::BadSignature(_)) => first_error = Some(e),
+                        Some(_) => {}
+                    },
+                }
+            }
+            Err(match first_error {
+                Some(VerifyError::UnknownKey(kid)) => VerifyError::UnknownCardKey { kid, jku: c.jku },
+                Some(e) => e,
+                None => VerifyError::BadSignature(c.claim.key_id),
+            })
+        });
+        match outcome {
+            Ok(verified) => return Ok(verified),
+            Err(e) => {
+                failure.get_or_insert(e);
+            }
+        }
+    }
+    Err(failure.unwrap_or(VerifyError::Claim(ClaimError::Unsigned)))
 }
 
 /// The date rules: older than `--max-age` fails (as does no date at all
@@ -224,7 +276,11 @@ impl Signer<'_> {
     /// key is bound to (a verifier would refuse it with SIG-SENDER).
     pub fn not_mine(&self, found: &Found) -> Option<String> {
         let message = found.to_message()?;
-        let sender = message.sender.as_deref()?;
+        // A card's signer is bound to the card's name (as verify checks it).
+        let sender = match &found.value {
+            Value::A2a(Some(d)) if d.kind == Kind::AgentCard => d.json.get("name")?.as_str()?,
+            _ => message.sender.as_deref()?,
+        };
         (!self.entry.may_sign_for(sender)).then(|| {
             format!(
                 "the sender is `{}`, and the key `{}` signs for {} only: nothing signed (sign only your own envelopes with --only-mine, or use the key bound to that sender)",
@@ -260,8 +316,11 @@ impl Signer<'_> {
                 json
             }
             Value::Csdl(Some(d)) => claim::sign_csdl(&d.json, key, id, with_pk)?,
+            Value::A2a(Some(d)) if d.kind == Kind::AgentCard => {
+                card::sign_card(&d.json, key, id).map_err(|e| e.to_string())?
+            }
             Value::A2a(Some(_)) => {
-                return Err("aiproto does not write A2A Agent Card signatures (JWS over JCS) yet; sign the file detached with --detached".into());
+                return Err("in A2A only an Agent Card carries a signature; sign this file detached with --detached".into());
             }
             Value::Hsp(None) | Value::Csdl(None) | Value::Msp(_) | Value::A2a(None) => {
                 return Ok(None);

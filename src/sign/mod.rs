@@ -1,6 +1,7 @@
 //! Signatures: keys, the keystore with trust on first use, and the signing
 //! forms of each protocol.
 
+pub mod card;
 pub mod claim;
 pub mod composed;
 pub mod detached;

@@ -52,6 +52,9 @@ pub struct Verified {
     pub retired: bool,
     /// What the verifier names without refusing (a date in the future).
     pub warning: Option<String>,
+    /// What is worth knowing about a good signature (an Agent Card signed
+    /// over the SDKs' reading of the field-presence rule).
+    pub note: Option<String>,
 }
 
 /// Why a signature is not accepted; each has a stable code.
@@ -63,6 +66,13 @@ pub enum VerifyError {
     UnknownKey(String),
     #[error("`{0}` is not in the trusted keys")]
     NotTrusted(String),
+    /// An Agent Card signed by a key nobody here trusts: the card's own
+    /// `jku` or `jwk` is never taken as its key.
+    #[error(
+        "no trusted key for `{kid}`{}: a card cannot vouch for itself, so aiproto takes no key from it; get the provider's key by a channel you trust, then `aiproto keys trust {kid} KEY --signs-for 'CARD NAME'`",
+        jku.as_deref().map(|u| format!(" (the card points to keys at {u}, which aiproto does not fetch)")).unwrap_or_default()
+    )]
+    UnknownCardKey { kid: String, jku: Option<String> },
     #[error(
         "THE KEY OF `{subject}` HAS CHANGED: `{pinned_id}` ({pinned}) is trusted for it, this message is signed by `{seen_id}` ({seen}); if the change is expected, apply the signer's key transition (`aiproto keys apply-transition FILE`), or run `aiproto keys forget {pinned_id}` and verify again with --tofu"
     )]
@@ -155,7 +165,9 @@ impl VerifyError {
             VerifyError::Claim(ClaimError::Malformed(_)) => "SIG-MALFORMED",
             VerifyError::Claim(ClaimError::UnknownAlgorithm(_)) => "SIG-ALGORITHM",
             VerifyError::Claim(ClaimError::Unsupported(_)) => "SIG-UNSUPPORTED",
-            VerifyError::UnknownKey(_) | VerifyError::NotTrusted(_) => "SIG-UNTRUSTED",
+            VerifyError::UnknownKey(_)
+            | VerifyError::NotTrusted(_)
+            | VerifyError::UnknownCardKey { .. } => "SIG-UNTRUSTED",
             VerifyError::KeyChanged { .. } | VerifyError::OwnKeyForged { .. } => "SIG-KEY-CHANGED",
             VerifyError::NotForSender { .. } => "SIG-SENDER",
             VerifyError::LookAlike { .. } => "SIG-LOOKALIKE",
@@ -425,6 +437,7 @@ fn verified(
         bound: entry.is_some(),
         retired: entry.is_some_and(|e| !e.is_current()),
         warning: None,
+        note: None,
     }
 }
 

@@ -43,6 +43,20 @@ pub enum Binding {
     HttpJson,
 }
 
+/// A check of the agent's card text, given by a layer that knows what a
+/// card is: `Ok` with what to say on stderr, or why nothing may be sent.
+#[derive(Clone)]
+pub struct CardCheck(pub std::sync::Arc<CheckCard>);
+
+/// The function a [`CardCheck`] holds.
+pub type CheckCard = dyn Fn(&str) -> Result<String, String> + Send + Sync;
+
+impl std::fmt::Debug for CardCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CardCheck")
+    }
+}
+
 /// An A2A agent, found by its card on first use.
 pub struct A2aTransport {
     /// The agent's base URL, `http(s)://HOST[:PORT]`.
@@ -52,6 +66,8 @@ pub struct A2aTransport {
     token: Option<String>,
     /// The interface its card names, once fetched.
     interface: Option<(Binding, String)>,
+    /// What the card must pass first.
+    card_check: Option<CardCheck>,
 }
 
 impl A2aTransport {
@@ -61,7 +77,14 @@ impl A2aTransport {
             mode,
             token,
             interface: None,
+            card_check: None,
         }
+    }
+
+    /// The agent's card must pass `check` before any message is sent.
+    pub fn with_card_check(mut self, check: Option<CardCheck>) -> Self {
+        self.card_check = check;
+        self
     }
 
     /// The token for `url`: only on the origin the person named.
@@ -91,6 +114,13 @@ impl A2aTransport {
                 status,
                 reply: text,
             });
+        }
+        if let Some(CardCheck(check)) = &self.card_check {
+            let said = check(&text).map_err(|why| TransportError::Peer {
+                url: secrets::redact(&card_url),
+                why: format!("the Agent Card is not trusted, nothing sent: {why}"),
+            })?;
+            eprintln!("aiproto: {}: {said}", secrets::redact(&card_url));
         }
         let (binding, url) = choose_interface(&text).map_err(|why| TransportError::Peer {
             url: secrets::redact(&card_url),

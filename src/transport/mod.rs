@@ -77,6 +77,9 @@ pub struct Settings {
     /// a2a+http(s): the bearer token sent to the agent named (never to
     /// another host its card points to).
     pub a2a_token: Option<String>,
+    /// a2a+http(s): what the agent's card must pass before anything is sent
+    /// (its signature, with `send --require-signed-card`).
+    pub a2a_card_check: Option<a2a::CardCheck>,
 }
 
 /// Why a transport could not be used.
@@ -403,11 +406,10 @@ pub fn open(endpoint: Endpoint, settings: Settings) -> Box<dyn Transport> {
             address,
             delivery: settings.mail,
         }),
-        Endpoint::A2a(base) => Box::new(a2a::A2aTransport::new(
-            base,
-            settings.a2a,
-            settings.a2a_token,
-        )),
+        Endpoint::A2a(base) => Box::new(
+            a2a::A2aTransport::new(base, settings.a2a, settings.a2a_token)
+                .with_card_check(settings.a2a_card_check),
+        ),
     }
 }
 

@@ -103,6 +103,20 @@ pub fn network_with(advertised: bool, extra: &[&str], delay: f64) -> Network {
     }
     let token_file = h.path().join("token");
     std::fs::write(&token_file, TOKEN).unwrap();
+    // `--sign-card ID`: the bridge's home has that key, bound to the card's
+    // default name.
+    if let Some(at) = extra.iter().position(|a| *a == "--sign-card") {
+        aiproto(h.path())
+            .args([
+                "keygen",
+                "--id",
+                extra[at + 1],
+                "--signs-for",
+                "aiproto HSP bridge",
+            ])
+            .assert()
+            .success();
+    }
     let tokenless = extra.contains(&"--no-token");
     let mut command = spawn(
         h.path(),
@@ -300,6 +314,98 @@ fn the_card_is_built_from_live_advertisements_and_validates() {
         .write_stdin(card)
         .assert()
         .code(0);
+}
+
+/// `--sign-card`: the card served is signed, and verifies under aiproto
+/// and under the official Python SDK with the bridge's public key; a key
+/// bound to another name is refused at the start.
+#[test]
+fn a_signed_card_verifies_under_aiproto_and_the_python_sdk() {
+    let net = network(true, &["--sign-card", "bridge-key"]);
+    let (status, card) = net.get(card_path());
+    assert_eq!(status, 200);
+    let parsed: Value = serde_json::from_str(&card).unwrap();
+    // Two: the bearer requirement's empty scope list (`"list": []`) is
+    // removed by the SDKs' reading of rule 1 and kept by the spec's.
+    assert_eq!(parsed["signatures"].as_array().unwrap().len(), 2, "{card}");
+    let h = net.home.path();
+    let path = h.join("served-card.json");
+    std::fs::write(&path, &card).unwrap();
+    aiproto(h)
+        .arg("verify")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "ok signed by bridge-key for aiproto HSP bridge",
+        ));
+    // The same bytes twice: the ETag holds while nothing changes.
+    assert_eq!(net.get(card_path()).1, card);
+    let export = aiproto(h)
+        .args(["keys", "export", "bridge-key", "--encoding", "pem"])
+        .output()
+        .unwrap();
+    let pem = h.join("bridge-key.pem");
+    std::fs::write(&pem, export.stdout).unwrap();
+
+    // A client sends nothing until the card's key is trusted for its name.
+    let client = home();
+    let via = format!("a2a+http://{}", net.address);
+    let message = client.path().join("hello.json");
+    std::fs::write(&message, text_message("hello", "m-signed").to_string()).unwrap();
+    let send = || {
+        let mut command = aiproto(client.path());
+        command
+            .args(["send", "--require-signed-card", "--via", &via])
+            .env("AIPROTO_A2A_TOKEN", TOKEN)
+            .arg(&message);
+        command
+    };
+    send()
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("SIG-UNTRUSTED"));
+    aiproto(client.path())
+        .args(["keys", "trust", "bridge-key"])
+        .arg(&pem)
+        .args(["--signs-for", "aiproto HSP bridge"])
+        .assert()
+        .success();
+    send().assert().code(0).stderr(predicates::str::contains(
+        "the Agent Card is signed by `bridge-key`",
+    ));
+
+    if super::a2a_signing::python_sdk() {
+        let verdict = std::process::Command::new("python3")
+            .arg(super::repo("tests/interop/a2a_card_signing.py"))
+            .arg("verify")
+            .arg(&pem)
+            .arg("EdDSA")
+            .stdin(std::fs::File::open(&path).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&verdict.stdout).trim(), "verified");
+    }
+    aiproto(h)
+        .args(["keygen", "--id", "other-key", "--signs-for", "Someone Else"])
+        .assert()
+        .success();
+    aiproto(h)
+        .args([
+            "a2a",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-token",
+            "--sign-card",
+            "other-key",
+        ])
+        .args(["--via", &format!("mqtt://127.0.0.1:{}", net.broker)])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "the card is named `aiproto HSP bridge`",
+        ));
 }
 
 /// Nothing advertised: no card (503), and a message is refused by name,
@@ -616,6 +722,15 @@ fn aiproto_send_streams_through_the_bridge_with_its_token() {
         .assert()
         .code(3)
         .stderr(predicates::str::contains("401"));
+    // The bridge's card is not signed: a client that asks for a signed one
+    // sends nothing.
+    aiproto(h)
+        .args(["send", "--require-signed-card", "--via", &via])
+        .env("AIPROTO_A2A_TOKEN", TOKEN)
+        .arg(&message)
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("SIG-UNSIGNED"));
 }
 
 /// `--require-signed`: an unsigned advertisement is not kept (no card, no

@@ -5,6 +5,7 @@
 
 mod a2a;
 mod a2a_bridge;
+mod a2a_signing;
 mod a2a_tck;
 mod bad_input;
 mod broker;

@@ -185,6 +185,13 @@ pub struct A2aServeArgs {
     #[arg(long)]
     pub require_signed: bool,
 
+    /// Sign the Agent Card with this keystore key (JWS over the card's
+    /// canonical JSON, A2A 1.0 section 8.4), so that clients trusting the
+    /// key can tell the card was not changed on the way. The key must be
+    /// bound to the card's --name (`keygen --signs-for NAME`).
+    #[arg(long, value_name = "KEY-ID")]
+    pub sign_card: Option<String>,
+
     /// Tasks held in memory; beyond, the oldest finished one goes, and
     /// with none finished a new task is refused.
     #[arg(long, value_name = "N", default_value_t = 10_000)]

@@ -39,6 +39,13 @@ pub struct SendArgs {
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
 
+    /// a2a+http(s): send nothing unless the agent's card carries a
+    /// signature that verifies with a keystore key trusted for the card's
+    /// name (`aiproto keys trust KID KEY --signs-for NAME`); a key the card
+    /// itself points to (`jku`) is never taken.
+    #[arg(long)]
+    pub require_signed_card: bool,
+
     /// Send even if a message has errors; never one that cannot be read
     /// (JSON that does not parse, an envelope cut off before [[END]]).
     #[arg(long)]

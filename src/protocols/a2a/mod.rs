@@ -14,6 +14,7 @@ pub mod kind;
 pub mod model_map;
 pub mod rules;
 pub mod schema;
+pub mod signing_input;
 
 use std::collections::HashMap;
 
