@@ -3588,7 +3588,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__request)
-            opts="-q -v -h -V --via --timeout --require-signed --qos --mqtt-version --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --timeout --require-signed --token-file --qos --mqtt-version --cafile --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3599,6 +3599,10 @@ _aiproto() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

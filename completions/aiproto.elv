@@ -396,14 +396,15 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --version 'Print version'
         }
         &'aiproto;request'= {
-            cand --via 'The broker: mqtt(s)://[user:pass@]host[:port][/topic]'
+            cand --via 'Where the request goes: the broker, mqtt(s)://[user:pass@]host[:port][/topic], or an A2A agent, a2a+http(s)://HOST (its task comes back as the TaskResult)'
             cand --timeout 'Seconds to wait for the TaskResult'
+            cand --token-file 'a2a+http(s): send `Authorization: Bearer TOKEN` with the token in FILE''s first line (else AIPROTO_A2A_TOKEN, if set), to the host named only'
             cand --qos 'MQTT quality of service'
             cand --mqtt-version 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message''s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest''s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1'
             cand --cafile 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted'
             cand --color 'When to color output: auto (terminal, NO_COLOR unset), always, never'
             cand --format 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab'
-            cand --require-signed 'Accept only a TaskResult that verifies with a key of the keystore trusted for its sender'
+            cand --require-signed 'Accept only a TaskResult that verifies with a key of the keystore trusted for its sender; to an A2A agent, whose answers carry no signature, send only if its Agent Card verifies with a key trusted for the card''s name'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'
             cand -v 'Also report messages that have no findings'

@@ -408,8 +408,9 @@ complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s q -l quiet -d '
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aiproto -n "__fish_aiproto_using_subcommand recv" -s V -l version -d 'Print version'
-complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l via -d 'The broker: mqtt(s)://[user:pass@]host[:port][/topic]' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l via -d 'Where the request goes: the broker, mqtt(s)://[user:pass@]host[:port][/topic], or an A2A agent, a2a+http(s)://HOST (its task comes back as the TaskResult)' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l timeout -d 'Seconds to wait for the TaskResult' -r
+complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l token-file -d 'a2a+http(s): send `Authorization: Bearer TOKEN` with the token in FILE\'s first line (else AIPROTO_A2A_TOKEN, if set), to the host named only' -r -F
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l qos -d 'MQTT quality of service' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l mqtt-version -d 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message\'s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest\'s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1' -r
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l cafile -d 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted' -r -F
@@ -423,7 +424,7 @@ sarif\t'validate, verify: a SARIF 2.1.0 log (GitHub code scanning, VS Code, Azur
 junit\t'validate, verify: JUnit XML, a test case per message (GitLab, Jenkins, CircleCI)'
 gitlab\t'validate, verify: a GitLab code quality report (JSON)'
 html\t'conformance (a graded run): one self-contained HTML page'"
-complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l require-signed -d 'Accept only a TaskResult that verifies with a key of the keystore trusted for its sender'
+complete -c aiproto -n "__fish_aiproto_using_subcommand request" -l require-signed -d 'Accept only a TaskResult that verifies with a key of the keystore trusted for its sender; to an A2A agent, whose answers carry no signature, send only if its Agent Card verifies with a key trusted for the card\'s name'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s q -l quiet -d 'Print only findings and data: no summary lines'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s v -l verbose -d 'Also report messages that have no findings'
 complete -c aiproto -n "__fish_aiproto_using_subcommand request" -s h -l help -d 'Print help (see more with \'--help\')'

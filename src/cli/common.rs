@@ -227,6 +227,35 @@ pub fn required_signatures(require: bool) -> Result<Option<crate::sign::trust::T
     }))
 }
 
+/// The bearer token for an A2A agent: `--token-file`'s first line, else
+/// `AIPROTO_A2A_TOKEN`, else none.
+pub fn a2a_token(file: Option<&std::path::Path>) -> Result<Option<String>, CliError> {
+    if let Some(file) = file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| CliError::usage(format!("--token-file {}: {e}", file.display())))?;
+        let token = text.lines().next().unwrap_or_default().trim().to_string();
+        if token.is_empty() {
+            return Err(CliError::usage(format!(
+                "--token-file {}: its first line is empty",
+                file.display()
+            )));
+        }
+        return Ok(Some(token));
+    }
+    Ok(std::env::var("AIPROTO_A2A_TOKEN")
+        .ok()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty()))
+}
+
+/// The check an A2A agent's card must pass when a signed one is asked
+/// for: a signature by a keystore key trusted for the card's name.
+pub fn signed_card_check() -> Result<crate::transport::a2a::CardCheck, CliError> {
+    let trust = required_signatures(true)?
+        .ok_or_else(|| CliError::usage("a signed Agent Card needs the keystore"))?;
+    Ok(crate::operations::sending::signed_card_check(trust))
+}
+
 /// The name a NO-INPUT finding is reported under: the first path given.
 pub fn nothing_source(input: &InputArgs) -> String {
     input

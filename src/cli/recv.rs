@@ -13,6 +13,7 @@ use super::endpoints::{endpoint, failure, stop_on_signals};
 use crate::exit::{CliError, CmdResult, ExitStatus};
 use crate::operations::ReadValue as Value;
 use crate::operations::delegate::{self, Answered, Delegation, Heard, Outcome};
+use crate::operations::delegate_a2a::{A2aDelegation, delegate_a2a};
 use crate::operations::receive::{self, Inbox, Received};
 use crate::operations::sending::{Receipt, receipt};
 use crate::operations::serving::Handler;
@@ -378,15 +379,22 @@ fn share(group: &str, source: &mut Endpoint, filters: &mut [String]) -> Result<(
     Ok(())
 }
 
-/// `aiproto request`: publishes a TaskRequest once the subscription to its
-/// callback topic stands, and prints the TaskResult whose correlation id
-/// names it.
+/// `aiproto request`: sends a TaskRequest and prints the TaskResult that
+/// answers it: over MQTT, published once the subscription to its callback
+/// topic stands, the answer the one whose correlation names it; to an A2A
+/// agent, as SendMessage, its task back as the TaskResult.
 pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
-    let Endpoint::Mqtt(uri) = endpoint(&args.via)? else {
+    let destination = endpoint(&args.via)?;
+    if !matches!(destination, Endpoint::Mqtt(_) | Endpoint::A2a(_)) {
         return Err(CliError::usage(
-            "request goes over MQTT: --via mqtt://HOST[:PORT] (or mqtts://)",
+            "request goes over MQTT (--via mqtt://HOST[:PORT], or mqtts://) or to an A2A agent (--via a2a+http(s)://HOST)",
         ));
-    };
+    }
+    if !matches!(destination, Endpoint::A2a(_)) && args.token_file.is_some() {
+        return Err(CliError::usage(
+            "--token-file is for an A2A agent: --via a2a+http(s)://HOST",
+        ));
+    }
     let doc = super::common::read_one(args.path.as_deref())?;
     let [found] = doc.messages.as_slice() else {
         return Err(CliError::usage(
@@ -405,13 +413,38 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
             ),
         ));
     }
+    let id = message.message_id().unwrap_or_default().to_string();
+    let uri = match destination {
+        Endpoint::Mqtt(uri) => uri,
+        Endpoint::A2a(base) => {
+            let delegation = A2aDelegation {
+                base: base.clone(),
+                token: super::common::a2a_token(args.token_file.as_deref())?,
+                // The only signature A2A has is the card's.
+                card_check: args
+                    .require_signed
+                    .then(super::common::signed_card_check)
+                    .transpose()?,
+                timeout: Duration::from_secs_f64(args.timeout),
+            };
+            let answered =
+                delegate_a2a(found, &doc.source.text, delegation).map_err(|e| match e {
+                    delegate::DelegateError::Transport(e) => failure(e),
+                    other => failure(transport::TransportError::Peer {
+                        url: redact(&base),
+                        why: other.to_string(),
+                    }),
+                })?;
+            return print_answer(answered, &id, "(its A2A task, as HSP)", g);
+        }
+        _ => unreachable!("checked above"),
+    };
     let Some(callback) = delegate::callback_of(found) else {
         return Err(CliError::usage(
             "request needs an HSP TaskRequest with a payload.callback_address",
         )
         .with_hint("compose one with `aiproto compose hsp task-request --callback TOPIC …`"));
     };
-    let id = message.message_id().unwrap_or_default().to_string();
     let trust = super::common::required_signatures(args.require_signed)?;
     let delegation = Delegation {
         broker: uri,
@@ -470,12 +503,19 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         }
         Outcome::Answered(answered) => answered,
     };
+    print_answer(answered, &id, &format!("received on {callback}"), g)
+}
+
+/// Prints the TaskResult accepted (`came`: how it came); a status other
+/// than success exits 1, with the error details.
+fn print_answer(answered: Answered, id: &str, came: &str, g: &GlobalArgs) -> CmdResult {
     let Answered {
         text,
         from,
         status,
         error,
     } = answered;
+    let mut out = std::io::stdout().lock();
     out.write_all(text.trim_end().as_bytes())?;
     out.write_all(b"\n")?;
     if status != "success" {
@@ -486,7 +526,7 @@ pub fn request(args: &RequestArgs, g: &GlobalArgs) -> CmdResult {
         return Ok(ExitStatus::Invalid);
     }
     if !g.quiet {
-        eprintln!("aiproto: TaskResult for {id} from `{from}` received on {callback}");
+        eprintln!("aiproto: TaskResult for {id} from `{from}` {came}");
     }
     Ok(ExitStatus::Ok)
 }

@@ -60,7 +60,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         }
         _ => {
             let mut settings = args.settings();
-            settings.a2a_token = a2a_token(args)?;
+            settings.a2a_token = super::common::a2a_token(args.token_file.as_deref())?;
             if args.require_signed_card {
                 let trust = super::common::required_signatures(true)?
                     .ok_or_else(|| CliError::usage("--require-signed-card needs the keystore"))?;
@@ -324,25 +324,4 @@ fn archive(path: &Path, inputs: &[Input], g: &GlobalArgs) -> CmdResult {
         );
     }
     Ok(ExitStatus::Ok)
-}
-
-/// The bearer token for an A2A agent: `--token-file`'s first line, else
-/// `AIPROTO_A2A_TOKEN`, else none.
-fn a2a_token(args: &SendArgs) -> Result<Option<String>, CliError> {
-    if let Some(file) = &args.token_file {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| CliError::usage(format!("--token-file {}: {e}", file.display())))?;
-        let token = text.lines().next().unwrap_or_default().trim().to_string();
-        if token.is_empty() {
-            return Err(CliError::usage(format!(
-                "--token-file {}: its first line is empty",
-                file.display()
-            )));
-        }
-        return Ok(Some(token));
-    }
-    Ok(std::env::var("AIPROTO_A2A_TOKEN")
-        .ok()
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty()))
 }

@@ -349,6 +349,19 @@ pub fn state_of(status: &str) -> &'static str {
     }
 }
 
+/// The HSP TaskResult status of an A2A task state (the inverse of
+/// [`state_of`]): a task that ended any other way (canceled, waiting for
+/// input or authorization a one-shot request cannot give) is a failure.
+pub fn status_of(state: &str) -> &'static str {
+    match state {
+        "TASK_STATE_COMPLETED" => "success",
+        "TASK_STATE_WORKING" => "in_progress",
+        "TASK_STATE_SUBMITTED" => "queued",
+        "TASK_STATE_REJECTED" => "rejected",
+        _ => "failure",
+    }
+}
+
 /// The numbers of a JSON text that a JSON reader would read as another
 /// number (beyond a double's precision), each as `pointer: literal`.
 pub fn inexact_numbers(text: &str) -> Vec<String> {

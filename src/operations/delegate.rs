@@ -77,6 +77,9 @@ pub enum DelegateError {
     NotATaskRequest,
     #[error("the TaskRequest cannot be written")]
     Unwritable,
+    /// An A2A agent's answer that cannot be read as a TaskResult.
+    #[error("{0}")]
+    Answer(String),
     #[error(transparent)]
     Transport(#[from] TransportError),
 }

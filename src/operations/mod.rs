@@ -8,6 +8,7 @@ pub mod bridging;
 mod calls;
 pub mod composing;
 pub mod delegate;
+pub mod delegate_a2a;
 pub mod forms;
 mod network;
 pub mod params;

@@ -19,8 +19,9 @@ use super::{Ended, Listen, OnArrival, Outgoing, Transport, TransportError, secre
 pub const A2A_VERSION: &str = "1.0";
 /// The largest card or answer read (a stream: each event).
 const MAX_REPLY_BYTES: u64 = 16 * 1024 * 1024;
-/// How long one exchange may take (a blocking SendMessage waits for the task).
-const TIMEOUT: Duration = Duration::from_secs(120);
+/// How long one exchange may take by default (a blocking SendMessage waits
+/// for the task).
+pub const TIMEOUT: Duration = Duration::from_secs(120);
 /// How long a stream may stay open.
 const STREAM_TIMEOUT: Duration = Duration::from_secs(3600);
 /// How many times a stream cut before its task ended is followed again.
@@ -68,6 +69,8 @@ pub struct A2aTransport {
     interface: Option<(Binding, String)>,
     /// What the card must pass first.
     card_check: Option<CardCheck>,
+    /// How long one exchange may take.
+    timeout: Duration,
 }
 
 impl A2aTransport {
@@ -78,7 +81,15 @@ impl A2aTransport {
             token,
             interface: None,
             card_check: None,
+            timeout: TIMEOUT,
         }
+    }
+
+    /// One exchange (a blocking SendMessage: until the task ends) may take
+    /// `timeout` at most.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 
     /// The agent's card must pass `check` before any message is sent.
@@ -107,7 +118,13 @@ impl A2aTransport {
             return Ok(found.clone());
         }
         let card_url = self.card_url();
-        let (status, text) = exchange(&card_url, "GET", None, self.token_for(&card_url))?;
+        let (status, text) = exchange(
+            &card_url,
+            "GET",
+            None,
+            self.token_for(&card_url),
+            self.timeout,
+        )?;
         if !(200..300).contains(&status) {
             return Err(TransportError::Status {
                 url: secrets::redact(&card_url),
@@ -346,8 +363,9 @@ fn exchange(
     method: &str,
     body: Option<&str>,
     token: Option<&str>,
+    timeout: Duration,
 ) -> Result<(u16, String), TransportError> {
-    let mut response = request(url, method, body, "application/json", TIMEOUT, token)?;
+    let mut response = request(url, method, body, "application/json", timeout, token)?;
     let status = response.status().as_u16();
     let bytes = response
         .body_mut()
@@ -575,6 +593,7 @@ impl A2aTransport {
             http_method,
             body.as_deref(),
             self.token_for(&target),
+            self.timeout,
         )?;
         if !(200..300).contains(&status) {
             return Err(refused(status, text));

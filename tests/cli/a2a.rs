@@ -370,6 +370,46 @@ fn send_reaches_a_real_a2a_sdk_agent_from_every_protocol() {
         .code(0);
 }
 
+/// `request --via a2a+http`: an HSP TaskRequest to an agent built with
+/// the Python SDK; its task comes back as the TaskResult answering it.
+#[test]
+fn request_reaches_a_real_a2a_sdk_agent_and_prints_the_task_result() {
+    let Some((_agent, port)) = sdk_agent() else {
+        return;
+    };
+    let h = home();
+    let out = aiproto(h.path())
+        .args(["request", "--via", &format!("a2a+http://127.0.0.1:{port}")])
+        .arg(repo("examples/hsp/valid/1.0/task-request.json"))
+        .assert()
+        .code(0)
+        .stderr(contains(
+            "TaskResult for 018f4a70-0000-7000-8000-00000000b001",
+        ));
+    let stdout = out.get_output().stdout.clone();
+    let result: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(result["message_type"], "HSP::TaskResult_v1.0");
+    assert_eq!(
+        result["correlation_id"],
+        "018f4a70-0000-7000-8000-00000000b001"
+    );
+    assert_eq!(result["payload"]["status"], "success");
+    // The SDK agent echoes the data part: the request's parameters.
+    assert_eq!(
+        result["payload"]["payload"],
+        json!({"csv_content": "a,b\n1,2\n"})
+    );
+    assert_eq!(
+        result["x_a2a"]["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    aiproto(h.path())
+        .args(["validate", "-"])
+        .write_stdin(stdout)
+        .assert()
+        .code(0);
+}
+
 #[test]
 fn an_a2a_error_fails_the_send_with_its_name() {
     let Some((_agent, port)) = sdk_agent() else {

@@ -408,6 +408,86 @@ fn a_signed_card_verifies_under_aiproto_and_the_python_sdk() {
         ));
 }
 
+/// `request --via a2a+http`: an HSP TaskRequest to an A2A agent (the
+/// bridge, an HSP worker behind it), its task back as the TaskResult that
+/// answers the request, valid and pointed at it; no token, or a card that
+/// is not signed when a signed one is asked for, sends nothing (exit 3).
+#[test]
+fn request_reaches_an_a2a_agent_and_its_task_comes_back_as_the_task_result() {
+    let net = network(true, &[]);
+    let h = net.home.path();
+    let via = format!("a2a+http://{}", net.address);
+    let request = repo("examples/hsp/valid/1.0/task-request.json");
+    let out = aiproto(h)
+        .args(["request", "--via", &via])
+        .env("AIPROTO_A2A_TOKEN", TOKEN)
+        .arg(&request)
+        .assert()
+        .code(0);
+    let stdout = out.get_output().stdout.clone();
+    let result: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(result["message_type"], "HSP::TaskResult_v1.0");
+    assert_eq!(
+        result["correlation_id"],
+        "018f4a70-0000-7000-8000-00000000b001"
+    );
+    // As a TaskResult goes: to the request's callback address.
+    assert_eq!(result["recipient_ai_id"], "hsp/results/agent_A");
+    let payload = &result["payload"];
+    assert_eq!(
+        payload["request_id"],
+        "018f4a70-0000-7000-8000-000000000001"
+    );
+    assert_eq!(payload["status"], "success");
+    // The worker behind the bridge echoed the request's parameters.
+    let echoed = &payload["payload"];
+    assert_eq!(echoed["by"], "did:hsp:echo");
+    assert_eq!(echoed["echo"]["csv_content"], "a,b\n1,2\n");
+    aiproto(h)
+        .args(["validate", "-"])
+        .write_stdin(stdout)
+        .assert()
+        .code(0);
+    // A task the agent rejects (the worker's scenario by message id): its
+    // TaskResult, exit 1; a direct message for an answer: a success.
+    let mut asked: Value =
+        serde_json::from_str(&std::fs::read_to_string(&request).unwrap()).unwrap();
+    for (id, code, status) in [
+        ("tck-reject-task-r1", 1, "rejected"),
+        ("tck-message-response-r1", 0, "success"),
+    ] {
+        asked["message_id"] = id.into();
+        let out = aiproto(h)
+            .args(["request", "--via", &via, "-"])
+            .env("AIPROTO_A2A_TOKEN", TOKEN)
+            .write_stdin(asked.to_string())
+            .assert()
+            .code(code);
+        let stdout = out.get_output().stdout.clone();
+        let result: Value = serde_json::from_slice(&stdout).unwrap();
+        assert_eq!(result["payload"]["status"], status, "{result}");
+        assert_eq!(result["correlation_id"], id);
+        aiproto(h)
+            .args(["validate", "-"])
+            .write_stdin(stdout)
+            .assert()
+            .code(0);
+    }
+    aiproto(h)
+        .args(["request", "--via", &via])
+        .arg(&request)
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("401"));
+    aiproto(h)
+        .args(["request", "--require-signed", "--via", &via])
+        .env("AIPROTO_A2A_TOKEN", TOKEN)
+        .arg(&request)
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("SIG-UNSIGNED"));
+}
+
 /// Nothing advertised: no card (503), and a message is refused by name,
 /// not left waiting.
 #[test]

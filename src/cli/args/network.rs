@@ -267,7 +267,8 @@ pub struct RequestArgs {
     #[arg(value_name = "PATH")]
     pub path: Option<PathBuf>,
 
-    /// The broker: mqtt(s)://[user:pass@]host[:port][/topic].
+    /// Where the request goes: the broker, mqtt(s)://[user:pass@]host[:port][/topic],
+    /// or an A2A agent, a2a+http(s)://HOST (its task comes back as the TaskResult).
     #[arg(long, value_name = "URI")]
     pub via: String,
 
@@ -276,9 +277,17 @@ pub struct RequestArgs {
     pub timeout: f64,
 
     /// Accept only a TaskResult that verifies with a key of the keystore
-    /// trusted for its sender.
+    /// trusted for its sender; to an A2A agent, whose answers carry no
+    /// signature, send only if its Agent Card verifies with a key trusted
+    /// for the card's name.
     #[arg(long)]
     pub require_signed: bool,
+
+    /// a2a+http(s): send `Authorization: Bearer TOKEN` with the token in
+    /// FILE's first line (else AIPROTO_A2A_TOKEN, if set), to the host
+    /// named only.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
 
     /// MQTT quality of service.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
