@@ -488,6 +488,66 @@ fn request_reaches_an_a2a_agent_and_its_task_comes_back_as_the_task_result() {
         .stderr(predicates::str::contains("SIG-UNSIGNED"));
 }
 
+/// A stream the network cuts before its task ends (a proxy closing it
+/// after the first event) is followed again with SubscribeToTask to the
+/// end; cut every time, the send gives up after three tries (exit 3),
+/// naming the task.
+#[test]
+fn a_cut_stream_is_followed_again_and_given_up_after_three_cuts() {
+    let net = network_with(true, &[], 1.0);
+    let h = net.home.path();
+    let message = h.join("hello.json");
+    std::fs::write(&message, text_message("hello", "m-cut").to_string()).unwrap();
+    let target = net.address.rsplit(':').next().unwrap().to_string();
+    for (cuts, code) in [(1, 0), (100, 3)] {
+        let port = super::free_port();
+        let mut proxy = std::process::Command::new("python3");
+        proxy
+            .arg(repo("tests/interop/cutting_proxy.py"))
+            .args([port.to_string(), target.clone(), cuts.to_string()])
+            .stdout(std::process::Stdio::piped());
+        let (_proxy, line) = started_with_line(proxy);
+        assert_eq!(line.trim(), "ready");
+        let out = aiproto(h)
+            .args([
+                "send",
+                "--stream",
+                "--via",
+                &format!("a2a+http://127.0.0.1:{port}"),
+            ])
+            .env("AIPROTO_A2A_TOKEN", TOKEN)
+            .arg(&message)
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .code(code);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        let events = super::json_lines(&out.get_output().stdout);
+        let last_state = events.last().and_then(|e| {
+            e.pointer("/task/status/state")
+                .or(e.pointer("/statusUpdate/status/state"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+        let followed = stderr
+            .matches("following it again (SubscribeToTask)")
+            .count();
+        if cuts == 1 {
+            assert_eq!(followed, 1, "{stderr}");
+            assert_eq!(
+                last_state.as_deref(),
+                Some("TASK_STATE_COMPLETED"),
+                "{events:?}"
+            );
+        } else {
+            assert_eq!(followed, 3, "{stderr}");
+            assert!(
+                stderr.contains("was cut 3 times before the task ended"),
+                "{stderr}"
+            );
+        }
+    }
+}
+
 /// Nothing advertised: no card (503), and a message is refused by name,
 /// not left waiting.
 #[test]
