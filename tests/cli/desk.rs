@@ -1,7 +1,7 @@
 //! `aiproto desk` over real HTTP on loopback, without a browser: who may
 //! call the API (token, Host, Origin), the limits it shares with `serve`,
 //! and each operation's answer. The page itself is driven by Chromium in
-//! `tests/interop/desk_browser.mjs`.
+//! `tests/interop/desk_browser.cjs`.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -236,14 +236,16 @@ async function main() {
   await page.locator('#with-primer').uncheck();
 
   // 6. Archive twice: once in the file; the tree shows it; a click opens it.
+  // Alt+A archives what its help says: the pasted messages, then the reply.
   await page.keyboard.press('Alt+KeyA');
-  await page.waitForFunction(() => /^Archived the reply: 1 added/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /^Archived the pasted messages and the reply: 3 added$/.test(document.querySelector('#status').textContent));
   await page.keyboard.press('Alt+KeyA');
-  await page.waitForFunction(() => /^Archived the reply: 0 added, 1 already there/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /^Archived the pasted messages and the reply: 0 added, 3 already there/.test(document.querySelector('#status').textContent));
   const kept = fs.readFileSync(archive, 'utf8');
   check(kept.split(replyId).length - 1 === 1, 'archived twice, the reply is in the file once');
+  check(kept.indexOf('01J9J3DF8WQ0R2T4V6X8Z0B2D4') < kept.indexOf(replyId), 'the pasted messages go into the archive before the reply');
   await page.locator('.message').nth(0).getByRole('button', { name: 'Archive pasted' }).click();
-  await page.waitForFunction(() => /^Archived the pasted messages: 2 added/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /^Archived the pasted messages: 0 added, 2 already there/.test(document.querySelector('#status').textContent));
   await page.waitForFunction(() => document.querySelectorAll('.node').length === 3);
   const tree = await page.locator('#tree').innerText();
   check(tree.indexOf('CLAUDE → CHATGPT') < tree.indexOf('CHATGPT → CLAUDE'), 'the tree shows the request above its reply');
@@ -279,6 +281,50 @@ async function main() {
   await page.waitForFunction(() => [...document.querySelectorAll('#tree .problem')].some((p) => p.textContent.includes('did you mean')));
   const said = await page.locator('#tree .problem').innerText();
   check(said.includes(`answers ${slip}, which is not in this archive: did you mean ${replyId}?`), `the orphan is explained: ${said}`);
+
+  // 6d. The relay's step on the desk: a pasted envelope handed to the other
+  // chat with the primer, the paste archived. Here the person is CHATGPT
+  // (their key signs for it): an envelope to them is theirs to answer, not
+  // to hand on, so it has no such button.
+  await paste(TRANSCRIPT);
+  check(await page.getByRole('button', { name: 'Hand on with the primer' }).count() === 0, 'envelopes to the person are not offered to hand on');
+  await paste(TRANSCRIPT.replaceAll('[[CLAUDE→CHATGPT v1]]', '[[CLAUDE→GEMINI v1]]')
+    .replaceAll('01J9J3DBC4N7P2Q3R5S7T9W1V2', '01J9J3DGEM1N1000000000000A')
+    .replaceAll('01J9J3DF8WQ0R2T4V6X8Z0B2D4', '01J9J3DGEM1N1000000000000B'));
+  await page.evaluate(() => { document.querySelector('#status').textContent = ''; });
+  await page.locator('.message').nth(0).getByRole('button', { name: 'Hand on with the primer' }).click();
+  await page.waitForFunction(() => document.querySelector('#status').textContent !== '');
+  const handOnSaid = await page.locator('#status').innerText();
+  check(handOnSaid.startsWith('Copied #1 for the other chat, with the primer'), `Hand on says what it did: ${handOnSaid}`);
+  const handed = await page.evaluate(() => navigator.clipboard.readText());
+  check(handed.startsWith('We talk through AI Crosstalk envelopes') && handed.includes('Please review the pagination patch.')
+    && !handed.includes('And the cursor encoding'), 'Hand on copies the primer with the envelope picked, not the other one');
+  check(/\[\[GEMINI→CLAUDE v1\]\]/.test(handed) && handed.includes('parent: 01J9J3DGEM1N1000000000000A'), 'the primer has the other chat answer that envelope as GEMINI');
+  check(handOnSaid.includes('archived the pasted messages: 2 added'), 'and archives the paste');
+  await shot('6d-hand-on');
+
+  // 6e. A reply in progress and a new paste: it follows the same message
+  // while it is pasted, and answers nothing (text kept) when it is gone.
+  await paste(TRANSCRIPT);
+  await page.keyboard.press('Alt+KeyR');
+  await page.keyboard.type('Still about the cursor.');
+  await page.waitForFunction(() => document.querySelector('#composed').textContent.includes('Still about the cursor.'));
+  await paste(TRANSCRIPT.replace('Let me know.', 'Let me know soon.'));
+  await page.waitForFunction(() => document.querySelector('#composed').textContent.includes('parent: 01J9J3DF8WQ0R2T4V6X8Z0B2D4'));
+  check(true, 'an edit of the paste keeps the reply on the message it answers');
+  await paste(REQUEST.replace('[[CLAUDE→CHATGPT v1]]', '[[CLAUDE→GEMINI v1]]').replace(/message: \S+/, 'message: 01J9J3DQQQQQQQQQQQQQQQQQQQ'));
+  await page.waitForFunction(() => document.querySelector('#answering').textContent.includes('not in this paste'));
+  check((await page.locator('#composed').innerText()).trim() === '', 'a paste without the message answered leaves nothing composed to copy');
+  check((await page.locator('#c-body').inputValue()).includes('Still about the cursor.'), 'and the text typed is kept');
+  await page.keyboard.press('Alt+KeyC');
+  await page.waitForFunction(() => document.querySelector('#status').textContent === 'Nothing composed to copy');
+  check(true, 'Copy then copies nothing stale');
+  // A status saying there is nothing to reply to does not outlive a good paste.
+  await paste('no envelope here');
+  await page.keyboard.press('Alt+KeyR');
+  await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Nothing to reply to'));
+  await paste(TRANSCRIPT);
+  check((await page.locator('#status').innerText()) === 'Read 2 messages', 'a later good paste replaces "Nothing to reply to"');
 
   // 7. Convert: an HSP message shown as the Crosstalk a chat can read.
   const hsp = cli(home, ['convert', '--to', 'hsp', '-'], REQUEST);

@@ -79,6 +79,7 @@ const state = {
   read: null,          // the answer of /api/read
   selected: -1,        // the message replied to (index), -1: none
   replying: false,     // the composer answers state.selected
+  answeringId: '',     // the id of the message answered, to follow it across pastes
   composed: '',        // the composed envelope
   signed: '',          // the composed envelope, signed ('' when not)
   signedVerifies: false, // whether the signed envelope verifies here
@@ -117,7 +118,35 @@ async function readPaste() {
   state.selected = state.read.messages.length ? state.read.messages.length - 1 : -1;
   renderRead();
   document.body.dataset.read = String(seq);
-  if (state.replying) startReply(state.selected, false);
+  const count = state.read.messages.length;
+  if (count) setStatus(`Read ${count} message${count > 1 ? 's' : ''}`, 'ok');
+  if (state.replying) followReply();
+}
+
+/** After a new paste, a reply in progress goes on answering the same
+ * message (found by its id) or, when it is gone, answers nothing until the
+ * person picks one: never silently another. The text typed is kept. */
+function followReply() {
+  const messages = state.read ? state.read.messages : [];
+  const again = state.answeringId
+    ? messages.findIndex((m) => idOf(m) === state.answeringId)
+    : -1;
+  if (again >= 0) { startReply(again, false); return; }
+  state.replying = false;
+  state.answeringId = '';
+  state.composed = '';
+  state.signed = '';
+  $('composed').textContent = '';
+  $('compose-verdict').textContent = '';
+  const said = 'The message you were answering is not in this paste: pick the one to answer (Alt+R, Alt+1…9); your text is kept';
+  $('answering').textContent = said;
+  setStatus(said, 'bad');
+}
+
+/** A pasted message's id, when it has one. */
+function idOf(m) {
+  const model = m && m.inspect && m.inspect.message;
+  return model && model.id ? String(model.id) : '';
 }
 
 function findingsOf(read) {
@@ -261,6 +290,14 @@ function messageCard(m, index) {
   const convert = el('button', { type: 'button' }, target === 'crosstalk' ? 'Show as Crosstalk' : 'Show as HSP JSON');
   convert.addEventListener('click', () => showConverted(card, index, target));
   buttons.append(convert);
+  // The relay's step, for an envelope to someone else (one to you is yours
+  // to answer).
+  const toYou = model && model.recipient && state.myNames.has(String(model.recipient).toUpperCase());
+  if (v.protocol === 'crosstalk' && !toYou) {
+    const handOnButton = el('button', { type: 'button' }, 'Hand on with the primer');
+    handOnButton.addEventListener('click', () => handOn(index));
+    buttons.append(handOnButton);
+  }
   const archive = el('button', { type: 'button' }, 'Archive pasted');
   archive.addEventListener('click', () => archiveText(state.pasted, 'the pasted messages'));
   buttons.append(archive);
@@ -378,6 +415,7 @@ function startReply(index, focus) {
   select(index);
   state.replying = true;
   const m = state.read.messages[index];
+  state.answeringId = idOf(m);
   const model = m.inspect && m.inspect.message;
   const route = model ? `${model.sender} → ${model.recipient}` : m.verdict.protocol;
   $('answering').textContent = `Answering #${index + 1} (${route}${model && model.intent ? ', ' + model.intent : ''})` +
@@ -456,10 +494,50 @@ async function archiveText(text, what) {
   loadTree();
 }
 
+/** The relay's step: the pasted envelope handed to the other chat with
+ * the primer (`primer --reply-to`), the pasted messages archived first. */
+async function handOn(index) {
+  const primer = await api('primer', { reply_to: state.pasted, pick: String(index + 1) });
+  if (!primer.ok) { setStatus(primer.data.error, 'bad'); return; }
+  const archived = await api('archive', { text: state.pasted });
+  if (!archived.ok) { setStatus(`Not handed on: the pasted messages cannot be archived: ${archived.data.error}`, 'bad'); return; }
+  loadTree();
+  try {
+    await navigator.clipboard.writeText(primer.data.text);
+  } catch (e) {
+    setStatus('The browser refused the clipboard: nothing copied', 'bad');
+    return;
+  }
+  const again = archived.data.already_there.length;
+  setStatus(`Copied #${index + 1} for the other chat, with the primer; archived the pasted messages: ` +
+    `${archived.data.appended} added` + (again ? `, ${again} already there` : ''), 'ok');
+}
+
+/** Alt+A: the pasted messages and the reply, in that order (a reply's
+ * parent is then in the archive before it). */
 async function archiveReply() {
   await composeSettled();
-  if (!(await unverifiedConfirmed('Archive'))) return;
-  await archiveText(state.signed || state.composed, 'the reply');
+  const reply = state.signed || state.composed;
+  const pasted = state.read && state.read.messages.length ? state.pasted : '';
+  if (!reply && !pasted) { setStatus('Nothing to archive', 'bad'); return; }
+  if (reply && !(await unverifiedConfirmed('Archive'))) return;
+  let added = 0;
+  let there = 0;
+  const refused = [];
+  const parts = [[pasted, 'the pasted messages'], [reply, 'the reply']].filter(([text]) => text);
+  for (const [text, what] of parts) {
+    const answer = await api('archive', { text });
+    if (!answer.ok) { refused.push(`${what}: ${answer.data.error}`); continue; }
+    added += answer.data.appended;
+    there += answer.data.already_there.length;
+  }
+  loadTree();
+  const what = parts.map(([, w]) => w).join(' and ');
+  if (refused.length) {
+    setStatus(`Not all archived (${added} added): ${refused.join('; ')}`, 'bad');
+    return;
+  }
+  setStatus(`Archived ${what}: ${added} added` + (there ? `, ${there} already there` : ''), 'ok');
 }
 
 // ---- the archive's tree ----------------------------------------------------
