@@ -82,7 +82,10 @@ fn the_readme_relay_loop_runs_as_written() {
         )
     };
     let commands = readme_commands();
-    assert_eq!(commands.len(), 7, "{commands:#?}");
+    assert_eq!(commands.len(), 11, "{commands:#?}");
+    // Set up, once: the person's key (the README's "Set up").
+    let (code, out) = run("aiproto keygen --id you@example.com --signs-for HUMAN");
+    assert_eq!(code, Some(0), "{out}");
     let archive = work.path().join("project.crosstalk");
     let archived = || {
         std::fs::read_to_string(&archive)
@@ -133,9 +136,35 @@ fn the_readme_relay_loop_runs_as_written() {
         "{out}"
     );
 
-    // 5. The person answers as themself.
-    let (code, out) = run(&commands[6]);
-    assert_eq!(code, Some(0), "{}: {out}", commands[6]);
+    // 5. The person answers as themself, signs, archives and copies it.
+    for command in &commands[6..10] {
+        let (code, out) = run(command);
+        assert_eq!(code, Some(0), "{command}: {out}");
+    }
+    assert_eq!(archived(), 3, "the person's own envelope is archived");
     let reply = display.xclip_out();
     assert!(reply.starts_with("[[HUMAN→CHATGPT v1]]"), "{reply}");
+    assert!(
+        reply.contains("sig: ed25519:pkid=you@example.com;"),
+        "{reply}"
+    );
+
+    // 6. The archive verifies as a relay's: the two assistants' envelopes
+    // unsigned and allowed, the person's signed and good.
+    let (code, out) = run(&commands[10]);
+    assert_eq!(code, Some(0), "{}: {out}", commands[10]);
+    assert!(
+        out.contains("ok signed by you@example.com for HUMAN"),
+        "{out}"
+    );
+    // An edit of the person's envelope in the archive fails it.
+    let text = std::fs::read_to_string(&archive).unwrap();
+    std::fs::write(
+        &archive,
+        text.replace("Agreed, ship it.", "Agreed, ship it now."),
+    )
+    .unwrap();
+    let (code, out) = run(&commands[10]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("SIG-BAD"), "{out}");
 }
