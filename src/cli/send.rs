@@ -62,10 +62,7 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
             let mut settings = args.settings();
             settings.a2a_token = super::common::a2a_token(args.token_file.as_deref())?;
             if args.require_signed_card {
-                let trust = super::common::required_signatures(true)?
-                    .ok_or_else(|| CliError::usage("--require-signed-card needs the keystore"))?;
-                settings.a2a_card_check =
-                    Some(crate::operations::sending::signed_card_check(trust));
+                settings.a2a_card_check = Some(super::common::signed_card_check()?);
             }
             let mut transport = transport::open(destination.clone(), settings);
             send_overlapped(&inputs, &destination, &mut *transport)?;

@@ -275,11 +275,11 @@ impl Signer<'_> {
     /// Why this key may not sign the message: its sender is not one the
     /// key is bound to (a verifier would refuse it with SIG-SENDER).
     pub fn not_mine(&self, found: &Found) -> Option<String> {
-        let message = found.to_message()?;
         // A card's signer is bound to the card's name (as verify checks it).
+        let message = found.to_message();
         let sender = match &found.value {
             Value::A2a(Some(d)) if d.kind == Kind::AgentCard => d.json.get("name")?.as_str()?,
-            _ => message.sender.as_deref()?,
+            _ => message.as_ref()?.sender.as_deref()?,
         };
         (!self.entry.may_sign_for(sender)).then(|| {
             format!(

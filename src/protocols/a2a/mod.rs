@@ -43,16 +43,6 @@ impl A2aDoc {
         (kind, value)
     }
 
-    /// Whether the document is an Agent Card that carries signatures.
-    pub fn has_signatures(&self) -> bool {
-        let (kind, value) = self.object();
-        kind == Kind::AgentCard
-            && value
-                .get("signatures")
-                .and_then(Value::as_array)
-                .is_some_and(|s| !s.is_empty())
-    }
-
     /// The id of the message carried (`messageId`). A task, its events and
     /// JSON-RPC calls have none of their own: a task id names the work,
     /// reported again at every state, and a JSON-RPC id a call on one
