@@ -124,8 +124,11 @@ impl KnownKey {
                 |t| format!("is dated {}", format_date(t)),
             )
         };
+        // Dates are written to the second: a message dated within the
+        // rotation's own second may have been signed before it, and is
+        // judged under the key it names.
         if let Some(retired) = self.retired
-            && time.is_none_or(|t| t >= retired)
+            && time.is_none_or(|t| t.timestamp() > retired.timestamp())
         {
             return Some(format!(
                 "the key was retired on {} by a rotation, and the message {}",
@@ -297,6 +300,14 @@ mod tests {
         assert_eq!(KnownKey::parse(&line).unwrap(), known);
         let before = parse_date("2026-05-01").ok();
         assert_eq!(known.out_of_date(before), None);
+        let rotation_second = parse_date("2026-06-01T10:00:00.750Z").ok();
+        assert_eq!(
+            known.out_of_date(rotation_second),
+            None,
+            "the rotation's second"
+        );
+        let next_second = known.out_of_date(parse_date("2026-06-01T10:00:01Z").ok());
+        assert!(next_second.is_some(), "the second after the rotation");
         let after = known.out_of_date(parse_date("2026-07-01").ok()).unwrap();
         assert!(after.contains("retired on 2026-06-01T10:00:00Z"), "{after}");
         assert!(known.out_of_date(None).unwrap().contains("carries no date"));
