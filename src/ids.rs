@@ -1,5 +1,6 @@
 //! Message identifiers: ULIDs (the default) and UUIDv7, generated and checked.
 
+use std::borrow::Cow;
 use std::str::FromStr;
 
 /// Which kind of identifier an id string is.
@@ -178,6 +179,22 @@ pub fn is_made_up_session(session: &str) -> bool {
         .split_whitespace()
         .last()
         .is_some_and(|token| token.starts_with(MADE_UP_SESSION))
+}
+
+/// How an id is compared: a ULID (26 letters and digits) or a UUID (hex
+/// and dashes) in any case is the same id, as their specs say, so a parent
+/// an assistant retyped in lower case still links to its message. Other
+/// ids compare as written.
+pub fn comparable(id: &str) -> Cow<'_, str> {
+    let ulid = id.len() == 26 && id.bytes().all(|b| b.is_ascii_alphanumeric());
+    let uuid = id.len() == 36 && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    if ulid && id.bytes().any(|b| b.is_ascii_lowercase()) {
+        Cow::Owned(id.to_ascii_uppercase())
+    } else if uuid && id.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(id.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(id)
+    }
 }
 
 #[cfg(test)]

@@ -120,22 +120,6 @@ impl Forest {
     }
 }
 
-/// How an id is compared: a ULID (26 letters and digits) or a UUID (hex
-/// and dashes) in any case is the same id, as their specs say, so a parent
-/// an assistant retyped in lower case still links to its message. Other
-/// ids compare as written.
-pub(crate) fn id_key(id: &str) -> Cow<'_, str> {
-    let ulid = id.len() == 26 && id.bytes().all(|b| b.is_ascii_alphanumeric());
-    let uuid = id.len() == 36 && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
-    if ulid && id.bytes().any(|b| b.is_ascii_lowercase()) {
-        Cow::Owned(id.to_ascii_uppercase())
-    } else if uuid && id.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(id.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(id)
-    }
-}
-
 /// Links nodes into trees. Each message has at most one parent, so a node
 /// that no root reaches lies on (or hangs below) a cycle. Linear in the
 /// number of messages (and a sort of each node's replies).
@@ -145,8 +129,8 @@ pub fn build(nodes: &[Node]) -> Forest {
     let mut seen: HashMap<Cow<'_, str>, Vec<usize>> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
         if let Some(id) = n.id.as_deref() {
-            by_id.entry(id_key(id)).or_insert(i);
-            seen.entry(id_key(id)).or_default().push(i);
+            by_id.entry(crate::ids::comparable(id)).or_insert(i);
+            seen.entry(crate::ids::comparable(id)).or_default().push(i);
         }
     }
     let mut dups: Vec<(String, Vec<usize>)> = seen
@@ -163,7 +147,7 @@ pub fn build(nodes: &[Node]) -> Forest {
         .map(|(i, n)| {
             n.parent
                 .as_deref()
-                .and_then(|p| by_id.get(&id_key(p)).copied())
+                .and_then(|p| by_id.get(&crate::ids::comparable(p)).copied())
                 .filter(|&p| p != i)
         })
         .collect();
@@ -261,14 +245,14 @@ pub fn parent_guess(nodes: &[Node], orphan: usize) -> Option<&str> {
 /// ignored): a parent id retyped by hand with a slip. None when no id is
 /// that near, or when two are equally near (a guess would be a coin toss).
 pub fn near_miss<'a>(wanted: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let wanted = id_key(wanted);
+    let wanted = crate::ids::comparable(wanted);
     let mut best: Option<(usize, &'a str)> = None;
     let mut tied = false;
     for id in known {
         if id.len().abs_diff(wanted.len()) > 2 {
             continue;
         }
-        let distance = edits(wanted.as_bytes(), id_key(id).as_bytes());
+        let distance = edits(wanted.as_bytes(), crate::ids::comparable(id).as_bytes());
         if distance == 0 || distance > 2 {
             continue;
         }

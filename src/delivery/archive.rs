@@ -69,7 +69,8 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
     each_piece(&archived, &mut |piece| {
         for (found, text) in written(piece) {
             if let Some(id) = found.id() {
-                by_id.insert(id.to_string(), (digest(&text), found.line));
+                let (key, digest) = keyed(id, &text);
+                by_id.insert(key, (digest, found.line));
             }
         }
     })?;
@@ -84,8 +85,8 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
                     chosen.push(true);
                     continue;
                 };
-                let digest = digest(&text);
-                match by_id.get(id) {
+                let (key, digest) = keyed(id, &text);
+                match by_id.get(&key) {
                     Some((same, line)) if *same == digest => {
                         appended.repeats.push((id.to_string(), *line));
                         chosen.push(false);
@@ -95,7 +96,7 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
                         chosen.push(false);
                     }
                     None => {
-                        by_id.insert(id.to_string(), (digest, found.line));
+                        by_id.insert(key, (digest, found.line));
                         chosen.push(true);
                     }
                 }
@@ -154,7 +155,16 @@ fn each_piece(input: &Input, each: &mut dyn FnMut(&Piece)) -> Result<(), InputEr
     Ok(())
 }
 
-/// A message's digest, to tell the same content from other content under one id.
-fn digest(text: &str) -> [u8; 32] {
-    Sha256::digest(text.as_bytes()).into()
+/// A message's id as compared ([`crate::ids::comparable`]: a ULID or UUID
+/// in any case is one id) and the digest of its content with the id
+/// written that way, so that the same message with its id retyped in
+/// another case is already there, and another message under it is not.
+fn keyed(id: &str, text: &str) -> (String, [u8; 32]) {
+    let key = crate::ids::comparable(id);
+    let digest = if key == id {
+        Sha256::digest(text.as_bytes())
+    } else {
+        Sha256::digest(text.replace(id, &key).as_bytes())
+    };
+    (key.into_owned(), digest.into())
 }

@@ -45,7 +45,7 @@ impl SeenIds {
             _ => return None,
         };
         let digest = self.keys.hash_one(text()?.trim());
-        match self.first.entry(crate::thread::id_key(&id).into_owned()) {
+        match self.first.entry(crate::ids::comparable(&id).into_owned()) {
             Entry::Vacant(slot) => {
                 slot.insert((found.line, digest));
                 None

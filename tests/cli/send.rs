@@ -226,6 +226,44 @@ fn json_messages_are_sent_as_their_sender_wrote_them() {
         .stderr(predicate::str::contains("already in the archive"));
 }
 
+/// A ULID is one id in any case: the same envelope with its id retyped in
+/// lower case is already in the archive, and another message under that
+/// id is a conflict, as under the id written the same way.
+#[test]
+fn an_id_retyped_in_another_case_is_the_same_id_in_the_archive() {
+    let h = home();
+    let archive = h.path().join("project.crosstalk");
+    let via = format!("file:{}", archive.display());
+    let id = REQUEST
+        .lines()
+        .find_map(|l| l.strip_prefix("message: "))
+        .unwrap();
+    let lower = REQUEST.replace(id, &id.to_ascii_lowercase());
+    for (text, code, said) in [
+        (REQUEST.to_string(), 0, "appended 1 message"),
+        (lower.clone(), 0, "already in the archive"),
+        (
+            lower.replace("body: |\n  ", "body: |\n  Edited: "),
+            1,
+            "with different content",
+        ),
+    ] {
+        aiproto(h.path())
+            .args(["send", "--via", &via, "-"])
+            .write_stdin(text)
+            .assert()
+            .code(code)
+            .stderr(predicate::str::contains(said));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&archive)
+            .unwrap()
+            .matches("[[END]]")
+            .count(),
+        1
+    );
+}
+
 /// `--force` sends invalid messages, never what cannot be read as one: a
 /// line that is not JSON was dropped while the count said it was sent.
 #[test]
