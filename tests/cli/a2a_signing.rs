@@ -382,6 +382,27 @@ fn forged_headers_and_algorithm_confusion_earn_no_ok() {
         .arg(&path)
         .assert()
         .success();
+    // Hostile lists: thousands of signatures that are not, a header nested
+    // past any reader's depth, one that is not base64 at all: each named,
+    // none verified, nothing panics.
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let junk: Vec<Value> = (0..3000)
+        .map(|i| match i % 3 {
+            0 => json!({"protected": URL_SAFE_NO_PAD.encode(&deep), "signature": "AA"}),
+            1 => json!({"protected": "%%%not base64%%%", "signature": "AA"}),
+            _ => json!({"protected": protected(json!({"alg": "EdDSA", "kid": "ed"})), "signature": URL_SAFE_NO_PAD.encode([i as u8; 64])}),
+        })
+        .collect();
+    let mut hostile = signed.clone();
+    hostile["signatures"] = Value::Array(junk);
+    let path = write(h.path(), "hostile.json", &hostile);
+    // (Past its first 64 KiB the card's kind is not looked for: said.)
+    aiproto(h.path())
+        .args(["verify", "--protocol", "a2a"])
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stdout(contains("SIG-MALFORMED"));
     // An empty list of signatures is unsigned, not verified.
     let mut none = signed.clone();
     none["signatures"] = json!([]);

@@ -123,8 +123,18 @@ fn whole(text: &str, value: Result<Value, SyntaxError>) -> Doc<'_> {
     }
 }
 
+/// Whether a text too large to be one message is JSON Lines: one object a
+/// line, told by a line among its first three that holds a whole object
+/// (`{…}`, not parsed: it may be too large itself). A pretty-printed
+/// document opens with `{` alone, and is one document too large.
 fn looks_like_json_lines(text: &str) -> bool {
-    text.trim_start().starts_with('{') && text.lines().nth(1).is_some()
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first: Vec<&str> = lines.by_ref().take(3).collect();
+    first.first().is_some_and(|l| l.starts_with('{'))
+        && (first.len() > 1 || lines.next().is_some())
+        && first
+            .iter()
+            .any(|l| l.len() > 1 && l.starts_with('{') && l.ends_with('}'))
 }
 
 /// One document per non-blank line.
@@ -261,6 +271,21 @@ mod tests {
         let docs = split("{\n  \"a\": 1,\n  \"b\": [1 2]\n}", 1 << 20);
         let e = docs[0].value.as_ref().unwrap_err();
         assert_eq!((e.line, e.column), (3, 11), "{}", e.message);
+    }
+
+    #[test]
+    fn a_pretty_document_too_large_is_one_document_too_large_not_lines() {
+        let pretty = format!(
+            "{{\n  \"a\": \"{}\",\n  \"b\": {{\n    \"c\": 1\n  }}\n}}\n",
+            "x".repeat(100)
+        );
+        let docs = split(&pretty, 50);
+        assert_eq!(docs.len(), 1);
+        let e = docs[0].value.as_ref().unwrap_err();
+        assert!(e.too_large, "{}", e.message);
+        // JSON Lines with a broken first line are still lines.
+        let lines = split("{bad\n{\"a\": 1}\n{\"b\": 2}\n", 5);
+        assert_eq!(lines.len(), 3);
     }
 
     #[test]
