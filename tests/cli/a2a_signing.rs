@@ -396,9 +396,9 @@ fn forged_headers_and_algorithm_confusion_earn_no_ok() {
     let mut hostile = signed.clone();
     hostile["signatures"] = Value::Array(junk);
     let path = write(h.path(), "hostile.json", &hostile);
-    // (Past its first 64 KiB the card's kind is not looked for: said.)
+    // Found a card although `skills` comes after a megabyte of signatures.
     aiproto(h.path())
-        .args(["verify", "--protocol", "a2a"])
+        .arg("verify")
         .arg(&path)
         .assert()
         .code(1)

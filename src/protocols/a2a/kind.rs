@@ -217,8 +217,12 @@ pub fn classify(f: &impl Fields) -> Option<Kind> {
     if has("id") && has("status") {
         return Some(Kind::Task);
     }
+    // `capabilities` with the default modes too: a card written with its
+    // keys sorted (as `aiproto sign` writes one) puts them before a long
+    // `signatures`, and `skills` past the head that detection reads.
     if any(&["supportedInterfaces", "supported_interfaces"])
         || (has("skills") && any(&["capabilities", "defaultInputModes", "protocolVersion"]))
+        || (has("capabilities") && any(&["defaultInputModes", "defaultOutputModes"]))
     {
         return Some(Kind::AgentCard);
     }
