@@ -198,6 +198,24 @@ pub fn msp_encode(data: &[u8]) {
     assert!((0.0..=1.0).contains(&score), "similarity {score}");
 }
 
+/// An Agent Card's signing input: under every reading it is RFC 8785
+/// canonical JSON without `signatures` (what a verifier would accept as
+/// one), and its signatures are read or refused, never a panic.
+fn a2a_card(card: &serde_json::Value) {
+    use crate::protocols::a2a::signing_input::{self, Reading};
+    for reading in Reading::ALL {
+        if let Ok(bytes) = signing_input::signing_input(card, reading) {
+            assert_eq!(
+                signing_input::check_presented(&bytes),
+                Ok(()),
+                "{} reading",
+                reading.name()
+            );
+        }
+    }
+    let _ = crate::sign::card::card_claims(card);
+}
+
 /// Signature lines and the claims signed in every protocol: any text,
 /// no panic.
 pub fn signatures(data: &[u8]) {
@@ -218,6 +236,7 @@ pub fn signatures(data: &[u8]) {
                 Value::Csdl(Some(d)) => {
                     let _ = crate::sign::claim::csdl_claim(&d.json);
                 }
+                Value::A2a(Some(d)) => a2a_card(&d.json),
                 _ => {}
             }
         }

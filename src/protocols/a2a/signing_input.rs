@@ -463,3 +463,106 @@ mod corpus {
         );
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// Card-like JSON: the card's own field names beside others, keys and
+    /// strings that sort differently by code point and by UTF-16, empty
+    /// values of every kind, numbers JCS writes its own way.
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(json!(null)),
+            any::<bool>().prop_map(Value::from),
+            prop_oneof![
+                Just(json!(0)),
+                Just(json!(-0.0)),
+                Just(json!(1e21)),
+                Just(json!(0.000001)),
+                Just(json!(9007199254740993u64)),
+                Just(json!(-17)),
+                any::<f64>()
+                    .prop_filter("finite", |f| f.is_finite())
+                    .prop_map(Value::from),
+            ],
+            prop_oneof![
+                Just(""),
+                Just("Café"),
+                Just("b😀"),
+                Just("b！"),
+                Just("a\u{1}\"\\")
+            ]
+            .prop_map(Value::from),
+        ];
+        let key = prop_oneof![
+            Just("name"),
+            Just("description"),
+            Just("capabilities"),
+            Just("extensions"),
+            Just("params"),
+            Just("skills"),
+            Just("tags"),
+            Just("examples"),
+            Just("tenant"),
+            Just("signatures"),
+            Just(""),
+            Just("b😀"),
+            Just("b！"),
+        ];
+        leaf.prop_recursive(4, 48, 5, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..5).prop_map(|members| {
+                    Value::Object(
+                        members
+                            .into_iter()
+                            .map(|(k, v)| (k.to_string(), v))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    fn empty(v: &Value) -> bool {
+        match v {
+            Value::Null => true,
+            Value::String(s) => s.is_empty(),
+            Value::Array(a) => a.is_empty() || a.iter().any(empty),
+            Value::Object(o) => o.is_empty() || o.values().any(empty),
+            _ => false,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(crate::proptest_config::config(512))]
+
+        /// Under every reading the signing input is RFC 8785 canonical JSON
+        /// of an object without `signatures` (what a verifier takes for
+        /// one), whatever `signatures` held; the SDKs' reading holds no
+        /// empty value.
+        #[test]
+        fn the_signing_input_is_canonical_and_never_covers_signatures(
+            card in prop::collection::vec(("[a-z]{1,3}|name|skills|capabilities", value()), 0..6),
+            signatures in value(),
+        ) {
+            let card: Map<String, Value> = card.into_iter().collect();
+            let unsigned = Value::Object(card.clone());
+            let mut signed = card;
+            signed.insert(SIGNATURES.into(), signatures);
+            let signed = Value::Object(signed);
+            for reading in Reading::ALL {
+                let bytes = signing_input(&signed, reading).unwrap();
+                prop_assert_eq!(check_presented(&bytes), Ok(()));
+                prop_assert_eq!(&bytes, &signing_input(&unsigned, reading).unwrap());
+                let back: Value = serde_json::from_slice(&bytes).unwrap();
+                if reading == Reading::Sdk {
+                    prop_assert!(back.as_object().unwrap().values().all(|v| !empty(v)), "{}", back);
+                }
+            }
+        }
+    }
+}
