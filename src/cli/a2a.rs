@@ -110,13 +110,7 @@ pub fn serve(args: &A2aServeArgs) -> CmdResult {
 fn card_signer(id: &str, name: &str) -> Result<crate::operations::bridging::CardSigner, CliError> {
     let store =
         crate::sign::keystore::Keystore::open().map_err(|e| CliError::new(ExitStatus::Usage, e))?;
-    let key = store
-        .signing_key(id)
-        .map_err(|e| CliError::new(ExitStatus::Usage, e))?;
-    let entry = store
-        .own_entry(id)
-        .map_err(|e| CliError::new(ExitStatus::Usage, e))?
-        .ok_or_else(|| CliError::usage(format!("no public key for `{id}` in the keystore")))?;
+    let (key, entry) = store.own_signer(id).map_err(CliError::usage)?;
     if !entry.may_sign_for(name) {
         return Err(CliError::usage(format!(
             "--sign-card {id}: the key signs for {} only, and the card is named `{name}`; verifiers would refuse it (bind a key with `aiproto keygen --id ID --signs-for '{name}'`, or give --name)",

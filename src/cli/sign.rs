@@ -15,15 +15,7 @@ use crate::splice::{Replacement, splice};
 
 pub fn run(args: &SignArgs, g: &GlobalArgs) -> CmdResult {
     let store = Keystore::open().map_err(|e| CliError::new(ExitStatus::Usage, e))?;
-    let key = store
-        .signing_key(&args.key)
-        .map_err(|e| CliError::new(ExitStatus::Usage, e))?;
-    let entry = store
-        .own_entry(&args.key)
-        .map_err(|e| CliError::new(ExitStatus::Usage, e))?
-        .ok_or_else(|| {
-            CliError::usage(format!("no public key for `{}` in the keystore", args.key))
-        })?;
+    let (key, entry) = store.own_signer(&args.key).map_err(CliError::usage)?;
     if args.detached {
         return sign_detached(args, &key, g);
     }

@@ -320,13 +320,7 @@ pub fn sign(ctx: &Context, p: params::Sign) -> OpResult {
         }
     };
     let store = Keystore::open().map_err(|e| OpError::new(e.to_string()))?;
-    let key = store
-        .signing_key(&p.key)
-        .map_err(|e| OpError::new(e.to_string()))?;
-    let entry = store
-        .own_entry(&p.key)
-        .map_err(|e| OpError::new(e.to_string()))?
-        .ok_or_else(|| OpError::new(format!("no public key for `{}` in the keystore", p.key)))?;
+    let (key, entry) = store.own_signer(&p.key).map_err(OpError::new)?;
     let signer = Signer {
         key: &key,
         key_id: &p.key,

@@ -339,6 +339,18 @@ impl Keystore {
         Ok(self.own_keys()?.into_iter().find(|k| k.id == id))
     }
 
+    /// One of your keys, ready to sign: its private half (refused when
+    /// revoked or expired) and its public line, which says whom it signs
+    /// for.
+    pub fn own_signer(&self, id: &str) -> Result<(SigningKey, KnownKey), String> {
+        let key = self.signing_key(id).map_err(|e| e.to_string())?;
+        let entry = self
+            .own_entry(id)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("no public key for `{id}` in the keystore"))?;
+        Ok((key, entry))
+    }
+
     /// Own keys retired by rotations.
     pub fn retired_own_keys(&self) -> Result<Vec<KnownKey>, StoreError> {
         self.lines_of(&self.retired_path())
