@@ -9,7 +9,11 @@ report holding every file's result.
 
 `aiproto-validate-system` runs the binary given; `aiproto-validate` (the
 `language: rust` hook) has pre-commit build aiproto from this checkout with
-`cargo install`, here with an unoptimised release profile to keep CI short.
+`cargo install`. Here that build is given `--debug --locked` and the
+checkout's own target directory (a `cargo` on PATH that adds them), so it
+reuses the dependencies `cargo test` built (the same versions, the same
+profile) and compiles only aiproto again: 51 s instead of the 455 s of two
+cores that building every dependency with the release profile took in CI.
 
 usage: pre_commit_hooks.py AIPROTO_BINARY REPO_ROOT [--skip-build]
 """
@@ -135,11 +139,17 @@ with tempfile.TemporaryDirectory() as tmp:
 
     if build:
         # The `language: rust` hook: pre-commit builds aiproto itself.
+        shim = pathlib.Path(tmp) / "cargo-shim"
+        shim.mkdir()
+        real_cargo = shutil.which("cargo")
+        (shim / "cargo").write_text(
+            "#!/bin/sh\n"
+            f'if [ "$1" = install ]; then shift; exec "{real_cargo}" install --debug --locked "$@"; fi\n'
+            f'exec "{real_cargo}" "$@"\n')
+        (shim / "cargo").chmod(0o755)
         fast = {
-            "CARGO_PROFILE_RELEASE_OPT_LEVEL": "0",
-            "CARGO_PROFILE_RELEASE_LTO": "false",
-            "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "256",
-            "CARGO_PROFILE_RELEASE_DEBUG": "false",
+            "PATH": f"{shim}:{os.environ['PATH']}",
+            "CARGO_TARGET_DIR": str(root / "target"),
             "PRE_COMMIT_HOME": str(pathlib.Path(tmp) / "cache"),
         }
         code, out = try_repo(repo, "aiproto-validate", fast)
