@@ -7,7 +7,6 @@ use std::path::Path;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, GetPromptRequestParams};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
 use super::{REQUEST, aiproto, home, json_lines};
@@ -17,16 +16,19 @@ pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// `aiproto mcp ARGS` in `root` (its working directory and default root).
 pub(crate) async fn start(root: &Path, home: &Path, args: &[&str]) -> Client {
-    let transport = TokioChildProcess::new(
-        tokio::process::Command::new(assert_cmd::cargo::cargo_bin("aiproto")).configure(|cmd| {
-            cmd.arg("mcp")
-                .args(args)
-                .current_dir(root)
-                .env("AIPROTO_HOME", home)
-                .env_remove("AIPROTO_EMBEDDING_MODEL_DIR");
-        }),
-    )
-    .unwrap();
+    // The SDK's client over the child's pipes (its async-rw transport): the
+    // server exits when the client drops its end of stdin.
+    let mut child = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("aiproto"))
+        .arg("mcp")
+        .args(args)
+        .current_dir(root)
+        .env("AIPROTO_HOME", home)
+        .env_remove("AIPROTO_EMBEDDING_MODEL_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
     ().serve(transport).await.unwrap()
 }
 
