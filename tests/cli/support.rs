@@ -74,15 +74,17 @@ impl Drop for Running {
 pub fn wait_for(child: &mut Child, needle: &str) -> String {
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
     let mut line = String::new();
+    let mut said = String::new();
     loop {
         line.clear();
         assert!(
             stderr.read_line(&mut line).unwrap() > 0,
-            "stderr closed before `{needle}`"
+            "stderr closed before `{needle}`; it said:\n{said}"
         );
         if line.contains(needle) {
             break;
         }
+        said.push_str(&line);
     }
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     line

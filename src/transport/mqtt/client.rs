@@ -8,6 +8,7 @@ use bytes::Bytes;
 use rumqttc::v5;
 use rumqttc::v5::mqttbytes::v5 as p5;
 
+use super::polling::Polling;
 use crate::transport::{Properties, Publication};
 
 /// The MQTT version spoken to the broker.
@@ -69,6 +70,10 @@ pub struct Options {
 /// The keep-alive of a connection whose loop is never held up for long.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(30);
 
+/// How long a connection may take to be made (TCP, TLS, CONNECT and its
+/// CONNACK together) before the address is said not to answer MQTT.
+pub const CONNACK_WAIT: Duration = Duration::from_secs(10);
+
 /// The largest packet sent or taken.
 const MAX_PACKET: usize = 16 * 1024 * 1024;
 
@@ -80,8 +85,8 @@ pub enum Client {
 
 /// The connection that carries them and hands out what happens.
 pub enum Connection {
-    V3(Box<rumqttc::Connection>),
-    V5(Box<v5::Connection>),
+    V3(Box<Polling<rumqttc::EventLoop, Result<rumqttc::Event, rumqttc::ConnectionError>>>),
+    V5(Box<Polling<v5::EventLoop, Result<v5::Event, v5::ConnectionError>>>),
 }
 
 /// What happened on the connection, as far as aiproto cares.
@@ -161,8 +166,17 @@ pub fn open(options: Options, version: Version, cap: usize) -> (Client, Connecti
             if let Some(t) = transport {
                 o.set_transport(t);
             }
-            let (client, connection) = rumqttc::Client::new(o, cap);
-            (Client::V3(client), Connection::V3(Box::new(connection)))
+            let (client, mut connection) = rumqttc::Client::new(o, cap);
+            let mut network = connection.eventloop.network_options();
+            network.set_connection_timeout(CONNACK_WAIT.as_secs());
+            connection.eventloop.set_network_options(network);
+            let polling = Polling::new(connection.eventloop, |mut event_loop| {
+                Box::pin(async move {
+                    let event = event_loop.poll().await;
+                    (event_loop, event)
+                })
+            });
+            (Client::V3(client), Connection::V3(Box::new(polling)))
         }
         Version::V5 => {
             let mut o = v5::MqttOptions::new(options.client_id, options.host, options.port);
@@ -178,6 +192,7 @@ pub fn open(options: Options, version: Version, cap: usize) -> (Client, Connecti
                 o.set_receive_maximum(Some(1));
             }
             o.set_max_packet_size(Some(MAX_PACKET as u32));
+            o.set_connection_timeout(CONNACK_WAIT.as_secs());
             if let Some(n) = options.inflight {
                 o.set_outgoing_inflight_upper_limit(n);
             }
@@ -188,7 +203,13 @@ pub fn open(options: Options, version: Version, cap: usize) -> (Client, Connecti
                 o.set_transport(t);
             }
             let (client, connection) = v5::Client::new(o, cap);
-            (Client::V5(client), Connection::V5(Box::new(connection)))
+            let polling = Polling::new(connection.eventloop, |mut event_loop| {
+                Box::pin(async move {
+                    let event = event_loop.poll().await;
+                    (event_loop, event)
+                })
+            });
+            (Client::V5(client), Connection::V5(Box::new(polling)))
         }
     }
 }
@@ -292,24 +313,28 @@ impl Client {
 }
 
 impl Connection {
-    /// The next event within `wait`: `None` when nothing happened.
+    /// The next event within `wait`: `None` when nothing happened, or when
+    /// the client is gone. A connection being made when `wait` ends goes
+    /// on at the next call (see [`Polling`]).
     pub fn next(&mut self, wait: Duration) -> Option<Result<Event, Failure>> {
         match self {
-            Connection::V3(c) => match c.recv_timeout(wait) {
-                Ok(Ok(event)) => Some(Ok(event3(event))),
-                Ok(Err(rumqttc::ConnectionError::ConnectionRefused(code))) => {
+            Connection::V3(c) => match c.next(wait)? {
+                Ok(event) => Some(Ok(event3(event))),
+                Err(rumqttc::ConnectionError::ConnectionRefused(code)) => {
                     Some(Ok(Event::Refused(format!("{code:?}"))))
                 }
-                Ok(Err(e)) => Some(Err(e.to_string())),
-                Err(_) => None,
+                Err(rumqttc::ConnectionError::RequestsDone) => None,
+                Err(rumqttc::ConnectionError::NetworkTimeout) => Some(Err(no_connack())),
+                Err(e) => Some(Err(e.to_string())),
             },
-            Connection::V5(c) => match c.recv_timeout(wait) {
-                Ok(Ok(event)) => Some(Ok(event5(event))),
-                Ok(Err(v5::ConnectionError::ConnectionRefused(code))) => {
+            Connection::V5(c) => match c.next(wait)? {
+                Ok(event) => Some(Ok(event5(event))),
+                Err(v5::ConnectionError::ConnectionRefused(code)) => {
                     Some(Ok(Event::Refused(format!("{code:?}"))))
                 }
-                Ok(Err(e)) => Some(Err(e.to_string())),
-                Err(_) => None,
+                Err(v5::ConnectionError::RequestsDone) => None,
+                Err(v5::ConnectionError::Timeout(_)) => Some(Err(no_connack())),
+                Err(e) => Some(Err(e.to_string())),
             },
         }
     }
@@ -324,6 +349,14 @@ impl Connection {
             }
         }
     }
+}
+
+/// Why a connection not made within [`CONNACK_WAIT`] failed.
+fn no_connack() -> Failure {
+    format!(
+        "no CONNACK within {} s: nothing there answers MQTT (is it the broker's address and port?)",
+        CONNACK_WAIT.as_secs()
+    )
 }
 
 fn outgoing(o: rumqttc::Outgoing) -> Event {

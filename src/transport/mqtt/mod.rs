@@ -3,6 +3,7 @@
 
 mod client;
 mod link;
+mod polling;
 mod publish;
 mod subscribe;
 
