@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Publishing 100,000 HSP envelopes through one Mosquitto broker on 127.0.0.1,
-# aiproto send against mosquitto_pub -l, at QoS 0 and QoS 1, in one run: a
-# mosquitto_sub -C N counts what arrives (first publish → last message).
+# Publishing 100,000 HSP envelopes through one Mosquitto broker on 127.0.0.1:
+# aiproto send (all or nothing, and --each from stdin) against
+# mosquitto_pub -l, at QoS 0 and QoS 1, in one run: a mosquitto_sub -C N
+# counts what arrives (first publish → last message).
 # Then the wall time of one single-message send against one mosquitto_pub.
 # usage: [BIN=path/to/aiproto] bash benches/mqtt_publish.sh [N]   (needs mosquitto, mosquitto-clients, hyperfine)
 set -euo pipefail
@@ -40,10 +41,13 @@ run() { # name qos command…
         "$(echo "$t1 - $t0" | bc -l)" "$(echo "$got / ($t1 - $t0)" | bc -l)" "$got" "$N"
 }
 aiproto_pub() { "$bin" send --force --qos "$QOS" --via "mqtt://127.0.0.1:$PORT/$1" "$WORK/pub.jsonl"; }
+# --each: checked and sent in turn (one reading; the check beside the publishing).
+aiproto_each() { "$bin" send --each --force --qos "$QOS" --via "mqtt://127.0.0.1:$PORT/$1" < "$WORK/pub.jsonl"; }
 mosquitto_pub_l() { mosquitto_pub -h 127.0.0.1 -p "$PORT" -q "$QOS" -t "$1" -l < "$WORK/pub.jsonl"; }
 for QOS in 0 1; do
     export QOS
     run aiproto "$QOS" aiproto_pub
+    run aiproto-each "$QOS" aiproto_each
     run mosquitto_pub "$QOS" mosquitto_pub_l
 done
 head -n 1 "$WORK/pub.jsonl" > "$WORK/one.json"

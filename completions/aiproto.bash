@@ -3756,7 +3756,7 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__send)
-            opts="-q -v -h -V --via --stream --no-wait --token-file --require-signed-card --force --qos --retain --mqtt-version --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --via --stream --no-wait --token-file --require-signed-card --force --each --qos --retain --mqtt-version --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

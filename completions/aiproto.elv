@@ -355,6 +355,7 @@ set edit:completion:arg-completer[aiproto] = {|@words|
             cand --no-wait 'a2a+http(s): ask the agent to answer at once (returnImmediately), with the task as it is, instead of when it ends'
             cand --require-signed-card 'a2a+http(s): send nothing unless the agent''s card carries a signature that verifies with a keystore key trusted for the card''s name (`aiproto keys trust KID KEY --signs-for NAME`); a key the card itself points to (`jku`) is never taken'
             cand --force 'Send even if a message has errors; never one that cannot be read (JSON that does not parse, an envelope cut off before [[END]])'
+            cand --each 'Check and send each message in turn instead of checking them all first: the first goes out as soon as it is read (stdin is read a message at a time: an HSP JSON line once it ends, a Crosstalk envelope once the line after its [[END]] comes, or the input ends), the reading and checking of the next overlap the sending, and every message is read once instead of twice. The first message that may not be sent stops it, with its findings and how many were sent before it (exit 1): those stay sent. For mqtt(s)://, http(s)://, a2a+http(s)://, email: over SMTP and -'
             cand --retain 'MQTT: ask the broker to retain the message for later subscribers'
             cand -q 'Print only findings and data: no summary lines'
             cand --quiet 'Print only findings and data: no summary lines'

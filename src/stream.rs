@@ -148,11 +148,13 @@ pub fn looks_like_hsp_json_lines(head: &[u8]) -> bool {
         // pretty-printed line, so a JSON Lines record.
         return true;
     };
-    // A second object on a line of its own, and a first line that is a whole
-    // object (parsed last: it is the costly look).
-    rest.lines()
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| l.trim_start().starts_with('{'))
+    // A second object on a line of its own, or nothing yet after the first
+    // line (a pipe's writer that wrote one message: read as it comes, not
+    // once the pipe closes; one line that is a whole object reads the same
+    // either way), and a first line that is a whole object (parsed last: it
+    // is the costly look).
+    let next = rest.lines().find(|l| !l.trim().is_empty());
+    next.is_none_or(|l| l.trim_start().starts_with('{'))
         && serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.is_object())
 }
 
@@ -187,5 +189,23 @@ mod tests {
         assert!(looks_like_hsp_json_lines(
             b"{\"hsp_envelope_version\":\"0.1\", \"x\": \"very long"
         ));
+    }
+
+    /// One whole object on its line and nothing after it yet (a pipe's
+    /// first message) is a line, read as it comes; a second line that
+    /// does not start an object, or a first line that is not a whole
+    /// object, is not.
+    #[test]
+    fn one_whole_line_is_read_as_a_line() {
+        assert!(looks_like_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\"}\n"
+        ));
+        assert!(looks_like_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\"}\n  \n"
+        ));
+        assert!(!looks_like_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\"}\n]\n"
+        ));
+        assert!(!looks_like_hsp_json_lines(b"{\"hsp_envelope_version\":\n"));
     }
 }

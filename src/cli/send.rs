@@ -1,5 +1,6 @@
 //! `aiproto send`: deliver each message of a file to a destination, all or
-//! nothing, reading the inputs piece by piece (bounded memory).
+//! nothing (or, with `--each`, each checked and sent in turn), reading the
+//! inputs piece by piece (bounded memory).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,9 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
         return Err(CliError::usage(
             "--stream, --no-wait, --token-file and --require-signed-card are for an A2A agent: --via a2a+http(s)://HOST",
         ));
+    }
+    if args.each {
+        return send_each(args, &destination, g);
     }
     let inputs = read_inputs(&args.paths)?;
     // Nothing is sent unless every message may be: a first pass checks
@@ -59,21 +63,37 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
             clipboard.finish().map_err(failure)?;
         }
         _ => {
-            let mut settings = args.settings();
-            settings.a2a_token = super::common::a2a_token(args.token_file.as_deref())?;
-            if args.require_signed_card {
-                settings.a2a_card_check = Some(super::common::signed_card_check()?);
-            }
-            let mut transport = transport::open(destination.clone(), settings);
+            let mut transport = open_transport(args, &destination)?;
             send_overlapped(&inputs, &destination, &mut *transport)?;
             // An MQTT connection kept open between pieces is closed here,
             // once everything is written.
             transport.finish().map_err(failure)?;
         }
     }
+    say_sent(args, &destination, count, g);
+    Ok(ExitStatus::Ok)
+}
+
+/// The transport to a destination that takes messages as they come.
+fn open_transport(
+    args: &SendArgs,
+    destination: &Endpoint,
+) -> Result<Box<dyn transport::Transport>, CliError> {
+    let mut settings = args.settings();
+    // --each: what is handed over goes out before the next message is
+    // waited for (its latency is the point), acknowledged as it goes.
+    settings.deferred_acks = !args.each;
+    settings.a2a_token = super::common::a2a_token(args.token_file.as_deref())?;
+    if args.require_signed_card {
+        settings.a2a_card_check = Some(super::common::signed_card_check()?);
+    }
+    Ok(transport::open(destination.clone(), settings))
+}
+
+/// Says on stderr how many messages went where (not with --quiet).
+fn say_sent(args: &SendArgs, destination: &Endpoint, n: usize, g: &GlobalArgs) {
     if !g.quiet {
-        let n = count;
-        match &destination {
+        match destination {
             Endpoint::Mqtt(_) => eprintln!(
                 "aiproto: published {n} message(s) to {} at QoS {}",
                 redact(&args.via),
@@ -90,7 +110,187 @@ pub fn run(args: &SendArgs, g: &GlobalArgs) -> CmdResult {
             _ => eprintln!("aiproto: sent {n} message(s) to {}", redact(&args.via)),
         }
     }
-    Ok(ExitStatus::Ok)
+}
+
+/// Where `send --each` stopped: the message that may not be sent.
+struct Stopped {
+    name: String,
+    line: usize,
+    why: Unsendable,
+}
+
+/// `send --each`: each message read, checked and sent in turn; the
+/// reading and checking run on another thread while this one sends (at
+/// most one message waits between them). The first message that may not
+/// be sent stops the reading; what was read before it is sent.
+fn send_each(args: &SendArgs, destination: &Endpoint, g: &GlobalArgs) -> CmdResult {
+    if matches!(destination, Endpoint::File(_) | Endpoint::Clipboard) || args.out.is_some() {
+        return Err(CliError::usage(
+            "--each is for a destination that takes one message at a time: mqtt(s)://, http(s)://, a2a+http(s)://, email: over SMTP, or -",
+        ));
+    }
+    let named: Vec<Option<&Path>> = if args.paths.is_empty() {
+        vec![None]
+    } else {
+        args.paths.iter().map(|p| Some(p.as_path())).collect()
+    };
+    let inputs = named
+        .into_iter()
+        .map(common::input_of)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut transport = open_transport(args, destination)?;
+    let mut sent = 0;
+    let stopped = std::thread::scope(|scope| {
+        let (pieces, arrived) = std::sync::mpsc::sync_channel::<Vec<Outgoing>>(1);
+        let reader = scope.spawn(move || check_each(&inputs, args.force, destination, g, pieces));
+        for messages in arrived {
+            transport
+                .send(&messages, &mut print_reply)
+                .map_err(failure)?;
+            sent += messages.len();
+        }
+        reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    transport.finish().map_err(failure)?;
+    match stopped {
+        None => {
+            say_sent(args, destination, sent, g);
+            Ok(ExitStatus::Ok)
+        }
+        Some(stop) => {
+            let force = if stop.why == Unsendable::Invalid {
+                " (use --force to send invalid ones)"
+            } else {
+                ""
+            };
+            eprintln!(
+                "aiproto: error: {}:{}: {}; stopped there: {sent} message(s) sent before it to {}{force}",
+                stop.name,
+                stop.line,
+                stop.why.describe(),
+                redact(&args.via),
+            );
+            Ok(ExitStatus::Invalid)
+        }
+    }
+}
+
+/// The reading side of [`send_each`]: each message checked as it is read
+/// (stdin a message at a time) and handed on; the first one that may not
+/// be sent is said, with its findings, and ends the reading.
+fn check_each(
+    inputs: &[Input],
+    force: bool,
+    destination: &Endpoint,
+    g: &GlobalArgs,
+    sender: std::sync::mpsc::SyncSender<Vec<Outgoing>>,
+) -> Result<Option<Stopped>, CliError> {
+    let mut handing = Handing::new(sender);
+    let mut stopped = None;
+    for input in inputs {
+        let piece_bytes = if matches!(input, Input::Stdin) {
+            1
+        } else {
+            reader::PIECE_BYTES
+        };
+        let checks = ReadOptions::default();
+        let none =
+            reader::each_piece_of(input, None, &checks, piece_bytes, &mut |piece: &Piece| {
+                let name = &piece.source.name;
+                let source = piece.source.text.as_str();
+                for found in &piece.messages {
+                    if let Some(why) = unsendable(found, force) {
+                        let text = (source, piece.first_line);
+                        common::print_findings(g, name, text, found, Diagnostic::is_error);
+                        stopped = Some(Stopped {
+                            name: name.clone(),
+                            line: found.line,
+                            why,
+                        });
+                        break;
+                    }
+                    handing.add(sending::outgoing(found, source, destination));
+                }
+                // The sender stopped (it failed, and says why): so does the reading.
+                if stopped.is_some() || !handing.offer() {
+                    return Err(CliError::new(
+                        ExitStatus::Transport,
+                        anyhow::anyhow!("stopped"),
+                    ));
+                }
+                Ok(())
+            });
+        match none {
+            Err(_) if stopped.is_some() => break,
+            Err(e) => return Err(e),
+            Ok(Some(why)) => {
+                handing.finish();
+                return Err(CliError::new(
+                    ExitStatus::Invalid,
+                    anyhow::anyhow!("{}: {why}; nothing after it sent", input.name()),
+                ));
+            }
+            Ok(None) => {}
+        }
+    }
+    handing.finish();
+    Ok(stopped)
+}
+
+/// Messages checked and waiting for the sender: handed over at once when
+/// it is free (the first message of a pipeline goes as soon as it is
+/// read), gathered while it is busy, up to [`reader::PIECE_BYTES`] of them.
+struct Handing {
+    sender: std::sync::mpsc::SyncSender<Vec<Outgoing>>,
+    waiting: Vec<Outgoing>,
+    bytes: usize,
+}
+
+impl Handing {
+    fn new(sender: std::sync::mpsc::SyncSender<Vec<Outgoing>>) -> Handing {
+        Handing {
+            sender,
+            waiting: Vec::new(),
+            bytes: 0,
+        }
+    }
+
+    fn add(&mut self, message: Option<Outgoing>) {
+        if let Some(message) = message {
+            self.bytes += message.text.len();
+            self.waiting.push(message);
+        }
+    }
+
+    /// Hands over what waits if the sender is free, or once it is when
+    /// too much waits; false when the sender has stopped.
+    fn offer(&mut self) -> bool {
+        use std::sync::mpsc::TrySendError;
+        if self.waiting.is_empty() {
+            return true;
+        }
+        let batch = std::mem::take(&mut self.waiting);
+        let sent = match self.sender.try_send(batch) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(batch)) if self.bytes < reader::PIECE_BYTES => {
+                self.waiting = batch;
+                return true;
+            }
+            Err(TrySendError::Full(batch)) => self.sender.send(batch).map_err(drop),
+            Err(TrySendError::Disconnected(_)) => Err(()),
+        };
+        self.bytes = 0;
+        sent.is_ok()
+    }
+
+    /// Hands over whatever still waits.
+    fn finish(mut self) {
+        if !self.waiting.is_empty() {
+            let _ = self.sender.send(std::mem::take(&mut self.waiting));
+        }
+    }
 }
 
 /// The inputs, each to be read twice: private copies of the files named and

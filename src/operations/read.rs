@@ -105,7 +105,19 @@ pub fn each_piece<E: From<InputError>>(
     options: &ReadOptions,
     each: &mut dyn FnMut(&Piece) -> Result<(), E>,
 ) -> Result<Option<String>, E> {
-    let mut pieces = pieces(input, protocol, options, PIECE_BYTES)?;
+    each_piece_of(input, protocol, options, PIECE_BYTES, each)
+}
+
+/// [`each_piece`], with pieces cut from `piece_bytes` on (1: a message
+/// at a time, as soon as it is read).
+pub fn each_piece_of<E: From<InputError>>(
+    input: &Input,
+    protocol: Option<ProtocolSpec>,
+    options: &ReadOptions,
+    piece_bytes: usize,
+    each: &mut dyn FnMut(&Piece) -> Result<(), E>,
+) -> Result<Option<String>, E> {
+    let mut pieces = pieces(input, protocol, options, piece_bytes)?;
     let mut any = false;
     for item in &mut pieces {
         let Item::Piece(piece) = item? else {

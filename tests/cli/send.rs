@@ -284,3 +284,109 @@ fn force_does_not_send_what_cannot_be_read() {
             "mixed.jsonl:2: not readable as a message, nothing sent (not even with --force)",
         ));
 }
+
+/// `send --each`: messages are checked and sent in turn; the first that
+/// may not go stops it, named with its line and with how many went before
+/// it, and nothing after it is sent. Without --each, nothing is.
+#[test]
+fn each_stops_at_the_first_message_that_may_not_go() {
+    let h = home();
+    let id = "message: 01J9J3DBC4N7P2Q3R5S7T9W1V2";
+    let with_id =
+        |last: &str| REQUEST.replace(id, &format!("message: 01J9J3DBC4N7P2Q3R5S7T9W1{last}"));
+    let before = format!("{}\n{}\n", with_id("V2"), with_id("V3"));
+    let bad = with_id("V4").replace("intent: REQUEST", "intent: SHOUT");
+    let file = h.path().join("each.crosstalk");
+    std::fs::write(&file, format!("{before}{bad}\n{}", with_id("V5"))).unwrap();
+    let line = before.lines().count() + 1;
+    let out = aiproto(h.path())
+        .args(["send", "--each", "--via", "-"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains(format!("each.crosstalk:{line}:"))
+                .and(predicate::str::contains("2 message(s) sent before it"))
+                .and(predicate::str::contains("SHOUT"))
+                .and(predicate::str::contains("--force")),
+        );
+    let sent = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(sent.contains("W1V2") && sent.contains("W1V3"), "{sent}");
+    assert!(!sent.contains("W1V4") && !sent.contains("W1V5"), "{sent}");
+    // All or nothing, without --each.
+    aiproto(h.path())
+        .args(["send", "--via", "-"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stdout("");
+    // --force sends the invalid one too, never an unreadable one.
+    aiproto(h.path())
+        .args(["send", "--each", "--force", "-q", "--via", "-"])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("W1V5"));
+}
+
+/// `send --each` reads stdin a message at a time: an HSP line piped in is
+/// published, and received, while the writer has not written the next
+/// one yet (without --each, stdin is read to its end first).
+#[test]
+fn each_publishes_a_piped_message_before_the_next_is_written() {
+    use std::io::{BufRead, BufReader, Write};
+    let h = home();
+    let (_broker, port) = super::embedded_broker(h.path());
+    let uri = format!("mqtt://127.0.0.1:{port}/hsp/each");
+    let recv_args = ["--via", &uri, "--count", "2", "--timeout", "30"];
+    let mut recv = super::subscribed(h.path(), &recv_args);
+    let example =
+        std::fs::read_to_string(super::repo("examples/hsp/valid/0.1/opinion.json")).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&example).unwrap();
+    let mut line = |id: &str| {
+        value["message_id"] = id.into();
+        format!("{value}\n")
+    };
+    let (first_id, second_id) = (
+        "018f4a6e-8c1b-7d2a-9e3f-0000000000e1",
+        "018f4a6e-8c1b-7d2a-9e3f-0000000000e2",
+    );
+    let mut send = super::spawn(h.path(), &["send", "--each", "--qos", "1", "--via", &uri])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut writer = send.stdin.take().unwrap();
+    writer.write_all(line(first_id).as_bytes()).unwrap();
+    writer.flush().unwrap();
+    // The first arrives while stdin is still open (recv gives up after 30 s).
+    let mut received = BufReader::new(recv.stdout.take().unwrap());
+    let mut first = String::new();
+    assert!(
+        received.read_line(&mut first).unwrap() > 0,
+        "recv ended first"
+    );
+    assert!(first.contains(first_id), "{first}");
+    writer.write_all(line(second_id).as_bytes()).unwrap();
+    drop(writer);
+    let sent = send.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&sent.stderr);
+    assert_eq!(sent.status.code(), Some(0), "{said}");
+    assert!(said.contains("published 2 message(s)"), "{said}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut received, &mut rest).unwrap();
+    assert!(rest.contains(second_id), "{rest}");
+    assert!(recv.wait().unwrap().success());
+}
+
+#[test]
+fn each_is_refused_where_messages_go_all_at_once() {
+    let h = home();
+    for via in ["file:box.crosstalk", "clipboard"] {
+        aiproto(h.path())
+            .args(["send", "--each", "--via", via])
+            .write_stdin(REQUEST)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--each is for a destination"));
+    }
+}

@@ -51,6 +51,18 @@ pub struct SendArgs {
     #[arg(long)]
     pub force: bool,
 
+    /// Check and send each message in turn instead of checking them all
+    /// first: the first goes out as soon as it is read (stdin is read a
+    /// message at a time: an HSP JSON line once it ends, a Crosstalk
+    /// envelope once the line after its [[END]] comes, or the input ends),
+    /// the reading and checking of the next overlap the sending, and every
+    /// message is read once instead of twice. The first message that may
+    /// not be sent stops it, with its findings and how many were sent
+    /// before it (exit 1): those stay sent. For mqtt(s)://, http(s)://,
+    /// a2a+http(s)://, email: over SMTP and -.
+    #[arg(long)]
+    pub each: bool,
+
     /// MQTT quality of service: 0, 1 or 2.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub qos: u8,
