@@ -53,7 +53,7 @@ impl SendArgs {
             mqtt_version: self.mqtt.mqtt_version,
             retain: self.retain,
             // `send` finishes the transport before it says anything was sent.
-            deferred_acks: true,
+            send_returns: crate::transport::SendReturns::Handed,
             session: None,
             ca_file: self.ca_file.clone(),
             mail: email::Delivery {

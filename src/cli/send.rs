@@ -80,9 +80,11 @@ fn open_transport(
     destination: &Endpoint,
 ) -> Result<Box<dyn transport::Transport>, CliError> {
     let mut settings = args.settings();
-    // --each: what is handed over goes out before the next message is
-    // waited for (its latency is the point), acknowledged as it goes.
-    settings.deferred_acks = !args.each;
+    // --each: what is handed over is written before the next message is
+    // waited for (its latency is the point); acknowledged as it goes.
+    if args.each {
+        settings.send_returns = transport::SendReturns::Written;
+    }
     settings.a2a_token = super::common::a2a_token(args.token_file.as_deref())?;
     if args.require_signed_card {
         settings.a2a_card_check = Some(super::common::signed_card_check()?);

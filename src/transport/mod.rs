@@ -51,6 +51,21 @@ pub enum Endpoint {
     A2a(String),
 }
 
+/// MQTT: how far a `send` goes before it returns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SendReturns {
+    /// Once the broker has acknowledged every message (QoS 1 and 2) or it
+    /// is written (QoS 0): a command that waits for each.
+    #[default]
+    Acknowledged,
+    /// Once every message is handed to the connection: a command that
+    /// sends everything, then finishes (no pause between batches).
+    Handed,
+    /// Once every message is written to the socket, acknowledgements
+    /// counted as they come: a command that sends each as it is read.
+    Written,
+}
+
 /// What the command line adds to a URI.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
@@ -62,10 +77,9 @@ pub struct Settings {
     pub retain: bool,
     /// MQTT: a persistent session under this client id.
     pub session: Option<String>,
-    /// MQTT: `send` returns once its messages are handed to the connection,
-    /// and `finish` waits for the broker's acknowledgements (a command that
-    /// sends everything, then finishes). Without it, each `send` waits.
-    pub deferred_acks: bool,
+    /// MQTT: how far each `send` goes before it returns; `finish` waits
+    /// for every acknowledgement whatever this says.
+    pub send_returns: SendReturns,
     /// `mqtts://`: a PEM file of CA certificates to trust besides the system's.
     pub ca_file: Option<PathBuf>,
     /// email: how a mail leaves.

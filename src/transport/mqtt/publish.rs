@@ -10,7 +10,7 @@ use bytes::Bytes;
 use super::client::{self, Event, Handed, Version};
 use super::link::Link;
 use super::{MqttTransport, MqttUri, failure, refusal};
-use crate::transport::{Properties, Publication, TransportError};
+use crate::transport::{Properties, Publication, SendReturns, TransportError};
 
 /// How many messages may be on their way (sent or queued, not acknowledged).
 const WINDOW: usize = 1024;
@@ -31,6 +31,8 @@ pub struct Publisher {
 enum Until {
     /// Every message handed to the client (the window keeps the rest).
     Handed,
+    /// Every message written to the connection (acknowledged or not).
+    Written,
     /// Every message acknowledged by the broker (QoS 1 and 2) or written (QoS 0).
     Acknowledged,
 }
@@ -51,14 +53,16 @@ struct Run<'a> {
     retain: bool,
 }
 
-/// Publishes each message. With `deferred_acks` (the `send` command) it
+/// Publishes each message. With [`SendReturns::Handed`] (the `send` command) it
 /// returns once every message is handed to the connection, and
 /// [`finish_publishing`] waits for the acknowledgements: a long input goes
 /// out in batches without a pause at the end of each (where a broker that
 /// delays its small writes, as Mosquitto does by default, holds the last
-/// acknowledgements back for tens of milliseconds). Otherwise it returns
-/// once the broker has acknowledged every one (QoS 1 and 2) or it is
-/// written (QoS 0).
+/// acknowledgements back for tens of milliseconds). With
+/// [`SendReturns::Written`] (`send --each`) it returns once every message
+/// is written to the connection: what was handed over goes out before
+/// the next is waited for. Otherwise it returns once the broker has
+/// acknowledged every one (QoS 1 and 2) or it is written (QoS 0).
 ///
 /// A lost connection is reconnected with backoff until `timeout`. Whatever
 /// was not acknowledged is published again when the broker comes back
@@ -84,10 +88,10 @@ pub fn publish(
             window: Window::default(),
         });
     }
-    let until = if transport.settings.deferred_acks {
-        Until::Handed
-    } else {
-        Until::Acknowledged
+    let until = match transport.settings.send_returns {
+        SendReturns::Handed => Until::Handed,
+        SendReturns::Written => Until::Written,
+        SendReturns::Acknowledged => Until::Acknowledged,
     };
     let run = Run::of(&transport.uri, &transport.settings);
     let Some(publisher) = transport.publisher.as_mut() else {
@@ -144,6 +148,7 @@ impl Publisher {
         loop {
             let finished = match until {
                 Until::Handed => window.all_handed(),
+                Until::Written => window.all_written(),
                 Until::Acknowledged => window.all_done(),
             };
             if finished {
@@ -278,6 +283,10 @@ impl Window {
 
     fn all_handed(&self) -> bool {
         self.next == self.total() && self.again.is_empty()
+    }
+
+    fn all_written(&self) -> bool {
+        self.all_handed() && self.queued.is_empty()
     }
 
     fn all_done(&self) -> bool {
