@@ -374,10 +374,15 @@ impl Found {
             .and_then(|span| source.get(span.start..span.end))
             .map(|text| text.trim_matches([' ', '\t', '\n', '\r']))
             .and_then(|text| {
+                // One line that starts a JSON value is the message as read
+                // (a quote prefix or a fence sits at a line's start).
+                let one_line = !text.contains(['\n', '\r']);
+                if one_line && text.starts_with(['{', '[']) {
+                    return Some(std::borrow::Cow::Borrowed(text));
+                }
                 // Also the check that the span holds JSON tokens only (no
                 // quote prefix or fence): else the canonical form is written.
                 let joined = json_doc::compact::compact(text)?;
-                let one_line = !text.contains(['\n', '\r']);
                 Some(if one_line { text.into() } else { joined })
             })
             .map(|text| format!("{text}\n"))
