@@ -142,7 +142,7 @@ fn send_each(args: &SendArgs, destination: &Endpoint, g: &GlobalArgs) -> CmdResu
         .collect::<Result<Vec<_>, _>>()?;
     let mut transport = open_transport(args, destination)?;
     let mut sent = 0;
-    let stopped = std::thread::scope(|scope| {
+    let read = std::thread::scope(|scope| {
         let (pieces, arrived) = std::sync::mpsc::sync_channel::<Vec<Outgoing>>(1);
         let reader = scope.spawn(move || check_each(&inputs, args.force, destination, g, pieces));
         for messages in arrived {
@@ -151,12 +151,16 @@ fn send_each(args: &SendArgs, destination: &Endpoint, g: &GlobalArgs) -> CmdResu
                 .map_err(failure)?;
             sent += messages.len();
         }
-        reader
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        Ok::<_, CliError>(
+            reader
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        )
     })?;
+    // What went out is acknowledged (QoS 1 and 2) whatever ended the
+    // reading: an input without a message, one that cannot be read.
     transport.finish().map_err(failure)?;
-    match stopped {
+    match read? {
         None => {
             say_sent(args, destination, sent, g);
             Ok(ExitStatus::Ok)

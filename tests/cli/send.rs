@@ -378,6 +378,28 @@ fn each_publishes_a_piped_message_before_the_next_is_written() {
     assert!(recv.wait().unwrap().success());
 }
 
+/// An input without any message ends `send --each` there (exit 1): what
+/// came before it has gone out, and is said to have.
+#[test]
+fn each_stops_at_an_input_without_a_message() {
+    let h = home();
+    let first = h.path().join("first.crosstalk");
+    std::fs::write(&first, REQUEST).unwrap();
+    let empty = h.path().join("notes.txt");
+    std::fs::write(&empty, "nothing to send here\n").unwrap();
+    aiproto(h.path())
+        .args(["send", "--each", "--via", "-"])
+        .arg(&first)
+        .arg(&empty)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("W1V2"))
+        .stderr(
+            predicate::str::contains("notes.txt")
+                .and(predicate::str::contains("nothing after it sent")),
+        );
+}
+
 #[test]
 fn each_is_refused_where_messages_go_all_at_once() {
     let h = home();
