@@ -131,31 +131,10 @@ fn send_each(args: &SendArgs, destination: &Endpoint, g: &GlobalArgs) -> CmdResu
             "--each is for a destination that takes one message at a time: mqtt(s)://, http(s)://, a2a+http(s)://, email: over SMTP, or -",
         ));
     }
-    let named: Vec<Option<&Path>> = if args.paths.is_empty() {
-        vec![None]
-    } else {
-        args.paths.iter().map(|p| Some(p.as_path())).collect()
-    };
-    let inputs = named
-        .into_iter()
-        .map(common::input_of)
-        .collect::<Result<Vec<_>, _>>()?;
+    let inputs = named_inputs(&args.paths)?;
     let mut transport = open_transport(args, destination)?;
-    let mut sent = 0;
-    let read = std::thread::scope(|scope| {
-        let (pieces, arrived) = std::sync::mpsc::sync_channel::<Vec<Outgoing>>(1);
-        let reader = scope.spawn(move || check_each(&inputs, args.force, destination, g, pieces));
-        for messages in arrived {
-            transport
-                .send(&messages, &mut print_reply)
-                .map_err(failure)?;
-            sent += messages.len();
-        }
-        Ok::<_, CliError>(
-            reader
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        )
+    let (sent, read) = pump(&mut *transport, |handed| {
+        check_each(&inputs, args.force, destination, g, handed)
     })?;
     // What went out is acknowledged (QoS 1 and 2) whatever ended the
     // reading: an input without a message, one that cannot be read.
@@ -302,20 +281,23 @@ impl Handing {
 /// The inputs, each to be read twice: private copies of the files named and
 /// of stdin, or the clipboard's text.
 fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
-    let named: Vec<Option<&Path>> = if paths.is_empty() {
-        vec![None]
-    } else {
-        paths.iter().map(|p| Some(p.as_path())).collect()
-    };
-    named
+    named_inputs(paths)?
         .into_iter()
-        .map(|path| match common::input_of(path)? {
+        .map(|input| match input {
             Input::Stdin => Ok(input::spool_stdin()?),
             // What the first pass checks is what the second sends, even if
             // the file is written to in between.
             other => Ok(input::spool_file(other)?),
         })
         .collect()
+}
+
+/// The inputs named on the command line (stdin when none is).
+fn named_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, CliError> {
+    if paths.is_empty() {
+        return Ok(vec![Input::Stdin]);
+    }
+    paths.iter().map(|p| common::input_of(Some(p))).collect()
 }
 
 /// How the second pass reads: the inputs are the private copies (or the
@@ -339,24 +321,39 @@ fn send_overlapped(
     destination: &Endpoint,
     transport: &mut dyn transport::Transport,
 ) -> Result<(), CliError> {
+    let (_, read) = pump(transport, |handed| {
+        for_each_piece(inputs, &mut |piece| {
+            // The sender stopped (it failed, and says why): so does the reading.
+            handed
+                .send(outgoing(piece, destination))
+                .map_err(|_| CliError::new(ExitStatus::Transport, anyhow::anyhow!("stopped")))
+        })
+    })?;
+    read
+}
+
+/// Runs `read` on another thread, handing batches of messages to
+/// `transport` on this one as they come (at most one batch waits).
+/// Returns how many were sent and what `read` gave; a transport failure
+/// is the error, and stops the reading (its next hand-over fails).
+fn pump<T: Send>(
+    transport: &mut dyn transport::Transport,
+    read: impl FnOnce(std::sync::mpsc::SyncSender<Vec<Outgoing>>) -> Result<T, CliError> + Send,
+) -> Result<(usize, Result<T, CliError>), CliError> {
     std::thread::scope(|scope| {
-        let (pieces, arrived) = std::sync::mpsc::sync_channel::<Vec<Outgoing>>(1);
-        let reader = scope.spawn(move || {
-            for_each_piece(inputs, &mut |piece| {
-                // The sender stopped (it failed, and says why): so does the reading.
-                pieces
-                    .send(outgoing(piece, destination))
-                    .map_err(|_| CliError::new(ExitStatus::Transport, anyhow::anyhow!("stopped")))
-            })
-        });
+        let (handed, arrived) = std::sync::mpsc::sync_channel::<Vec<Outgoing>>(1);
+        let reader = scope.spawn(move || read(handed));
+        let mut sent = 0;
         for messages in arrived {
             transport
                 .send(&messages, &mut print_reply)
                 .map_err(failure)?;
+            sent += messages.len();
         }
-        reader
+        let read = reader
             .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok((sent, read))
     })
 }
 
