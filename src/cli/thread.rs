@@ -133,12 +133,11 @@ fn write_human(
     }
     out.flush()?;
     let err = Painter::new(color, Stream::Stderr);
+    let guesses = crate::thread::parent_guesses(nodes, &f.orphans);
     for &o in &f.orphans {
         let n = &nodes[o];
         let parent = n.parent.as_deref().unwrap_or("");
-        let guess = match crate::thread::parent_guess(nodes, o)
-            .and_then(|id| nodes.iter().find(|m| m.id.as_deref() == Some(id)))
-        {
+        let guess = match guesses.get(&o).map(|&g| &nodes[g]) {
             Some(m) => format!(
                 "; did you mean {} ({}:{}, {}→{})? Correct the parent line (a signed envelope must be signed again)",
                 esc(m.id.as_deref().unwrap_or("")),

@@ -183,7 +183,7 @@ fn push(out: &mut Vec<Sentence>, text: &str) {
             out.push(Sentence {
                 index: out.len(),
                 text: clause.to_string(),
-                brief: telegraphic(clause),
+                brief: telegraphic(&super::merge::shared_units(clause)),
                 constrains,
                 asks,
                 continues: fine && !first,
@@ -409,6 +409,7 @@ pub fn telegraphic(sentence: &str) -> String {
             .is_some_and(|c| c.is_ascii_digit() || c.is_uppercase())
             && !word.ends_with([',', ';', '.', ':'])
     };
+    let starts_with_digit = |word: &str| word.starts_with(|c: char| c.is_ascii_digit());
     let bare_lower = |word: &str| {
         let bare = word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'));
         bare.to_lowercase().replace('’', "'")
@@ -432,6 +433,11 @@ pub fn telegraphic(sentence: &str) -> String {
                 && i > 0
                 && names_or_numbers(words[i - 1])
                 && words.get(i + 1).is_some_and(|w| names_or_numbers(w)))
+            // A part of a whole: "212 of 212 jobs" is not "212 212 jobs".
+            || (lower == "of"
+                && i > 0
+                && starts_with_digit(words[i - 1])
+                && words.get(i + 1).is_some_and(|w| starts_with_digit(w)))
             // "so far none has it" is not "far none".
             || (lower == "so" && next == "far")
             // "We don't need the report" is not "don't report", a
@@ -724,6 +730,12 @@ mod tests {
         assert_eq!(
             telegraphic("Send it to the team, to Lukas."),
             "Send team, Lukas"
+        );
+        // A part of a whole keeps its "of"; a name's does not ("most of
+        // Berlin").
+        assert_eq!(
+            telegraphic("212 of 212 jobs now run in Airflow, most of Berlin too."),
+            "212 of 212 jobs now run Airflow, most Berlin"
         );
         // Bounds, comparisons and counts keep their words.
         assert_eq!(

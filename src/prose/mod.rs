@@ -20,6 +20,7 @@ pub mod intent;
 mod lexical;
 pub mod lists;
 pub mod meaning;
+mod merge;
 pub mod negation;
 pub mod offline;
 pub mod pairs;

@@ -16,6 +16,8 @@
 //!   rewards shared wording, not shared meaning: a paraphrase scores lower
 //!   than an embedding model would give it.
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use super::backend::{Backend, Embed, ErrorKind, JudgedBy, MspError};
@@ -467,6 +469,16 @@ fn with_sentences(
                 .any(|v| plain(v).split(", ").any(|item| item == w))
         });
         if !note.is_empty() && !restates_params {
+            // Two clauses in a row that open with the same subject: one
+            // note.
+            if previous == Some(i.wrapping_sub(1))
+                && let Some(last) = notes.last_mut()
+                && let Some(merged) = super::merge::shared_subject(last, &note)
+            {
+                *last = merged;
+                previous = Some(i);
+                continue;
+            }
             match notes.last_mut() {
                 Some(last) if s.continues && previous == Some(i - 1) => {
                     last.push(' ');
@@ -475,6 +487,14 @@ fn with_sentences(
                 _ => notes.push(note),
             }
             previous = Some(i);
+        }
+    }
+    // A unit two numbers of a note share, said once ("212 against 148
+    // minutes"): each clause's brief says it once already, and here the
+    // clauses a note joins.
+    for note in notes.iter_mut().chain(&mut signal.constraints) {
+        if let Cow::Owned(merged) = super::merge::shared_units(note) {
+            *note = merged;
         }
     }
     // A quantity ("days": 90) reads better in its sentence or the target;

@@ -176,12 +176,13 @@ pub fn each_line<E>(
             }
         }
     }
+    let guesses = crate::thread::parent_guesses(nodes, &f.orphans);
     for &o in &f.orphans {
         emit(&Line::Problem {
             problem: "orphan",
             id: nodes[o].parent.as_deref(),
             messages: vec![&nodes[o]],
-            did_you_mean: crate::thread::parent_guess(nodes, o),
+            did_you_mean: guesses.get(&o).and_then(|&g| nodes[g].id.as_deref()),
         })?;
     }
     for c in &f.cycles {

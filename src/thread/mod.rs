@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub mod near;
+
 /// One message as a node of a conversation: its ids and links, and what a
 /// tree shows of it. The names many nodes share (thread, parties, intent,
 /// source) are held once ([`Names`]).
@@ -227,68 +229,21 @@ fn find_cycles(parent_of: &[Option<usize>], reached: &[bool]) -> Vec<Vec<usize>>
     cycles
 }
 
-/// For the orphan `nodes[orphan]`: the id of another message its parent
-/// is a near miss of ([`near_miss`]).
-pub fn parent_guess(nodes: &[Node], orphan: usize) -> Option<&str> {
-    let parent = nodes.get(orphan)?.parent.as_deref()?;
-    // Any id but the orphan's own: a message is not its own parent.
-    let known = nodes
+/// For each orphan of `nodes`: the message its parent id is a near miss
+/// of ([`near::NearIds`]), if any.
+pub fn parent_guesses(nodes: &[Node], orphans: &[usize]) -> HashMap<usize, usize> {
+    if orphans.is_empty() {
+        return HashMap::new();
+    }
+    let ids = near::NearIds::new(nodes.iter().map(|n| n.id.as_deref()));
+    orphans
         .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != orphan)
-        .filter_map(|(_, m)| m.id.as_deref());
-    near_miss(parent, known)
-}
-
-/// The one id among `known` that `wanted` is one or two characters away
-/// from (a character changed, added, dropped, or two swapped; case
-/// ignored): a parent id retyped by hand with a slip. None when no id is
-/// that near, or when two are equally near (a guess would be a coin toss).
-pub fn near_miss<'a>(wanted: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let wanted = crate::ids::comparable(wanted);
-    let mut best: Option<(usize, &'a str)> = None;
-    let mut tied = false;
-    for id in known {
-        if id.len().abs_diff(wanted.len()) > 2 {
-            continue;
-        }
-        let distance = edits(wanted.as_bytes(), crate::ids::comparable(id).as_bytes());
-        if distance == 0 || distance > 2 {
-            continue;
-        }
-        match best {
-            Some((d, b)) if d == distance && b != id => tied = true,
-            Some((d, _)) if d <= distance => {}
-            _ => {
-                best = Some((distance, id));
-                tied = false;
-            }
-        }
-    }
-    best.filter(|_| !tied).map(|(_, id)| id)
-}
-
-/// Edits from `a` to `b`: characters changed, added or dropped, and two
-/// neighbours swapped (optimal string alignment distance).
-fn edits(a: &[u8], b: &[u8]) -> usize {
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    rows[0] = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = d;
-        }
-    }
-    rows[a.len()][b.len()]
+        .filter_map(|&o| {
+            let parent = nodes[o].parent.as_deref()?;
+            // Any id but the orphan's own: a message is not its own parent.
+            ids.guess(parent, Some(o)).map(|guess| (o, guess))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -394,23 +349,5 @@ mod tests {
         assert_eq!(forest.parent(3), Some(2));
         // Other ids are compared as written.
         assert_eq!(forest.parent(4), None);
-    }
-
-    #[test]
-    fn a_parent_retyped_with_a_slip_is_matched_to_the_one_id_it_nearly_is() {
-        let known = ["01J9J3DBC4N7P2Q3R5S7T9W1V2", "01J9J3DBC4N7P2Q3R5S7T9W1V3"];
-        let ids = || known.iter().copied();
-        // V2 and V3 are each one change from VZ: a tie gives no guess.
-        assert_eq!(near_miss("01J9J3DBC4N7P2Q3R5S7T9W1VZ", ids()), None);
-        let one = ["01J9J3DBC4N7P2Q3R5S7T9W1V2", "01KAAAAAAAAAAAAAAAAAAAAAAA"];
-        let ids = || one.iter().copied();
-        assert_eq!(near_miss("01J9J3DBC4N7P2Q3R5S7T9W1VZ", ids()), Some(one[0]));
-        // Two neighbours swapped, a character dropped, lower case.
-        assert_eq!(near_miss("01J9J3DBC4N7P2Q3R5S7T9W12V", ids()), Some(one[0]));
-        assert_eq!(near_miss("01J9J3DBC4N7P2Q3R5S7T9W1V", ids()), Some(one[0]));
-        assert_eq!(near_miss("01j9j3dbc4n7p2q3r5s7t9w1vz", ids()), Some(one[0]));
-        // Three slips, or the id itself: no guess.
-        assert_eq!(near_miss("01J9J3DBC4N7P2Q3R5S7T9WXYZ", ids()), None);
-        assert_eq!(near_miss("01J9J3DBC4N7P2Q3R5S7T9W1V2", ids()), None);
     }
 }
