@@ -17,7 +17,7 @@ use crate::protocols::{Found, Protocol, ProtocolSpec, ReadOptions, hsp};
 use crate::stream::LineReader;
 
 /// The size a piece grows to before it is cut (where a cut is allowed).
-pub const PIECE_BYTES: usize = 1 << 20;
+pub const PIECE_BYTES: usize = 1 << 18;
 
 /// One piece of an input: its text, and the messages in it, numbered as
 /// in the whole input.
