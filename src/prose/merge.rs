@@ -10,12 +10,18 @@ use std::borrow::Cow;
 /// Words that join two quantities of one kind (a range, a comparison, a
 /// choice) and that a telegraphic note keeps between numbers: "and",
 /// "of" or "from" would go, and "4 and 6 days" would read "4 6 days".
-const JOINING: &[&str] = &[
-    "to", "against", "vs", "vs.", "versus", "or", "than", "compared", "with",
-];
+const JOINING: &[&str] = &["to", "against", "vs", "vs.", "versus", "or", "than"];
 
-/// The most joining words between the two quantities ("compared with").
-const MOST_JOINING: usize = 2;
+/// Whether `between` joins two quantities: one joining word, or
+/// "compared with" / "compared to".
+fn joins(between: &[&str]) -> bool {
+    let lower: Vec<String> = between.iter().map(|w| w.to_lowercase()).collect();
+    match lower.as_slice() {
+        [one] => JOINING.contains(&one.as_str()),
+        [compared, with] => compared == "compared" && (with == "with" || with == "to"),
+        _ => false,
+    }
+}
 
 /// `text` with the unit of a number left out where the next number, a
 /// joining word or two on, has the same unit ("3 hours to 11 hours" → "3
@@ -31,15 +37,13 @@ pub fn shared_units(text: &str) -> Cow<'_, str> {
         };
         // The unit may carry the comma that ends its clause ("212
         // minutes, against 148 minutes"): it goes with the unit.
-        let joined = (1..=MOST_JOINING).find(|&n| {
+        let joined = (1..=2).any(|n| {
             let next = i + 2 + n;
             next + 1 < words.len()
-                && words[i + 2..next]
-                    .iter()
-                    .all(|w| JOINING.contains(&w.to_lowercase().as_str()))
+                && joins(&words[i + 2..next])
                 && unit_after_number(&words, next) == Some(unit)
         });
-        if joined.is_some() {
+        if joined {
             dropped[i + 1] = true;
         }
     }
@@ -125,6 +129,8 @@ mod tests {
             "v2 users to 3 users",
             "3 hours to 11",
             "3 of 5 checks",
+            "5 users with 2 users",
+            "5 users compared 2 users",
             "no numbers here",
         ] {
             assert_eq!(shared_units(text), text, "{text}");
