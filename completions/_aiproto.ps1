@@ -64,6 +64,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;validate' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
@@ -76,8 +78,10 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Do not report findings with CODE at all')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'The project settings to use instead of the nearest aiproto.toml')
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest single message (a JSON document, one JSON Lines line, a Crosstalk envelope) that is read; larger ones are reported as HSP-TOO-LARGE (CSDL-, MSP-, CT-TOO-LARGE)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
             [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
@@ -86,10 +90,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--allow-empty', '--allow-empty', [CompletionResultType]::ParameterName, 'Exit 0 when the inputs hold no message at all (an empty folder, a glob that matches nothing, every file skipped). Without it such a run fails with NO-INPUT: a gate that checked nothing has not passed')
             [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'HSP: accept what the upstream implementation sends (missing envelope fields, integer timestamps, ids that are not DIDs), each as a warning')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Use no aiproto.toml')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -97,6 +97,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;compose' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The protocol version to write (same as PROTOCOL@VERSION)')
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Sender: a name or address (CLAUDE, claude://session/abc), or for HSP a DID. With --reply-to it is by default the receiver of the message answered; when you answer as yourself, say who you are (--from HUMAN)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Receiver: a name or address, or for HSP a DID or an hsp/… topic (HSP fills in the conventional topic of the kind when not given)')
@@ -139,27 +141,25 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--data-format', '--data-format', [CompletionResultType]::ParameterName, 'state-sync: MIME type of the state data')
             [CompletionResult]::new('--min-trust', '--min-trust', [CompletionResultType]::ParameterName, 'discovery-query: the least trust score wanted')
             [CompletionResult]::new('--capability-file', '--capability-file', [CompletionResultType]::ParameterName, 'discovery-response: a capability advertisement payload (JSON file); repeatable')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--uuid7', '--uuid7', [CompletionResultType]::ParameterName, 'Make ids UUIDv7 instead of ULID')
-            [CompletionResult]::new('--hash', '--hash', [CompletionResultType]::ParameterName, 'Crosstalk: end the envelope with a `hash:` line (the CRC-32 of the envelope up to `sig:`, as the upstream proposes), so a reader can tell a paste that was cut or edited')
-            [CompletionResult]::new('--requires-ack', '--requires-ack', [CompletionResultType]::ParameterName, 'Ask the receiver for an ACK (`qos_parameters.requires_ack`)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--uuid7', '--uuid7', [CompletionResultType]::ParameterName, 'Make ids UUIDv7 instead of ULID')
+            [CompletionResult]::new('--hash', '--hash', [CompletionResultType]::ParameterName, 'Crosstalk: end the envelope with a `hash:` line (the CRC-32 of the envelope up to `sig:`, as the upstream proposes), so a reader can tell a paste that was cut or edited')
+            [CompletionResult]::new('--requires-ack', '--requires-ack', [CompletionResultType]::ParameterName, 'Ask the receiver for an ACK (`qos_parameters.requires_ack`)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aiproto;primer' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--reply-to', '--reply-to', [CompletionResultType]::ParameterName, 'The envelope the assistant answers: a file, `-` (stdin) or `clipboard:`; the last envelope in it unless --pick says which')
             [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With --reply-to: which envelope, by place (1 first, -1 last) or message id')
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Who the assistant writes as in the example. With --reply-to it is by default the receiver of the envelope answered (needed when that went to several: then one of them)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Who the assistant writes to (without --reply-to)')
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Where the primer goes: `-` (stdout) or `clipboard`')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -171,6 +171,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;convert' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
@@ -180,8 +182,10 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source protocol, NAME[@VERSION], when detection is not wanted (same as -p)')
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest single message read or written (a JSON document, a Crosstalk envelope); a message the target would refuse as larger is not converted')
             [CompletionResult]::new('--answers', '--answers', [CompletionResultType]::ParameterName, 'HSP: the request these messages answer (any protocol). A TaskResult written from another protocol takes its `request_id` and goes to its `callback_address`; an ACK or NACK goes to its sender. A request among the inputs is used the same way')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
             [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
@@ -190,10 +194,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--lenient', '--lenient', [CompletionResultType]::ParameterName, 'HSP: convert what real implementations send (non-DID ids, …), as `validate --lenient` accepts it')
             [CompletionResult]::new('--expand', '--expand', [CompletionResultType]::ParameterName, 'CSDL: write the full field names (type, name, parameters, …)')
             [CompletionResult]::new('--compact', '--compact', [CompletionResultType]::ParameterName, 'CSDL: write the short field codes (t, n, p, …); the default')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -201,20 +201,20 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;inspect' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
-            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
-            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
+            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -222,20 +222,20 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;thread' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
-            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
-            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
+            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -258,20 +258,20 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;poll;collate' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
-            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
-            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
+            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -347,16 +347,16 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;id' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many ids to print')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many ids to print')
             [CompletionResult]::new('--reissue', '--reissue', [CompletionResultType]::ParameterName, 'Give every Crosstalk envelope of FILE (`-` for stdin, `clipboard:`) a fresh `message` id instead, keeping its thread and parent, and print them once they validate: for an assistant''s follow-up message that reused or invented an id. A signed envelope is refused (its signature covers the id: sign it again after)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--uuid7', '--uuid7', [CompletionResultType]::ParameterName, 'UUIDv7 instead of ULID')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--uuid7', '--uuid7', [CompletionResultType]::ParameterName, 'UUIDv7 instead of ULID')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -364,6 +364,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;send' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Destination: file:PATH (appends), http(s)://HOST/PATH (POST), mqtt(s)://HOST[/TOPIC], clipboard (all messages, ready to paste), email:ADDRESS (with --out or --smtp), a2a+http(s)://AGENT (an A2A 1.0 agent: its card is read, each message sent as SendMessage, the agent''s answer printed as one JSON line), or - for stdout')
             [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'a2a+http(s): send `Authorization: Bearer TOKEN` with the token in FILE''s first line (else AIPROTO_A2A_TOKEN, if set), to the host named only: never to another host the agent''s card points to')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service: 0, 1 or 2')
@@ -372,18 +374,16 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'email: write the mail (RFC 5322) to this file instead of sending it')
             [CompletionResult]::new('--smtp', '--smtp', [CompletionResultType]::ParameterName, 'email: send over SMTP, e.g. smtps://user:pass@mail.example.com or smtp://127.0.0.1:2525')
             [CompletionResult]::new('--mail-from', '--mail-from', [CompletionResultType]::ParameterName, 'email: the From address (default: the sender when it is an email: address, else aiproto@localhost)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--stream', '--stream', [CompletionResultType]::ParameterName, 'a2a+http(s): send each message as SendStreamingMessage and print each event (the task, status and artifact updates) as one JSON line as it comes; a stream cut before the task ends is followed again with SubscribeToTask (three times at most)')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'a2a+http(s): ask the agent to answer at once (returnImmediately), with the task as it is, instead of when it ends')
             [CompletionResult]::new('--require-signed-card', '--require-signed-card', [CompletionResultType]::ParameterName, 'a2a+http(s): send nothing unless the agent''s card carries a signature that verifies with a keystore key trusted for the card''s name (`aiproto keys trust KID KEY --signs-for NAME`); a key the card itself points to (`jku`) is never taken')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Send even if a message has errors; never one that cannot be read (JSON that does not parse, an envelope cut off before [[END]])')
             [CompletionResult]::new('--each', '--each', [CompletionResultType]::ParameterName, 'Check and send each message in turn instead of checking them all first: the first goes out as soon as it is read (stdin is read a message at a time: an HSP JSON line once it ends, a Crosstalk envelope once the line after its [[END]] comes, or the input ends), the reading and checking of the next overlap the sending, and every message is read once instead of twice. The first message that may not be sent stops it, with its findings and how many were sent before it (exit 1): those stay sent. For mqtt(s)://, http(s)://, a2a+http(s)://, email: over SMTP and -')
             [CompletionResult]::new('--retain', '--retain', [CompletionResultType]::ParameterName, 'MQTT: ask the broker to retain the message for later subscribers')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -391,6 +391,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;recv' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Source: mqtt(s)://[user:pass@]host[:port]/FILTER (`+` and `#` wildcards allowed), http://ADDR:PORT (listen), clipboard, file:PATH, or - (stdin)')
             [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'More topic filters on the same broker')
             [CompletionResult]::new('--share', '--share', [CompletionResultType]::ParameterName, 'MQTT: one of a pool of workers sharing the messages: every filter is subscribed as `$share/GROUP/FILTER`, so the broker gives each message to one receiver of the GROUP (Mosquitto, EMQX, HiveMQ and the built-in broker do)')
@@ -405,16 +407,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The receiving agent''s id (a DID), the sender of the ACKs and NACKs recv publishes. Without it, a message addressed to an agent''s DID is acknowledged as that agent, and one addressed to a topic is not acknowledged (said on stderr)')
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'A worker: hand each valid message to CMD (run by `sh -c`, the message on its stdin, its stdout printed in place of the message, or published on the message''s MQTT 5 response topic when it has one; a TaskResult answering an HSP TaskRequest goes to the request''s callback_address) and, over MQTT, acknowledge it to the broker only once CMD exits 0. A CMD that fails or runs past --exec-timeout stops recv (exit 3) with its message unacknowledged: the broker sends it again (to this --session when it comes back, or, with --share, to another worker of the group: Mosquitto and the built-in broker do, see docs/transports.md). With --state, a message handled before is not handed again')
             [CompletionResult]::new('--exec-timeout', '--exec-timeout', [CompletionResultType]::ParameterName, 'Seconds the --exec handler may take with one message (beyond: it is stopped, with what it started, and recv stops as on a failure)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'clipboard: keep reading and print each new message once')
-            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'file:PATH: keep reading as the file grows')
-            [CompletionResult]::new('--require-signed', '--require-signed', [CompletionResultType]::ParameterName, 'Take only messages that verify with a key of the keystore trusted for their sender, dated within --max-age; the others are named on stderr, not printed nor acknowledged, and make the exit status 1. Replays are kept out across restarts (see --state)')
-            [CompletionResult]::new('--no-ack', '--no-ack', [CompletionResultType]::ParameterName, 'Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`) with an ACK to `hsp/agents/<sender>`')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'clipboard: keep reading and print each new message once')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'file:PATH: keep reading as the file grows')
+            [CompletionResult]::new('--require-signed', '--require-signed', [CompletionResultType]::ParameterName, 'Take only messages that verify with a key of the keystore trusted for their sender, dated within --max-age; the others are named on stderr, not printed nor acknowledged, and make the exit status 1. Replays are kept out across restarts (see --state)')
+            [CompletionResult]::new('--no-ack', '--no-ack', [CompletionResultType]::ParameterName, 'Do not answer HSP messages that ask for one (`qos_parameters.requires_ack`) with an ACK to `hsp/agents/<sender>`')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -422,19 +422,19 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;request' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'Where the request goes: the broker, mqtt(s)://[user:pass@]host[:port][/topic], or an A2A agent, a2a+http(s)://HOST (its task comes back as the TaskResult)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for the TaskResult')
             [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'a2a+http(s): send `Authorization: Bearer TOKEN` with the token in FILE''s first line (else AIPROTO_A2A_TOKEN, if set), to the host named only')
             [CompletionResult]::new('--qos', '--qos', [CompletionResultType]::ParameterName, 'MQTT quality of service')
             [CompletionResult]::new('--mqtt-version', '--mqtt-version', [CompletionResultType]::ParameterName, 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message''s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest''s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--require-signed', '--require-signed', [CompletionResultType]::ParameterName, 'Accept only a TaskResult that verifies with a key of the keystore trusted for its sender; to an A2A agent, whose answers carry no signature, send only if its Agent Card verifies with a key trusted for the card''s name')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--require-signed', '--require-signed', [CompletionResultType]::ParameterName, 'Accept only a TaskResult that verifies with a key of the keystore trusted for its sender; to an A2A agent, whose answers carry no signature, send only if its Agent Card verifies with a key trusted for the card''s name')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -442,6 +442,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;relay' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Source: clipboard, file:PATH, mqtt(s)://HOST[:PORT]/FILTER, http://ADDR:PORT (listen), or - (stdin)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Destination: file:PATH, http(s)://…, mqtt(s)://HOST/TOPIC, clipboard, or - (stdout)')
             [CompletionResult]::new('--convert-to', '--convert-to', [CompletionResultType]::ParameterName, 'Convert each message on the way, NAME[@VERSION] (losses on stderr)')
@@ -453,8 +455,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--mqtt-version', '--mqtt-version', [CompletionResultType]::ParameterName, 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message''s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest''s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Remember the ids of the messages forwarded in FILE, across runs: a message whose id is there is not forwarded again')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -466,6 +466,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;directory' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The broker: mqtt(s)://[user:pass@]host[:port]')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The directory''s own AI id: the sender of its answers')
             [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Seconds an advertisement counts after it was seen, unless it says until when itself (`valid_until`)')
@@ -475,13 +477,11 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'MQTT: a persistent session under this client id: the broker keeps the subscription and queues QoS 1/2 messages while aiproto is away (a lost connection, a broker restart, or the next run with the same NAME)')
             [CompletionResult]::new('--mqtt-version', '--mqtt-version', [CompletionResultType]::ParameterName, 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message''s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest''s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too (a private CA, a self-signed broker); the Mozilla roots are always trusted')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--require-signed', '--require-signed', [CompletionResultType]::ParameterName, 'Keep only advertisements that verify with a key of the keystore trusted for their sender')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--require-signed', '--require-signed', [CompletionResultType]::ParameterName, 'Keep only advertisements that verify with a key of the keystore trusted for their sender')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -502,6 +502,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;broker' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port of the MQTT (3.1.1) listener. An address beyond loopback needs --passwords (or --allow-anonymous)')
             [CompletionResult]::new('--passwords', '--passwords', [CompletionResultType]::ParameterName, 'Accounts: a Mosquitto password file (`name:$7$…` lines, written by `aiproto broker passwd` or mosquitto_passwd). A client without a valid account is refused')
             [CompletionResult]::new('--acl', '--acl', [CompletionResultType]::ParameterName, 'Topic rules: a Mosquitto ACL file (`user NAME`, `topic [read|write| readwrite|deny] TOPIC`, `pattern read hsp/agents/%u/#`). Without it, every client may read and write every topic')
@@ -514,13 +516,11 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--denied-publish', '--denied-publish', [CompletionResultType]::ParameterName, 'What a client publishing where --acl does not allow gets. MQTT 3.1.1 cannot say "refused": disconnect closes its connection, so it learns its message went nowhere (aiproto''s `send` then stops with exit 3 and says why); ignore acknowledges and drops it, as Mosquitto does (the publisher believes it delivered)')
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Clients logged in at once; beyond, a client gets CONNACK "server unavailable". Connections not yet logged in (each has 10 s, TLS handshake included) are bounded apart: 16 times this, at least 1,024')
             [CompletionResult]::new('--max-per-client', '--max-per-client', [CompletionResultType]::ParameterName, 'Connections one client address may hold, logged in or not; beyond, they are closed at once (said on stderr)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--allow-anonymous', '--allow-anonymous', [CompletionResultType]::ParameterName, 'Listen beyond loopback without accounts: anyone who reaches the port reads and writes every topic')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--allow-anonymous', '--allow-anonymous', [CompletionResultType]::ParameterName, 'Listen beyond loopback without accounts: anyone who reaches the port reads and writes every topic')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -554,6 +554,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;serve' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port to listen on (port 0: any free port, printed on stderr)')
             [CompletionResult]::new('--inbox', '--inbox', [CompletionResultType]::ParameterName, 'Directory where each received message is stored (as ID.crosstalk or ID.json; a message without an id under the digest of its text)')
             [CompletionResult]::new('--max-inbox-bytes', '--max-inbox-bytes', [CompletionResultType]::ParameterName, 'The most bytes the --inbox may hold, what is there already counted (beyond: 507, nothing stored)')
@@ -565,8 +567,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Requests handled at once, counted once their headers arrived (beyond: 503); a slow client holds up only its own connection, and one client address takes at most half the places')
             [CompletionResult]::new('--max-per-client', '--max-per-client', [CompletionResultType]::ParameterName, 'Connections one client address may hold open at once (beyond: closed at once). All connections open: 16 × --max-connections, at least 1024')
             [CompletionResult]::new('--read-timeout', '--read-timeout', [CompletionResultType]::ParameterName, 'Seconds a client may take to send its headers, and to start its body: a body that keeps coming at 1,000 bytes a second or more earns a second for each 1,000 bytes, up to ten times this (beyond: 408); a trickle is refused soon after it')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -578,6 +578,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;mcp' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'A directory whose files the tools may read (and `send` may append to, message files only); repeatable. Default: the working directory, unless it is `/`, the home directory or a folder holding it (refused: name one)')
             [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'A conversation archive: offered as a resource, and what `thread` and `poll_collate` read when given nothing else')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The largest text or file a tool takes, in bytes')
@@ -589,16 +591,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Requests handled at once (503 beyond)')
             [CompletionResult]::new('--max-per-client', '--max-per-client', [CompletionResultType]::ParameterName, 'Connections one client address may hold open (closed beyond)')
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Requests per second one client address may make (429 beyond)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--allow-network', '--allow-network', [CompletionResultType]::ParameterName, 'Offer the `send` and `recv` tools (file archive, HTTP, MQTT)')
-            [CompletionResult]::new('--allow-signing', '--allow-signing', [CompletionResultType]::ParameterName, 'Offer the `sign` tool: the assistant may then sign text with your key, speaking as you (without it, it is not listed and refused)')
-            [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen beyond loopback although aiproto speaks plain HTTP: the token and every message cross the network readable. Put a TLS proxy in front, or keep to a network you trust')
-            [CompletionResult]::new('--conformance-fixtures', '--conformance-fixtures', [CompletionResultType]::ParameterName, 'Test mode for the MCP conformance suite: also serve the suite''s fixture tools, resources and prompts (test_simple_text, …) beside aiproto''s own. Loopback only; never for real use')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--allow-network', '--allow-network', [CompletionResultType]::ParameterName, 'Offer the `send` and `recv` tools (file archive, HTTP, MQTT)')
+            [CompletionResult]::new('--allow-signing', '--allow-signing', [CompletionResultType]::ParameterName, 'Offer the `sign` tool: the assistant may then sign text with your key, speaking as you (without it, it is not listed and refused)')
+            [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen beyond loopback although aiproto speaks plain HTTP: the token and every message cross the network readable. Put a TLS proxy in front, or keep to a network you trust')
+            [CompletionResult]::new('--conformance-fixtures', '--conformance-fixtures', [CompletionResultType]::ParameterName, 'Test mode for the MCP conformance suite: also serve the suite''s fixture tools, resources and prompts (test_simple_text, …) beside aiproto''s own. Loopback only; never for real use')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -621,6 +621,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;a2a;serve' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port to listen on (port 0: a free port)')
             [CompletionResult]::new('--via', '--via', [CompletionResultType]::ParameterName, 'The HSP network''s broker: mqtt(s)://[user:pass@]host[:port]')
             [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The bridge''s own AI id on the HSP network: the sender of its TaskRequests, whose results come on hsp/results/<DID>')
@@ -639,15 +641,13 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Requests per second one client address may make (429 beyond)')
             [CompletionResult]::new('--mqtt-version', '--mqtt-version', [CompletionResultType]::ParameterName, 'MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5 carries each message''s content type, expiry (an HSP `valid_until` or `deadline_timestamp`), response topic (a TaskRequest''s callback) and correlation data (the id a request and its answers share), and the broker says when it refuses a message. The built-in broker speaks 3.1.1')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: trust the CA certificates in this PEM file too')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--require-signed', '--require-signed', [CompletionResultType]::ParameterName, 'Keep only advertisements, and take only TaskResults, that verify with a key of the keystore trusted for their sender: on a broker others can publish to, anyone may claim to be any agent')
-            [CompletionResult]::new('--no-token', '--no-token', [CompletionResultType]::ParameterName, 'Serve without a bearer token, on loopback only: for graders that cannot send one (the A2A TCK). Any process on this machine may then call the bridge, and through it the HSP agents')
-            [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen beyond loopback although the bridge speaks plain HTTP: the token and every message cross the network readable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--require-signed', '--require-signed', [CompletionResultType]::ParameterName, 'Keep only advertisements, and take only TaskResults, that verify with a key of the keystore trusted for their sender: on a broker others can publish to, anyone may claim to be any agent')
+            [CompletionResult]::new('--no-token', '--no-token', [CompletionResultType]::ParameterName, 'Serve without a bearer token, on loopback only: for graders that cannot send one (the A2A TCK). Any process on this machine may then call the bridge, and through it the HSP agents')
+            [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen beyond loopback although the bridge speaks plain HTTP: the token and every message cross the network readable')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -666,19 +666,19 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;desk' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address and port to listen on (port 0: a free port). An address other than loopback lets other machines reach the page (with the token): a warning is printed')
             [CompletionResult]::new('--archive', '--archive', [CompletionResultType]::ParameterName, 'The conversation archive the page adds to and shows as a tree (created on the first archived message)')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The largest request accepted, in bytes (413 beyond), as `serve`')
             [CompletionResult]::new('--read-timeout', '--read-timeout', [CompletionResultType]::ParameterName, 'Seconds a client may take to send a request''s headers, and to start its body (a body that keeps coming at 1,000 bytes a second earns more, up to ten times this; 408 beyond), as `serve`')
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Requests handled at once (503 beyond), as `serve`')
             [CompletionResult]::new('--max-per-client', '--max-per-client', [CompletionResultType]::ParameterName, 'Connections one client address may hold open (closed beyond), as `serve`')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--open', '--open', [CompletionResultType]::ParameterName, 'Open the page in the default browser (xdg-open, open or start)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--open', '--open', [CompletionResultType]::ParameterName, 'Open the page in the default browser (xdg-open, open or start)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -686,19 +686,19 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keygen' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The key id others see in signatures (e.g. alice@example.com)')
             [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'Signature algorithm')
             [CompletionResult]::new('--rotate', '--rotate', [CompletionResultType]::ParameterName, 'Rotate the key ID: a new key takes its id and senders, the old one is kept as retired (your earlier messages still verify), and a key transition statement signed by the old key is printed, for peers to apply with `aiproto keys apply-transition`')
             [CompletionResult]::new('--expires', '--expires', [CompletionResultType]::ParameterName, 'When the key stops signing: a date (2027-12-31, or RFC 3339) or a time from now (90d, 52w, 1y). Messages dated later fail verify (SIG-EXPIRED); earlier ones still verify')
             [CompletionResult]::new('--revocation', '--revocation', [CompletionResultType]::ParameterName, 'Also write a REVOKE of the new key, signed by it, into FILE (mode 0600): keep it safe, and if the key is ever lost or stolen, send it to your peers (`aiproto keys apply-revoke FILE`)')
             [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender this key signs for (a name, or a pattern with `*` such as `*@example.com`); repeat for more. Default: the key id only. A verifier refuses the key''s signature on a message from anyone else')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing key of the same id without telling anyone: the old key is kept as retired here, but peers get no transition statement (prefer --rotate)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace an existing key of the same id without telling anyone: the old key is kept as retired here, but peers get no transition statement (prefer --rotate)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -741,9 +741,9 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keys;export' {
-            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI), raw base64, or minisign''s public key')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'How to write it: a keystore line (`<id> <algorithm> <base64>`), PEM (SPKI), raw base64, or minisign''s public key')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -755,14 +755,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keys;import' {
-            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender the imported keys may sign for (a name or a `*` pattern); repeat for more. Default: each key''s own id')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace a different key already pinned under the same id')
+            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender the imported keys may sign for (a name or a `*` pattern); repeat for more. Default: each key''s own id')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace a different key already pinned under the same id')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -770,15 +770,15 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;keys;trust' {
-            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: the key id only (a keystore line''s `signs-for=` is shown, not granted)')
-            [CompletionResult]::new('--may-revoke', '--may-revoke', [CompletionResultType]::ParameterName, 'A key id whose signed REVOKE of this key you will apply (the key itself always may); repeat for more')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace a different key already pinned under this id')
+            [CompletionResult]::new('--signs-for', '--signs-for', [CompletionResultType]::ParameterName, 'A sender the key may sign for (a name or a `*` pattern); repeat for more. Default: the key id only (a keystore line''s `signs-for=` is shown, not granted)')
+            [CompletionResult]::new('--may-revoke', '--may-revoke', [CompletionResultType]::ParameterName, 'A key id whose signed REVOKE of this key you will apply (the key itself always may); repeat for more')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace a different key already pinned under this id')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -877,19 +877,19 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;sign' {
-            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'The id of the keystore key to sign with')
-            [CompletionResult]::new('--sig-format', '--sig-format', [CompletionResultType]::ParameterName, 'Crosstalk: the spec''s `<alg>:pkid=…;sig=…` line (keyed), or the upstream appendix''s detached JWS (jws; Ed25519 keys, no public key)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'The id of the keystore key to sign with')
+            [CompletionResult]::new('--sig-format', '--sig-format', [CompletionResultType]::ParameterName, 'Crosstalk: the spec''s `<alg>:pkid=…;sig=…` line (keyed), or the upstream appendix''s detached JWS (jws; Ed25519 keys, no public key)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Rewrite the file in place instead of printing')
             [CompletionResult]::new('--no-public-key', '--no-public-key', [CompletionResultType]::ParameterName, 'Leave the public key out of the signature')
             [CompletionResult]::new('--only-mine', '--only-mine', [CompletionResultType]::ParameterName, 'Sign only your own messages of a transcript and leave the others as they are: those whose sender the key is bound to and whose text you composed here (`aiproto compose`, the desk), never one that only claims your name. Without it, any other sender is refused and nothing is signed')
             [CompletionResult]::new('--detached', '--detached', [CompletionResultType]::ParameterName, 'Sign the file as bytes into `PATH.minisig` (minisign''s format; Ed25519 keys)')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -897,6 +897,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;verify' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
@@ -908,8 +910,10 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--signature', '--signature', [CompletionResultType]::ParameterName, 'Check a detached minisign signature (`.minisig`) of the one file given')
             [CompletionResult]::new('--require-signed-from', '--require-signed-from', [CompletionResultType]::ParameterName, 'A relay archive''s rule: messages from these senders must carry a good signature; an unsigned message from any other sender (an assistant) is allowed and counted. A signature that is there must be good whoever sent it. Comma-separated or repeated: HUMAN,ALICE')
             [CompletionResult]::new('--max-age', '--max-age', [CompletionResultType]::ParameterName, 'Refuse messages dated longer ago than this (30s, 10m, 12h, 7d, …), by the date they carry (HSP `timestamp_sent`, else the time in the message id); a message without a date is refused too (SIG-STALE)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
             [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
@@ -918,10 +922,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--respect-ignore', '--respect-ignore', [CompletionResultType]::ParameterName, 'Let directory walks skip hidden files and what .gitignore, .ignore and .git/info/exclude name, as `validate` does. By default `verify`, a trust gate, reads them too (never `.git`): a message hidden from git is still a message that must verify')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Refuse messages dated in the future (beyond five minutes of clock skew) instead of only naming them (SIG-FUTURE)')
             [CompletionResult]::new('--allow-empty', '--allow-empty', [CompletionResultType]::ParameterName, 'Exit 0 when the inputs hold no message at all; without it a run that verified nothing fails with NO-INPUT')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -947,6 +947,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;msp;encode' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'The tokenizer the signal and the prose are counted with')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API root of an OpenAI-compatible server')
@@ -956,15 +958,13 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--rpm', '--rpm', [CompletionResultType]::ParameterName, 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for one reply before giving up [default: 60]')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a 429, a 5xx or a failed connection [default: 3]')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Write every field, the spec''s defaults too (version, empty params, priority medium, parent_id null; the timestamp as ISO 8601). The default is the compact wire form, which any MSP reader fills back in')
-            [CompletionResult]::new('--if-smaller', '--if-smaller', [CompletionResultType]::ParameterName, 'Write the signal only when it has fewer tokens than the prose; otherwise write nothing (exit 1, said on stderr), so a script sends whichever is smaller: `aiproto msp encode --if-smaller "$T" > sig || send the prose`')
-            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Write the signal indented over several lines (the default on a terminal). Piped, it is one compact line: the tokens counted are those of the bytes written, so indenting costs tokens')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Write every field, the spec''s defaults too (version, empty params, priority medium, parent_id null; the timestamp as ISO 8601). The default is the compact wire form, which any MSP reader fills back in')
+            [CompletionResult]::new('--if-smaller', '--if-smaller', [CompletionResultType]::ParameterName, 'Write the signal only when it has fewer tokens than the prose; otherwise write nothing (exit 1, said on stderr), so a script sends whichever is smaller: `aiproto msp encode --if-smaller "$T" > sig || send the prose`')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Write the signal indented over several lines (the default on a terminal). Piped, it is one compact line: the tokens counted are those of the bytes written, so indenting costs tokens')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -972,6 +972,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;msp;decode' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--style', '--style', [CompletionResultType]::ParameterName, 'The style of the prose: professional, concise, friendly (offline); any word a model understands (remote) [default: professional]')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'The API root of an OpenAI-compatible server')
@@ -981,8 +983,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--rpm', '--rpm', [CompletionResultType]::ParameterName, 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for one reply before giving up [default: 60]')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a 429, a 5xx or a failed connection [default: 3]')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -994,6 +994,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;msp;judge' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--pairs', '--pairs', [CompletionResultType]::ParameterName, 'Judge every pair of a JSON Lines file (- for stdin): one {"original": "…", "decoded": "…"} object a line (an "id" may ride along, given back with the verdict); blank lines are passed over, any other line that is not a pair stops the run before anything is judged (exit 1)')
             [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'The lowest similarity that passes [default: 0.80]')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'offline (rules, no network; the default), openai (any OpenAI-compatible server) or groq (Groq''s API; judged offline, as Groq has no embeddings)')
@@ -1004,8 +1006,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--rpm', '--rpm', [CompletionResultType]::ParameterName, 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for one reply before giving up [default: 60]')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a 429, a 5xx or a failed connection [default: 3]')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -1017,6 +1017,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;msp;pipeline' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--style', '--style', [CompletionResultType]::ParameterName, 'The style of the decoded prose [default: professional]')
             [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'The lowest similarity that passes [default: 0.80]')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'The tokenizer the metrics count with')
@@ -1028,13 +1030,11 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--rpm', '--rpm', [CompletionResultType]::ParameterName, 'Requests per minute allowed, over a sliding minute (0: no limit) [default: 30]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for one reply before giving up [default: 60]')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries after a 429, a 5xx or a failed connection [default: 3]')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Send and count the signal with every field (see `msp encode --full`); the default is the compact wire form')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Send and count the signal with every field (see `msp encode --full`); the default is the compact wire form')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -1065,22 +1065,22 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;tokens' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Read as this protocol instead of detecting it (NAME[@VERSION]); a directory walk then takes only that protocol''s files (.crosstalk, .aict, .txt, .md, .eml for crosstalk; .json, .jsonl, .ndjson and .cbp, CSDL''s binary frames, for the others)')
             [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Directory walks take only files matching GLOB (gitignore syntax, relative to the directory walked; `!GLOB` leaves files out); repeatable')
             [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Directory walks leave out files and directories matching GLOB; repeatable')
             [CompletionResult]::new('--encoding', '--encoding', [CompletionResultType]::ParameterName, 'The tokenizer: o200k_base (GPT-4o and later) or cl100k_base (GPT-4)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
-            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
-            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
-            [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Count each message in every form aiproto writes it, with the ratio')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--skip-non-messages', '--skip-non-messages', [CompletionResultType]::ParameterName, 'Every file without a message of any protocol is skipped instead of reported as NO-MESSAGE: named ones (for hooks that pass file names) and, in walks, also `.crosstalk`/`.aict`/`.cbp` files and empty JSON, which a walk otherwise reports. Broken JSON is still reported')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Directory walks also read what .gitignore, .ignore and .git/info/exclude name (as ripgrep''s --no-ignore): for a gate that must see every file')
+            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Directory walks also read hidden files and folders (names starting with a dot; a .git folder is never read)')
+            [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Count each message in every form aiproto writes it, with the ratio')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -1103,14 +1103,14 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;config;show' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'This project file instead of the nearest aiproto.toml')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'No project file')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'This project file instead of the nearest aiproto.toml')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'No project file')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -1148,13 +1148,13 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;conformance;vectors' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only the vectors with this id, whose id matches this glob (`hsp/1.0/*`), or whose spec section holds this text (`§4.3`, `acknowledgements`); repeatable. Reruns one failure, or one section')
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write the vectors and manifest.json into DIR (created; refused if it holds other files)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -1166,6 +1166,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;conformance;parser' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable')
@@ -1176,13 +1178,11 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many vectors run at once [default: the number of cores]')
             [CompletionResult]::new('--expected-failures', '--expected-failures', [CompletionResultType]::ParameterName, 'The vectors the implementation is known to fail (one id a line, `#` comments): the run then fails only on a change — a mandatory failure the file does not list, or a listed vector that passes now')
             [CompletionResult]::new('--write-expected-failures', '--write-expected-failures', [CompletionResultType]::ParameterName, 'Write the ids of the vectors that failed to FILE: the baseline for --expected-failures (a first run in CI writes it, the next read it)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--codes', '--codes', [CompletionResultType]::ParameterName, 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND''s (needs --adapter json; for implementations that use aiproto''s codes)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--codes', '--codes', [CompletionResultType]::ParameterName, 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND''s (needs --adapter json; for implementations that use aiproto''s codes)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -1190,6 +1190,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;conformance;verifier' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'Only the vectors of this protocol; repeatable')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the vectors of this level: mandatory (what the spec requires), recommended (what it recommends, and the copy-paste repairs), decision (aiproto''s reading where the spec is vague); repeatable')
@@ -1200,13 +1202,11 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'How many vectors run at once [default: the number of cores]')
             [CompletionResult]::new('--expected-failures', '--expected-failures', [CompletionResultType]::ParameterName, 'The vectors the implementation is known to fail (one id a line, `#` comments): the run then fails only on a change — a mandatory failure the file does not list, or a listed vector that passes now')
             [CompletionResult]::new('--write-expected-failures', '--write-expected-failures', [CompletionResultType]::ParameterName, 'Write the ids of the vectors that failed to FILE: the baseline for --expected-failures (a first run in CI writes it, the next read it)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
-            [CompletionResult]::new('--codes', '--codes', [CompletionResultType]::ParameterName, 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND''s (needs --adapter json; for implementations that use aiproto''s codes)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
+            [CompletionResult]::new('--codes', '--codes', [CompletionResultType]::ParameterName, 'Also grade the finding codes: every code aiproto reports on a vector must be among COMMAND''s (needs --adapter json; for implementations that use aiproto''s codes)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -1214,6 +1214,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;conformance;http' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'The protocol the URL receives: crosstalk or hsp (default: from the path)')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'The protocol the URL receives: crosstalk or hsp (default: from the path)')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the vectors of this level; repeatable')
@@ -1221,8 +1223,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--expected-failures', '--expected-failures', [CompletionResultType]::ParameterName, 'The vectors the implementation is known to fail (one id a line, `#` comments): the run then fails only on a change — a mandatory failure the file does not list, or a listed vector that passes now')
             [CompletionResult]::new('--write-expected-failures', '--write-expected-failures', [CompletionResultType]::ParameterName, 'Write the ids of the vectors that failed to FILE: the baseline for --expected-failures (a first run in CI writes it, the next read it)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for each answer')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -1234,6 +1234,8 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;conformance;mqtt' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent''s id (a DID); probes go to `hsp/agents/<AGENT>`')
             [CompletionResult]::new('--capability', '--capability', [CompletionResultType]::ParameterName, 'A capability the agent offers: also grade its TaskResults (without it, the TaskRequest probe is left out, and said so)')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'Only the probes of this level; repeatable')
@@ -1242,8 +1244,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             [CompletionResult]::new('--write-expected-failures', '--write-expected-failures', [CompletionResultType]::ParameterName, 'Write the ids of the vectors that failed to FILE: the baseline for --expected-failures (a first run in CI writes it, the next read it)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds each probe waits for its answer (and listens for silence)')
             [CompletionResult]::new('--cafile', '--cafile', [CompletionResultType]::ParameterName, 'mqtts://: a PEM file of CA certificates to trust besides the system''s')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color output: auto (terminal, NO_COLOR unset), always, never')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output for people (human) or programs (json: one JSON object per line); `validate` and `verify` also write the reports CI systems read: github, sarif, junit, gitlab')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only findings and data: no summary lines')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Also report messages that have no findings')
@@ -1385,10 +1385,6 @@ Register-ArgumentCompleter -Native -CommandName 'aiproto' -ScriptBlock {
             break
         }
         'aiproto;help;broker' {
-            [CompletionResult]::new('passwd', 'passwd', [CompletionResultType]::ParameterValue, 'Add an account to a password file, or change its password (read from stdin, one line), as mosquitto_passwd does')
-            break
-        }
-        'aiproto;help;broker;passwd' {
             break
         }
         'aiproto;help;serve' {

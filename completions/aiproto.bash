@@ -271,9 +271,6 @@ _aiproto() {
             aiproto__subcmd__help__subcmd__a2a,serve)
                 cmd="aiproto__subcmd__help__subcmd__a2a__subcmd__serve"
                 ;;
-            aiproto__subcmd__help__subcmd__broker,passwd)
-                cmd="aiproto__subcmd__help__subcmd__broker__subcmd__passwd"
-                ;;
             aiproto__subcmd__help__subcmd__config,show)
                 cmd="aiproto__subcmd__help__subcmd__config__subcmd__show"
                 ;;
@@ -544,12 +541,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__a2a__subcmd__serve)
-            opts="-q -v -h -V --listen --via --as --name --capability --task-timeout --require-signed --sign-card --max-tasks --token-file --no-token --allowed-host --allow-origin --allow-remote --max-bytes --read-timeout --max-connections --max-per-client --rate --mqtt-version --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --listen --via --as --name --capability --task-timeout --require-signed --sign-card --max-tasks --token-file --no-token --allowed-host --allow-origin --allow-remote --max-bytes --read-timeout --max-connections --max-per-client --rate --mqtt-version --cafile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -622,14 +627,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -638,12 +635,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__broker)
-            opts="-q -v -h -V --listen --passwords --acl --tls-cert --tls-key --allow-anonymous --max-packet --max-inflight --max-queued-bytes --max-memory --denied-publish --max-connections --max-per-client --color --format --quiet --verbose --help --version passwd help"
+            opts="-q -v -h -V --color --format --quiet --verbose --listen --passwords --acl --tls-cert --tls-key --allow-anonymous --max-packet --max-inflight --max-queued-bytes --max-memory --denied-publish --max-connections --max-per-client --help --version passwd help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -690,14 +695,6 @@ _aiproto() {
                     ;;
                 --max-per-client)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -816,12 +813,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__compose)
-            opts="-q -v -h --version --from --to --intent --context --user --session --thread --parent --meta --body --body-file --reply-to --pick --error-code --reason --uuid7 --hash --correlation-id --requires-ack --payload-file --set --param --statement --triple --confidence --tags --capability-id --name --description --availability --parameters-schema --returns-schema --callback --priority --status --result --request-id --phenomenon --component --chunk --sequence --data-format --min-trust --capability-file --color --format --quiet --verbose --help fact belief opinion capability task-request task-result context-update state-sync ack nack discovery-query discovery-response heartbeat discovery error"
+            opts="-q -v -h --color --format --quiet --verbose --version --from --to --intent --context --user --session --thread --parent --meta --body --body-file --reply-to --pick --error-code --reason --uuid7 --hash --correlation-id --requires-ack --payload-file --set --param --statement --triple --confidence --tags --capability-id --name --description --availability --parameters-schema --returns-schema --callback --priority --status --result --request-id --phenomenon --component --chunk --sequence --data-format --min-trust --capability-file --help fact belief opinion capability task-request task-result context-update state-sync ack nack discovery-query discovery-response heartbeat discovery error"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --version)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -990,14 +995,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1070,22 +1067,22 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__config__subcmd__show)
-            opts="-q -v -h -V --config --no-config --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --config --no-config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1216,12 +1213,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__http)
-            opts="-p -q -v -h -V --protocol --level --only --expected-failures --write-expected-failures --timeout --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -h -V --color --format --quiet --verbose --protocol --level --only --expected-failures --write-expected-failures --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "crosstalk hsp" -- "${cur}"))
                     return 0
@@ -1250,14 +1255,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1266,12 +1263,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__mqtt)
-            opts="-q -v -h -V --agent --capability --level --only --expected-failures --write-expected-failures --timeout --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --agent --capability --level --only --expected-failures --write-expected-failures --timeout --cafile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1304,14 +1309,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1320,12 +1317,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__parser)
-            opts="-p -j -q -v -h -V --protocol --level --only --adapter --codes --timeout --jobs --expected-failures --write-expected-failures --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -j -h -V --color --format --quiet --verbose --protocol --level --only --adapter --codes --timeout --jobs --expected-failures --write-expected-failures --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
@@ -1366,14 +1371,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1382,12 +1379,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__vectors)
-            opts="-p -q -v -h -V --protocol --level --only --out --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -h -V --color --format --quiet --verbose --protocol --level --only --out --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
@@ -1408,14 +1413,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1424,12 +1421,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__conformance__subcmd__verifier)
-            opts="-p -j -q -v -h -V --protocol --level --only --adapter --codes --timeout --jobs --expected-failures --write-expected-failures --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -j -h -V --color --format --quiet --verbose --protocol --level --only --adapter --codes --timeout --jobs --expected-failures --write-expected-failures --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "hsp crosstalk csdl msp a2a" -- "${cur}"))
                     return 0
@@ -1470,14 +1475,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1486,12 +1483,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__convert)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -g -h -V --color --format --quiet --verbose --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --to --from --canonical --strict --lenient --expand --compact --max-message-bytes --answers --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1528,14 +1533,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1544,12 +1541,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__desk)
-            opts="-q -v -h -V --listen --archive --open --max-bytes --read-timeout --max-connections --max-per-client --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --listen --archive --open --max-bytes --read-timeout --max-connections --max-per-client --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1574,14 +1579,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1590,12 +1587,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__directory)
-            opts="-q -v -h -V --via --id --ttl --require-signed --count --timeout --qos --session --mqtt-version --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --via --id --ttl --require-signed --count --timeout --qos --session --mqtt-version --cafile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --via)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1630,14 +1635,6 @@ _aiproto() {
                     ;;
                 --cafile)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1690,22 +1687,8 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__help__subcmd__broker)
-            opts="passwd"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        aiproto__subcmd__help__subcmd__broker__subcmd__passwd)
             opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2404,12 +2387,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__id)
-            opts="-n -q -v -h -V --uuid7 --count --reissue --color --format --quiet --verbose --help --version"
+            opts="-q -v -n -h -V --color --format --quiet --verbose --uuid7 --count --reissue --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --count)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2422,14 +2413,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2438,12 +2421,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__inspect)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -g -h -V --color --format --quiet --verbose --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2464,14 +2455,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2480,12 +2463,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keygen)
-            opts="-q -v -h -V --id --algorithm --force --rotate --expires --revocation --signs-for --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --id --algorithm --force --rotate --expires --revocation --signs-for --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2508,14 +2499,6 @@ _aiproto() {
                     ;;
                 --signs-for)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2592,22 +2575,22 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__export)
-            opts="-q -v -h -V --encoding --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --encoding --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --encoding)
-                    COMPREPLY=($(compgen -W "line pem raw minisign" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -W "line pem raw minisign" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2780,22 +2763,22 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__import)
-            opts="-q -v -h -V --signs-for --replace --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --signs-for --replace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --signs-for)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
+                --signs-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2828,26 +2811,26 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__keys__subcmd__trust)
-            opts="-q -v -h -V --signs-for --may-revoke --replace --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --signs-for --may-revoke --replace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --signs-for)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --may-revoke)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
+                --signs-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --may-revoke)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2880,12 +2863,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__mcp)
-            opts="-q -v -h -V --root --archive --allow-network --allow-signing --max-bytes --listen --token-file --allowed-host --allow-origin --allow-remote --read-timeout --max-connections --max-per-client --rate --conformance-fixtures --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --root --archive --allow-network --allow-signing --max-bytes --listen --token-file --allowed-host --allow-origin --allow-remote --read-timeout --max-connections --max-per-client --rate --conformance-fixtures --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2930,14 +2921,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2968,12 +2951,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__decode)
-            opts="-q -v -h -V --style --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --style --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --style)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3010,14 +3001,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3026,12 +3009,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__encode)
-            opts="-q -v -h -V --full --if-smaller --pretty --encoding --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --full --if-smaller --pretty --encoding --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --encoding)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3066,14 +3057,6 @@ _aiproto() {
                     ;;
                 --retries)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3168,12 +3151,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__judge)
-            opts="-q -v -h -V --pairs --threshold --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --pairs --threshold --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --pairs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3214,14 +3205,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3230,12 +3213,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__msp__subcmd__pipeline)
-            opts="-q -v -h -V --style --threshold --encoding --full --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --style --threshold --encoding --full --backend --base-url --model --embedding-model --embedding-model-dir --rpm --timeout --retries --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --style)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3280,14 +3271,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3318,12 +3301,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__poll__subcmd__collate)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -g -h -V --color --format --quiet --verbose --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3342,14 +3333,6 @@ _aiproto() {
                     ;;
                 --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3402,12 +3385,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__primer)
-            opts="-q -v -h -V --reply-to --pick --from --to --via --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --reply-to --pick --from --to --via --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --reply-to)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3428,14 +3419,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3444,12 +3427,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__recv)
-            opts="-q -v -h -V --via --watch --follow --filter --share --count --timeout --qos --session --mqtt-version --cafile --state --require-signed --max-age --no-ack --as --exec --exec-timeout --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --via --watch --follow --filter --share --count --timeout --qos --session --mqtt-version --cafile --state --require-signed --max-age --no-ack --as --exec --exec-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --via)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3506,14 +3497,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3522,12 +3505,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__relay)
-            opts="-q -v -h -V --from --to --convert-to --relay-id --count --timeout --qos --session --mqtt-version --cafile --state --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --from --to --convert-to --relay-id --count --timeout --qos --session --mqtt-version --cafile --state --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3572,14 +3563,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3588,12 +3571,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__request)
-            opts="-q -v -h -V --via --timeout --require-signed --token-file --qos --mqtt-version --cafile --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --via --timeout --require-signed --token-file --qos --mqtt-version --cafile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --via)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3616,14 +3607,6 @@ _aiproto() {
                     ;;
                 --cafile)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3756,12 +3739,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__send)
-            opts="-q -v -h -V --via --stream --no-wait --token-file --require-signed-card --force --each --qos --retain --mqtt-version --cafile --out --smtp --mail-from --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --via --stream --no-wait --token-file --require-signed-card --force --each --qos --retain --mqtt-version --cafile --out --smtp --mail-from --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --via)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3794,14 +3785,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3810,12 +3793,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__serve)
-            opts="-q -v -h -V --listen --inbox --max-inbox-bytes --max-inbox-files --exec --exec-timeout --max-bytes --rate --max-connections --max-per-client --read-timeout --color --format --quiet --verbose --help --version"
+            opts="-q -v -h -V --color --format --quiet --verbose --listen --inbox --max-inbox-bytes --max-inbox-files --exec --exec-timeout --max-bytes --rate --max-connections --max-per-client --read-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3860,14 +3851,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3876,26 +3859,26 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__sign)
-            opts="-i -q -v -h -V --key --in-place --no-public-key --only-mine --detached --sig-format --color --format --quiet --verbose --help --version"
+            opts="-q -v -i -h -V --color --format --quiet --verbose --key --in-place --no-public-key --only-mine --detached --sig-format --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --key)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --sig-format)
-                    COMPREPLY=($(compgen -W "keyed jws" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sig-format)
+                    COMPREPLY=($(compgen -W "keyed jws" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3906,12 +3889,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__thread)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -g -h -V --color --format --quiet --verbose --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3932,14 +3923,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3948,12 +3931,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__tokens)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --encoding --compare --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -g -h -V --color --format --quiet --verbose --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --encoding --compare --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3978,14 +3969,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3994,12 +3977,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__validate)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --merge-reports --max-findings --strict --allow-empty --lenient --error --warn --ignore --config --no-config --max-message-bytes --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -g -h -V --color --format --quiet --verbose --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --merge-reports --max-findings --strict --allow-empty --lenient --error --warn --ignore --config --no-config --max-message-bytes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -4048,14 +4039,6 @@ _aiproto() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -4064,12 +4047,20 @@ _aiproto() {
             return 0
             ;;
         aiproto__subcmd__verify)
-            opts="-p -g -q -v -h -V --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --merge-reports --pubkey --trusted-keys --tofu --respect-ignore --signature --require-signed-from --max-age --strict --allow-empty --color --format --quiet --verbose --help --version"
+            opts="-q -v -p -g -h -V --color --format --quiet --verbose --protocol --glob --exclude --skip-non-messages --no-ignore --hidden --report --merge-reports --pubkey --trusted-keys --tofu --respect-ignore --signature --require-signed-from --max-age --strict --allow-empty --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
+                    return 0
+                    ;;
                 --protocol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -4112,14 +4103,6 @@ _aiproto() {
                     ;;
                 --max-age)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json github sarif junit gitlab html" -- "${cur}"))
                     return 0
                     ;;
                 *)

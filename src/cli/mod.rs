@@ -47,13 +47,26 @@ pub fn parse(
     args: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
 ) -> Result<Cli, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
+    // Each subcommand's arguments are built only when it is the one run
+    // (`defer` on the subcommand enums): `--version` or `validate` does not
+    // pay for building the 40-odd others. Walking the arguments for empty
+    // environment variables needs them all, so it builds the whole tree;
+    // that happens only when one of aiproto's own variables is set but empty.
     let mut command = Cli::command();
-    if std::env::vars_os().any(|(_, value)| value.is_empty()) {
+    let empty_own_variable = std::env::vars_os().any(|(name, value)| {
+        value.is_empty() && name.as_encoded_bytes().starts_with(ENV_PREFIX.as_bytes())
+    });
+    if empty_own_variable {
+        command.build();
         command = without_empty_env(command);
     }
     let mut matches = command.try_get_matches_from(args)?;
     Cli::from_arg_matches_mut(&mut matches)
 }
+
+/// The prefix of every environment variable an argument reads (a test
+/// holds each argument to it).
+const ENV_PREFIX: &str = "AIPROTO_";
 
 /// `command` with the environment variables of its arguments, and of its
 /// subcommands', that are set but empty no longer read.
@@ -146,5 +159,30 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    /// `parse` looks for empty variables by this prefix alone, so an argument
+    /// reading any other variable would see an empty one as a given value.
+    #[test]
+    fn every_environment_variable_an_argument_reads_has_the_prefix() {
+        fn walk(command: &clap::Command, names: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                if let Some(name) = arg.get_env() {
+                    names.push(name.to_string_lossy().into_owned());
+                }
+            }
+            command.get_subcommands().for_each(|sub| walk(sub, names));
+        }
+        let mut command = super::Cli::command();
+        command.build();
+        let mut names = Vec::new();
+        walk(&command, &mut names);
+        assert!(
+            names.len() >= 8,
+            "the walk missed the deferred arguments: {names:?}"
+        );
+        for name in names {
+            assert!(name.starts_with(super::ENV_PREFIX), "{name}");
+        }
     }
 }

@@ -7,6 +7,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use crate::conformance::vectors::Level;
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ConformanceCommand {
     /// List the kit's vectors, or write them out for another implementation (--out DIR).
     ///
@@ -73,7 +74,7 @@ pub enum ConformanceCommand {
     Mqtt(ConformanceMqttArgs),
 }
 
-/// Which vectors a command takes.
+// Which vectors a command takes.
 #[derive(Debug, Clone, Args)]
 pub struct VectorSelectArgs {
     /// Only the vectors of this protocol; repeatable.
@@ -93,7 +94,7 @@ pub struct VectorSelectArgs {
     pub only: Vec<String>,
 }
 
-/// A graded run against a baseline of known failures.
+// A graded run against a baseline of known failures.
 #[derive(Debug, Clone, Args)]
 pub struct BaselineArgs {
     /// The vectors the implementation is known to fail (one id a line, `#`

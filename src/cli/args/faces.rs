@@ -137,6 +137,7 @@ pub struct DeskArgs {
 }
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum A2aCommand {
     /// Serve the HSP agents of an MQTT network as an A2A 1.0 agent.
     ///

@@ -82,6 +82,7 @@ pub fn parse_duration(text: &str) -> Result<chrono::Duration, String> {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum KeysCommand {
     /// Your own keys, the keys you trust for others, the retired and the
     /// revoked ones, with fingerprints, senders and dates.

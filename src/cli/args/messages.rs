@@ -198,8 +198,8 @@ pub struct ComposeArgs {
     pub hsp: HspComposeArgs,
 }
 
-/// The payload fields of `compose hsp`; ids, timestamps, the pattern and a
-/// conventional topic are filled in when not given.
+// The payload fields of `compose hsp`; ids, timestamps, the pattern and a
+// conventional topic are filled in when not given.
 #[derive(Debug, Args, Default, PartialEq)]
 #[command(next_help_heading = "HSP payload")]
 pub struct HspComposeArgs {
@@ -380,6 +380,7 @@ pub struct ThreadArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PollCommand {
     /// Tally the RESPONDs to each POLL by answer, and list who has not answered.
     ///
@@ -396,6 +397,7 @@ pub struct PollArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum ConfigCommand {
     /// Print each setting `validate` would use, with its origin.
     Show {
@@ -409,6 +411,7 @@ pub enum ConfigCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SchemaCommand {
     /// Name and title of every embedded schema.
     List,

@@ -84,7 +84,15 @@ pub struct GlobalArgs {
     pub verbose: bool,
 }
 
+// `defer`: a subcommand's arguments are built only when it is the one run,
+// so `--version` or `validate` does not pay for building every other
+// command (here and on each nested subcommand enum). A deferred build
+// applies a flattened `Args` struct's doc comment as the subcommand's about,
+// after the variant's own; those structs therefore carry `//` comments, and
+// the checked-in completions and man page (tests/cli/completions.rs) show
+// any about that changes.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Check messages against their protocol; the exit code is the verdict.
     ///
@@ -497,7 +505,7 @@ impl InputArgs {
     }
 }
 
-/// `--report FORMAT:FILE`: a CI report written to a file besides what is printed.
+// `--report FORMAT:FILE`: a CI report written to a file besides what is printed.
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
     /// Also write a CI report to FILE (repeatable), whatever --format

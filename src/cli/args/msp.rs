@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum MspCommand {
     /// Turn prose into an MSP signal, printed as JSON.
     ///
@@ -49,7 +50,7 @@ pub enum MspCommand {
     Pipeline(MspPipelineArgs),
 }
 
-/// Which backend runs the MSP stages, and how it is reached.
+// Which backend runs the MSP stages, and how it is reached.
 #[derive(Debug, Clone, Args)]
 pub struct BackendArgs {
     /// offline (rules, no network; the default), openai (any

@@ -93,7 +93,7 @@ pub struct SendArgs {
     pub mail_from: Option<String>,
 }
 
-/// The MQTT version, for every command that speaks to a broker.
+// The MQTT version, for every command that speaks to a broker.
 #[derive(Debug, Args)]
 pub struct MqttVersionArg {
     /// MQTT: the protocol version spoken to the broker, 3.1.1 or 5. MQTT 5
@@ -191,7 +191,7 @@ pub struct RecvArgs {
     pub exec_timeout: u64,
 }
 
-/// When a receiving command stops, and how it subscribes.
+// When a receiving command stops, and how it subscribes.
 #[derive(Debug, Args)]
 pub struct ListenArgs {
     /// Stop after N messages.
@@ -402,6 +402,7 @@ pub enum DeniedPublish {
 }
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum BrokerAction {
     /// Add an account to a password file, or change its password (read
     /// from stdin, one line), as mosquitto_passwd does.
