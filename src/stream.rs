@@ -132,6 +132,26 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 /// is a whole JSON object (or too long to be a pretty-printed document) and a
 /// second line that starts another object.
 pub fn looks_like_hsp_json_lines(head: &[u8]) -> bool {
+    json_lines_look(head, Head::Start)
+}
+
+/// [`looks_like_hsp_json_lines`] for an input read whole (a small file): one
+/// line alone is a JSON document, read with the other small files, and not
+/// a stream of one record.
+pub fn is_hsp_json_lines(whole: &[u8]) -> bool {
+    json_lines_look(whole, Head::Whole)
+}
+
+/// What the bytes looked at are of their input.
+#[derive(Clone, Copy, PartialEq)]
+enum Head {
+    /// Its start: more may come (a pipe's writer may not have written it).
+    Start,
+    /// All of it.
+    Whole,
+}
+
+fn json_lines_look(head: &[u8], what: Head) -> bool {
     let text = match std::str::from_utf8(head) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(head),
@@ -145,17 +165,22 @@ pub fn looks_like_hsp_json_lines(head: &[u8]) -> bool {
     let first = trimmed.split('\n').next().unwrap_or("");
     let Some(rest) = trimmed.get(first.len() + 1..) else {
         // The first line does not end within the head: far longer than any
-        // pretty-printed line, so a JSON Lines record.
-        return true;
+        // pretty-printed line, so a JSON Lines record; or, in an input read
+        // whole, its only line.
+        return what == Head::Start;
     };
     // A second object on a line of its own, or nothing yet after the first
     // line (a pipe's writer that wrote one message: read as it comes, not
     // once the pipe closes; one line that is a whole object reads the same
     // either way), and a first line that is a whole object (parsed last: it
-    // is the costly look).
+    // is the costly look; into nothing, as only its syntax counts, and it
+    // starts with `{`).
     let next = rest.lines().find(|l| !l.trim().is_empty());
-    next.is_none_or(|l| l.trim_start().starts_with('{'))
-        && serde_json::from_str::<serde_json::Value>(first).is_ok_and(|v| v.is_object())
+    let second = match next {
+        Some(line) => line.trim_start().starts_with('{'),
+        None => what == Head::Start,
+    };
+    second && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
 }
 
 #[cfg(test)]
@@ -207,5 +232,27 @@ mod tests {
             b"{\"hsp_envelope_version\":\"0.1\"}\n]\n"
         ));
         assert!(!looks_like_hsp_json_lines(b"{\"hsp_envelope_version\":\n"));
+        assert!(!looks_like_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\"} {\"a\":1}\n"
+        ));
+    }
+
+    /// A file read whole whose only line is one object is a JSON document
+    /// (read with the other small files, in parallel), with or without a
+    /// newline at its end; two objects on two lines are JSON Lines.
+    #[test]
+    fn a_whole_input_of_one_line_is_a_document() {
+        let line = b"{\"hsp_envelope_version\":\"0.1\"}";
+        assert!(!is_hsp_json_lines(line));
+        assert!(!is_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\"}\n\n"
+        ));
+        assert!(looks_like_hsp_json_lines(line));
+        assert!(is_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\"}\n{\"a\":1}"
+        ));
+        assert!(!is_hsp_json_lines(
+            b"{\"hsp_envelope_version\":\"0.1\"}\n]\n"
+        ));
     }
 }

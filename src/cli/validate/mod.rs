@@ -95,9 +95,7 @@ struct SmallRead {
 fn read_small(input: &Input, args: &ValidateArgs, options: &ReadOptions) -> Option<SmallRead> {
     let bytes = input.small_file(read::PIECE_BYTES)?;
     let forced = args.input.protocol.map(|s| s.protocol);
-    if matches!(forced, None | Some(Protocol::Hsp))
-        && crate::stream::looks_like_hsp_json_lines(&bytes)
-    {
+    if matches!(forced, None | Some(Protocol::Hsp)) && crate::stream::is_hsp_json_lines(&bytes) {
         return None;
     }
     let reader: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(bytes));
