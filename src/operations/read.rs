@@ -7,7 +7,7 @@
 pub use crate::input::{Input, InputError, Source};
 pub use crate::protocols::hsp::{Options as HspOptions, Read as HspRead, read_line as hsp_line};
 pub use crate::protocols::seen_ids::SeenIds;
-pub use crate::reader::pieces::{Item, PIECE_BYTES, Piece, pieces, pieces_from};
+pub use crate::reader::pieces::{Item, PIECE_BYTES, Piece, pieces, pieces_from, pieces_of_whole};
 pub use crate::reader::{
     Document, NoMessage as WhyNoMessage, hsp_original, no_message_reason, read,
     read_source as source, read_text, why_no_message,

@@ -60,6 +60,33 @@ pub fn pieces_from(
     options: &ReadOptions,
     piece_bytes: usize,
 ) -> Result<Pieces, InputError> {
+    pieces_opened(input, reader, forced, options, piece_bytes, false)
+}
+
+/// [`pieces`] of an input already read whole (a small file, `bytes`): one
+/// JSON line alone is a document, not a stream of one record, and its
+/// first line is not parsed to tell.
+pub fn pieces_of_whole(
+    input: &Input,
+    bytes: Vec<u8>,
+    forced: Option<ProtocolSpec>,
+    options: &ReadOptions,
+    piece_bytes: usize,
+) -> Result<Pieces, InputError> {
+    let reader: Box<dyn BufRead> = Box::new(std::io::Cursor::new(bytes));
+    pieces_opened(input, Some(reader), forced, options, piece_bytes, true)
+}
+
+/// [`pieces_from`]; `whole`: the reader holds the whole input, in one
+/// buffer (its first `fill_buf` gives all of it).
+fn pieces_opened(
+    input: &Input,
+    reader: Option<Box<dyn BufRead>>,
+    forced: Option<ProtocolSpec>,
+    options: &ReadOptions,
+    piece_bytes: usize,
+    whole: bool,
+) -> Result<Pieces, InputError> {
     let name = input.name();
     let Some(mut reader) = reader else {
         return Ok(Pieces::new(
@@ -89,7 +116,11 @@ pub fn pieces_from(
         Mode::Whole(Some(reader))
     } else if json
         && matches!(forced_protocol, None | Some(Protocol::Hsp))
-        && crate::stream::looks_like_hsp_json_lines(head)
+        && if whole {
+            crate::stream::is_hsp_json_lines(head)
+        } else {
+            crate::stream::looks_like_hsp_json_lines(head)
+        }
     {
         Mode::HspLines(LineReader::new(reader, options.max_message_bytes))
     } else if !json && matches!(forced_protocol, None | Some(Protocol::Crosstalk)) {
@@ -183,10 +214,13 @@ impl Pieces {
     /// At the end of a streamed input without any message: a file a walk
     /// met is passed over as [`super::read_or_skip`] passes it.
     fn end(&mut self) -> Option<Item> {
+        // Why there is no message is asked only where there is none: it
+        // parses the head again (a tenth of a run over 2,000 small files).
+        if self.messages_before > 0 {
+            return None;
+        }
         let why = self.why_no_message();
-        let passed_over = self.messages_before == 0
-            && why.may_be_skipped()
-            && self.input.may_pass_over(&self.head);
+        let passed_over = why.may_be_skipped() && self.input.may_pass_over(&self.head);
         passed_over.then(|| {
             let source = Source {
                 name: self.name.clone(),

@@ -98,10 +98,9 @@ fn read_small(input: &Input, args: &ValidateArgs, options: &ReadOptions) -> Opti
     if matches!(forced, None | Some(Protocol::Hsp)) && crate::stream::is_hsp_json_lines(&bytes) {
         return None;
     }
-    let reader: Box<dyn std::io::BufRead> = Box::new(std::io::Cursor::new(bytes));
-    let mut pieces = read::pieces_from(
+    let mut pieces = read::pieces_of_whole(
         input,
-        Some(reader),
+        bytes,
         args.input.protocol,
         options,
         read::PIECE_BYTES,
