@@ -171,3 +171,20 @@ fn a_line_that_is_not_utf8_is_named_in_the_whole_input() {
         "{error}"
     );
 }
+
+/// The head kept to tell what an input is: its first 4,096 characters,
+/// however many bytes each takes.
+#[test]
+fn the_head_is_the_first_4096_characters() {
+    for text in [
+        String::new(),
+        "a".repeat(4096),
+        "a".repeat(5000),
+        "é".repeat(3000),
+        format!("{}€{}", "a".repeat(4095), "b".repeat(10)),
+        format!("{}😀", "a".repeat(4096)),
+    ] {
+        let expected: String = text.chars().take(4096).collect();
+        assert_eq!(super::head_of(&text), expected, "{} bytes", text.len());
+    }
+}
