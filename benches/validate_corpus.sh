@@ -33,10 +33,10 @@ bin="$root/target/release/aiproto"
 cd "$WORK/data"
 schema=hsp_envelope.schema.json
 
-hf() { # id command: without a shell, unless the command needs one for a glob
+hf() { # id command [runs]: without a shell, unless the command needs one for a glob
     local shell=(-N)
     case $2 in *'*'*) shell=() ;; esac
-    hyperfine "${shell[@]}" -i --style none --runs "$runs" --warmup 1 --export-json "$WORK/results/$1.json" "$2" > /dev/null
+    hyperfine "${shell[@]}" -i --style none --runs "${3:-$runs}" --warmup 1 --export-json "$WORK/results/$1.json" "$2" > /dev/null
     echo "$1" >> "$WORK/results/ran"
 }
 : > "$WORK/results/ran"
@@ -44,7 +44,11 @@ hf aiproto_jsonl "$bin validate -q corpus.jsonl"
 hf aiproto_jsonl_json "$bin validate --format json corpus.jsonl"
 hf aiproto_jsonl_lenient "$bin validate -q --lenient corpus.jsonl"
 hf aiproto_dir "$bin validate -q files"
-hf aiproto_tiny "$bin validate -q tiny/one.json"
+# One process that does little: start-up is most of it (more runs, as
+# each takes milliseconds).
+small_runs=60; [ "$quick" = 1 ] && small_runs=10
+hf aiproto_tiny "$bin validate -q tiny/one.json" "$small_runs"
+hf aiproto_version_tiny "$bin --version" "$small_runs"
 hf aiproto_crosstalk "$bin validate -q crosstalk.txt"
 command -v jq > /dev/null && hf jq_jsonl "jq -c . corpus.jsonl" && hf jq_tiny "jq -c . tiny/one.json"
 ajv_dir="$WORK/npm/node_modules"
@@ -67,7 +71,8 @@ if [ -x "$loop" ]; then
 fi
 if command -v jsonschema-cli > /dev/null; then
     hf jscli_dir "jsonschema-cli validate --assert-format -d 2020 $schema -i files/*.json"
-    hf jscli_tiny "jsonschema-cli validate --assert-format -d 2020 $schema -i tiny/one.json"
+    hf jscli_tiny "jsonschema-cli validate --assert-format -d 2020 $schema -i tiny/one.json" "$small_runs"
+    hf jscli_version_tiny "jsonschema-cli --version" "$small_runs"
 fi
 if [ -x "$WORK/venv/bin/check-jsonschema" ]; then
     hf cjs_dir "$WORK/venv/bin/check-jsonschema --schemafile $schema files/*.json"
@@ -84,13 +89,13 @@ sender=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sende
 cp tiny/one.json "$WORK/one.json"
 "$bin" sign -q --detached --key bench "$WORK/one.json"
 "$bin" sign --key bench tiny/one.json > "$WORK/one.signed.json"
-hf aiproto_sign_tiny "$bin sign -q --detached --key bench $WORK/one.json"
-hf aiproto_verify_tiny "$bin verify -q --signature $WORK/one.json.minisig $WORK/one.json"
-hf aiproto_verifymsg_tiny "$bin verify -q $WORK/one.signed.json"
+hf aiproto_sign_tiny "$bin sign -q --detached --key bench $WORK/one.json" "$small_runs"
+hf aiproto_verify_tiny "$bin verify -q --signature $WORK/one.json.minisig $WORK/one.json" "$small_runs"
+hf aiproto_verifymsg_tiny "$bin verify -q $WORK/one.signed.json" "$small_runs"
 if command -v minisign > /dev/null; then
     minisign -G -W -p "$WORK/m.pub" -s "$WORK/m.key" > /dev/null
-    hf minisign_sign_tiny "minisign -S -m $WORK/one.json -s $WORK/m.key -x $WORK/m.minisig"
-    hf minisign_verify_tiny "minisign -V -q -m $WORK/one.json -p $WORK/m.pub -x $WORK/m.minisig"
+    hf minisign_sign_tiny "minisign -S -m $WORK/one.json -s $WORK/m.key -x $WORK/m.minisig" "$small_runs"
+    hf minisign_verify_tiny "minisign -V -q -m $WORK/one.json -p $WORK/m.pub -x $WORK/m.minisig" "$small_runs"
 fi
 
 python3 - "$WORK" <<'PY'
@@ -123,6 +128,7 @@ for ours, peer, what in [
     ("aiproto_jsonl", "rustloop_jsonl", "validate 100,000 lines / plain jsonschema loop"),
     ("aiproto_dir", "jscli_dir", "validate 2,000 files / jsonschema-cli"),
     ("aiproto_tiny", "jscli_tiny", "validate 1 file / jsonschema-cli"),
+    ("aiproto_version_tiny", "jscli_version_tiny", "--version / jsonschema-cli"),
     ("aiproto_sign_tiny", "minisign_sign_tiny", "sign 1 file / minisign"),
     ("aiproto_verify_tiny", "minisign_verify_tiny", "verify 1 file / minisign"),
 ]:

@@ -157,17 +157,19 @@ fn json_lines_look(head: &[u8], what: Head) -> bool {
         Err(_) => String::from_utf8_lossy(head),
     };
     let trimmed = text.trim_start();
-    // HSP's own detection: a CSDL, MSP or A2A message that carries HSP
-    // fields inside (a converted message) is not HSP.
-    if !trimmed.starts_with('{') || !crate::protocols::hsp::detect(trimmed) {
+    if !trimmed.starts_with('{') {
         return false;
     }
+    // HSP's own detection: a CSDL, MSP or A2A message that carries HSP
+    // fields inside (a converted message) is not HSP. It scans the top-level
+    // keys, so it comes after the looks at the lines.
+    let hsp = || crate::protocols::hsp::detect(trimmed);
     let first = trimmed.split('\n').next().unwrap_or("");
     let Some(rest) = trimmed.get(first.len() + 1..) else {
         // The first line does not end within the head: far longer than any
         // pretty-printed line, so a JSON Lines record; or, in an input read
         // whole, its only line.
-        return what == Head::Start;
+        return what == Head::Start && hsp();
     };
     // A second object on a line of its own, or nothing yet after the first
     // line (a pipe's writer that wrote one message: read as it comes, not
@@ -180,7 +182,7 @@ fn json_lines_look(head: &[u8], what: Head) -> bool {
         Some(line) => line.trim_start().starts_with('{'),
         None => what == Head::Start,
     };
-    second && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
+    second && hsp() && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
 }
 
 #[cfg(test)]
