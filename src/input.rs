@@ -342,6 +342,20 @@ impl Input {
         !(only_messages || json && empty)
     }
 
+    /// Whether the input may still be being written as it is read: stdin
+    /// from a pipe or a terminal, read a message at a time by a command
+    /// that acts on each as it comes. Stdin redirected from a file (`<
+    /// FILE`) is all there already, and is read in pieces like a file.
+    pub fn comes_as_written(&self) -> bool {
+        use std::os::fd::AsFd;
+        matches!(self, Input::Stdin)
+            && !std::io::stdin()
+                .as_fd()
+                .try_clone_to_owned()
+                .and_then(|fd| std::fs::File::from(fd).metadata())
+                .is_ok_and(|m| m.is_file())
+    }
+
     /// The input's size in bytes, when it is a file.
     pub fn size(&self) -> Option<u64> {
         match self {

@@ -163,7 +163,7 @@ fn send_each(args: &SendArgs, destination: &Endpoint, g: &GlobalArgs) -> CmdResu
 }
 
 /// The reading side of [`send_each`]: each message checked as it is read
-/// (stdin a message at a time) and handed on; the first one that may not
+/// (stdin from a pipe a message at a time) and handed on; the first one that may not
 /// be sent is said, with its findings, and ends the reading.
 fn check_each(
     inputs: &[Input],
@@ -175,7 +175,7 @@ fn check_each(
     let mut handing = Handing::new(sender);
     let mut stopped = None;
     for input in inputs {
-        let piece_bytes = if matches!(input, Input::Stdin) {
+        let piece_bytes = if input.comes_as_written() {
             1
         } else {
             reader::PIECE_BYTES

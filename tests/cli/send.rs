@@ -313,6 +313,21 @@ fn each_stops_at_the_first_message_that_may_not_go() {
     let sent = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(sent.contains("W1V2") && sent.contains("W1V3"), "{sent}");
     assert!(!sent.contains("W1V4") && !sent.contains("W1V5"), "{sent}");
+    // Stdin redirected from the file (`< FILE`: read in pieces, as the
+    // file is, not a message at a time): the same stop after the same two.
+    let out = super::support::spawn(h.path(), &["send", "--each", "--via", "-"])
+        .stdin(std::fs::File::open(&file).unwrap())
+        .output()
+        .unwrap();
+    let (sent, said) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains(&format!("<stdin>:{line}:")), "{said}");
+    assert!(said.contains("2 message(s) sent before it"), "{said}");
+    assert!(sent.contains("W1V2") && sent.contains("W1V3"), "{sent}");
+    assert!(!sent.contains("W1V4") && !sent.contains("W1V5"), "{sent}");
     // All or nothing, without --each.
     aiproto(h.path())
         .args(["send", "--via", "-"])

@@ -52,9 +52,10 @@ pub struct SendArgs {
     pub force: bool,
 
     /// Check and send each message in turn instead of checking them all
-    /// first: the first goes out as soon as it is read (stdin is read a
-    /// message at a time: an HSP JSON line once it ends, a Crosstalk
-    /// envelope once the line after its [[END]] comes, or the input ends),
+    /// first: the first goes out as soon as it is read (stdin from a pipe
+    /// is read a message at a time: an HSP JSON line once it ends, a
+    /// Crosstalk envelope once the line after its [[END]] comes, or the
+    /// input ends; a file, or stdin redirected from one, in pieces),
     /// the reading and checking of the next overlap the sending, and every
     /// message is read once instead of twice. The first message that may
     /// not be sent stops it, with its findings and how many were sent
