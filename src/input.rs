@@ -347,13 +347,7 @@ impl Input {
     /// that acts on each as it comes. Stdin redirected from a file (`<
     /// FILE`) is all there already, and is read in pieces like a file.
     pub fn comes_as_written(&self) -> bool {
-        use std::os::fd::AsFd;
-        matches!(self, Input::Stdin)
-            && !std::io::stdin()
-                .as_fd()
-                .try_clone_to_owned()
-                .and_then(|fd| std::fs::File::from(fd).metadata())
-                .is_ok_and(|m| m.is_file())
+        matches!(self, Input::Stdin) && !stdin_is_a_file()
     }
 
     /// The input's size in bytes, when it is a file.
@@ -365,6 +359,24 @@ impl Input {
             Input::Spooled(spool) => spool.file.as_file().metadata().ok().map(|m| m.len()),
         }
     }
+}
+
+/// Whether stdin is redirected from a regular file.
+#[cfg(unix)]
+fn stdin_is_a_file() -> bool {
+    use std::os::fd::AsFd;
+    std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata())
+        .is_ok_and(|m| m.is_file())
+}
+
+/// Whether stdin is redirected from a regular file: not asked here, so
+/// stdin is read as a pipe is.
+#[cfg(not(unix))]
+fn stdin_is_a_file() -> bool {
+    false
 }
 
 /// A missing file named `clipboard` (or `clip`, `clipboard::`…) was meant

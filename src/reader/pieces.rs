@@ -64,8 +64,8 @@ pub fn pieces_from(
 }
 
 /// [`pieces`] of an input already read whole (a small file, `bytes`): one
-/// JSON line alone is a document, not a stream of one record, and its
-/// first line is not parsed to tell.
+/// JSON line alone is a document, not a stream of one record (told
+/// without parsing the line).
 pub fn pieces_of_whole(
     input: &Input,
     bytes: Vec<u8>,
