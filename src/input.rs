@@ -244,7 +244,7 @@ impl Input {
     }
 
     /// Opens the input for reading, buffered.
-    pub fn open(&self) -> Result<Box<dyn BufRead>, InputError> {
+    pub fn open(&self) -> Result<Box<dyn BufRead + Send>, InputError> {
         const CAPACITY: usize = 1 << 20;
         match self {
             Input::Stdin => Ok(Box::new(BufReader::with_capacity(
@@ -252,7 +252,7 @@ impl Input {
                 std::io::stdin(),
             ))),
             Input::File(p) | Input::Walked(p, _) => std::fs::File::open(p)
-                .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead>)
+                .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead + Send>)
                 .map_err(|error| InputError::Io {
                     path: self.name(),
                     error: clipboard_hint(p, error),
@@ -267,7 +267,7 @@ impl Input {
             Input::Spooled(spool) => spool
                 .file
                 .reopen()
-                .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead>)
+                .map(|f| Box::new(BufReader::with_capacity(CAPACITY, f)) as Box<dyn BufRead + Send>)
                 .map_err(|error| InputError::Io {
                     path: self.name(),
                     error,

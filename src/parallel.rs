@@ -1,6 +1,9 @@
 //! Order-preserving parallel map over a slice, on all cores, on rayon's
 //! one pool of threads.
 
+/// Batches [`pipelined`] has checked at once, beside the one consumed.
+const IN_FLIGHT: usize = 3;
+
 /// Fewer items than this are mapped on the calling thread.
 const SMALL: usize = 64;
 
@@ -49,30 +52,34 @@ pub fn pipelined<T: Send + Sync, U: Send, E>(
     let f = &f;
     rayon::in_place_scope(|scope| {
         let mut ahead = Some(first);
-        let mut in_flight = None;
+        let mut in_flight = std::collections::VecDeque::with_capacity(IN_FLIGHT);
+        let mut produced_all = false;
         loop {
-            let batch = match ahead.take() {
-                Some(batch) => Some(batch),
-                None => produce()?,
-            };
-            let next = batch.map(|batch| {
+            // Keep the pool fed: up to IN_FLIGHT batches checked at once,
+            // so that it never waits while this thread reads and reports.
+            while !produced_all && in_flight.len() < IN_FLIGHT {
+                let batch = match ahead.take() {
+                    Some(batch) => Some(batch),
+                    None => produce()?,
+                };
+                let Some(batch) = batch else {
+                    produced_all = true;
+                    break;
+                };
                 let (done, result) = std::sync::mpsc::sync_channel(1);
                 scope.spawn(move |_| {
                     let out = map(&batch, f);
                     let _ = done.send((batch, out));
                 });
-                result
-            });
-            if let Some(result) = in_flight.take() {
-                // A job that panicked dropped its sender: the panic goes on
-                // when the scope ends.
-                if let Ok((batch, out)) = std::sync::mpsc::Receiver::recv(&result) {
-                    consume(batch, out)?;
-                }
+                in_flight.push_back(result);
             }
-            match next {
-                Some(result) => in_flight = Some(result),
-                None => return Ok(()),
+            let Some(result) = in_flight.pop_front() else {
+                return Ok(());
+            };
+            // A job that panicked dropped its sender: the panic goes on
+            // when the scope ends.
+            if let Ok((batch, out)) = std::sync::mpsc::Receiver::recv(&result) {
+                consume(batch, out)?;
             }
         }
     })

@@ -6,7 +6,7 @@
 
 pub use crate::input::{Input, InputError, Source};
 pub use crate::protocols::hsp::{Options as HspOptions, Read as HspRead, read_line as hsp_line};
-pub use crate::protocols::seen_ids::SeenIds;
+pub use crate::protocols::seen_ids::{Digests, SeenIds};
 pub use crate::reader::pieces::{Item, PIECE_BYTES, Piece, pieces, pieces_from, pieces_of_whole};
 pub use crate::reader::{
     Document, NoMessage as WhyNoMessage, hsp_original, no_message_reason, read,
@@ -110,6 +110,12 @@ pub fn each_piece<E: From<InputError>>(
 
 /// [`each_piece`], with pieces cut from `piece_bytes` on (1: a message
 /// at a time, as soon as it is read).
+///
+/// The next piece is read and checked on another thread while `each`
+/// works on this one: what `each` does with a piece (send it, write it,
+/// drop its messages) no longer leaves the checking threads idle. When
+/// `each` stops early, the reading thread is not waited for (it may be
+/// waiting on a pipe) and ends with the process or at its next piece.
 pub fn each_piece_of<E: From<InputError>>(
     input: &Input,
     protocol: Option<ProtocolSpec>,
@@ -118,15 +124,35 @@ pub fn each_piece_of<E: From<InputError>>(
     each: &mut dyn FnMut(&Piece) -> Result<(), E>,
 ) -> Result<Option<String>, E> {
     let mut pieces = pieces(input, protocol, options, piece_bytes)?;
-    let mut any = false;
-    for item in &mut pieces {
+    // One piece waits while `each` has the one before.
+    let (ahead, arrived) = std::sync::mpsc::sync_channel(1);
+    let reading = std::thread::Builder::new()
+        .name("read ahead".into())
+        .spawn(move || {
+            let mut any = false;
+            for item in &mut pieces {
+                let last = !matches!(item, Ok(Item::Piece(_)));
+                any |= matches!(&item, Ok(Item::Piece(p)) if !p.messages.is_empty());
+                if ahead.send(item).is_err() || last {
+                    break;
+                }
+            }
+            (!any).then(|| pieces.why_no_message().to_string())
+        })
+        .map_err(|e| InputError::Io {
+            path: input.name(),
+            error: e,
+        })?;
+    for item in &arrived {
         let Item::Piece(piece) = item? else {
             return Ok(None);
         };
-        any |= !piece.messages.is_empty();
         each(&piece)?;
     }
-    Ok((!any).then(|| pieces.why_no_message().to_string()))
+    // Everything was sent: the thread has ended, or is about to.
+    Ok(reading
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
 }
 
 /// Why one input could not be read into messages.

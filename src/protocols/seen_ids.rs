@@ -12,6 +12,20 @@ use std::hash::BuildHasher;
 use super::{Found, Value};
 use crate::diag::{Diagnostic, Pos};
 
+/// The keys of one run's digests: a message's text digested with them on
+/// any thread compares with what [`SeenIds`] kept.
+#[derive(Debug, Clone)]
+pub struct Digests {
+    keys: RandomState,
+}
+
+impl Digests {
+    /// The digest of a message as written (its surrounding whitespace aside).
+    pub fn of(&self, text: &str) -> u64 {
+        self.keys.hash_one(text.trim())
+    }
+}
+
 /// The first message under each id of one input: its line and a digest of
 /// its text, keyed for this run (SipHash with random keys, so a peer
 /// cannot make another message pass as a copy).
@@ -32,19 +46,39 @@ impl SeenIds {
         found: &Found,
         text: impl FnOnce() -> Option<std::borrow::Cow<'t, str>>,
     ) -> Option<Diagnostic> {
+        let digests = self.digests();
+        self.finding_digested(found, || Some(digests.of(&text()?)))
+    }
+
+    /// The keys of this run's digests, for a caller that digests each
+    /// message's text elsewhere (on the threads that check them) and hands
+    /// the digest to [`SeenIds::finding_digested`].
+    pub fn digests(&self) -> Digests {
+        Digests {
+            keys: self.keys.clone(),
+        }
+    }
+
+    /// [`SeenIds::finding`], given the digest of the message's text
+    /// ([`Digests::of`]) instead of the text.
+    pub fn finding_digested(
+        &mut self,
+        found: &Found,
+        digest: impl FnOnce() -> Option<u64>,
+    ) -> Option<Diagnostic> {
         // The protocols whose message ids name one message. CSDL carries
         // none of its own (E3's CBP frames number theirs, and a dedup frame
         // repeats one); an MSP trace id follows a task through its signals.
-        let id = match &found.value {
+        let id: std::borrow::Cow<'_, str> = match &found.value {
             // Read without building the model: JSON Lines of 100,000 HSP
             // messages pass here.
-            Value::Hsp(Some(m)) => m.json.get("message_id")?.as_str()?.to_owned(),
-            Value::Crosstalk(_) => found.to_message()?.id?,
+            Value::Hsp(Some(m)) => m.json.get("message_id")?.as_str()?.into(),
+            Value::Crosstalk(_) => found.to_message()?.id?.into(),
             // An A2A message's id (a task's names the work, not a message).
-            Value::A2a(Some(doc)) => doc.id()?.to_owned(),
+            Value::A2a(Some(doc)) => doc.id()?.into(),
             _ => return None,
         };
-        let digest = self.keys.hash_one(text()?.trim());
+        let digest = digest()?;
         match self.first.entry(crate::ids::comparable(&id).into_owned()) {
             Entry::Vacant(slot) => {
                 slot.insert((found.line, digest));

@@ -55,7 +55,7 @@ pub fn pieces(
 /// [`pieces`] of an input already opened (`None` for text in memory).
 pub fn pieces_from(
     input: &Input,
-    reader: Option<Box<dyn BufRead>>,
+    reader: Option<Box<dyn BufRead + Send>>,
     forced: Option<ProtocolSpec>,
     options: &ReadOptions,
     piece_bytes: usize,
@@ -73,7 +73,7 @@ pub fn pieces_of_whole(
     options: &ReadOptions,
     piece_bytes: usize,
 ) -> Result<Pieces, InputError> {
-    let reader: Box<dyn BufRead> = Box::new(std::io::Cursor::new(bytes));
+    let reader: Box<dyn BufRead + Send> = Box::new(std::io::Cursor::new(bytes));
     pieces_opened(input, Some(reader), forced, options, piece_bytes, true)
 }
 
@@ -81,7 +81,7 @@ pub fn pieces_of_whole(
 /// buffer (its first `fill_buf` gives all of it).
 fn pieces_opened(
     input: &Input,
-    reader: Option<Box<dyn BufRead>>,
+    reader: Option<Box<dyn BufRead + Send>>,
     forced: Option<ProtocolSpec>,
     options: &ReadOptions,
     piece_bytes: usize,
@@ -138,7 +138,7 @@ fn looks_like_json(head: &str) -> bool {
     crate::protocols::json_doc::starts_like_json(head.trim_start_matches(chars::BOM))
 }
 
-fn fill<'r>(reader: &'r mut Box<dyn BufRead>, name: &str) -> Result<&'r [u8], InputError> {
+fn fill<'r>(reader: &'r mut Box<dyn BufRead + Send>, name: &str) -> Result<&'r [u8], InputError> {
     reader.fill_buf().map_err(|error| InputError::Io {
         path: name.to_string(),
         error,
@@ -147,8 +147,8 @@ fn fill<'r>(reader: &'r mut Box<dyn BufRead>, name: &str) -> Result<&'r [u8], In
 
 enum Mode {
     /// Read whole: from the open reader, or the input's text in memory.
-    Whole(Option<Box<dyn BufRead>>),
-    HspLines(LineReader<Box<dyn BufRead>>),
+    Whole(Option<Box<dyn BufRead + Send>>),
+    HspLines(LineReader<Box<dyn BufRead + Send>>),
     Crosstalk(CrosstalkCut),
 }
 
@@ -387,7 +387,7 @@ pub fn bom_warning() -> Diagnostic {
 /// not UTF-8 left empty, so that numbering holds), its line count, and its
 /// messages placed in the batch.
 fn hsp_lines(
-    reader: &mut LineReader<Box<dyn BufRead>>,
+    reader: &mut LineReader<Box<dyn BufRead + Send>>,
     options: &ReadOptions,
     piece_bytes: usize,
 ) -> std::io::Result<Option<(String, usize, Vec<Found>)>> {
@@ -429,7 +429,7 @@ fn hsp_lines(
 /// open ([`extract::Cuts`]), once a piece is long enough: each envelope is
 /// read from one piece, as it would be from the whole.
 struct CrosstalkCut {
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
     /// A line read but left for the next piece.
     pending: Option<Vec<u8>>,
     cuts: extract::Cuts,
@@ -437,7 +437,7 @@ struct CrosstalkCut {
 }
 
 impl CrosstalkCut {
-    fn new(reader: Box<dyn BufRead>) -> Self {
+    fn new(reader: Box<dyn BufRead + Send>) -> Self {
         CrosstalkCut {
             reader,
             pending: None,

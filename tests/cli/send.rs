@@ -393,6 +393,47 @@ fn each_publishes_a_piped_message_before_the_next_is_written() {
     assert!(recv.wait().unwrap().success());
 }
 
+/// `send --each` stops at a bad message piped in while the writer still
+/// holds the pipe open: the thread reading ahead, waiting on the pipe for
+/// a next message that may never come, is not waited for.
+#[test]
+fn each_stops_at_a_bad_piped_message_while_the_pipe_stays_open() {
+    use std::io::Write;
+    let h = home();
+    let example =
+        std::fs::read_to_string(super::repo("examples/hsp/valid/0.1/opinion.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&example).unwrap();
+    let mut bad = value.clone();
+    bad.as_object_mut().unwrap().remove("sender_ai_id");
+    let mut send = super::spawn(h.path(), &["send", "--each", "--via", "-"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut writer = send.stdin.take().unwrap();
+    writer
+        .write_all(format!("{value}\n{bad}\n").as_bytes())
+        .unwrap();
+    writer.flush().unwrap();
+    // The writer is kept (the pipe stays open) until aiproto has ended.
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = send.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = send.kill();
+            panic!("send --each waited on the open pipe after the bad message");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(writer);
+    let out = send.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(1), "{said}");
+    assert!(said.contains("<stdin>:2:"), "{said}");
+    assert!(said.contains("1 message(s) sent before it"), "{said}");
+}
+
 /// An input without any message ends `send --each` there (exit 1): what
 /// came before it has gone out, and is said to have.
 #[test]

@@ -56,6 +56,8 @@ pub fn validate<W: Write>(
     let mut status = ExitStatus::Ok;
     let mut index = 0;
     let mut seen = SeenIds::default();
+    // Each line's digest is taken on the pool, beside its check.
+    let digests = seen.digests();
     // Lines are read and reports written on this thread while the batch
     // before is checked on the pool.
     let read_batch = || -> Result<Option<Vec<Line>>, Stop> {
@@ -73,15 +75,15 @@ pub fn validate<W: Write>(
         }
         Ok((!batch.is_empty()).then_some(batch))
     };
-    let report_batch = |batch: Vec<Line>, reads: Vec<HspRead>| -> Result<(), Stop> {
-        for (line, read) in batch.iter().zip(reads) {
+    let report_batch = |batch: Vec<Line>, reads: Vec<(HspRead, Option<u64>)>| -> Result<(), Stop> {
+        for (line, (read, digest)) in batch.iter().zip(reads) {
             let mut found = Found::from_hsp(index, read);
             index += 1;
             let text = match line {
                 Line::Text(_, t) => Some(t.as_str()),
                 _ => None,
             };
-            let repeated = seen.finding(&found, || text.map(Into::into));
+            let repeated = seen.finding_digested(&found, || digest);
             found.diagnostics.extend(repeated);
             checks.check(&mut found, text.unwrap_or_default());
             if !reporter
@@ -98,7 +100,13 @@ pub fn validate<W: Write>(
     };
     match parallel::pipelined(
         read_batch,
-        |line| check_line(line, hsp_options),
+        |line| {
+            let digest = match line {
+                Line::Text(_, t) => Some(digests.of(t)),
+                _ => None,
+            };
+            (check_line(line, hsp_options), digest)
+        },
         report_batch,
     ) {
         Ok(()) => {}
