@@ -317,25 +317,46 @@ impl Connection {
     /// the client is gone. A connection being made when `wait` ends goes
     /// on at the next call (see [`Polling`]).
     pub fn next(&mut self, wait: Duration) -> Option<Result<Event, Failure>> {
+        let mut events = Vec::with_capacity(1);
+        self.next_batch(wait, 1, &mut events);
+        events.pop()
+    }
+
+    /// Up to `most` events into `events` ([`Polling::next_batch`]): the first
+    /// within `wait`, then those ready at once; a failure ends the batch.
+    pub fn next_batch(
+        &mut self,
+        wait: Duration,
+        most: usize,
+        events: &mut Vec<Result<Event, Failure>>,
+    ) {
         match self {
-            Connection::V3(c) => match c.next(wait)? {
-                Ok(event) => Some(Ok(event3(event))),
-                Err(rumqttc::ConnectionError::ConnectionRefused(code)) => {
-                    Some(Ok(Event::Refused(format!("{code:?}"))))
-                }
-                Err(rumqttc::ConnectionError::RequestsDone) => None,
-                Err(rumqttc::ConnectionError::NetworkTimeout) => Some(Err(no_connack())),
-                Err(e) => Some(Err(e.to_string())),
-            },
-            Connection::V5(c) => match c.next(wait)? {
-                Ok(event) => Some(Ok(event5(event))),
-                Err(v5::ConnectionError::ConnectionRefused(code)) => {
-                    Some(Ok(Event::Refused(format!("{code:?}"))))
-                }
-                Err(v5::ConnectionError::RequestsDone) => None,
-                Err(v5::ConnectionError::Timeout(_)) => Some(Err(no_connack())),
-                Err(e) => Some(Err(e.to_string())),
-            },
+            Connection::V3(c) => {
+                let mut got = Vec::new();
+                c.next_batch(wait, most, Result::is_ok, &mut got);
+                events.extend(got.into_iter().filter_map(|e| match e {
+                    Ok(event) => Some(Ok(event3(event))),
+                    Err(rumqttc::ConnectionError::ConnectionRefused(code)) => {
+                        Some(Ok(Event::Refused(format!("{code:?}"))))
+                    }
+                    Err(rumqttc::ConnectionError::RequestsDone) => None,
+                    Err(rumqttc::ConnectionError::NetworkTimeout) => Some(Err(no_connack())),
+                    Err(e) => Some(Err(e.to_string())),
+                }));
+            }
+            Connection::V5(c) => {
+                let mut got = Vec::new();
+                c.next_batch(wait, most, Result::is_ok, &mut got);
+                events.extend(got.into_iter().filter_map(|e| match e {
+                    Ok(event) => Some(Ok(event5(event))),
+                    Err(v5::ConnectionError::ConnectionRefused(code)) => {
+                        Some(Ok(Event::Refused(format!("{code:?}"))))
+                    }
+                    Err(v5::ConnectionError::RequestsDone) => None,
+                    Err(v5::ConnectionError::Timeout(_)) => Some(Err(no_connack())),
+                    Err(e) => Some(Err(e.to_string())),
+                }));
+            }
         }
     }
 

@@ -17,6 +17,9 @@ const WINDOW: usize = 1024;
 /// How long a publisher waits for an acknowledgement over a standing
 /// connection before it publishes the unacknowledged messages again.
 const STALLED: Duration = Duration::from_secs(5);
+/// Events taken from the connection in one turn: a message written, an
+/// acknowledgement; the window is filled again after each turn.
+const BATCH: usize = 64;
 
 /// A connection that publishes, and the messages it has not finished with.
 pub struct Publisher {
@@ -145,6 +148,7 @@ impl Publisher {
         // had queued when the link broke can be lost between the two (seen
         // once in 30,000 across a broker restart). At least once, as always.
         let mut progress = (window.done, Instant::now());
+        let mut events = Vec::with_capacity(BATCH);
         loop {
             let finished = match until {
                 Until::Handed => window.all_handed(),
@@ -189,46 +193,34 @@ impl Publisher {
                     ),
                 ));
             }
-            match connection.next(left.min(Duration::from_millis(200))) {
-                Some(Ok(Event::Refused(why))) => return Err(refusal(uri, run.version, &why)),
-                Some(Ok(Event::Connected { session_present })) => {
-                    if link.reconnected() && !session_present {
-                        window.resend_unacknowledged();
+            connection.next_batch(left.min(Duration::from_millis(200)), BATCH, &mut events);
+            for event in events.drain(..) {
+                match event {
+                    Ok(Event::Refused(why)) => return Err(refusal(uri, run.version, &why)),
+                    Ok(Event::Connected { session_present }) => {
+                        if link.reconnected() && !session_present {
+                            window.resend_unacknowledged();
+                        }
                     }
-                }
-                Some(Ok(Event::PublishSent(pkid))) => window.sent(pkid, level),
-                Some(Ok(Event::PubAck(pkid))) if level == 1 => {
-                    link.acknowledged();
-                    window.acked(pkid);
-                }
-                Some(Ok(Event::PubComp(pkid))) if level >= 2 => {
-                    link.acknowledged();
-                    window.acked(pkid);
-                }
-                Some(Ok(Event::PublishRefused { pkid, why })) => {
-                    let named = window.in_flight.get(&pkid).map_or_else(String::new, |&i| {
-                        format!(
-                            " message {} of {} (to `{}`)",
-                            i + 1,
-                            window.total(),
-                            window.item(i).topic
-                        )
-                    });
-                    return Err(failure(
-                        uri,
-                        format!(
-                            "the broker refused{named}: {why}; it will not be delivered ({} of {} acknowledged before)",
-                            window.done,
-                            window.total()
-                        ),
-                    ));
-                }
-                Some(Ok(_)) | None => {}
-                Some(Err(e)) => {
-                    let owing = (level > 0)
-                        .then(|| window.oldest_unacknowledged())
-                        .flatten();
-                    link.lost(uri, e, owing)?;
+                    Ok(Event::PublishSent(pkid)) => window.sent(pkid, level),
+                    Ok(Event::PubAck(pkid)) if level == 1 => {
+                        link.acknowledged();
+                        window.acked(pkid);
+                    }
+                    Ok(Event::PubComp(pkid)) if level >= 2 => {
+                        link.acknowledged();
+                        window.acked(pkid);
+                    }
+                    Ok(Event::PublishRefused { pkid, why }) => {
+                        return Err(window.refused(uri, pkid, &why));
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        let owing = (level > 0)
+                            .then(|| window.oldest_unacknowledged())
+                            .flatten();
+                        link.lost(uri, e, owing)?;
+                    }
                 }
             }
         }
@@ -324,6 +316,26 @@ impl Window {
             }
             self.queued.push_back(i);
         }
+    }
+
+    /// The error of a publish the broker refused (MQTT 5), naming the message.
+    fn refused(&self, uri: &MqttUri, pkid: u16, why: &str) -> TransportError {
+        let named = self.in_flight.get(&pkid).map_or_else(String::new, |&i| {
+            format!(
+                " message {} of {} (to `{}`)",
+                i + 1,
+                self.total(),
+                self.item(i).topic
+            )
+        });
+        failure(
+            uri,
+            format!(
+                "the broker refused{named}: {why}; it will not be delivered ({} of {} acknowledged before)",
+                self.done,
+                self.total()
+            ),
+        )
     }
 
     /// A PUBLISH went out. A packet id already in flight is a resend of the
