@@ -6,7 +6,7 @@
 //! own codes, `model_map` the move to the shared model.
 
 pub mod checks;
-pub(crate) mod compiled;
+pub mod compiled;
 pub mod compose;
 pub mod directory;
 pub mod message_type;
