@@ -107,12 +107,14 @@ impl Pass<'_> {
     ) -> Result<(), CliError> {
         for input in inputs {
             let mut any = false;
+            // The next piece is read and checked while this one is converted.
             let mut pieces = read::pieces(
                 input,
                 input_args.protocol,
                 &self.read_options,
                 read::PIECE_BYTES,
-            )?;
+            )?
+            .ahead()?;
             let mut skipped = false;
             for item in &mut pieces {
                 let piece = match item? {
@@ -146,7 +148,7 @@ impl Pass<'_> {
             }
             if !any && !skipped {
                 if report {
-                    let why = pieces.why_no_message();
+                    let why = pieces.read_through().why_no_message();
                     eprintln!("aiproto: error: {}: {why}", input.name());
                 }
                 self.status = self.status.max(ExitStatus::Invalid);

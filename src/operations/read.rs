@@ -7,7 +7,9 @@
 pub use crate::input::{Input, InputError, Source};
 pub use crate::protocols::hsp::{Options as HspOptions, Read as HspRead, read_line as hsp_line};
 pub use crate::protocols::seen_ids::{Digests, SeenIds};
-pub use crate::reader::pieces::{Item, PIECE_BYTES, Piece, pieces, pieces_from, pieces_of_whole};
+pub use crate::reader::pieces::{
+    Ahead, Item, PIECE_BYTES, Piece, pieces, pieces_from, pieces_of_whole,
+};
 pub use crate::reader::{
     Document, NoMessage as WhyNoMessage, hsp_original, no_message_reason, read,
     read_source as source, read_text, why_no_message,
@@ -111,11 +113,9 @@ pub fn each_piece<E: From<InputError>>(
 /// [`each_piece`], with pieces cut from `piece_bytes` on (1: a message
 /// at a time, as soon as it is read).
 ///
-/// The next piece is read and checked on another thread while `each`
-/// works on this one: what `each` does with a piece (send it, write it,
-/// drop its messages) no longer leaves the checking threads idle. When
-/// `each` stops early, the reading thread is not waited for (it may be
-/// waiting on a pipe) and ends with the process or at its next piece.
+/// The pieces are read one ahead
+/// ([`Pieces::ahead`](crate::reader::pieces::Pieces::ahead)): the next is
+/// read and checked while `each` works on this one.
 pub fn each_piece_of<E: From<InputError>>(
     input: &Input,
     protocol: Option<ProtocolSpec>,
@@ -123,36 +123,16 @@ pub fn each_piece_of<E: From<InputError>>(
     piece_bytes: usize,
     each: &mut dyn FnMut(&Piece) -> Result<(), E>,
 ) -> Result<Option<String>, E> {
-    let mut pieces = pieces(input, protocol, options, piece_bytes)?;
-    // One piece waits while `each` has the one before.
-    let (ahead, arrived) = std::sync::mpsc::sync_channel(1);
-    let reading = std::thread::Builder::new()
-        .name("read ahead".into())
-        .spawn(move || {
-            let mut any = false;
-            for item in &mut pieces {
-                let last = !matches!(item, Ok(Item::Piece(_)));
-                any |= matches!(&item, Ok(Item::Piece(p)) if !p.messages.is_empty());
-                if ahead.send(item).is_err() || last {
-                    break;
-                }
-            }
-            (!any).then(|| pieces.why_no_message().to_string())
-        })
-        .map_err(|e| InputError::Io {
-            path: input.name(),
-            error: e,
-        })?;
-    for item in &arrived {
+    let mut pieces = pieces(input, protocol, options, piece_bytes)?.ahead()?;
+    let mut any = false;
+    for item in &mut pieces {
         let Item::Piece(piece) = item? else {
             return Ok(None);
         };
+        any |= !piece.messages.is_empty();
         each(&piece)?;
     }
-    // Everything was sent: the thread has ended, or is about to.
-    Ok(reading
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    Ok((!any).then(|| pieces.read_through().why_no_message().to_string()))
 }
 
 /// Why one input could not be read into messages.

@@ -334,6 +334,115 @@ impl Pieces {
     }
 }
 
+impl Pieces {
+    /// These pieces read one ahead: the next piece is read and checked on
+    /// another thread while the caller works on the one before (sends it,
+    /// converts it, writes it, lets it go), so the checking threads are
+    /// not left idle meanwhile. An input of one piece (a file no larger
+    /// than a piece, one read whole) is read here, without a thread. A
+    /// caller that stops early drops the [`Ahead`]: the reading thread is
+    /// not waited for (it may be waiting on a pipe that stays open) and
+    /// ends at its next piece or with the process.
+    pub fn ahead(self) -> Result<Ahead, InputError> {
+        let one_piece = !self.streams()
+            || self
+                .input
+                .size()
+                .is_some_and(|size| size <= self.piece_bytes as u64);
+        if one_piece {
+            return Ok(Ahead(Way::Here(self)));
+        }
+        let name = self.name.clone();
+        // One piece waits while the caller has the one before.
+        let (ahead, arrived) = std::sync::mpsc::sync_channel(1);
+        let mut pieces = self;
+        let reading = std::thread::Builder::new()
+            .name("read ahead".into())
+            .spawn(move || {
+                for item in &mut pieces {
+                    let last = !matches!(item, Ok(Item::Piece(_)));
+                    if ahead.send(item).is_err() || last {
+                        break;
+                    }
+                }
+                pieces
+            })
+            .map_err(|error| InputError::Io { path: name, error })?;
+        Ok(Ahead(Way::Thread {
+            arrived,
+            reading: Some(reading),
+            read: None,
+        }))
+    }
+}
+
+/// [`Pieces`] read one ahead ([`Pieces::ahead`]).
+pub struct Ahead(Way);
+
+enum Way {
+    /// One piece: read on the caller's thread.
+    Here(Pieces),
+    Thread {
+        arrived: std::sync::mpsc::Receiver<Result<Item, InputError>>,
+        reading: Option<std::thread::JoinHandle<Pieces>>,
+        /// The pieces, back from the reading thread once it ended.
+        read: Option<Pieces>,
+    },
+}
+
+impl Ahead {
+    /// The pieces, once the last was taken (to say why the input held no
+    /// message). Waits for the reading thread, which is ending then.
+    pub fn read_through(self) -> Pieces {
+        match self.0 {
+            Way::Here(pieces) => pieces,
+            Way::Thread {
+                arrived,
+                mut reading,
+                mut read,
+            } => {
+                // Nothing more is taken: a reading thread still sending stops.
+                drop(arrived);
+                joined(&mut reading, &mut read);
+                read.expect("the reading thread gave its pieces back")
+            }
+        }
+    }
+}
+
+/// Takes the pieces back from the reading thread; a panic there goes on
+/// here, never a silent end of the input.
+fn joined(reading: &mut Option<std::thread::JoinHandle<Pieces>>, read: &mut Option<Pieces>) {
+    if let Some(thread) = reading.take() {
+        match thread.join() {
+            Ok(pieces) => *read = Some(pieces),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl Iterator for Ahead {
+    type Item = Result<Item, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            Way::Here(pieces) => pieces.next(),
+            Way::Thread {
+                arrived,
+                reading,
+                read,
+            } => match arrived.recv() {
+                Ok(item) => Some(item),
+                // The reading thread ended: at the end of the input, or in a panic.
+                Err(_) => {
+                    joined(reading, read);
+                    None
+                }
+            },
+        }
+    }
+}
+
 impl Iterator for Pieces {
     type Item = Result<Item, InputError>;
 

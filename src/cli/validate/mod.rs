@@ -170,19 +170,23 @@ fn validate_input<W: std::io::Write>(
         let progress = stream::progress_bar(g, input.size());
         return stream::validate(reader, &name, options, checks, reporter, progress);
     }
+    // The next piece is read and checked while this one is reported.
     let mut pieces = match read::pieces_from(
         input,
         Some(reader),
         args.input.protocol,
         options,
         read::PIECE_BYTES,
-    ) {
+    )
+    .and_then(|pieces| pieces.ahead())
+    {
         Ok(pieces) => pieces,
         Err(e) => return unreadable(reporter, &name, &e),
     };
     match report_pieces(&name, &mut pieces, checks, reporter)? {
         Some(status) => Ok(status),
         None => {
+            let pieces = pieces.read_through();
             let why = pieces.why_no_message();
             let first_line = pieces.head_line(why.pos().line);
             report_no_message(reporter, &name, &why, first_line)

@@ -188,3 +188,69 @@ fn the_head_is_the_first_4096_characters() {
         assert_eq!(super::head_of(&text), expected, "{} bytes", text.len());
     }
 }
+
+/// Read ahead on another thread, an input gives the same pieces in the
+/// same order as read in turn, its error in its place; one that holds no
+/// message still says why once read through; and a reader dropped early
+/// lets go of a thread still reading.
+#[test]
+fn reading_ahead_gives_what_reading_in_turn_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("archive.crosstalk");
+    let mut bytes = PARTS[..3].concat().repeat(40).into_bytes();
+    bytes.extend_from_slice(b"caf\xe9\n");
+    std::fs::write(&path, &bytes).unwrap();
+    let input = Input::File(path.clone());
+    let describe = |item: Result<Item, InputError>| match item {
+        Ok(Item::Piece(piece)) => format!(
+            "{} {:?}",
+            piece.first_line,
+            piece.messages.iter().map(summary).collect::<Vec<_>>()
+        ),
+        Ok(Item::Skipped(source, why)) => format!("skipped {} {why}", source.name),
+        Err(e) => format!("error {e}"),
+    };
+    let options = ReadOptions::default();
+    let in_turn: Vec<String> = pieces(&input, None, &options, 512)
+        .unwrap()
+        .map(describe)
+        .collect();
+    let ahead: Vec<String> = pieces(&input, None, &options, 512)
+        .unwrap()
+        .ahead()
+        .unwrap()
+        .map(describe)
+        .collect();
+    assert!(in_turn.len() > 10, "{} pieces", in_turn.len());
+    assert!(in_turn.last().unwrap().starts_with("error"), "{in_turn:?}");
+    assert_eq!(ahead, in_turn);
+
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "nothing to read here\n".repeat(200)).unwrap();
+    let input = Input::File(notes);
+    let mut ahead = pieces(&input, None, &options, 512)
+        .unwrap()
+        .ahead()
+        .unwrap();
+    let holds_none = |item: Result<Item, InputError>| match item.unwrap() {
+        Item::Piece(piece) => piece.messages.is_empty(),
+        Item::Skipped(..) => true,
+    };
+    assert!(ahead.by_ref().all(holds_none));
+    let why = ahead.read_through().why_no_message().to_string();
+    let in_turn = {
+        let mut all = pieces(&input, None, &options, 512).unwrap();
+        all.by_ref().for_each(drop);
+        all.why_no_message().to_string()
+    };
+    assert_eq!(why, in_turn);
+
+    // Taken once and dropped: nothing waits for the thread still reading.
+    let input = Input::File(path);
+    let mut ahead = pieces(&input, None, &options, 512)
+        .unwrap()
+        .ahead()
+        .unwrap();
+    assert!(ahead.next().is_some());
+    drop(ahead);
+}
