@@ -68,12 +68,15 @@ pub fn parse_minisign_public(text: &str) -> Option<PublicKey> {
     PublicKey::new(Algorithm::Ed25519, bytes.get(10..42)?.to_vec()).ok()
 }
 
-fn minisign_secret(key: &SigningKey) -> Result<minisign::SecretKey, DetachedError> {
+/// `key` as a minisign secret key; `public` is its public key.
+fn minisign_secret(
+    key: &SigningKey,
+    public: &PublicKey,
+) -> Result<minisign::SecretKey, DetachedError> {
     if key.algorithm != Algorithm::Ed25519 {
         return Err(DetachedError::NotEd25519(key.algorithm.name()));
     }
-    let public = key.public_key();
-    let number = keynum(&public);
+    let number = keynum(public);
     let mut sk = key.secret().to_vec();
     sk.extend_from_slice(&public.bytes);
     // minisign's checksum: BLAKE2b-256 over the algorithm, key number and secret.
@@ -99,10 +102,12 @@ pub fn sign(
     data: impl Read,
     trusted_comment: &str,
 ) -> Result<String, DetachedError> {
-    let sk = minisign_secret(key)?;
-    let pk = minisign_public(&key.public_key(), None)?;
+    // The public half is derived from the secret here, so the two cannot
+    // disagree: minisign's check of the new signature against a public key
+    // (its first argument) would only spend a signature check per file.
+    let sk = minisign_secret(key, &key.public_key())?;
     let sig = minisign::sign(
-        Some(&pk),
+        None,
         &sk,
         data,
         Some(trusted_comment),

@@ -17,11 +17,23 @@ pub fn is_valid(version: Version, value: &Value) -> bool {
     }
 }
 
+// Each schema pattern is compiled when first used, by fancy-regex over
+// the regex crate. That crate builds a full DFA for a small pattern when
+// it is built with `dfa-build` (here tracing-subscriber's `matchers` and
+// fancy-regex's `variable-lookbehinds` ask for it):
+// for one message, the five patterns it meets took a tenth of `validate`'s
+// whole run, start-up included, to build DFAs used once. A size limit of 0
+// skips the full DFA; the lazy DFA matches these short anchored values as
+// fast (`cargo bench --bench hsp_representations`). The verdicts do not
+// change: a size limit picks the engine, never the answer.
+
 /// The HSP 0.1 envelope schema, compiled into code when aiproto is built.
 #[jsonschema::validator(
     path = "schemas/hsp/0.1/envelope.schema.json",
     validate_formats = true,
     methods = { is_valid = true, validate = false, iter_errors = false },
+    // No full DFA per pattern (above).
+    pattern_options = { dfa_size_limit = 0 },
     resources = {
         "https://aiproto.dev/schemas/hsp/0.1/common.schema.json" => { path = "schemas/hsp/0.1/common.schema.json" },
         "https://aiproto.dev/schemas/hsp/0.1/fact.schema.json" => { path = "schemas/hsp/0.1/fact.schema.json" },
@@ -48,6 +60,8 @@ pub struct EnvelopeV0_1;
     path = "schemas/hsp/1.0/envelope.schema.json",
     validate_formats = true,
     methods = { is_valid = true, validate = false, iter_errors = false },
+    // No full DFA per pattern (above).
+    pattern_options = { dfa_size_limit = 0 },
     resources = {
         "https://aiproto.dev/schemas/hsp/1.0/common.schema.json" => { path = "schemas/hsp/1.0/common.schema.json" },
         "https://aiproto.dev/schemas/hsp/1.0/fact.schema.json" => { path = "schemas/hsp/1.0/fact.schema.json" },
