@@ -862,6 +862,74 @@ fn a_connection_lost_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     );
 }
 
+/// A persistent session's queue arrives in one burst when `recv` connects:
+/// `--count 1` takes one message and the broker keeps the others for the
+/// session's next run. (The client used to acknowledge every message it
+/// read, handed on or not: three of these four were lost.)
+#[test]
+fn messages_past_the_count_stay_queued_for_a_persistent_session() {
+    let test = "messages_past_the_count_stay_queued_for_a_persistent_session";
+    let Some(binary) = mosquitto(test) else {
+        return;
+    };
+    if !super::installed(
+        test,
+        "mosquitto_pub",
+        &["--help"],
+        "apt-get install mosquitto-clients",
+    ) {
+        return;
+    }
+    let h = home();
+    let (_broker, port) = anonymous_mosquitto(binary, h.path());
+    let via = format!("mqtt://127.0.0.1:{port}/queued");
+    let recv = |count: &str, timeout: &str| {
+        spawn(h.path(), &["recv", "--via", &via, "--qos", "1"])
+            .args(["--session", "taker", "--no-ack", "--format", "json"])
+            .args(["--count", count, "--timeout", timeout])
+            .output()
+            .unwrap()
+    };
+    let ids = |out: &std::process::Output| -> Vec<String> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|line| {
+                let record: serde_json::Value = serde_json::from_str(line).unwrap();
+                let message: serde_json::Value =
+                    serde_json::from_str(record["message"].as_str().unwrap()).unwrap();
+                message["message_id"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    // The session and its subscription, with nothing in it yet.
+    assert_eq!(recv("1", "1").status.code(), Some(4));
+    let file = h.path().join("four.jsonl");
+    std::fs::write(&file, numbered_facts(4)).unwrap();
+    let published = Command::new("mosquitto_pub")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-q", "1"])
+        .args(["-t", "queued", "-l"])
+        .stdin(std::fs::File::open(&file).unwrap())
+        .status()
+        .unwrap();
+    assert!(published.success());
+    let first = recv("1", "10");
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert_eq!(ids(&first), ["m000000"]);
+    let rest = recv("3", "10");
+    assert_eq!(
+        rest.status.code(),
+        Some(0),
+        "the broker no longer had them: {}",
+        String::from_utf8_lossy(&rest.stderr)
+    );
+    assert_eq!(ids(&rest), ["m000001", "m000002", "m000003"]);
+}
+
 /// Many HSP Facts, one per line, each with its own message id (`m000000`…).
 fn numbered_facts(n: usize) -> String {
     let template = std::fs::read_to_string(repo("examples/hsp/valid/0.1/facts.jsonl")).unwrap();

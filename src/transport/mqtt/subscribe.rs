@@ -12,6 +12,16 @@ use crate::transport::{Arrival, Ended, Listen, OnArrival, Publication, Transport
 
 /// How often a subscriber looks at [`Listen::stop`] while nothing arrives.
 const STOP_POLL: Duration = Duration::from_millis(200);
+/// The most answers handed to the client and not yet acknowledged by the
+/// broker: within every window the client is given (20 at QoS 2, rumqttc's
+/// 100 otherwise), so the client never stops taking requests while answers
+/// wait for the broker, and a message's acknowledgement queued behind them
+/// goes at once. (A full window held the acknowledgements back, and a
+/// broker that waits for them before it completes answers waited for ever:
+/// the built-in broker at QoS 2.)
+const ANSWERS_IN_FLIGHT: usize = 20;
+/// The most events a subscriber takes from the client in one turn.
+const BATCH: usize = 64;
 /// How long a stopping subscriber waits for the broker to take its answers
 /// when it takes none.
 const STALLED_ANSWERS: Duration = Duration::from_secs(5);
@@ -36,8 +46,13 @@ pub fn subscribe(
     let (uri, level) = (&transport.uri, transport.settings.qos);
     let version = transport.settings.mqtt_version;
     let mut options = transport.options("sub")?;
+    // A message is acknowledged once it is handed on, never when the client
+    // reads it: the client reads every message the broker sent at once (a
+    // persistent session's queue arrives in one burst), and one read but
+    // not handed on (past `--count`) would be acknowledged and lost; now
+    // the broker keeps it for the session's next connection.
+    options.manual_acks = true;
     if let Some(handling) = listen.handled_within {
-        options.manual_acks = true;
         // The loop stops reading while a message is handled: the broker
         // must not give up on a silent connection before the handling may
         // end.
@@ -57,14 +72,30 @@ pub fn subscribe(
         unsent.extend(0..filters.len());
         Ok(())
     };
-    let mut outbox = Outbox::default();
+    let mut outbox = Outbox {
+        acks_after_answers: listen.handled_within.is_some(),
+        ..Outbox::default()
+    };
     subscribe_all(&mut unsent)?;
     let deadline = listen.timeout.map(|t| Instant::now() + t);
     let mut connected = false;
     let mut acked = 0;
     let mut first = listen.first.clone();
     let mut link = Link::default();
-    let stop = |connection: &mut client::Connection, outbox: &mut Outbox| {
+    // Events taken from the client and not yet looked at: every event ready
+    // is taken in one turn of its runtime (a turn per event cost a burst of
+    // arrivals a timer and a wake-up each).
+    let mut taken: VecDeque<Result<Event, client::Failure>> = VecDeque::new();
+    let mut batch = Vec::with_capacity(BATCH);
+    let stop = |connection: &mut client::Connection,
+                outbox: &mut Outbox,
+                taken: &mut VecDeque<Result<Event, client::Failure>>| {
+        // Messages taken and not handed on are not acknowledged (a
+        // persistent session has them again); the broker's acknowledgements
+        // of answers among them count.
+        for event in taken.drain(..).flatten() {
+            outbox.track(&event);
+        }
         // What was answered goes out, and is acknowledged by the broker at
         // QoS 1 and 2, before the DISCONNECT (a broker may drop a PUBLISH
         // that a DISCONNECT follows at once): for as long as the broker
@@ -98,15 +129,19 @@ pub fn subscribe(
     };
     loop {
         if listen.is_stopped() {
-            stop(&mut connection, &mut outbox)?;
+            stop(&mut connection, &mut outbox, &mut taken)?;
             return Ok(Ended::Interrupted);
         }
         outbox.flush(&client, level, uri)?;
-        // Short waits, so that a signal is seen within a fifth of a second.
-        let wait = deadline.map_or(STOP_POLL, |d| {
-            d.saturating_duration_since(Instant::now()).min(STOP_POLL)
-        });
-        let event = connection.next(wait);
+        if taken.is_empty() {
+            // Short waits, so that a signal is seen within a fifth of a second.
+            let wait = deadline.map_or(STOP_POLL, |d| {
+                d.saturating_duration_since(Instant::now()).min(STOP_POLL)
+            });
+            connection.next_batch(wait, BATCH, &mut batch);
+            taken.extend(batch.drain(..));
+        }
+        let event = taken.pop_front();
         if let Some(Ok(event)) = &event {
             outbox.track(event);
             if matches!(event, Event::PubAck(_) | Event::PubComp(_)) {
@@ -167,12 +202,13 @@ pub fn subscribe(
                 })
                 .map_err(TransportError::Handler)?;
                 outbox.extend(answer.publish);
-                if listen.handled_within.is_some() {
-                    // Handled: now the broker may forget it.
+                if delivery.level > 0 {
+                    // Handed on (or skipped as seen before): now the
+                    // broker may forget it.
                     outbox.acks.push_back(delivery);
                 }
                 if answer.stop {
-                    stop(&mut connection, &mut outbox)?;
+                    stop(&mut connection, &mut outbox, &mut taken)?;
                     return Ok(Ended::Stopped);
                 }
             }
@@ -215,10 +251,16 @@ pub fn subscribe(
 /// acknowledge.
 #[derive(Default)]
 struct Outbox {
-    /// Acknowledgements of messages handled, in the order they arrived
-    /// (MQTT's order for PUBACKs), to go once what was published in answer
-    /// is acknowledged.
+    /// Acknowledgements of messages handed on, in the order they arrived
+    /// (MQTT's order for PUBACKs).
     acks: VecDeque<client::Delivery>,
+    /// Whether an acknowledgement waits until what was published in answer
+    /// is acknowledged (`--exec`: a worker stopped in between leaves the
+    /// message to come again, not an answer lost). Otherwise it goes at
+    /// once, the message being handed on: in a burst there is seldom a
+    /// moment with no answer in flight, and the broker's window of
+    /// messages for this client would wait for one.
+    acks_after_answers: bool,
     queue: VecDeque<Publication>,
     /// Handed to the client, not yet written.
     in_client: usize,
@@ -282,7 +324,9 @@ impl Outbox {
         level: u8,
         uri: &super::MqttUri,
     ) -> Result<(), TransportError> {
-        while let Some(p) = self.queue.pop_front() {
+        while self.in_client + self.unacknowledged < ANSWERS_IN_FLIGHT
+            && let Some(p) = self.queue.pop_front()
+        {
             if let Some(why) = crate::mqtt_topic::problem(&p.topic) {
                 return Err(TransportError::BadTopic {
                     topic: p.topic.escape_debug().to_string(),
@@ -305,10 +349,10 @@ impl Outbox {
                 Handed::Failed(why) => return Err(failure(uri, why)),
             }
         }
-        // A message handled is acknowledged once what was answered to it
-        // is with the broker: a worker stopped in between leaves the
-        // message to come again, not an answer lost.
-        if self.queue.is_empty() && self.in_client == 0 && self.unacknowledged == 0 {
+        // Under `--exec`, a message handled is acknowledged once what was
+        // answered to it is with the broker (`acks_after_answers`).
+        let answered = self.queue.is_empty() && self.in_client == 0 && self.unacknowledged == 0;
+        if answered || !self.acks_after_answers {
             while let Some(delivery) = self.acks.pop_front() {
                 match client.try_ack(&delivery) {
                     Handed::Queued => {}
