@@ -2,6 +2,8 @@
 //! them: how to recognise them, and how to name them in a finding
 //! (`U+200B ZERO WIDTH SPACE`, `U+0410 CYRILLIC CAPITAL LETTER A, which looks like A`).
 
+mod skeleton;
+
 /// The byte-order mark, which some editors and clipboards put at the start of text.
 pub const BOM: char = '\u{feff}';
 
@@ -44,8 +46,7 @@ pub fn lookalike(c: char) -> Option<String> {
     if c.is_ascii() {
         return None;
     }
-    let skeleton: String =
-        unicode_security::confusable_detection::skeleton(&c.to_string()).collect();
+    let skeleton = skeleton::skeleton(c.encode_utf8(&mut [0; 4]));
     (skeleton.is_ascii() && !skeleton.trim().is_empty()).then_some(skeleton)
 }
 
@@ -106,7 +107,7 @@ pub fn identity_key(id: &str) -> String {
         .filter(|c| !is_invisible(*c) && !is_unicode_space(*c))
         .collect();
     // In lower case first: the skeleton of `m` is `rn`, of `M` is `M`.
-    unicode_security::confusable_detection::skeleton(&visible.trim().to_lowercase()).collect()
+    skeleton::skeleton(&visible.trim().to_lowercase())
 }
 
 #[cfg(test)]
