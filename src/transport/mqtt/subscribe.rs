@@ -20,8 +20,6 @@ const STOP_POLL: Duration = Duration::from_millis(200);
 /// broker that waits for them before it completes answers waited for ever:
 /// the built-in broker at QoS 2.)
 const ANSWERS_IN_FLIGHT: usize = 20;
-/// The most events a subscriber takes from the client in one turn.
-const BATCH: usize = 64;
 /// How long a stopping subscriber waits for the broker to take its answers
 /// when it takes none.
 const STALLED_ANSWERS: Duration = Duration::from_secs(5);
@@ -46,12 +44,17 @@ pub fn subscribe(
     let (uri, level) = (&transport.uri, transport.settings.qos);
     let version = transport.settings.mqtt_version;
     let mut options = transport.options("sub")?;
-    // A message is acknowledged once it is handed on, never when the client
-    // reads it: the client reads every message the broker sent at once (a
-    // persistent session's queue arrives in one burst), and one read but
-    // not handed on (past `--count`) would be acknowledged and lost; now
-    // the broker keeps it for the session's next connection.
-    options.manual_acks = true;
+    // In a persistent session a message is acknowledged once it is handed
+    // on, never when the client reads it: the client reads every message
+    // the broker sent at once (the session's queue arrives in one burst),
+    // and one read but not handed on (past `--count`) was acknowledged and
+    // lost; now the broker keeps it for the session's next connection. A
+    // clean session's unacknowledged messages end with it, so there the
+    // client acknowledges what it reads, as before (acknowledging after
+    // handing on there too stalled one MQTT 5 worker of a shared
+    // subscription at Mosquitto, under load, in one run of two).
+    options.manual_acks = options.persistent || listen.handled_within.is_some();
+    let acks_by_hand = options.manual_acks;
     if let Some(handling) = listen.handled_within {
         // The loop stops reading while a message is handled: the broker
         // must not give up on a silent connection before the handling may
@@ -82,20 +85,7 @@ pub fn subscribe(
     let mut acked = 0;
     let mut first = listen.first.clone();
     let mut link = Link::default();
-    // Events taken from the client and not yet looked at: every event ready
-    // is taken in one turn of its runtime (a turn per event cost a burst of
-    // arrivals a timer and a wake-up each).
-    let mut taken: VecDeque<Result<Event, client::Failure>> = VecDeque::new();
-    let mut batch = Vec::with_capacity(BATCH);
-    let stop = |connection: &mut client::Connection,
-                outbox: &mut Outbox,
-                taken: &mut VecDeque<Result<Event, client::Failure>>| {
-        // Messages taken and not handed on are not acknowledged (a
-        // persistent session has them again); the broker's acknowledgements
-        // of answers among them count.
-        for event in taken.drain(..).flatten() {
-            outbox.track(&event);
-        }
+    let stop = |connection: &mut client::Connection, outbox: &mut Outbox| {
         // What was answered goes out, and is acknowledged by the broker at
         // QoS 1 and 2, before the DISCONNECT (a broker may drop a PUBLISH
         // that a DISCONNECT follows at once): for as long as the broker
@@ -129,19 +119,15 @@ pub fn subscribe(
     };
     loop {
         if listen.is_stopped() {
-            stop(&mut connection, &mut outbox, &mut taken)?;
+            stop(&mut connection, &mut outbox)?;
             return Ok(Ended::Interrupted);
         }
         outbox.flush(&client, level, uri)?;
-        if taken.is_empty() {
-            // Short waits, so that a signal is seen within a fifth of a second.
-            let wait = deadline.map_or(STOP_POLL, |d| {
-                d.saturating_duration_since(Instant::now()).min(STOP_POLL)
-            });
-            connection.next_batch(wait, BATCH, &mut batch);
-            taken.extend(batch.drain(..));
-        }
-        let event = taken.pop_front();
+        // Short waits, so that a signal is seen within a fifth of a second.
+        let wait = deadline.map_or(STOP_POLL, |d| {
+            d.saturating_duration_since(Instant::now()).min(STOP_POLL)
+        });
+        let event = connection.next(wait);
         if let Some(Ok(event)) = &event {
             outbox.track(event);
             if matches!(event, Event::PubAck(_) | Event::PubComp(_)) {
@@ -202,13 +188,13 @@ pub fn subscribe(
                 })
                 .map_err(TransportError::Handler)?;
                 outbox.extend(answer.publish);
-                if delivery.level > 0 {
+                if acks_by_hand && delivery.level > 0 {
                     // Handed on (or skipped as seen before): now the
                     // broker may forget it.
                     outbox.acks.push_back(delivery);
                 }
                 if answer.stop {
-                    stop(&mut connection, &mut outbox, &mut taken)?;
+                    stop(&mut connection, &mut outbox)?;
                     return Ok(Ended::Stopped);
                 }
             }
