@@ -29,6 +29,10 @@ pub enum ClipboardError {
     Image(String),
     #[error("the clipboard holds no text (it offers {0})")]
     NotText(String),
+    #[error(
+        "the program that owns the clipboard did not answer when asked for its text or what it holds (is it hung?); nothing was read"
+    )]
+    Unanswered,
     #[error("clipboard: {0}")]
     Failed(String),
 }
@@ -66,11 +70,17 @@ impl Transport for ClipboardTransport {
         listen: &Listen,
         on_arrival: &mut OnArrival<'_>,
     ) -> Result<Ended, TransportError> {
-        // Watching, a clipboard without text is "nothing yet"; read once,
-        // it is an error that says what the clipboard holds instead.
+        // Watching, a clipboard without text, or whose owner is too busy to
+        // answer, is "nothing yet"; read once, it is an error that says what
+        // the clipboard holds instead (an owner that did not answer: exit 3).
         let read = || match paste() {
             Ok(text) => Ok(Some(text)),
-            Err(e) if e.is_no_text() && listen.keep_reading => Ok(None),
+            Err(e)
+                if listen.keep_reading
+                    && (e.is_no_text() || matches!(e, ClipboardError::Unanswered)) =>
+            {
+                Ok(None)
+            }
             Err(e) => Err(e.into()),
         };
         super::poll_snapshots("<clipboard>", listen, read, on_arrival)
@@ -85,6 +95,7 @@ pub fn paste() -> Result<String, ClipboardError> {
     open()?.get_text().map_err(|e| match (no_text_kind(), e) {
         (NoText::Image(kind), _) => ClipboardError::Image(kind),
         (NoText::Other(kinds), _) => ClipboardError::NotText(kinds.join(", ")),
+        (NoText::Unanswered, _) => ClipboardError::Unanswered,
         (_, arboard::Error::ContentNotAvailable) | (NoText::Empty, _) => ClipboardError::Empty,
         (NoText::Unknown, other) => ClipboardError::Failed(other.to_string()),
     })

@@ -18,6 +18,9 @@ pub enum NoText {
     Image(String),
     /// Data of other kinds, by the names its owner offers them under.
     Other(Vec<String>),
+    /// A program owns the clipboard but did not say what it offers in time
+    /// (it is busy or hung): not the same as empty.
+    Unanswered,
     /// The display could not be asked (Wayland, or an X error).
     Unknown,
 }
@@ -28,8 +31,9 @@ pub fn no_text_kind() -> NoText {
         return NoText::Unknown;
     }
     targets().map_or(NoText::Unknown, |targets| match targets {
-        None => NoText::Empty,
-        Some(names) => {
+        Targets::Unowned => NoText::Empty,
+        Targets::Unanswered => NoText::Unanswered,
+        Targets::Offered(names) => {
             if let Some(image) = names.iter().find(|n| n.starts_with("image/")) {
                 NoText::Image(image.clone())
             } else {
@@ -52,8 +56,23 @@ pub fn no_text_kind() -> NoText {
     })
 }
 
-/// The clipboard owner's target names; `None` when nobody owns it.
-fn targets() -> Result<Option<Vec<String>>, Box<dyn std::error::Error>> {
+/// How long the owner has to say what it offers. A loaded machine (a CI
+/// runner, a laptop swapping) can keep a healthy owner waiting for a while;
+/// the question is asked only after a read found no text.
+const OWNER_ANSWER: Duration = Duration::from_secs(3);
+
+/// What asking the clipboard's owner for its `TARGETS` gave.
+enum Targets {
+    /// Nobody owns the clipboard.
+    Unowned,
+    /// The owner did not answer within [`OWNER_ANSWER`].
+    Unanswered,
+    /// The names it offers (empty when it refused to list them).
+    Offered(Vec<String>),
+}
+
+/// Asks the clipboard's owner, if any, for its target names.
+fn targets() -> Result<Targets, Box<dyn std::error::Error>> {
     let (conn, screen) = x11rb::connect(None)?;
     let root = conn.setup().roots[screen].root;
     let atom = |name: &[u8]| -> Result<u32, Box<dyn std::error::Error>> {
@@ -65,7 +84,7 @@ fn targets() -> Result<Option<Vec<String>>, Box<dyn std::error::Error>> {
         atom(b"AIPROTO_TARGETS")?,
     );
     if conn.get_selection_owner(clipboard)?.reply()?.owner == x11rb::NONE {
-        return Ok(None);
+        return Ok(Targets::Unowned);
     }
     let window = conn.generate_id()?;
     conn.create_window(
@@ -83,7 +102,7 @@ fn targets() -> Result<Option<Vec<String>>, Box<dyn std::error::Error>> {
     )?;
     conn.convert_selection(window, clipboard, targets, property, x11rb::CURRENT_TIME)?;
     conn.flush()?;
-    let deadline = Instant::now() + Duration::from_millis(500);
+    let deadline = Instant::now() + OWNER_ANSWER;
     let notified = loop {
         match conn.poll_for_event()? {
             Some(Event::SelectionNotify(e)) if e.requestor == window => break Some(e),
@@ -92,9 +111,12 @@ fn targets() -> Result<Option<Vec<String>>, Box<dyn std::error::Error>> {
             None => std::thread::sleep(Duration::from_millis(5)),
         }
     };
-    let Some(notify) = notified.filter(|e| e.property != x11rb::NONE) else {
-        return Ok(Some(Vec::new()));
+    let Some(notify) = notified else {
+        return Ok(Targets::Unanswered);
     };
+    if notify.property == x11rb::NONE {
+        return Ok(Targets::Offered(Vec::new()));
+    }
     let reply = conn
         .get_property(true, window, notify.property, AtomEnum::ATOM, 0, 1024)?
         .reply()?;
@@ -103,5 +125,5 @@ fn targets() -> Result<Option<Vec<String>>, Box<dyn std::error::Error>> {
         let name = conn.get_atom_name(atom)?.reply()?.name;
         names.push(String::from_utf8_lossy(&name).into_owned());
     }
-    Ok(Some(names))
+    Ok(Targets::Offered(names))
 }

@@ -72,6 +72,26 @@ impl Display {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The pid of the xclip process that owns this display's clipboard
+    /// (the last one started on it).
+    fn xclip_owner(&self) -> u32 {
+        let wanted = format!("DISPLAY={}", self.name);
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|comm| comm.trim_end() == "xclip")
+                    && std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+                        environ
+                            .split(|&b| b == 0)
+                            .any(|var| var == wanted.as_bytes())
+                    })
+            })
+            .max()
+            .expect("an xclip owns the clipboard")
+    }
+
     pub fn xclip_in(&self, text: &str) {
         self.xclip_in_typed(text.as_bytes(), "UTF8_STRING");
     }
@@ -88,6 +108,27 @@ impl Display {
             .unwrap();
         xclip.stdin.take().unwrap().write_all(bytes).unwrap();
         xclip.wait().unwrap();
+        // xclip's parent exits once it has forked, and the child may not
+        // have told the X server it owns the clipboard yet: a read at once
+        // could still find the clipboard empty. Wait until the owner lists
+        // the type.
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            let offered = Command::new("xclip")
+                .args(["-o", "-selection", "clipboard", "-t", "TARGETS"])
+                .env("DISPLAY", &self.name)
+                .stderr(Stdio::null())
+                .output()
+                .unwrap();
+            if String::from_utf8_lossy(&offered.stdout)
+                .lines()
+                .any(|line| line == target)
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("xclip did not take the clipboard within 10 s");
     }
 }
 
@@ -451,4 +492,39 @@ fn an_empty_clipboard_and_an_image_say_which() {
         .stderr(predicates::str::contains(
             "the clipboard holds an image (image/png), not text",
         ));
+}
+
+#[test]
+fn an_owner_that_does_not_answer_is_not_an_empty_clipboard() {
+    let Some(display) = Display::start("an_owner_that_does_not_answer_is_not_an_empty_clipboard")
+    else {
+        return;
+    };
+    let h = home();
+    display.xclip_in("[[CROSSTALK 1.1]]");
+    // The program owning the clipboard stops answering (a hung editor).
+    let owner = display.xclip_owner();
+    let signal = |name: &str| {
+        assert!(
+            Command::new("kill")
+                .args([name, &owner.to_string()])
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    signal("-STOP");
+    let out = aiproto(h.path())
+        .args(["validate", "clipboard:"])
+        .env("DISPLAY", display.name())
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    signal("-CONT");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("did not answer") && !said.contains("empty"),
+        "{said}"
+    );
 }
