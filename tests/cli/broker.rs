@@ -341,8 +341,9 @@ fn a_tls_listener_with_a_private_ca() {
 }
 
 /// A pool of three `recv --share workers` on one topic: the built-in broker
-/// (and Mosquitto, where installed, over MQTT 3.1.1 and 5) gives each message to one of them —
-/// all 300 taken, none twice, every worker busy.
+/// (and Mosquitto, where installed, over MQTT 3.1.1 and 5, in clean and in
+/// persistent sessions) gives each message to one of them — all 300 taken,
+/// none twice, every worker busy.
 #[test]
 fn a_worker_pool_shares_the_messages() {
     let h = home();
@@ -363,28 +364,37 @@ fn a_worker_pool_shares_the_messages() {
         brokers.push((port, "3.1.1"));
         brokers.push((port, "5"));
     }
+    // Clean sessions on every broker; persistent ones (where a message is
+    // acknowledged once handed on, not when read) at Mosquitto.
+    let mut legs: Vec<_> = brokers.iter().map(|&(p, v)| (p, v, false)).collect();
+    legs.extend(brokers.iter().skip(1).map(|&(p, v)| (p, v, true)));
     let (archive, _) = super::support::big_archive(300, None, str::to_string);
     let archive_path = h.path().join("tasks.crosstalk");
     std::fs::write(&archive_path, archive).unwrap();
-    for (port, version) in brokers {
-        let uri = format!("mqtt://127.0.0.1:{port}/pool/tasks");
+    for (n, (port, version, persistent)) in legs.into_iter().enumerate() {
+        // A topic each: a persistent session of an earlier leg stays in the
+        // share group, and the broker would queue some tasks for it.
+        let uri = format!("mqtt://127.0.0.1:{port}/pool/{n}/tasks");
+        let leg = format!("port {port}, MQTT {version}, persistent {persistent}");
         let workers: Vec<_> = (0..3)
-            .map(|_| {
-                subscribed(
-                    h.path(),
-                    &[
-                        "--via",
-                        &uri,
-                        "--share",
-                        "workers",
-                        "--format",
-                        "json",
-                        "--timeout",
-                        "8",
-                        "--mqtt-version",
-                        version,
-                    ],
-                )
+            .map(|n| {
+                let session = format!("worker-{}-{n}", version.replace('.', ""));
+                let mut args = vec![
+                    "--via",
+                    &uri,
+                    "--share",
+                    "workers",
+                    "--format",
+                    "json",
+                    "--timeout",
+                    "8",
+                    "--mqtt-version",
+                    version,
+                ];
+                if persistent {
+                    args.extend(["--session", &session]);
+                }
+                subscribed(h.path(), &args)
             })
             .collect();
         aiproto(h.path())
@@ -413,14 +423,11 @@ fn a_worker_pool_shares_the_messages() {
                     .find(|l| l.starts_with("message: "))
                     .unwrap()
                     .to_string();
-                assert!(ids.insert(id), "taken twice on port {port}, MQTT {version}");
+                assert!(ids.insert(id), "taken twice, {leg}");
             }
         }
-        assert_eq!(ids.len(), 300, "port {port}, MQTT {version}: {shares:?}");
-        assert!(
-            shares.iter().all(|n| *n > 0),
-            "port {port}, MQTT {version}: {shares:?}"
-        );
+        assert_eq!(ids.len(), 300, "{leg}: {shares:?}");
+        assert!(shares.iter().all(|n| *n > 0), "{leg}: {shares:?}");
     }
 }
 
