@@ -218,24 +218,30 @@ pub fn format_diagnostic(
 }
 
 /// The lines of a source text, found by number without rescanning the text
-/// (a file with thousands of findings stays linear).
+/// (a file with thousands of findings stays linear). The line index is
+/// built on the first look-up: a valid file, the common case, needs none.
 pub struct SourceLines<'a> {
     text: &'a str,
-    starts: Vec<usize>,
+    starts: std::cell::OnceCell<Vec<usize>>,
 }
 
 impl<'a> SourceLines<'a> {
     pub fn new(text: &'a str) -> Self {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        SourceLines { text, starts }
+        SourceLines {
+            text,
+            starts: std::cell::OnceCell::new(),
+        }
     }
 
     /// The 1-based line `n`, without its line end.
     pub fn get(&self, n: usize) -> Option<&'a str> {
-        let start = *self.starts.get(n.checked_sub(1)?)?;
-        let end = self.starts.get(n).map_or(self.text.len(), |e| e - 1);
+        let starts = self.starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i + 1))
+                .collect()
+        });
+        let start = *starts.get(n.checked_sub(1)?)?;
+        let end = starts.get(n).map_or(self.text.len(), |e| e - 1);
         let line = self.text.get(start..end.max(start))?;
         Some(line.strip_suffix('\r').unwrap_or(line))
     }

@@ -53,9 +53,13 @@ pub fn decoded(text: &str) -> Option<String> {
 /// that say its body is encoded or in parts (then [`decoded`] reads it).
 pub fn needs_decoding(text: &str) -> bool {
     // JSON, or anything else whose first line is no header, is no mail: the
-    // common case, answered without walking the text.
+    // common case, answered without walking the text (a JSON file's first
+    // line may be all of it).
+    if text.starts_with(['{', '[', ' ', '\t']) {
+        return false;
+    }
     let first = text.lines().next().unwrap_or_default();
-    if first.starts_with(['{', '[', ' ', '\t']) || !first.contains(':') {
+    if !first.contains(':') {
         return false;
     }
     let mut headers = 0;
