@@ -186,11 +186,22 @@ pub fn is_made_up_session(session: &str) -> bool {
 /// an assistant retyped in lower case still links to its message. Other
 /// ids compare as written.
 pub fn comparable(id: &str) -> Cow<'_, str> {
-    let ulid = id.len() == 26 && id.bytes().all(|b| b.is_ascii_alphanumeric());
-    let uuid = id.len() == 36 && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
-    if ulid && id.bytes().any(|b| b.is_ascii_lowercase()) {
+    if id.len() != 26 && id.len() != 36 {
+        return Cow::Borrowed(id);
+    }
+    // One pass: every message of a large input has its id compared.
+    let (mut alphanumeric, mut hex, mut lower, mut upper) = (true, true, false, false);
+    for b in id.bytes() {
+        alphanumeric &= b.is_ascii_alphanumeric();
+        hex &= b.is_ascii_hexdigit() || b == b'-';
+        lower |= b.is_ascii_lowercase();
+        upper |= b.is_ascii_uppercase();
+    }
+    let ulid = id.len() == 26 && alphanumeric;
+    let uuid = id.len() == 36 && hex;
+    if ulid && lower {
         Cow::Owned(id.to_ascii_uppercase())
-    } else if uuid && id.bytes().any(|b| b.is_ascii_uppercase()) {
+    } else if uuid && upper {
         Cow::Owned(id.to_ascii_lowercase())
     } else {
         Cow::Borrowed(id)
@@ -200,6 +211,25 @@ pub fn comparable(id: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ulids_and_uuids_compare_in_any_case_and_other_ids_as_written() {
+        let ulid = "01J9J3DBC4N7P2Q3R5S7T9W1V2";
+        assert_eq!(comparable(&ulid.to_ascii_lowercase()), ulid);
+        assert!(matches!(comparable(ulid), Cow::Borrowed(_)));
+        let uuid = "550e8400-e29b-41d4-a716-446655440000";
+        assert_eq!(comparable(&uuid.to_ascii_uppercase()), uuid);
+        assert!(matches!(comparable(uuid), Cow::Borrowed(_)));
+        // The right length, but not one of them: as written.
+        for other in [
+            "01J9J3DBC4N7-2Q3R5S7T9W1V2",
+            "550E8400-E29B-41D4-A716-44665544000G",
+            "Msg-1",
+            "",
+        ] {
+            assert_eq!(comparable(other), other);
+        }
+    }
 
     #[test]
     fn a_ulid_that_is_not_one_says_where() {

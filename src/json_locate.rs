@@ -39,7 +39,32 @@ pub fn locate_span(text: &str, pointer: &str) -> (usize, usize) {
 pub struct Locator<'a> {
     bytes: &'a [u8],
     arrays: HashMap<usize, Vec<usize>>,
-    objects: HashMap<usize, HashMap<String, usize>>,
+    objects: HashMap<usize, Vec<Member>>,
+}
+
+/// One member of an object: where its key is written (quotes included)
+/// and where its value starts. Keys are compared as written, decoded only
+/// when they hold an escape: a document with a finding or two is placed
+/// without a string made per key.
+struct Member {
+    key: (usize, usize),
+    escaped: bool,
+    value: usize,
+}
+
+impl Member {
+    fn is(&self, bytes: &[u8], token: &str) -> bool {
+        let raw = &bytes[self.key.0..self.key.1];
+        if self.escaped {
+            std::str::from_utf8(raw)
+                .ok()
+                .and_then(|raw| serde_json::from_str::<String>(raw).ok())
+                .is_some_and(|key| key == token)
+        } else {
+            // A key cut off by the end of the text names nothing.
+            raw.len() >= 2 && raw.ends_with(b"\"") && &raw[1..raw.len() - 1] == token.as_bytes()
+        }
+    }
 }
 
 impl<'a> Locator<'a> {
@@ -56,7 +81,11 @@ impl<'a> Locator<'a> {
         let bytes = self.bytes;
         let mut pos = skip_ws(bytes, 0);
         for token in pointer.split('/').skip(1) {
-            let token = token.replace("~1", "/").replace("~0", "~");
+            let token = if token.contains('~') {
+                std::borrow::Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+            } else {
+                std::borrow::Cow::Borrowed(token)
+            };
             match self.child(pos, &token) {
                 Some(child) => pos = child,
                 None => break,
@@ -69,12 +98,14 @@ impl<'a> Locator<'a> {
     fn child(&mut self, pos: usize, token: &str) -> Option<usize> {
         let bytes = self.bytes;
         match bytes.get(pos)? {
+            // The first of a repeated key.
             b'{' => self
                 .objects
                 .entry(pos)
                 .or_insert_with(|| members(bytes, pos))
-                .get(token)
-                .copied(),
+                .iter()
+                .find(|m| m.is(bytes, token))
+                .map(|m| m.value),
             b'[' => {
                 let index: usize = token.parse().ok()?;
                 self.arrays
@@ -88,31 +119,24 @@ impl<'a> Locator<'a> {
     }
 }
 
-/// Where each member's value starts, by key (the first of a repeated key),
-/// of the object at `pos`.
-fn members(bytes: &[u8], pos: usize) -> HashMap<String, usize> {
-    let mut out = HashMap::new();
+/// The members of the object at `pos`, in order.
+fn members(bytes: &[u8], pos: usize) -> Vec<Member> {
+    let mut out = Vec::new();
     let mut p = skip_ws(bytes, pos + 1);
     while bytes.get(p) == Some(&b'"') {
         let key_end = skip_string(bytes, p);
-        let Ok(raw) = std::str::from_utf8(&bytes[p..key_end]) else {
-            break;
-        };
-        let key = if raw.contains('\\') {
-            serde_json::from_str::<String>(raw).ok()
-        } else {
-            raw.strip_prefix('"')
-                .and_then(|r| r.strip_suffix('"'))
-                .map(str::to_string)
-        };
+        let key = (p, key_end);
+        let escaped = memchr::memchr(b'\\', &bytes[p..key_end]).is_some();
         p = skip_ws(bytes, key_end);
         if bytes.get(p) != Some(&b':') {
             break;
         }
         p = skip_ws(bytes, p + 1);
-        if let Some(key) = key {
-            out.entry(key).or_insert(p);
-        }
+        out.push(Member {
+            key,
+            escaped,
+            value: p,
+        });
         p = skip_ws(bytes, skip_value(bytes, p));
         if bytes.get(p) != Some(&b',') {
             break;
@@ -399,5 +423,79 @@ mod tests {
         }
         let cut = "{\"¢";
         assert_eq!(Locator::new(cut).locate_span("/x"), locate_span(cut, "/x"));
+        // A repeated key names its first value; an escaped key its decoding.
+        let twice = r#"{"k": 1, "k": 2, "e\u0301": 3, "a~b/c": 4}"#;
+        let mut locator = Locator::new(twice);
+        for pointer in ["/k", "/e\u{301}", "/a~0b~1c", "/a~b", "/k\""] {
+            assert_eq!(
+                locator.locate_span(pointer),
+                locate_span(twice, pointer),
+                "{pointer}"
+            );
+        }
+        assert_eq!(locator.locate_span("/k").0, 6);
+    }
+
+    /// Every pointer into a document (and one step past each), as its
+    /// members are written compact or pretty.
+    fn pointers(value: &serde_json::Value, at: String, out: &mut Vec<String>) {
+        out.push(format!("{at}/missing"));
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, child) in map {
+                    let token = key.replace('~', "~0").replace('/', "~1");
+                    pointers(child, format!("{at}/{token}"), out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    pointers(child, format!("{at}/{i}"), out);
+                }
+                out.push(format!("{at}/{}", items.len()));
+            }
+            _ => {}
+        }
+        out.push(at);
+    }
+
+    fn document() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            "[a-z\"\\\\é ]{0,6}".prop_map(serde_json::Value::String),
+            any::<i32>().prop_map(|n| serde_json::json!(n)),
+            Just(serde_json::Value::Null),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
+                prop::collection::btree_map("[a-z~/\"\\\\é]{0,3}", inner, 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::proptest_config::config(256))]
+
+        /// The locator, which lists an object's members once, places every
+        /// pointer where the one-pass scan does.
+        #[test]
+        fn the_locator_agrees_with_the_scan(value in document(), pretty in proptest::bool::ANY) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                serde_json::to_string(&value).unwrap()
+            };
+            let mut all = Vec::new();
+            pointers(&value, String::new(), &mut all);
+            let mut locator = Locator::new(&text);
+            for pointer in &all {
+                proptest::prop_assert_eq!(
+                    locator.locate_span(pointer),
+                    locate_span(&text, pointer),
+                    "{} in {}", pointer, text
+                );
+            }
+        }
     }
 }

@@ -110,6 +110,9 @@ impl PublicKey {
 pub struct SigningKey {
     pub algorithm: Algorithm,
     secret: Vec<u8>,
+    /// Derived once, when the key is made: a signature's check of the
+    /// keystore (revoked?) and its minisign form each need it.
+    public: PublicKey,
 }
 
 impl std::fmt::Debug for SigningKey {
@@ -137,11 +140,15 @@ impl SigningKey {
             Algorithm::Ed25519 => secret.len() == 32,
             Algorithm::P256 => p256::ecdsa::SigningKey::from_slice(&secret).is_ok(),
         };
-        if valid {
-            Ok(SigningKey { algorithm, secret })
-        } else {
-            Err(KeyError::BadKey(algorithm.name()))
+        if !valid {
+            return Err(KeyError::BadKey(algorithm.name()));
         }
+        let public = derive_public(algorithm, &secret);
+        Ok(SigningKey {
+            algorithm,
+            secret,
+            public,
+        })
     }
 
     pub fn secret(&self) -> &[u8] {
@@ -149,19 +156,7 @@ impl SigningKey {
     }
 
     pub fn public_key(&self) -> PublicKey {
-        let bytes = match self.algorithm {
-            Algorithm::Ed25519 => self.ed25519().verifying_key().to_bytes().to_vec(),
-            Algorithm::P256 => self
-                .p256()
-                .verifying_key()
-                .to_sec1_point(false)
-                .as_bytes()
-                .to_vec(),
-        };
-        PublicKey {
-            algorithm: self.algorithm,
-            bytes,
-        }
+        self.public.clone()
     }
 
     pub fn sign(&self, message: &[u8]) -> Vec<u8> {
@@ -179,16 +174,37 @@ impl SigningKey {
     }
 
     fn ed25519(&self) -> ed25519_dalek::SigningKey {
-        let mut bytes = [0u8; 32];
-        bytes.copy_from_slice(&self.secret);
-        ed25519_dalek::SigningKey::from_bytes(&bytes)
+        ed25519_of(&self.secret)
     }
 
     fn p256(&self) -> p256::ecdsa::SigningKey {
-        // Checked in `from_secret`.
-        p256::ecdsa::SigningKey::from_slice(&self.secret)
-            .unwrap_or_else(|_| unreachable!("validated P-256 secret"))
+        p256_of(&self.secret)
     }
+}
+
+/// The public half of a secret `from_secret` has checked.
+fn derive_public(algorithm: Algorithm, secret: &[u8]) -> PublicKey {
+    let bytes = match algorithm {
+        Algorithm::Ed25519 => ed25519_of(secret).verifying_key().to_bytes().to_vec(),
+        Algorithm::P256 => p256_of(secret)
+            .verifying_key()
+            .to_sec1_point(false)
+            .as_bytes()
+            .to_vec(),
+    };
+    PublicKey { algorithm, bytes }
+}
+
+fn ed25519_of(secret: &[u8]) -> ed25519_dalek::SigningKey {
+    let mut bytes = [0u8; 32];
+    bytes.copy_from_slice(secret);
+    ed25519_dalek::SigningKey::from_bytes(&bytes)
+}
+
+fn p256_of(secret: &[u8]) -> p256::ecdsa::SigningKey {
+    // Checked in `from_secret`.
+    p256::ecdsa::SigningKey::from_slice(secret)
+        .unwrap_or_else(|_| unreachable!("validated P-256 secret"))
 }
 
 #[cfg(test)]

@@ -272,6 +272,12 @@ impl Keystore {
     /// The private key of `id`, to sign with: refused when its file is
     /// readable by others, when it was revoked or when it has expired.
     pub fn signing_key(&self, id: &str) -> Result<SigningKey, StoreError> {
+        self.usable_own(id).map(|(key, _)| key)
+    }
+
+    /// The private key of `id` as [`Keystore::signing_key`] gives it, with
+    /// its public line (read once for both the expiry and the caller).
+    fn usable_own(&self, id: &str) -> Result<(SigningKey, Option<KnownKey>), StoreError> {
         let key = self.load_private(id)?;
         if let Some(r) = self.revoked(&key.public_key())? {
             return Err(StoreError::RevokedOwn {
@@ -279,7 +285,8 @@ impl Keystore {
                 at: r.at.map_or_else(|| "an unknown date".into(), format_date),
             });
         }
-        if let Some(expires) = self.own_entry(id)?.and_then(|e| e.expires)
+        let entry = self.own_entry(id)?;
+        if let Some(expires) = entry.as_ref().and_then(|e| e.expires)
             && expires < Utc::now()
         {
             return Err(StoreError::ExpiredOwn {
@@ -287,7 +294,7 @@ impl Keystore {
                 at: format_date(expires),
             });
         }
-        Ok(key)
+        Ok((key, entry))
     }
 
     fn load_private(&self, id: &str) -> Result<SigningKey, StoreError> {
@@ -343,11 +350,8 @@ impl Keystore {
     /// revoked or expired) and its public line, which says whom it signs
     /// for.
     pub fn own_signer(&self, id: &str) -> Result<(SigningKey, KnownKey), String> {
-        let key = self.signing_key(id).map_err(|e| e.to_string())?;
-        let entry = self
-            .own_entry(id)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("no public key for `{id}` in the keystore"))?;
+        let (key, entry) = self.usable_own(id).map_err(|e| e.to_string())?;
+        let entry = entry.ok_or_else(|| format!("no public key for `{id}` in the keystore"))?;
         Ok((key, entry))
     }
 
