@@ -5,8 +5,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::input::{Input, InputError};
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::pieces::{self, Piece};
@@ -69,7 +67,7 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
     each_piece(&archived, &mut |piece| {
         for (found, text) in written(piece) {
             if let Some(id) = found.id() {
-                let (key, digest) = keyed(id, &text);
+                let (key, digest) = super::same_message::keyed(id, &text);
                 by_id.insert(key, (digest, found.line));
             }
         }
@@ -85,7 +83,7 @@ pub fn append(path: &Path, inputs: &[Input]) -> Result<Appended, ArchiveError> {
                     chosen.push(true);
                     continue;
                 };
-                let (key, digest) = keyed(id, &text);
+                let (key, digest) = super::same_message::keyed(id, &text);
                 match by_id.get(&key) {
                     Some((same, line)) if *same == digest => {
                         appended.repeats.push((id.to_string(), *line));
@@ -153,18 +151,4 @@ fn each_piece(input: &Input, each: &mut dyn FnMut(&Piece)) -> Result<(), InputEr
         }
     }
     Ok(())
-}
-
-/// A message's id as compared ([`crate::ids::comparable`]: a ULID or UUID
-/// in any case is one id) and the digest of its content with the id
-/// written that way, so that the same message with its id retyped in
-/// another case is already there, and another message under it is not.
-fn keyed(id: &str, text: &str) -> (String, [u8; 32]) {
-    let key = crate::ids::comparable(id);
-    let digest = if key == id {
-        Sha256::digest(text.as_bytes())
-    } else {
-        Sha256::digest(text.replace(id, &key).as_bytes())
-    };
-    (key.into_owned(), digest.into())
 }

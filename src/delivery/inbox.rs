@@ -11,8 +11,6 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use sha2::{Digest, Sha256};
-
 use crate::input::Source;
 use crate::protocols::{Found, ReadOptions};
 use crate::reader::Document;
@@ -97,13 +95,20 @@ impl Inbox {
         let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
         let kept = &lines[lines.len().saturating_sub(REMEMBERED)..];
         for line in kept {
+            // Keys written before ids were compared as ids (a ULID or a
+            // UUID in any case) are read the way they are now made.
+            let comparable = |key: &str| match key.split_once(':') {
+                Some((protocol, id)) => id_key(protocol, id),
+                None => key.to_string(),
+            };
             match line.rsplit_once('\t') {
                 Some((key, digest)) if digest.len() == 64 => {
-                    self.ids.first_time(key.to_string());
-                    self.seen.first_time((*line).to_string());
+                    let key = comparable(key);
+                    self.seen.first_time(format!("{key}\t{digest}"));
+                    self.ids.first_time(key);
                 }
                 _ => {
-                    self.legacy.insert((*line).to_string());
+                    self.legacy.insert(comparable(line));
                 }
             }
         }
@@ -266,11 +271,9 @@ impl Inbox {
                 (true, _) => Some(text.clone()),
                 (false, Some(id)) => {
                     let protocol = found.map_or("", |f| f.protocol.name());
-                    let id_key = format!("{protocol}:{}", id.replace(['\n', '\r', '\t'], " "));
-                    let digest: String = Sha256::digest(text.as_bytes())
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect();
+                    let (id, digest) = super::same_message::keyed(id, &text);
+                    let id_key = id_key(protocol, &id);
+                    let digest: String = digest.iter().map(|b| format!("{b:02x}")).collect();
                     let key = format!("{id_key}\t{digest}");
                     if self.legacy.contains(&id_key) {
                         self.repeats += 1;
@@ -321,6 +324,13 @@ impl Inbox {
 /// of the arrival when it cannot be written (broken JSON, a cut-off
 /// envelope: passed on as they came, not lost and not repaired). The
 /// arrival's first line is line `first_line + 1` of the message's numbering.
+/// How a stream message's id is remembered: `protocol:id`, the id as
+/// compared ([`super::same_message`]), kept to one line of the state file.
+fn id_key(protocol: &str, id: &str) -> String {
+    let id = crate::ids::comparable(id);
+    format!("{protocol}:{}", id.replace(['\n', '\r', '\t'], " "))
+}
+
 fn text_of(found: &Found, arrival: &str, first_line: usize) -> String {
     found.written(arrival).unwrap_or_else(|| {
         let first = found.line.saturating_sub(first_line + 1);
@@ -420,6 +430,24 @@ pub(crate) mod tests {
         (texts, inbox)
     }
 
+    /// What a receiver remembering in `state` (a fresh `--state` run)
+    /// hands on of `arrivals`, as `pick` sees each, and the inbox after.
+    fn received_with_state<T>(
+        state: &std::path::Path,
+        arrivals: Vec<(&'static str, bool)>,
+        pick: impl Fn(&Received<'_>) -> T,
+    ) -> (Vec<T>, Inbox) {
+        let mut inbox = Inbox::new(None).remembering(state).unwrap();
+        let mut got = Vec::new();
+        inbox
+            .receive(&mut Fixed(arrivals), &Listen::default(), |r| {
+                got.push(pick(&r));
+                Ok(Vec::new())
+            })
+            .unwrap();
+        (got, inbox)
+    }
+
     #[test]
     fn a_redelivered_message_is_handed_on_once() {
         let (texts, inbox) = received(vec![(FACT, false), (OTHER, false), (FACT, false)], None);
@@ -470,15 +498,8 @@ pub(crate) mod tests {
     fn a_state_file_keeps_the_ids_taken_across_runs() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("taken");
-        let first = |arrivals: Vec<(&'static str, bool)>| {
-            let mut inbox = Inbox::new(None).remembering(&state).unwrap();
-            let mut got = Vec::new();
-            inbox
-                .receive(&mut Fixed(arrivals), &Listen::default(), |r| {
-                    got.push(r.text.to_string());
-                    Ok(Vec::new())
-                })
-                .unwrap();
+        let first = |arrivals| {
+            let (got, inbox) = received_with_state(&state, arrivals, |r| r.text.to_string());
             (got.len(), inbox.redeliveries())
         };
         assert_eq!(first(vec![(FACT, false)]), (1, 0));
@@ -496,15 +517,10 @@ pub(crate) mod tests {
             Box::leak(FACT.replace("\"x\"", "\"pay mallory\"").into_boxed_str());
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("taken");
-        let run = |arrivals: Vec<(&'static str, bool)>| {
-            let mut inbox = Inbox::new(None).remembering(&state).unwrap();
-            let mut got = Vec::new();
-            inbox
-                .receive(&mut Fixed(arrivals), &Listen::default(), |r| {
-                    got.push((r.text.trim_end().to_string(), r.other_content));
-                    Ok(Vec::new())
-                })
-                .unwrap();
+        let run = |arrivals| {
+            let (got, inbox) = received_with_state(&state, arrivals, |r| {
+                (r.text.trim_end().to_string(), r.other_content)
+            });
             (got, inbox.redeliveries(), inbox.other_content())
         };
         let (got, repeats, other) = run(vec![(squat, false), (FACT, false), (FACT, false)]);
@@ -514,6 +530,37 @@ pub(crate) mod tests {
         let (got, repeats, _) = run(vec![(FACT, false), (squat, false)]);
         assert!(got.is_empty(), "{got:?}");
         assert_eq!(repeats, 2);
+    }
+
+    /// A UUID (or ULID) is one id in any case, here as in an archive: the
+    /// same message with its id retyped in capitals is a redelivery, in
+    /// this run and after a restart, another message under it is other
+    /// content, and a state file written before ids were compared so still
+    /// keeps the ids it holds.
+    #[test]
+    fn an_id_in_other_capitals_is_the_same_id() {
+        let shouted: &'static str = Box::leak(
+            FACT.replace(
+                "6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f",
+                "6F1C1B8E-1D2A-4C3B-9E4F-5A6B7C8D9E0F",
+            )
+            .into_boxed_str(),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("taken");
+        let run = |arrivals| {
+            let (got, inbox) = received_with_state(&state, arrivals, |r| r.other_content);
+            (got, inbox.redeliveries())
+        };
+        // The same message: a redelivery, skipped, in this run and after.
+        assert_eq!(run(vec![(FACT, false), (shouted, false)]), (vec![false], 1));
+        assert_eq!(run(vec![(shouted, false), (FACT, false)]), (vec![], 2));
+        // Another message under the id in capitals: handed on, and said.
+        let other: &'static str = Box::leak(shouted.replace("\"x\"", "\"y\"").into_boxed_str());
+        assert_eq!(run(vec![(other, false)]), (vec![true], 0));
+        // A state file of raw ids, the capitals as they came.
+        std::fs::write(&state, "msp:6F1C1B8E-1D2A-4C3B-9E4F-5A6B7C8D9E0F\n").unwrap();
+        assert_eq!(run(vec![(FACT, false)]), (vec![], 1));
     }
 
     /// A state file an older aiproto wrote (ids without a digest) keeps

@@ -5,8 +5,9 @@
 //! is checked against the request it claims to answer ([`answer`]); the
 //! HTTP binding
 //! ([`binding`]) validates, stores and answers what is POSTed to a server;
-//! an archive holds each message once ([`archive`]). Transports below know
-//! none of the protocols.
+//! an archive holds each message once ([`archive`]), and every place that
+//! remembers messages tells one from another alike ([`same_message`]).
+//! Transports below know none of the protocols.
 
 pub mod a2a_call;
 pub mod answer;
@@ -20,4 +21,5 @@ mod proptests;
 pub mod receipt;
 mod replies;
 pub mod routing;
+pub mod same_message;
 pub mod stored;

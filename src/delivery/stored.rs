@@ -273,21 +273,16 @@ impl Seen {
 
     /// What taking the message does; it is remembered when `keep`.
     fn remember(&self, found: &Found, text: &str, keep: bool) -> Result<Kept, StoreError> {
-        let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
-        let by_digest;
-        let id = match found.id() {
-            Some(id) => id,
+        let (id, digest) = match found.id() {
+            // The id as compared, the same message in any capitals of it.
+            Some(id) => super::same_message::keyed(id, text),
             None => {
-                by_digest = format!(
-                    "sha256-{}",
-                    digest
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect::<String>()
-                );
-                &by_digest
+                let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+                let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+                (format!("sha256-{hex}"), digest)
             }
         };
+        let id = id.as_str();
         let mut guard = self
             .inner
             .lock()
@@ -312,5 +307,46 @@ impl Seen {
             order.push_back(id.to_string());
         }
         Ok(Kept::New)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Source;
+    use crate::protocols::ReadOptions;
+    use crate::reader::Document;
+
+    fn found(text: &str) -> Found {
+        let source = Source {
+            name: "t".into(),
+            text: text.into(),
+        };
+        let doc = Document::from_source(source, None, &ReadOptions::default());
+        doc.messages.into_iter().next().expect("a message")
+    }
+
+    /// A server without an inbox tells messages apart as an archive and a
+    /// receiver do: the id in other capitals is the same id.
+    #[test]
+    fn a_server_remembers_ids_as_they_compare() {
+        let lower =
+            r#"{"intent":"REPORT","target":"x","trace_id":"6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f"}"#;
+        let upper = lower.replace(
+            "6f1c1b8e-1d2a-4c3b-9e4f-5a6b7c8d9e0f",
+            "6F1C1B8E-1D2A-4C3B-9E4F-5A6B7C8D9E0F",
+        );
+        let other = upper.replace("\"x\"", "\"y\"");
+        let seen = Seen::default();
+        assert_eq!(seen.first_time(&found(lower), lower).unwrap(), Kept::New);
+        assert_eq!(
+            seen.first_time(&found(&upper), &upper).unwrap(),
+            Kept::Before
+        );
+        assert_eq!(
+            seen.first_time(&found(&other), &other).unwrap(),
+            Kept::OtherContent
+        );
+        assert!(seen.known(&found(&other), &other).unwrap());
     }
 }
