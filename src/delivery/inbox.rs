@@ -320,10 +320,6 @@ impl Inbox {
     }
 }
 
-/// A message as its sender wrote it ([`Found::written`]), or its own lines
-/// of the arrival when it cannot be written (broken JSON, a cut-off
-/// envelope: passed on as they came, not lost and not repaired). The
-/// arrival's first line is line `first_line + 1` of the message's numbering.
 /// How a stream message's id is remembered: `protocol:id`, the id as
 /// compared ([`super::same_message`]), kept to one line of the state file.
 fn id_key(protocol: &str, id: &str) -> String {
@@ -331,6 +327,10 @@ fn id_key(protocol: &str, id: &str) -> String {
     format!("{protocol}:{}", id.replace(['\n', '\r', '\t'], " "))
 }
 
+/// A message as its sender wrote it ([`Found::written`]), or its own lines
+/// of the arrival when it cannot be written (broken JSON, a cut-off
+/// envelope: passed on as they came, not lost and not repaired). The
+/// arrival's first line is line `first_line + 1` of the message's numbering.
 fn text_of(found: &Found, arrival: &str, first_line: usize) -> String {
     found.written(arrival).unwrap_or_else(|| {
         let first = found.line.saturating_sub(first_line + 1);
