@@ -96,39 +96,51 @@ impl Display {
         self.xclip_in_typed(text.as_bytes(), "UTF8_STRING");
     }
 
-    /// Puts bytes of a given type on the clipboard (text, an image).
+    /// Puts bytes of a given type on the clipboard (text, an image), and
+    /// returns once the clipboard offers them.
     fn xclip_in_typed(&self, bytes: &[u8], target: &str) {
-        let mut xclip = Command::new("xclip")
-            .args(["-i", "-selection", "clipboard", "-t", target])
-            .env("DISPLAY", &self.name)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        xclip.stdin.take().unwrap().write_all(bytes).unwrap();
-        xclip.wait().unwrap();
-        // xclip's parent exits once it has forked, and the child may not
-        // have told the X server it owns the clipboard yet: a read at once
-        // could still find the clipboard empty. Wait until the owner lists
-        // the type.
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(10) {
-            let offered = Command::new("xclip")
-                .args(["-o", "-selection", "clipboard", "-t", "TARGETS"])
+        // In one CI run of the whole suite, xclip had not taken the
+        // clipboard after 10 s (the cause was not seen): another try, then
+        // a failure that says what xclip and the display said.
+        let mut said = String::new();
+        for attempt in 1..=3 {
+            let log = tempfile::NamedTempFile::new().unwrap();
+            let mut xclip = Command::new("xclip")
+                .args(["-i", "-selection", "clipboard", "-t", target])
                 .env("DISPLAY", &self.name)
-                .stderr(Stdio::null())
-                .output()
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                // A file, not a pipe: the forked owner keeps it open.
+                .stderr(log.reopen().unwrap())
+                .spawn()
                 .unwrap();
-            if String::from_utf8_lossy(&offered.stdout)
-                .lines()
-                .any(|line| line == target)
-            {
-                return;
+            xclip.stdin.take().unwrap().write_all(bytes).unwrap();
+            let status = xclip.wait().unwrap();
+            // xclip's parent exits once it has forked, and the child may
+            // not have told the X server it owns the clipboard yet: a read
+            // at once could still find the clipboard empty. Wait until the
+            // owner lists the type.
+            let started = Instant::now();
+            let mut last = String::new();
+            while status.success() && started.elapsed() < Duration::from_secs(10) {
+                let offered = Command::new("xclip")
+                    .args(["-o", "-selection", "clipboard", "-t", "TARGETS"])
+                    .env("DISPLAY", &self.name)
+                    .output()
+                    .unwrap();
+                let listed = String::from_utf8_lossy(&offered.stdout).into_owned();
+                if listed.lines().any(|line| line == target) {
+                    return;
+                }
+                last = format!("{listed}{}", String::from_utf8_lossy(&offered.stderr));
+                std::thread::sleep(Duration::from_millis(20));
             }
-            std::thread::sleep(Duration::from_millis(20));
+            said.push_str(&format!(
+                "attempt {attempt}: xclip -i {status}, said {:?}; TARGETS last gave {last:?}\n",
+                std::fs::read_to_string(log.path()).unwrap_or_default()
+            ));
         }
-        panic!("xclip did not take the clipboard within 10 s");
+        panic!("xclip did not take the clipboard of {}:\n{said}", self.name);
     }
 }
 
