@@ -102,13 +102,14 @@ pub fn recipient_topic(found: &Found) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::input::Source;
     use crate::protocols::ReadOptions;
     use crate::reader::Document;
 
-    fn first(text: &str) -> Found {
+    /// The first message read from `text`.
+    pub(crate) fn first(text: &str) -> Found {
         let source = Source {
             name: "t".into(),
             text: text.into(),

@@ -313,18 +313,7 @@ impl Seen {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::Source;
-    use crate::protocols::ReadOptions;
-    use crate::reader::Document;
-
-    fn found(text: &str) -> Found {
-        let source = Source {
-            name: "t".into(),
-            text: text.into(),
-        };
-        let doc = Document::from_source(source, None, &ReadOptions::default());
-        doc.messages.into_iter().next().expect("a message")
-    }
+    use crate::delivery::routing::tests::first as found;
 
     /// A server without an inbox tells messages apart as an archive and a
     /// receiver do: the id in other capitals is the same id.
