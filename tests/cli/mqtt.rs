@@ -159,7 +159,8 @@ fn a_burst_of_messages_asking_for_acks_is_printed_whole_and_acknowledged() {
         assert_eq!(
             got.status.code(),
             Some(0),
-            "QoS {qos}: {}",
+            "QoS {qos}, session {session:?}: {} of {n} printed; {}",
+            json_lines(&got.stdout).len(),
             String::from_utf8_lossy(&got.stderr)
         );
         assert_eq!(json_lines(&got.stdout).len(), n, "QoS {qos}");
@@ -872,6 +873,19 @@ fn a_connection_lost_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     );
 }
 
+/// The `message_id` of each HSP message `recv --format json` printed.
+fn printed_ids(lines: &str) -> Vec<String> {
+    lines
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            let message: serde_json::Value =
+                serde_json::from_str(record["message"].as_str().unwrap()).unwrap();
+            message["message_id"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
 /// A persistent session's queue arrives in one burst when `recv` connects:
 /// `--count 1` takes one message and the broker keeps the others for the
 /// session's next run. (The client used to acknowledge every message it
@@ -900,17 +914,7 @@ fn messages_past_the_count_stay_queued_for_a_persistent_session() {
             .output()
             .unwrap()
     };
-    let ids = |out: &std::process::Output| -> Vec<String> {
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|line| {
-                let record: serde_json::Value = serde_json::from_str(line).unwrap();
-                let message: serde_json::Value =
-                    serde_json::from_str(record["message"].as_str().unwrap()).unwrap();
-                message["message_id"].as_str().unwrap().to_string()
-            })
-            .collect()
-    };
+    let ids = |out: &std::process::Output| printed_ids(&String::from_utf8_lossy(&out.stdout));
     // The session and its subscription, with nothing in it yet.
     assert_eq!(recv("1", "1").status.code(), Some(4));
     let file = h.path().join("four.jsonl");
@@ -1040,16 +1044,7 @@ fn a_broker_restart_in_the_middle_of_a_qos_1_stream_loses_nothing() {
     assert!(stderr.contains("reconnected"), "{stderr}");
     assert!(at_restart < total, "the stream ended before the restart");
     assert_eq!(sub.wait().unwrap().code(), Some(0));
-    let ids: Vec<String> = std::fs::read_to_string(&received)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let line: serde_json::Value = serde_json::from_str(l).unwrap();
-            let m: serde_json::Value =
-                serde_json::from_str(line["message"].as_str().unwrap()).unwrap();
-            m["message_id"].as_str().unwrap().to_string()
-        })
-        .collect();
+    let ids = printed_ids(&std::fs::read_to_string(&received).unwrap());
     let distinct: std::collections::HashSet<&String> = ids.iter().collect();
     assert_eq!(distinct.len(), total, "lost {}", total - distinct.len());
     assert_eq!(ids.len(), total, "printed twice: {}", ids.len() - total);
